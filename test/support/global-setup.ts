@@ -11,7 +11,9 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const started = Date.now();
   const controlPlane = await ControlPlane.start();
-  console.log(`control plane ready at ${controlPlane.info.server} in ${Date.now() - started} ms (${controlPlane.info.dir})`);
+  console.log(
+    `control plane ready at ${controlPlane.info.server} in ${Date.now() - started} ms (${controlPlane.info.dir})`,
+  );
   project.provide('controlPlane', controlPlane.info);
   return () => controlPlane.stop();
 }

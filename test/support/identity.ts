@@ -1,11 +1,6 @@
 // Restricted identities for RBAC tests: a ServiceAccount bound to a ClusterRole, with a token from the
 // TokenRequest API, exactly how the CCM authenticates when it runs in a cluster.
-import {
-  CoreV1Api,
-  type KubeConfig,
-  RbacAuthorizationV1Api,
-  type V1PolicyRule,
-} from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from '@kubernetes/client-node';
 import type { ControlPlaneInfo } from './controlplane/controlplane.ts';
 import { kubeConfigFor } from './kube.ts';
 

@@ -2,10 +2,16 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ControlPlaneInfo } from './controlplane/controlplane.ts';
 
-export function kubeConfigFor(info: Pick<ControlPlaneInfo, 'server' | 'caPem'>, user: string, token: string): KubeConfig {
+export function kubeConfigFor(
+  info: Pick<ControlPlaneInfo, 'server' | 'caPem'>,
+  user: string,
+  token: string,
+): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'test', server: info.server, caData: Buffer.from(info.caPem).toString('base64'), skipTLSVerify: false }],
+    clusters: [
+      { name: 'test', server: info.server, caData: Buffer.from(info.caPem).toString('base64'), skipTLSVerify: false },
+    ],
     users: [{ name: user, token }],
     contexts: [{ name: user, cluster: 'test', user }],
     currentContext: user,

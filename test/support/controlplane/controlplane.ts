@@ -5,9 +5,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { binaryPath } from './binaries.ts';
-import { httpsGet, waitFor } from './https-probe.ts';
-import { ManagedProcess, onProcessExit } from './process.ts';
+import { GiveUp, httpsGet, waitFor } from './https-probe.ts';
 import { freePort } from './ports.ts';
+import { ManagedProcess, onProcessExit } from './process.ts';
 import { reapStaleControlPlanes, writeOwnerFile } from './reaper.ts';
 
 /** What a test needs to reach the control plane; plain data so vitest can hand it to test workers. */
@@ -39,7 +39,12 @@ export class ControlPlane {
   private readonly apiserver: ManagedProcess;
   private readonly removeExitHook: () => void;
 
-  private constructor(info: ControlPlaneInfo, etcd: ManagedProcess, apiserver: ManagedProcess, removeExitHook: () => void) {
+  private constructor(
+    info: ControlPlaneInfo,
+    etcd: ManagedProcess,
+    apiserver: ManagedProcess,
+    removeExitHook: () => void,
+  ) {
     this.info = info;
     this.etcd = etcd;
     this.apiserver = apiserver;
@@ -83,14 +88,15 @@ export class ControlPlane {
 
       const adminToken = randomBytes(24).toString('hex');
       writeFileSync(join(dir, 'tokens.csv'), `${adminToken},admin,admin,system:masters\n`, { mode: 0o600 });
-      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
       writeFileSync(join(dir, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+      writeFileSync(join(dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
       mkdirSync(join(dir, 'pki'));
 
       await waitFor(
         'etcd to serve',
         async () => {
-          if (!etcd?.running) throw new Error('etcd exited');
+          if (!etcd?.running) throw new GiveUp('etcd exited');
           const res = await fetch(`${etcdURL}/health`);
           return res.ok;
         },
@@ -109,7 +115,7 @@ export class ControlPlane {
           `--cert-dir=${join(dir, 'pki')}`,
           `--service-cluster-ip-range=${serviceCIDR}`,
           '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-          `--service-account-key-file=${join(dir, 'sa.key')}`,
+          `--service-account-key-file=${join(dir, 'sa.pub')}`,
           `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
           `--token-auth-file=${join(dir, 'tokens.csv')}`,
           '--authorization-mode=RBAC',
@@ -131,7 +137,7 @@ export class ControlPlane {
       await waitFor(
         'kube-apiserver to write its serving certificate',
         async () => {
-          if (!apiserver?.running) throw new Error('kube-apiserver exited');
+          if (!apiserver?.running) throw new GiveUp('kube-apiserver exited');
           const files = readdirSync(join(dir, 'pki'));
           if (!files.includes('apiserver.crt')) return false;
           caPem = readFileSync(join(dir, 'pki', 'apiserver.crt'), 'utf8');
@@ -143,7 +149,7 @@ export class ControlPlane {
       await waitFor(
         'kube-apiserver /readyz',
         async () => {
-          if (!apiserver?.running) throw new Error('kube-apiserver exited');
+          if (!apiserver?.running) throw new GiveUp('kube-apiserver exited');
           return (await httpsGet(`${server}/readyz`, caPem, adminToken)).status === 200;
         },
         timeout,
@@ -186,7 +192,10 @@ export function kubeconfigJSON(server: string, caPem: string, user: string, toke
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [
-        { name: 'wasm-ccm-test', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } },
+        {
+          name: 'wasm-ccm-test',
+          cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') },
+        },
       ],
       users: [{ name: user, user: { token } }],
       contexts: [{ name: user, context: { cluster: 'wasm-ccm-test', user } }],

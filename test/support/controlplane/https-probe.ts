@@ -30,7 +30,10 @@ export function httpsGet(url: string, ca: string | undefined, token: string, tim
   });
 }
 
-/** Polls `check` until it returns true; throws with `describe()` if `timeoutMs` passes first. */
+/** Thrown from a `waitFor` check to stop waiting at once (the thing waited for can no longer happen). */
+export class GiveUp extends Error {}
+
+/** Polls `check` until it returns true; throws with `describe()` if `timeoutMs` passes first or `check` gives up. */
 export async function waitFor(
   what: string,
   check: () => Promise<boolean>,
@@ -44,6 +47,9 @@ export async function waitFor(
     try {
       if (await check()) return;
     } catch (err) {
+      if (err instanceof GiveUp) {
+        throw new Error(`gave up waiting for ${what}: ${err.message}\n${describe()}`);
+      }
       lastError = err instanceof Error ? err.message : String(err);
     }
     await new Promise((r) => setTimeout(r, intervalMs));
