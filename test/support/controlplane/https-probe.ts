@@ -48,7 +48,7 @@ export async function waitFor(
       if (await check()) return;
     } catch (err) {
       if (err instanceof GiveUp) {
-        throw new Error(`gave up waiting for ${what}: ${err.message}\n${describe()}`);
+        throw new Error(`gave up waiting for ${what}: ${err.message}\n${describe()}`, { cause: err });
       }
       lastError = err instanceof Error ? err.message : String(err);
     }
