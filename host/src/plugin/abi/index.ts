@@ -1,0 +1,10 @@
+// The host's view of provider ABI v1 (plugin-sdk/ABI.md). Everything here is generated from plugin-sdk/abi/v1.json by
+// `npm run gen:abi`; import from this module rather than from the generated files so they can be split or renamed.
+export * from './types.generated.ts';
+export {
+  type Validation,
+  validateEnvelope,
+  validateRequest,
+  validateResponse,
+  validateValue,
+} from './validate.generated.ts';

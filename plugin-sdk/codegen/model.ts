@@ -1,0 +1,199 @@
+// The ABI definition (plugin-sdk/abi/v1.json) parsed into a checked model the emitters walk. Everything that can be
+// wrong in the definition is reported here, so the emitters can assume a consistent model.
+
+export type FieldType =
+  | { kind: 'string' }
+  | { kind: 'bool' }
+  | { kind: 'i32' }
+  | { kind: 'f64' }
+  | { kind: 'map' }
+  | { kind: 'list'; of: FieldType }
+  | { kind: 'ref'; name: string }
+  | { kind: 'enum'; name: string; values: readonly string[] };
+
+export interface Field {
+  name: string;
+  type: FieldType;
+}
+
+export interface TypeDef {
+  name: string;
+  doc: string;
+  fields: Field[];
+}
+
+export interface MethodDef {
+  name: string;
+  exportName: string;
+  capability: string | null;
+  request: string;
+  response: string;
+  mayBeImplementedElsewhere: boolean;
+}
+
+export interface HostFunctionDef {
+  name: string;
+  request: string | null;
+  response: string | null;
+  error: string | null;
+}
+
+export interface AbiModel {
+  major: number;
+  minor: number;
+  errorCodes: string[];
+  capabilities: string[];
+  enums: Map<string, readonly string[]>;
+  types: Map<string, TypeDef>;
+  methods: MethodDef[];
+  hostFunctions: HostFunctionDef[];
+}
+
+const IDENT = /^[A-Za-z][A-Za-z0-9]*$/;
+const EXPORT = /^ccm_[a-z0-9_]+$/;
+const SCALARS = new Set(['string', 'bool', 'i32', 'f64', 'map']);
+
+function fail(where: string, what: string): never {
+  throw new Error(`abi definition: ${where}: ${what}`);
+}
+
+function record(value: unknown, where: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(where, 'expected an object');
+  return value as Record<string, unknown>;
+}
+
+function str(value: unknown, where: string): string {
+  if (typeof value !== 'string') fail(where, 'expected a string');
+  return value;
+}
+
+function strList(value: unknown, where: string): string[] {
+  if (!Array.isArray(value)) fail(where, 'expected a list of strings');
+  return value.map((v, i) => str(v, `${where}[${i}]`));
+}
+
+// snake_case of a camelCase method name, the rule ABI.md gives for export names ("instanceID" -> "instance_id").
+export function exportNameOf(method: string): string {
+  return `ccm_${method.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase()}`;
+}
+
+function parseFieldType(spec: string, where: string, model: AbiModel, typeNames: Set<string>): FieldType {
+  const list = /^list<(.+)>$/.exec(spec);
+  if (list) return { kind: 'list', of: parseFieldType(list[1]!, where, model, typeNames) };
+  if (SCALARS.has(spec)) return { kind: spec } as FieldType;
+  const values = model.enums.get(spec);
+  if (values) return { kind: 'enum', name: spec, values };
+  if (typeNames.has(spec)) return { kind: 'ref', name: spec };
+  return fail(where, `unknown field type "${spec}"`);
+}
+
+export function parseAbi(json: unknown): AbiModel {
+  const root = record(json, '(root)');
+  const abi = record(root.abi, 'abi');
+  const model: AbiModel = {
+    major: Number(abi.major),
+    minor: Number(abi.minor),
+    errorCodes: strList(root.errorCodes, 'errorCodes'),
+    capabilities: strList(root.capabilities, 'capabilities'),
+    enums: new Map(),
+    types: new Map(),
+    methods: [],
+    hostFunctions: [],
+  };
+  if (!Number.isInteger(model.major) || !Number.isInteger(model.minor)) fail('abi', 'major and minor must be integers');
+
+  for (const [name, values] of Object.entries(record(root.enums, 'enums'))) {
+    if (!IDENT.test(name)) fail(`enums.${name}`, 'not an identifier');
+    model.enums.set(name, strList(values, `enums.${name}`));
+  }
+
+  const rawTypes = record(root.types, 'types');
+  const typeNames = new Set(Object.keys(rawTypes));
+  for (const name of typeNames) {
+    if (!IDENT.test(name)) fail(`types.${name}`, 'not an identifier');
+    if (model.enums.has(name) || SCALARS.has(name)) fail(`types.${name}`, 'clashes with an enum or scalar name');
+  }
+  for (const [name, raw] of Object.entries(rawTypes)) {
+    const def = record(raw, `types.${name}`);
+    const fields: Field[] = [];
+    for (const [fieldName, spec] of Object.entries(record(def.fields, `types.${name}.fields`))) {
+      const where = `types.${name}.fields.${fieldName}`;
+      if (!IDENT.test(fieldName)) fail(where, 'not an identifier');
+      fields.push({ name: fieldName, type: parseFieldType(str(spec, where), where, model, typeNames) });
+    }
+    model.types.set(name, { name, doc: def.doc === undefined ? '' : str(def.doc, `types.${name}.doc`), fields });
+  }
+
+  const seenMethods = new Set<string>();
+  const rawMethods = root.methods;
+  if (!Array.isArray(rawMethods)) fail('methods', 'expected a list');
+  rawMethods.forEach((raw, i) => {
+    const where = `methods[${i}]`;
+    const m = record(raw, where);
+    const name = str(m.name, `${where}.name`);
+    if (!IDENT.test(name) || seenMethods.has(name)) fail(where, `bad or duplicate method name "${name}"`);
+    seenMethods.add(name);
+    const exportName = str(m.export, `${where}.export`);
+    if (!EXPORT.test(exportName) || exportName !== exportNameOf(name)) {
+      fail(where, `export "${exportName}" must be ${exportNameOf(name)}`);
+    }
+    const capability = m.capability === null ? null : str(m.capability, `${where}.capability`);
+    if (capability !== null && !model.capabilities.includes(capability))
+      fail(where, `unknown capability ${capability}`);
+    const request = str(m.request, `${where}.request`);
+    const response = str(m.response, `${where}.response`);
+    for (const t of [request, response]) if (!typeNames.has(t)) fail(where, `unknown type ${t}`);
+    model.methods.push({
+      name,
+      exportName,
+      capability,
+      request,
+      response,
+      mayBeImplementedElsewhere: m.mayBeImplementedElsewhere === true,
+    });
+  });
+  for (const cap of model.capabilities) {
+    if (!model.methods.some((m) => m.capability === cap)) fail(`capabilities.${cap}`, 'has no methods');
+  }
+
+  const rawHost = root.hostFunctions;
+  if (!Array.isArray(rawHost)) fail('hostFunctions', 'expected a list');
+  rawHost.forEach((raw, i) => {
+    const where = `hostFunctions[${i}]`;
+    const h = record(raw, where);
+    const opt = (key: string): string | null => {
+      if (h[key] === undefined) return null;
+      const t = str(h[key], `${where}.${key}`);
+      if (!typeNames.has(t)) fail(where, `unknown type ${t}`);
+      return t;
+    };
+    model.hostFunctions.push({
+      name: str(h.name, `${where}.name`),
+      request: opt('request'),
+      response: opt('response'),
+      error: opt('error'),
+    });
+  });
+  typeOrder(model); // rejects recursive types: the SDK's classes need a declaration order
+  return model;
+}
+
+// Types reachable from a root, dependencies first: the AssemblyScript emitter declares classes in this order.
+export function typeOrder(model: AbiModel): TypeDef[] {
+  const out: TypeDef[] = [];
+  const done = new Set<string>();
+  const visit = (name: string, stack: string[]): void => {
+    if (done.has(name)) return;
+    if (stack.includes(name)) fail(`types.${name}`, `recursive type (${[...stack, name].join(' -> ')})`);
+    const def = model.types.get(name)!;
+    for (const f of def.fields) {
+      let t = f.type;
+      while (t.kind === 'list') t = t.of;
+      if (t.kind === 'ref') visit(t.name, [...stack, name]);
+    }
+    done.add(name);
+    out.push(def);
+  };
+  for (const name of model.types.keys()) visit(name, []);
+  return out;
+}

@@ -1,0 +1,53 @@
+// Generates every typed artefact of the ABI from plugin-sdk/abi/v1.json (see plugin-sdk/ABI.md).
+// `npm run gen:abi` writes the files; test/unit/abi/generated.test.ts calls generateAbiFiles() and compares.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as prettier from 'prettier';
+import { emitTsTypes } from '../plugin-sdk/codegen/emit-ts-types.ts';
+import { emitTsValidate } from '../plugin-sdk/codegen/emit-ts-validate.ts';
+import { type AbiModel, parseAbi } from '../plugin-sdk/codegen/model.ts';
+
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const DEFINITION = 'plugin-sdk/abi/v1.json';
+
+type Emitter = (model: AbiModel) => string;
+
+// Output path (relative to the repository root) -> emitter.
+const OUTPUTS: Record<string, Emitter> = {
+  'host/src/plugin/abi/types.generated.ts': emitTsTypes,
+  'host/src/plugin/abi/validate.generated.ts': emitTsValidate,
+};
+
+// Generated code goes through the project's formatter so it reads like the rest of the tree and the emitters need
+// not reproduce the formatter's line breaking (the linters ignore *.generated.ts anyway).
+async function format(path: string, source: string): Promise<string> {
+  const options = (await prettier.resolveConfig(join(REPO_ROOT, path))) ?? {};
+  return prettier.format(source, { ...options, filepath: path });
+}
+
+export function loadModel(): AbiModel {
+  return parseAbi(JSON.parse(readFileSync(join(REPO_ROOT, DEFINITION), 'utf8')));
+}
+
+/** Every generated file, keyed by its path relative to the repository root, exactly as it should be on disk. */
+export async function generateAbiFiles(model: AbiModel = loadModel()): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const [path, emit] of Object.entries(OUTPUTS)) files.set(path, await format(path, emit(model)));
+  return files;
+}
+
+if (import.meta.main) {
+  for (const [path, content] of await generateAbiFiles()) {
+    const abs = join(REPO_ROOT, path);
+    let old: string | null = null;
+    try {
+      old = readFileSync(abs, 'utf8');
+    } catch {
+      // A file that does not exist yet is simply written.
+    }
+    if (old === content) continue;
+    writeFileSync(abs, content);
+    console.log(`wrote ${path}`);
+  }
+}

@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateAbiFiles, loadModel, REPO_ROOT } from '../../../scripts/gen-abi.ts';
+import { parseAbi } from '../../../plugin-sdk/codegen/model.ts';
+
+describe('generated ABI files', () => {
+  it('match what plugin-sdk/abi/v1.json produces (run `npm run gen:abi` if this fails)', async () => {
+    const files = await generateAbiFiles();
+    expect(files.size).toBeGreaterThanOrEqual(2);
+    for (const [path, expected] of files) {
+      let actual: string | null = null;
+      try {
+        actual = readFileSync(join(REPO_ROOT, path), 'utf8');
+      } catch {
+        // reported below
+      }
+      expect(actual, `${path} is missing or out of date: run npm run gen:abi`).toBe(expected);
+    }
+  });
+
+  it('cover every method of the ABI.md call table', () => {
+    const table = readFileSync(join(REPO_ROOT, 'plugin-sdk/ABI.md'), 'utf8');
+    const exportsInDoc = [...table.matchAll(/\| `(ccm_[a-z_]+)` \|/g)].map((m) => m[1]);
+    const model = loadModel();
+    expect(model.methods.map((m) => m.exportName).sort()).toEqual([...new Set(exportsInDoc)].sort());
+  });
+});
+
+describe('ABI definition checks', () => {
+  const base = (): Record<string, unknown> =>
+    JSON.parse(readFileSync(join(REPO_ROOT, 'plugin-sdk/abi/v1.json'), 'utf8'));
+
+  it('rejects an unknown field type', () => {
+    const def = base();
+    (def.types as Record<string, { fields: Record<string, string> }>).Zone!.fields.region = 'int64';
+    expect(() => parseAbi(def)).toThrow(/types\.Zone\.fields\.region: unknown field type "int64"/);
+  });
+
+  it('rejects an export name that is not the snake_case of the method', () => {
+    const def = base();
+    (def.methods as { export: string }[])[2]!.export = 'ccm_instanceexists';
+    expect(() => parseAbi(def)).toThrow(/must be ccm_instance_exists/);
+  });
+
+  it('rejects recursive types', () => {
+    const def = base();
+    (def.types as Record<string, { fields: Record<string, string> }>).Zone!.fields.next = 'list<Zone>';
+    expect(() => parseAbi(def)).toThrow(/recursive type \(Zone -> Zone\)/);
+  });
+});
