@@ -1,0 +1,188 @@
+// The wasm-ccm command line: upstream cloud-controller-manager flags and defaults (upstream-parity.md), plus
+// the flags the plugin runtime needs. Every invalid value is a FlagError naming the flag (exit 2).
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { type CIDR, parseClusterCIDRs } from '../net/cidr.ts';
+import { type ControllerName, resolveControllers } from './controllers.ts';
+import { FlagError, type FlagSpec, type FlagValues, parseFlags, usage } from './flagset.ts';
+
+function positive(v: number): void {
+  if (!(v > 0)) throw new Error(`must be greater than 0, got ${v}`);
+}
+function atLeastOne(v: number): void {
+  if (!Number.isInteger(v) || v < 1) throw new Error(`must be an integer >= 1, got ${v}`);
+}
+function port(v: number): void {
+  if (!Number.isInteger(v) || v < 0 || v > 65535)
+    throw new Error(`must be a port number 0..65535 (0 disables), got ${v}`);
+}
+function ipAddress(v: string): void {
+  if (isIP(v) === 0) throw new Error(`"${v}" is not an IP address`);
+}
+
+const s = (help: string, def = ''): FlagSpec<'string'> => ({ type: 'string', default: def, help });
+const b = (help: string, def: boolean): FlagSpec<'bool'> => ({ type: 'bool', default: def, help });
+const d = (help: string, ms: number): FlagSpec<'duration'> => ({
+  type: 'duration',
+  default: ms,
+  help,
+  validate: positive,
+});
+
+export const CCM_FLAGS = {
+  'cloud-provider': s('the provider to run; must equal the providerName the plugin describes (required)'),
+  'cloud-config': s('path to the cloud provider configuration file, passed to the plugin as is'),
+  controllers: {
+    type: 'stringList',
+    default: ['*'],
+    help: 'controllers to run: * for all, name to enable, -name to disable (cloud-node, cloud-node-lifecycle, service, route)',
+  } satisfies FlagSpec<'stringList'>,
+  kubeconfig: s('path to a kubeconfig file (else in-cluster, else $KUBECONFIG)'),
+  master: s('the address of the Kubernetes API server (overrides the kubeconfig)'),
+  'kube-api-qps': {
+    type: 'float',
+    default: 20,
+    help: 'QPS to use while talking with the API server',
+    validate: positive,
+  },
+  'kube-api-burst': {
+    type: 'int',
+    default: 30,
+    help: 'burst to use while talking with the API server',
+    validate: atLeastOne,
+  },
+  'leader-elect': b('run leader election and start controllers only while leading', true),
+  'leader-elect-lease-duration': d('how long a non-leader waits before trying to take an unrenewed lease', 15_000),
+  'leader-elect-renew-deadline': d('how long the leader retries renewing before it gives up leading', 10_000),
+  'leader-elect-retry-period': d('how long to wait between tries to acquire or renew', 2_000),
+  'leader-elect-resource-lock': s('the lock type (only leases is supported)', 'leases'),
+  'leader-elect-resource-name': s('the name of the Lease', 'cloud-controller-manager'),
+  'leader-elect-resource-namespace': s('the namespace of the Lease', 'kube-system'),
+  'secure-port': {
+    type: 'int',
+    default: 10258,
+    help: 'HTTPS port for health and metrics (0 disables)',
+    validate: port,
+  },
+  'bind-address': { type: 'string', default: '0.0.0.0', help: 'address to serve on', validate: ipAddress },
+  'tls-cert-file': s('x509 certificate for HTTPS (a self-signed one is generated when empty)'),
+  'tls-private-key-file': s('private key matching --tls-cert-file'),
+  'authorization-always-allow-paths': {
+    type: 'stringList',
+    default: ['/healthz', '/readyz', '/livez'],
+    help: 'paths served without authentication or authorization',
+  } satisfies FlagSpec<'stringList'>,
+  'cluster-name': s('the instance prefix for the cluster', 'kubernetes'),
+  'cluster-cidr': s('CIDR range of pods in the cluster (at most two, one per IP family)'),
+  'configure-cloud-routes': b('create routes for the pod CIDRs allocated to nodes (needs --cluster-cidr)', true),
+  'allocate-node-cidrs': b('whether pod CIDRs are allocated to nodes (accepted for compatibility)', false),
+  'node-monitor-period': d('how often cloud-node-lifecycle checks nodes', 5_000),
+  'route-reconciliation-period': d('how often the route controller reconciles routes', 10_000),
+  'node-status-update-frequency': d('how often cloud-node refreshes node addresses', 300_000),
+  'concurrent-service-syncs': { type: 'int', default: 1, help: 'services synced at once', validate: atLeastOne },
+  'concurrent-node-syncs': { type: 'int', default: 1, help: 'nodes synced at once', validate: atLeastOne },
+  plugin: s('path to the provider plugin (.wasm)'),
+  'plugin-sha256': {
+    type: 'string',
+    default: '',
+    help: 'refuse the plugin unless its sha256 is this (64 hex digits)',
+    validate: (v: string) => {
+      if (v !== '' && !/^[0-9a-f]{64}$/i.test(v)) throw new Error('must be 64 hexadecimal digits');
+    },
+  } satisfies FlagSpec<'string'>,
+  'plugin-allowed-hosts': {
+    type: 'stringList',
+    default: [],
+    help: 'hosts (host or host:port) the plugin may reach over HTTP',
+  } satisfies FlagSpec<'stringList'>,
+  'plugin-credentials': s(
+    'path to a credentials file (e.g. a mounted Secret) the host attaches to plugin HTTP requests',
+  ),
+  'plugin-call-timeout': d('deadline of one plugin call', 10_000),
+  'plugin-memory-limit-mb': {
+    type: 'int',
+    default: 256,
+    help: 'linear memory cap per plugin instance',
+    validate: atLeastOne,
+  },
+  'plugin-pool-size': { type: 'int', default: 0, help: 'plugin instances (0: one per concurrent sync + 1)' },
+  v: { type: 'int', default: 0, help: 'log verbosity (0 info, 2 debug, 4 trace)' },
+} as const;
+
+export type CCMFlags = FlagValues<typeof CCM_FLAGS>;
+
+export interface CCMOptions {
+  flags: CCMFlags;
+  controllers: Set<ControllerName>;
+  clusterCIDRs: CIDR[];
+  /** The --cloud-config content ('' when none). */
+  cloudConfig: string;
+}
+
+export type ParsedCommand = { kind: 'help'; text: string } | { kind: 'version' } | { kind: 'run'; options: CCMOptions };
+
+export const CCM_SUMMARY =
+  'wasm-ccm runs the Kubernetes cloud controllers (cloud-node, cloud-node-lifecycle, service, route) with the cloud provider loaded as a sandboxed WebAssembly plugin.';
+
+export function parseCommandLine(argv: readonly string[]): ParsedCommand {
+  const parsed = parseFlags(CCM_FLAGS, argv);
+  if (parsed.help) return { kind: 'help', text: usage('wasm-ccm', CCM_SUMMARY, CCM_FLAGS) };
+  if (parsed.version) return { kind: 'version' };
+  const flags = parsed.values;
+
+  if (flags['cloud-provider'] === '')
+    throw new FlagError('cloud-provider', 'required (the name of the provider to run)');
+  let controllers: Set<ControllerName>;
+  try {
+    controllers = resolveControllers(flags.controllers);
+  } catch (err) {
+    throw new FlagError('controllers', (err as Error).message);
+  }
+  let clusterCIDRs: CIDR[];
+  try {
+    clusterCIDRs = parseClusterCIDRs(flags['cluster-cidr']);
+  } catch (err) {
+    throw new FlagError('cluster-cidr', (err as Error).message);
+  }
+  if (flags['kube-api-burst'] < flags['kube-api-qps'] && flags['kube-api-qps'] >= 1) {
+    // client-go allows it, but a burst below the rate means the bucket can never fill: almost always a typo.
+    throw new FlagError('kube-api-burst', `must be >= --kube-api-qps (${flags['kube-api-qps']})`);
+  }
+  if (flags['leader-elect']) {
+    if (flags['leader-elect-resource-lock'] !== 'leases') {
+      throw new FlagError(
+        'leader-elect-resource-lock',
+        `only "leases" is supported, got "${flags['leader-elect-resource-lock']}"`,
+      );
+    }
+    if (flags['leader-elect-lease-duration'] <= flags['leader-elect-renew-deadline']) {
+      throw new FlagError('leader-elect-lease-duration', 'must be greater than --leader-elect-renew-deadline');
+    }
+    if (flags['leader-elect-renew-deadline'] <= flags['leader-elect-retry-period'] * 1.2) {
+      throw new FlagError('leader-elect-renew-deadline', 'must be greater than 1.2 x --leader-elect-retry-period');
+    }
+  }
+  if ((flags['tls-cert-file'] === '') !== (flags['tls-private-key-file'] === '')) {
+    throw new FlagError('tls-private-key-file', 'give both --tls-cert-file and --tls-private-key-file, or neither');
+  }
+  for (const name of ['tls-cert-file', 'tls-private-key-file', 'plugin-credentials', 'kubeconfig'] as const) {
+    const path = flags[name];
+    if (path !== '') requireReadable(name, path);
+  }
+  if (flags.plugin !== '') requireReadable('plugin', flags.plugin);
+  let cloudConfig = '';
+  if (flags['cloud-config'] !== '') {
+    requireReadable('cloud-config', flags['cloud-config']);
+    cloudConfig = readFileSync(flags['cloud-config'], 'utf8');
+  }
+  return { kind: 'run', options: { flags, controllers, clusterCIDRs, cloudConfig } };
+}
+
+function requireReadable(flag: string, path: string): void {
+  try {
+    accessSync(path, constants.R_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new FlagError(flag, `cannot read "${path}" (${code === 'ENOENT' ? 'no such file' : (code ?? 'error')})`);
+  }
+}

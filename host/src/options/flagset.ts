@@ -1,0 +1,150 @@
+// A small declarative flag parser with Go pflag conventions (--name=value, --name value, bare booleans), so
+// upstream cloud-controller-manager command lines work unchanged. Every error names the flag.
+import { formatDuration, parseDuration } from './duration.ts';
+
+export class FlagError extends Error {
+  readonly flag: string;
+  constructor(flag: string, message: string) {
+    super(`${flag === '' ? '' : `--${flag}: `}${message}`);
+    this.name = 'FlagError';
+    this.flag = flag;
+  }
+}
+
+interface FlagTypes {
+  string: string;
+  bool: boolean;
+  int: number;
+  float: number;
+  duration: number;
+  stringList: string[];
+}
+type FlagType = keyof FlagTypes;
+
+export interface FlagSpec<T extends FlagType = FlagType> {
+  type: T;
+  default: FlagTypes[T];
+  help: string;
+  /** Extra check; throw an Error whose message says what is wrong with the value. */
+  // Method syntax on purpose: it lets a FlagSpec<'int'> stand in a table of FlagSpec<FlagType>.
+  validate?(value: FlagTypes[T]): void;
+}
+
+export type FlagSpecs = Record<string, FlagSpec>;
+export type FlagValues<S extends FlagSpecs> = { [K in keyof S]: S[K] extends FlagSpec<infer T> ? FlagTypes[T] : never };
+
+export interface ParseResult<S extends FlagSpecs> {
+  values: FlagValues<S>;
+  /** Flags given explicitly on the command line. */
+  set: ReadonlySet<keyof S & string>;
+  help: boolean;
+  version: boolean;
+}
+
+function convert(name: string, spec: FlagSpec, raw: string): FlagTypes[FlagType] {
+  switch (spec.type) {
+    case 'string':
+      return raw;
+    case 'bool':
+      if (raw === 'true' || raw === '1') return true;
+      if (raw === 'false' || raw === '0') return false;
+      throw new FlagError(name, `invalid boolean "${raw}" (use true or false)`);
+    case 'int': {
+      if (!/^-?\d+$/.test(raw)) throw new FlagError(name, `invalid integer "${raw}"`);
+      return Number(raw);
+    }
+    case 'float': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n)) throw new FlagError(name, `invalid number "${raw}"`);
+      return n;
+    }
+    case 'duration':
+      try {
+        return parseDuration(raw);
+      } catch (err) {
+        throw new FlagError(name, (err as Error).message);
+      }
+    case 'stringList':
+      return raw === '' ? [] : raw.split(',').map((s) => s.trim());
+  }
+}
+
+export function parseFlags<S extends FlagSpecs>(specs: S, argv: readonly string[]): ParseResult<S> {
+  const values: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    values[name] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
+  }
+  const set = new Set<string>();
+  let help = false;
+  let version = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--help' || arg === '-h') {
+      help = true;
+      continue;
+    }
+    if (arg === '--version') {
+      version = true;
+      continue;
+    }
+    if (!arg.startsWith('-') || arg === '-' || arg === '--') {
+      throw new FlagError('', `unexpected argument "${arg}" (this command takes flags only)`);
+    }
+    const body = arg.replace(/^--?/, '');
+    const eq = body.indexOf('=');
+    const name = eq === -1 ? body : body.slice(0, eq);
+    const spec = specs[name];
+    if (!spec) throw new FlagError(name, 'unknown flag (see --help)');
+    let raw: string;
+    if (eq !== -1) raw = body.slice(eq + 1);
+    else if (spec.type === 'bool') raw = 'true';
+    else {
+      const next = argv[i + 1];
+      if (next === undefined) throw new FlagError(name, 'needs a value');
+      raw = next;
+      i++;
+    }
+    const value = convert(name, spec, raw);
+    if (spec.validate) {
+      try {
+        spec.validate(value);
+      } catch (err) {
+        throw new FlagError(name, (err as Error).message);
+      }
+    }
+    values[name] = value;
+    set.add(name);
+  }
+  return { values: values as FlagValues<S>, set: set as ReadonlySet<keyof S & string>, help, version };
+}
+
+function formatDefault(spec: FlagSpec): string {
+  switch (spec.type) {
+    case 'duration':
+      return formatDuration(spec.default as number);
+    case 'stringList':
+      return (spec.default as string[]).join(',');
+    case 'string':
+      return spec.default === '' ? '' : `"${spec.default as string}"`;
+    default:
+      return String(spec.default);
+  }
+}
+
+export function usage(command: string, summary: string, specs: FlagSpecs): string {
+  const lines = [`Usage: ${command} [flags]`, '', summary, '', 'Flags:'];
+  const names = Object.keys(specs).sort();
+  const width = Math.max(...names.map((n) => n.length + specTypeLabel(specs[n] as FlagSpec).length)) + 6;
+  for (const name of names) {
+    const spec = specs[name] as FlagSpec;
+    const left = `  --${name} ${specTypeLabel(spec)}`;
+    const def = formatDefault(spec);
+    lines.push(`${left.padEnd(width)} ${spec.help}${def !== '' ? ` (default ${def})` : ''}`);
+  }
+  lines.push(`${'  -h, --help'.padEnd(width)} show this help`, `${'  --version'.padEnd(width)} print the version`);
+  return lines.join('\n');
+}
+
+function specTypeLabel(spec: FlagSpec): string {
+  return spec.type === 'bool' ? '' : spec.type === 'stringList' ? 'strings' : spec.type;
+}

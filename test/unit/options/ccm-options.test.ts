@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type CCMOptions, parseCommandLine } from '../../../host/src/options/ccm-options.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-options-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(argv: string[]): CCMOptions {
+  const cmd = parseCommandLine(argv);
+  if (cmd.kind !== 'run') throw new Error(`expected run, got ${cmd.kind}`);
+  return cmd.options;
+}
+
+describe('wasm-ccm command line', () => {
+  it('has the upstream defaults', () => {
+    const { flags, controllers, clusterCIDRs, cloudConfig } = run(['--cloud-provider=devcloud']);
+    expect(flags).toMatchObject({
+      'cloud-config': '',
+      'leader-elect': true,
+      'leader-elect-lease-duration': 15_000,
+      'leader-elect-renew-deadline': 10_000,
+      'leader-elect-retry-period': 2_000,
+      'leader-elect-resource-name': 'cloud-controller-manager',
+      'leader-elect-resource-namespace': 'kube-system',
+      'secure-port': 10258,
+      'bind-address': '0.0.0.0',
+      'cluster-name': 'kubernetes',
+      'cluster-cidr': '',
+      'configure-cloud-routes': true,
+      'allocate-node-cidrs': false,
+      'node-monitor-period': 5_000,
+      'route-reconciliation-period': 10_000,
+      'node-status-update-frequency': 300_000,
+      'concurrent-service-syncs': 1,
+      'concurrent-node-syncs': 1,
+      'kube-api-qps': 20,
+      'kube-api-burst': 30,
+    });
+    expect(controllers.size).toBe(4);
+    expect(clusterCIDRs).toEqual([]);
+    expect(cloudConfig).toBe('');
+  });
+
+  it('reads --cloud-config', () => {
+    const path = join(dir, 'cloud.conf');
+    writeFileSync(path, '{"region":"eu-1"}');
+    expect(run(['--cloud-provider=devcloud', `--cloud-config=${path}`]).cloudConfig).toBe('{"region":"eu-1"}');
+  });
+
+  it.each([
+    [[], /^--cloud-provider: required/],
+    [['--cloud-provider=x', '--controllers=*,bogus'], /^--controllers: unknown controller "bogus"/],
+    [['--cloud-provider=x', '--cluster-cidr=10.0.0.0/40'], /^--cluster-cidr: invalid CIDR/],
+    [
+      ['--cloud-provider=x', '--cloud-config=/nonexistent/cloud.conf'],
+      /^--cloud-config: cannot read ".*" \(no such file\)/,
+    ],
+    [['--cloud-provider=x', '--plugin=/nonexistent/p.wasm'], /^--plugin: cannot read/],
+    [['--cloud-provider=x', '--kube-api-qps=0'], /^--kube-api-qps: must be greater than 0/],
+    [
+      ['--cloud-provider=x', '--kube-api-qps=50', '--kube-api-burst=10'],
+      /^--kube-api-burst: must be >= --kube-api-qps/,
+    ],
+    [['--cloud-provider=x', '--concurrent-service-syncs=0'], /^--concurrent-service-syncs: must be an integer >= 1/],
+    [['--cloud-provider=x', '--secure-port=70000'], /^--secure-port: must be a port number/],
+    [['--cloud-provider=x', '--bind-address=localhost'], /^--bind-address: "localhost" is not an IP address/],
+    [['--cloud-provider=x', '--node-monitor-period=0s'], /^--node-monitor-period: must be greater than 0/],
+    [['--cloud-provider=x', '--leader-elect-renew-deadline=20s'], /^--leader-elect-lease-duration: must be greater/],
+    [['--cloud-provider=x', '--leader-elect-retry-period=9s'], /^--leader-elect-renew-deadline: must be greater/],
+    [['--cloud-provider=x', '--leader-elect-resource-lock=endpoints'], /only "leases" is supported/],
+    [['--cloud-provider=x', '--plugin-sha256=abc'], /^--plugin-sha256: must be 64 hexadecimal digits/],
+    [['--cloud-provider=x', '--tls-cert-file=/etc/hostname'], /^--tls-private-key-file: give both/],
+  ])('refuses %j naming the flag', (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+
+  it('allows leader-election timing that would be invalid when leader election is off', () => {
+    expect(
+      run(['--cloud-provider=x', '--leader-elect=false', '--leader-elect-renew-deadline=20s']).flags['leader-elect'],
+    ).toBe(false);
+  });
+
+  it('answers --help with every flag and --version', () => {
+    const help = parseCommandLine(['--help']);
+    expect(help.kind).toBe('help');
+    if (help.kind === 'help') {
+      for (const flag of ['--cloud-provider', '--controllers', '--leader-elect', '--plugin', '--cluster-cidr']) {
+        expect(help.text).toContain(flag);
+      }
+    }
+    expect(parseCommandLine(['--version']).kind).toBe('version');
+  });
+});
