@@ -1,0 +1,62 @@
+// Assembles the Fastify app: auth, fault injection and counting around the resource plugins.
+import Fastify, { type FastifyInstance } from 'fastify';
+import { bearerAuth } from './auth.ts';
+import type { Counters } from './counters.ts';
+import { errorHandler, notFoundHandler } from './errors.ts';
+import type { FaultInjector } from './faults.ts';
+import { adminRoutes } from './http/admin.ts';
+import { adminInstanceRoutes } from './http/admin-instances.ts';
+import { instanceRoutes } from './http/instances.ts';
+import { loadBalancerRoutes } from './http/load-balancers.ts';
+import { routeRoutes } from './http/routes.ts';
+import { zoneRoutes } from './http/zones.ts';
+import type { Cloud } from './model/cloud.ts';
+import { isCloudOp } from './ops.ts';
+
+export interface AppDeps {
+  cloud: Cloud;
+  faults: FaultInjector;
+  counters: Counters;
+  token: string;
+  adminToken: string;
+  flush: () => Promise<void>;
+  logger?: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: 8 * 1024 * 1024,
+    // Reject unknown properties instead of Fastify's default of silently dropping them.
+    ajv: { customOptions: { removeAdditional: false } },
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+
+  app.addHook('onRequest', bearerAuth(deps.token, deps.adminToken));
+  app.addHook('onRequest', async (req) => {
+    const { op, admin } = req.routeOptions.config;
+    if (admin || op === undefined || !isCloudOp(op)) return;
+    const refused = deps.faults.admit(op);
+    if (refused) throw refused;
+    const delay = deps.faults.delayMs(op);
+    if (delay > 0) await sleep(delay);
+    const failed = deps.faults.inject(op);
+    if (failed) throw failed;
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    deps.counters.record(req.routeOptions.config.op ?? 'unmatched', req.method, route, reply.statusCode);
+  });
+
+  const v1 = { prefix: '/v1', cloud: deps.cloud };
+  app.register(zoneRoutes, v1);
+  app.register(instanceRoutes, v1);
+  app.register(loadBalancerRoutes, v1);
+  app.register(routeRoutes, v1);
+  app.register(adminInstanceRoutes, v1);
+  app.register(adminRoutes, { ...v1, faults: deps.faults, counters: deps.counters, flush: deps.flush });
+  return app;
+}
