@@ -1,0 +1,57 @@
+// The CCM's HTTPS server: health endpoints, Prometheus metrics and debug views, each an encapsulated fastify
+// plugin. Everything but the always-allowed health paths needs a token the apiserver vouches for, unless the
+// operator deliberately binds to loopback and turns delegated auth off.
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { DelegatedAuth } from './auth.ts';
+import { type HealthEndpoints, healthRoutes } from './health.ts';
+import type { ServingCertificate } from './tls.ts';
+
+export interface DebugViews {
+  /** path under /debug/ -> a function producing the JSON to serve. */
+  [name: string]: () => unknown;
+}
+
+export interface ServerOptions {
+  bindAddress: string;
+  port: number;
+  certificate: ServingCertificate;
+  health: HealthEndpoints;
+  registry: Registry;
+  debug?: DebugViews;
+  /** undefined = no authentication (only allowed on loopback; the caller checks). */
+  auth?: DelegatedAuth;
+}
+
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    https: { cert: options.certificate.cert, key: options.certificate.key },
+    logger: false,
+    // Health probes must answer even while the event loop is busy with a big relist.
+    connectionTimeout: 30_000,
+  });
+  if (options.auth) app.addHook('onRequest', options.auth.hook());
+  await app.register(healthRoutes(options.health));
+  await app.register(async (metrics) => {
+    metrics.get('/metrics', async (_req, reply) => {
+      reply.type(options.registry.contentType);
+      return options.registry.metrics();
+    });
+  });
+  const debug = options.debug ?? {};
+  await app.register(async (views) => {
+    for (const [name, produce] of Object.entries(debug)) {
+      views.get(`/debug/${name}`, async () => produce());
+    }
+  });
+  return app;
+}
+
+export async function startServer(options: ServerOptions): Promise<{ app: FastifyInstance; url: string }> {
+  const app = await buildServer(options);
+  await app.listen({ host: options.bindAddress, port: options.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;
+  return { app, url: `https://${host}:${port}` };
+}
