@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
+import { emitAsExports, emitAsProvider, emitAsTypes } from '../plugin-sdk/codegen/emit-as.ts';
 import { emitTsTypes } from '../plugin-sdk/codegen/emit-ts-types.ts';
 import { emitTsValidate } from '../plugin-sdk/codegen/emit-ts-validate.ts';
 import { type AbiModel, parseAbi } from '../plugin-sdk/codegen/model.ts';
@@ -17,6 +18,9 @@ type Emitter = (model: AbiModel) => string;
 const OUTPUTS: Record<string, Emitter> = {
   'host/src/plugin/abi/types.generated.ts': emitTsTypes,
   'host/src/plugin/abi/validate.generated.ts': emitTsValidate,
+  'plugin-sdk/assembly/abi/types.generated.ts': emitAsTypes,
+  'plugin-sdk/assembly/abi/provider.generated.ts': emitAsProvider,
+  'plugin-sdk/assembly/abi/exports.generated.ts': emitAsExports,
 };
 
 // Generated code goes through the project's formatter so it reads like the rest of the tree and the emitters need

@@ -1,0 +1,11 @@
+// The only imports a wasm-ccm plugin has besides Extism's kernel (plugin-sdk/ABI.md, "Host functions"). Each JSON block
+// travels as an Extism memory offset. This file uses function decorators, which only AssemblyScript understands.
+
+@external("extism:host/user", "ccm_http")
+export declare function ccm_http(request: u64): u64;
+
+@external("extism:host/user", "ccm_log")
+export declare function ccm_log(record: u64): void;
+
+@external("extism:host/user", "ccm_now_ms")
+export declare function ccm_now_ms(): i64;

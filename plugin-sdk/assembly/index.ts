@@ -1,0 +1,21 @@
+// @wasm-ccm/plugin-sdk: everything a provider plugin imports. The Wasm exports come from "@wasm-ccm/plugin-sdk/exports".
+import "./host/abort";
+
+export * from "./abi/types.generated";
+export { CloudConfig, IniConfig } from "./config";
+export { nowMs, nowSeconds } from "./clock";
+export {
+  implementedElsewhere,
+  instanceNotFound,
+  internal,
+  invalid,
+  notImplemented,
+  PluginError,
+  retryAfter,
+} from "./errors";
+export { HttpClient, HttpResult, send } from "./http";
+export { fields, Log } from "./log";
+export { Provider, registerProvider } from "./provider";
+export { JsonReader, quote } from "./json/reader";
+export { JsonKind, JsonValue } from "./json/value";
+export { JsonWriter } from "./json/writer";

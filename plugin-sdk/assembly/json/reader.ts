@@ -1,0 +1,533 @@
+// A pull reader over UTF-8 JSON bytes. Generated decoders and vendors walk documents with it without building a tree.
+// AssemblyScript has no exceptions, so the first problem is recorded in `error` and every later read returns a default
+// value at once; callers add their part of the path on the way out (`prefix`), giving messages such as
+// `.node.addresses[1].type: expected string, got number`.
+
+const MAX_DEPTH: i32 = 256; // deeper documents are refused rather than risking the Wasm stack
+
+export class JsonReader {
+  private data: Uint8Array; // keeps the bytes alive while pos/end point into them
+  private pos: usize;
+  private end: usize;
+  private start: usize;
+  // Per open container: whether the next element is its first (no comma expected before it).
+  private first: bool[] = [];
+  private scratch: Uint16Array = new Uint16Array(64);
+  /** The first problem met, as a path suffix such as `.a[2]: expected string, got number`; null while all is well. */
+  error: string | null = null;
+
+  constructor(data: Uint8Array) {
+    this.data = data;
+    this.start = data.dataStart;
+    this.pos = this.start;
+    this.end = this.start + <usize>data.length;
+  }
+
+  static fromString(text: string): JsonReader {
+    return new JsonReader(Uint8Array.wrap(String.UTF8.encode(text)));
+  }
+
+  get failed(): bool {
+    return this.error !== null;
+  }
+
+  /** Records a problem (only the first one counts) and stops the reader. */
+  fail(message: string): void {
+    if (this.error === null) this.error = ": " + message;
+    this.pos = this.end;
+  }
+
+  /** Adds a path segment in front of the recorded problem, if there is one. */
+  prefix(segment: string): void {
+    const e = this.error;
+    if (e !== null) this.error = segment + e;
+  }
+
+  /** Byte offset of the next unread byte (for messages). */
+  get offset(): i32 {
+    return <i32>(this.pos - this.start);
+  }
+
+  private ws(): void {
+    let p = this.pos;
+    const end = this.end;
+    while (p < end) {
+      const c = load<u8>(p);
+      if (c != 0x20 && c != 0x0a && c != 0x0d && c != 0x09) break;
+      p++;
+    }
+    this.pos = p;
+  }
+
+  private syntax(expected: string): void {
+    if (this.error !== null) return;
+    if (this.pos >= this.end) this.fail("invalid JSON: unexpected end, expected " + expected);
+    else this.fail("invalid JSON at byte " + this.offset.toString() + ": expected " + expected);
+  }
+
+  /** What the next value is, for "expected X, got Y" messages: object, list, string, number, bool, null or "invalid JSON". */
+  peekKind(): string {
+    this.ws();
+    if (this.pos >= this.end) return "end of input";
+    const c = load<u8>(this.pos);
+    if (c == 0x7b) return "object";
+    if (c == 0x5b) return "list";
+    if (c == 0x22) return "string";
+    if (c == 0x74 || c == 0x66) return "bool";
+    if (c == 0x6e) return "null";
+    if (c == 0x2d || (c >= 0x30 && c <= 0x39)) return "number";
+    return "invalid JSON";
+  }
+
+  /** True when the next value is null (and consumes it). */
+  readNull(): bool {
+    this.ws();
+    if (this.pos < this.end && load<u8>(this.pos) == 0x6e) return this.literal("null");
+    return false;
+  }
+
+  private wrongKind(expected: string): void {
+    if (this.error !== null) return;
+    const got = this.peekKind();
+    if (got == "invalid JSON" || got == "end of input") this.syntax(expected);
+    else this.fail("expected " + expected + ", got " + got);
+  }
+
+  private literal(word: string): bool {
+    const n = <usize>word.length;
+    if (this.pos + n > this.end) {
+      this.syntax(word);
+      return false;
+    }
+    for (let i: usize = 0; i < n; i++) {
+      if (<u16>load<u8>(this.pos + i) != load<u16>(changetype<usize>(word) + (i << 1))) {
+        this.syntax(word);
+        return false;
+      }
+    }
+    this.pos += n;
+    return true;
+  }
+
+  /** Enters an object; false (and a recorded problem) when the next value is not one. */
+  beginObject(): bool {
+    if (this.error !== null) return false;
+    this.ws();
+    if (this.pos < this.end && load<u8>(this.pos) == 0x7b) {
+      if (this.first.length >= MAX_DEPTH) {
+        this.fail("JSON nested deeper than " + MAX_DEPTH.toString() + " levels");
+        return false;
+      }
+      this.pos++;
+      this.first.push(true);
+      return true;
+    }
+    this.wrongKind("object");
+    return false;
+  }
+
+  /** The next key of the current object, positioned at its value; null at the end of the object (or on error). */
+  nextKey(): string | null {
+    if (this.error !== null) return null;
+    this.ws();
+    if (this.pos >= this.end) {
+      this.syntax("a key or }");
+      return null;
+    }
+    let c = load<u8>(this.pos);
+    const top = this.first.length - 1;
+    if (c == 0x7d) {
+      this.pos++;
+      this.first.pop();
+      return null;
+    }
+    if (unchecked(this.first[top])) {
+      this.first[top] = false;
+    } else {
+      if (c != 0x2c) {
+        this.syntax(", or }");
+        return null;
+      }
+      this.pos++;
+      this.ws();
+      c = this.pos < this.end ? load<u8>(this.pos) : 0;
+    }
+    if (c != 0x22) {
+      this.syntax("a key string");
+      return null;
+    }
+    const key = this.stringBody();
+    this.ws();
+    if (this.pos >= this.end || load<u8>(this.pos) != 0x3a) {
+      this.syntax(":");
+      return null;
+    }
+    this.pos++;
+    return key;
+  }
+
+  /** Enters a list; false (and a recorded problem) when the next value is not one. */
+  beginArray(): bool {
+    if (this.error !== null) return false;
+    this.ws();
+    if (this.pos < this.end && load<u8>(this.pos) == 0x5b) {
+      if (this.first.length >= MAX_DEPTH) {
+        this.fail("JSON nested deeper than " + MAX_DEPTH.toString() + " levels");
+        return false;
+      }
+      this.pos++;
+      this.first.push(true);
+      return true;
+    }
+    this.wrongKind("list");
+    return false;
+  }
+
+  /** True when another element of the current list follows (the reader is positioned at it). */
+  nextItem(): bool {
+    if (this.error !== null) return false;
+    this.ws();
+    if (this.pos >= this.end) {
+      this.syntax("a value or ]");
+      return false;
+    }
+    const c = load<u8>(this.pos);
+    const top = this.first.length - 1;
+    if (c == 0x5d) {
+      this.pos++;
+      this.first.pop();
+      return false;
+    }
+    if (unchecked(this.first[top])) {
+      this.first[top] = false;
+      return true;
+    }
+    if (c != 0x2c) {
+      this.syntax(", or ]");
+      return false;
+    }
+    this.pos++;
+    return true;
+  }
+
+  readString(): string {
+    if (this.error !== null) return "";
+    this.ws();
+    if (this.pos < this.end && load<u8>(this.pos) == 0x22) return this.stringBody();
+    this.wrongKind("string");
+    return "";
+  }
+
+  readBool(): bool {
+    if (this.error !== null) return false;
+    this.ws();
+    if (this.pos < this.end) {
+      const c = load<u8>(this.pos);
+      if (c == 0x74) return this.literal("true");
+      if (c == 0x66) {
+        this.literal("false");
+        return false;
+      }
+    }
+    this.wrongKind("bool");
+    return false;
+  }
+
+  readF64(): f64 {
+    if (this.error !== null) return 0;
+    this.ws();
+    const s = this.pos;
+    const c = s < this.end ? load<u8>(s) : 0;
+    if (c != 0x2d && !(c >= 0x30 && c <= 0x39)) {
+      this.wrongKind("number");
+      return 0;
+    }
+    return this.numberBody();
+  }
+
+  /** A number that must be an integer within i32 (1e3 and 80.0 are accepted, 1.5 is not). */
+  readI32(): i32 {
+    if (this.error !== null) return 0;
+    const v = this.readF64();
+    if (this.error !== null) return 0;
+    if (v != Math.trunc(v) || v < -2147483648.0 || v > 2147483647.0) {
+      this.fail("expected i32, got " + v.toString());
+      return 0;
+    }
+    return <i32>v;
+  }
+
+  /** An object whose values are all strings. */
+  readMap(): Map<string, string> {
+    const m = new Map<string, string>();
+    if (!this.beginObject()) return m;
+    let k = this.nextKey();
+    while (k !== null) {
+      const v = this.readString();
+      if (this.error !== null) {
+        this.prefix("[" + quote(k) + "]");
+        return m;
+      }
+      m.set(k, v);
+      k = this.nextKey();
+    }
+    return m;
+  }
+
+  /** A list whose elements are all strings. */
+  readStrings(): string[] {
+    const out = new Array<string>();
+    if (!this.beginArray()) return out;
+    let i = 0;
+    while (this.nextItem()) {
+      const v = this.readString();
+      if (this.error !== null) {
+        this.prefix("[" + i.toString() + "]");
+        return out;
+      }
+      out.push(v);
+      i++;
+    }
+    return out;
+  }
+
+  /** Skips the next value whatever it is, checking its syntax. */
+  skip(): void {
+    if (this.error !== null) return;
+    this.ws();
+    const c = this.pos < this.end ? load<u8>(this.pos) : 0;
+    if (c == 0x22) {
+      this.stringBody();
+    } else if (c == 0x7b) {
+      this.beginObject();
+      while (this.nextKey() !== null) this.skip();
+    } else if (c == 0x5b) {
+      this.beginArray();
+      while (this.nextItem()) this.skip();
+    } else if (c == 0x74) {
+      this.literal("true");
+    } else if (c == 0x66) {
+      this.literal("false");
+    } else if (c == 0x6e) {
+      this.literal("null");
+    } else if (c == 0x2d || (c >= 0x30 && c <= 0x39)) {
+      this.numberBody();
+    } else {
+      this.syntax("a value");
+    }
+  }
+
+  /** Checks that nothing but white space follows the document. */
+  finish(): void {
+    if (this.error !== null) return;
+    this.ws();
+    if (this.pos != this.end) this.syntax("end of input");
+  }
+
+  // Reads a number at pos per the JSON grammar. Plain integers of up to 15 digits are computed exactly here; anything
+  // else goes through the standard library's parser.
+  private numberBody(): f64 {
+    const s = this.pos;
+    const end = this.end;
+    let p = s;
+    let neg = false;
+    if (load<u8>(p) == 0x2d) {
+      neg = true;
+      p++;
+    }
+    const digits = p;
+    let acc: i64 = 0;
+    if (p < end && load<u8>(p) == 0x30) {
+      p++;
+    } else if (p < end && load<u8>(p) >= 0x31 && load<u8>(p) <= 0x39) {
+      while (p < end && load<u8>(p) >= 0x30 && load<u8>(p) <= 0x39) {
+        if (p - digits < 16) acc = acc * 10 + <i64>(load<u8>(p) - 0x30);
+        p++;
+      }
+    } else {
+      this.pos = p;
+      this.syntax("a digit");
+      return 0;
+    }
+    let simple = p - digits <= 15;
+    if (p < end && load<u8>(p) == 0x2e) {
+      simple = false;
+      p++;
+      const f = p;
+      while (p < end && load<u8>(p) >= 0x30 && load<u8>(p) <= 0x39) p++;
+      if (p == f) {
+        this.pos = p;
+        this.syntax("a digit after the decimal point");
+        return 0;
+      }
+    }
+    if (p < end && (load<u8>(p) == 0x65 || load<u8>(p) == 0x45)) {
+      simple = false;
+      p++;
+      if (p < end && (load<u8>(p) == 0x2b || load<u8>(p) == 0x2d)) p++;
+      const e = p;
+      while (p < end && load<u8>(p) >= 0x30 && load<u8>(p) <= 0x39) p++;
+      if (p == e) {
+        this.pos = p;
+        this.syntax("a digit in the exponent");
+        return 0;
+      }
+    }
+    this.pos = p;
+    if (simple) return neg ? -(<f64>acc) : <f64>acc;
+    return parseFloat(String.UTF8.decodeUnsafe(s, p - s));
+  }
+
+  // Reads a string at pos (which is at its opening quote) and returns its value.
+  private stringBody(): string {
+    let p = this.pos + 1;
+    const s = p;
+    const end = this.end;
+    // Fast path: no escapes and no control characters, so the bytes between the quotes are the UTF-8 of the value.
+    while (p < end) {
+      const c = load<u8>(p);
+      if (c == 0x22) {
+        this.pos = p + 1;
+        return String.UTF8.decodeUnsafe(s, p - s);
+      }
+      if (c == 0x5c || c < 0x20) break;
+      p++;
+    }
+    return this.slowString(s);
+  }
+
+  private pushUnit(n: i32, unit: u32): i32 {
+    if (n >= this.scratch.length) {
+      const grown = new Uint16Array(this.scratch.length << 1);
+      memory.copy(grown.dataStart, this.scratch.dataStart, <usize>n << 1);
+      this.scratch = grown;
+    }
+    unchecked((this.scratch[n] = <u16>unit));
+    return n + 1;
+  }
+
+  // Decodes UTF-8 and escapes into UTF-16 units; invalid UTF-8 becomes U+FFFD.
+  private slowString(s: usize): string {
+    let p = s;
+    const end = this.end;
+    let n = 0;
+    while (true) {
+      if (p >= end) {
+        this.pos = p;
+        this.syntax("closing quote of a string");
+        return "";
+      }
+      const c = <u32>load<u8>(p);
+      if (c == 0x22) {
+        this.pos = p + 1;
+        return String.UTF16.decodeUnsafe(this.scratch.dataStart, <usize>n << 1);
+      }
+      if (c < 0x20) {
+        this.pos = p;
+        this.syntax("no raw control characters in a string");
+        return "";
+      }
+      if (c == 0x5c) {
+        if (p + 1 >= end) {
+          this.pos = p;
+          this.syntax("an escape");
+          return "";
+        }
+        const e = <u32>load<u8>(p + 1);
+        p += 2;
+        if (e == 0x22 || e == 0x5c || e == 0x2f) n = this.pushUnit(n, e);
+        else if (e == 0x6e) n = this.pushUnit(n, 0x0a);
+        else if (e == 0x74) n = this.pushUnit(n, 0x09);
+        else if (e == 0x72) n = this.pushUnit(n, 0x0d);
+        else if (e == 0x62) n = this.pushUnit(n, 0x08);
+        else if (e == 0x66) n = this.pushUnit(n, 0x0c);
+        else if (e == 0x75) {
+          const u = p + 4 <= end ? hex4(p) : -1;
+          if (u < 0) {
+            this.pos = p;
+            this.syntax("four hex digits after \\u");
+            return "";
+          }
+          // Surrogate pairs arrive as two escapes; UTF-16 stores them as they are, lone ones included.
+          n = this.pushUnit(n, <u32>u);
+          p += 4;
+        } else {
+          this.pos = p - 1;
+          this.syntax("a valid escape");
+          return "";
+        }
+        continue;
+      }
+      if (c < 0x80) {
+        n = this.pushUnit(n, c);
+        p++;
+        continue;
+      }
+      // Multi-byte UTF-8.
+      let need = 0;
+      let cp: u32 = 0;
+      let min: u32 = 0;
+      if ((c & 0xe0) == 0xc0) {
+        need = 1;
+        cp = c & 0x1f;
+        min = 0x80;
+      } else if ((c & 0xf0) == 0xe0) {
+        need = 2;
+        cp = c & 0x0f;
+        min = 0x800;
+      } else if ((c & 0xf8) == 0xf0) {
+        need = 3;
+        cp = c & 0x07;
+        min = 0x10000;
+      }
+      let q = p + 1;
+      let ok = need > 0;
+      for (let i = 0; ok && i < need; i++) {
+        if (q >= end || (load<u8>(q) & 0xc0) != 0x80) ok = false;
+        else cp = (cp << 6) | (load<u8>(q++) & 0x3f);
+      }
+      if (!ok || cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) {
+        n = this.pushUnit(n, 0xfffd);
+        p++;
+        continue;
+      }
+      p = q;
+      if (cp >= 0x10000) {
+        cp -= 0x10000;
+        n = this.pushUnit(n, 0xd800 + (cp >> 10));
+        n = this.pushUnit(n, 0xdc00 + (cp & 0x3ff));
+      } else {
+        n = this.pushUnit(n, cp);
+      }
+    }
+  }
+}
+
+function hexDigit(c: u32): i32 {
+  if (c >= 0x30 && c <= 0x39) return <i32>(c - 0x30);
+  if (c >= 0x61 && c <= 0x66) return <i32>(c - 0x57);
+  if (c >= 0x41 && c <= 0x46) return <i32>(c - 0x37);
+  return -1;
+}
+
+function hex4(p: usize): i32 {
+  let v = 0;
+  for (let i: usize = 0; i < 4; i++) {
+    const d = hexDigit(<u32>load<u8>(p + i));
+    if (d < 0) return -1;
+    v = (v << 4) | d;
+  }
+  return v;
+}
+
+/** A string as a JSON literal, for error paths such as `labels["a.b/c"]`. */
+export function quote(s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c == 0x22 || c == 0x5c) out += "\\" + String.fromCharCode(c);
+    else if (c < 0x20) out += "\\u00" + (c < 0x10 ? "0" : "") + c.toString(16);
+    else out += String.fromCharCode(c);
+  }
+  return out + '"';
+}
