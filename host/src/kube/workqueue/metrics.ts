@@ -1,0 +1,154 @@
+// Work queue metrics with upstream's names, help and buckets (k8s.io/component-base workqueue provider), one
+// series per queue `name`. Several queues share the metric objects of one Registry.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Clock } from '../clock.ts';
+
+export interface QueueMetrics<T> {
+  add(item: T): void;
+  get(item: T): void;
+  done(item: T): void;
+  retry(): void;
+  /** Stops reporting unfinished work for this queue. */
+  close(): void;
+}
+
+export const noopQueueMetrics: QueueMetrics<unknown> = {
+  add: () => {},
+  get: () => {},
+  done: () => {},
+  retry: () => {},
+  close: () => {},
+};
+
+// Upstream: prometheus.ExponentialBuckets(10e-9, 10, 10), 10 ns .. 10 s.
+const DURATION_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
+
+interface LiveQueue {
+  name: string;
+  processingSince(): Iterable<number>;
+  clock: Clock;
+}
+
+interface Family {
+  adds: Counter<'name'>;
+  depth: Gauge<'name'>;
+  latency: Histogram<'name'>;
+  workDuration: Histogram<'name'>;
+  retries: Counter<'name'>;
+  live: Set<LiveQueue>;
+}
+
+const families = new WeakMap<Registry, Family>();
+
+function familyFor(registry: Registry): Family {
+  const existing = families.get(registry);
+  if (existing) return existing;
+  const live = new Set<LiveQueue>();
+  const labelNames = ['name'] as const;
+  const registers = [registry];
+  // Unfinished work is computed when scraped rather than by a 500 ms ticker as upstream does: same value, no timer.
+  const perQueue = (pick: (seconds: number[]) => number) =>
+    function collect(this: Gauge<'name'>): void {
+      this.reset();
+      const byName = new Map<string, number[]>();
+      for (const q of live) {
+        const now = q.clock.now();
+        const seconds = byName.get(q.name) ?? [];
+        for (const start of q.processingSince()) seconds.push((now - start) / 1000);
+        byName.set(q.name, seconds);
+      }
+      for (const [name, seconds] of byName) this.set({ name }, pick(seconds));
+    };
+  const family: Family = {
+    adds: new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames,
+      registers,
+    }),
+    depth: new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames, registers }),
+    latency: new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested.',
+      labelNames,
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    workDuration: new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes.',
+      labelNames,
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    retries: new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames,
+      registers,
+    }),
+    live,
+  };
+  new Gauge({
+    name: 'workqueue_unfinished_work_seconds',
+    help:
+      "How many seconds of work has done that is in progress and hasn't been observed by work_duration. " +
+      'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at ' +
+      'which this increases.',
+    labelNames,
+    registers,
+    collect: perQueue((s) => s.reduce((a, b) => a + b, 0)),
+  });
+  new Gauge({
+    name: 'workqueue_longest_running_processor_seconds',
+    help: 'How many seconds has the longest running processor for workqueue been running.',
+    labelNames,
+    registers,
+    collect: perQueue((s) => s.reduce((a, b) => Math.max(a, b), 0)),
+  });
+  families.set(registry, family);
+  return family;
+}
+
+export function queueMetrics<T>(name: string, registry: Registry | undefined, clock: Clock): QueueMetrics<T> {
+  if (!registry) return noopQueueMetrics;
+  const f = familyFor(registry);
+  const labels = { name };
+  const addTimes = new Map<T, number>();
+  const processingStart = new Map<T, number>();
+  const liveQueue: LiveQueue = { name, clock, processingSince: () => processingStart.values() };
+  f.live.add(liveQueue);
+  // Zero-valued series from the start, so dashboards see the queue before its first add.
+  f.adds.inc(labels, 0);
+  f.retries.inc(labels, 0);
+  f.depth.set(labels, 0);
+  return {
+    add(item) {
+      f.adds.inc(labels);
+      f.depth.inc(labels);
+      if (!addTimes.has(item)) addTimes.set(item, clock.now());
+    },
+    get(item) {
+      f.depth.dec(labels);
+      const added = addTimes.get(item);
+      if (added !== undefined) {
+        f.latency.observe(labels, (clock.now() - added) / 1000);
+        addTimes.delete(item);
+      }
+      processingStart.set(item, clock.now());
+    },
+    done(item) {
+      const started = processingStart.get(item);
+      if (started !== undefined) {
+        f.workDuration.observe(labels, (clock.now() - started) / 1000);
+        processingStart.delete(item);
+      }
+    },
+    retry() {
+      f.retries.inc(labels);
+    },
+    close() {
+      f.live.delete(liveQueue);
+    },
+  };
+}
