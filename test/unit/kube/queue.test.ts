@@ -184,7 +184,8 @@ describe('Queue metrics', () => {
     const m = registry.getSingleMetric(metric);
     if (!m) throw new Error(`${metric} not registered`);
     const got = await m.get();
-    return Object.fromEntries(got.values.map((v) => [`${v.metricName ?? metric}{${v.labels.name ?? ''}}`, v.value]));
+    const named = got.values as { value: number; labels: Record<string, unknown>; metricName?: string }[];
+    return Object.fromEntries(named.map((v) => [`${v.metricName ?? metric}{${String(v.labels.name ?? '')}}`, v.value]));
   }
 
   it('reports adds, depth, queue and work durations, labelled with the queue name', async () => {
