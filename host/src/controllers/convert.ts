@@ -1,0 +1,43 @@
+// Kubernetes objects -> the trimmed ABI objects a provider sees (plugin-sdk/ABI.md): never whole objects, never
+// managedFields, absent optional values as ""/[]/{}.
+import type { V1Node, V1Service } from '@kubernetes/client-node';
+import type { Node, NodeAddress, Protocol, Service } from '../plugin/abi/index.ts';
+
+export function toABINode(node: V1Node): Node {
+  return {
+    name: node.metadata?.name ?? '',
+    uid: node.metadata?.uid ?? '',
+    providerID: node.spec?.providerID ?? '',
+    labels: { ...node.metadata?.labels },
+    annotations: { ...node.metadata?.annotations },
+    addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type as NodeAddress['type'], address: a.address })),
+  };
+}
+
+export function toABIService(svc: V1Service): Service {
+  const spec = svc.spec ?? {};
+  return {
+    name: svc.metadata?.name ?? '',
+    namespace: svc.metadata?.namespace ?? '',
+    uid: svc.metadata?.uid ?? '',
+    labels: { ...svc.metadata?.labels },
+    annotations: { ...svc.metadata?.annotations },
+    ports: (spec.ports ?? []).map((p) => ({
+      name: p.name ?? '',
+      protocol: (p.protocol ?? 'TCP') as Protocol,
+      port: p.port,
+      nodePort: p.nodePort ?? 0,
+      targetPort: p.targetPort === undefined ? '' : String(p.targetPort),
+      appProtocol: p.appProtocol ?? '',
+    })),
+    loadBalancerIP: spec.loadBalancerIP ?? '',
+    loadBalancerSourceRanges: [...(spec.loadBalancerSourceRanges ?? [])],
+    externalTrafficPolicy: spec.externalTrafficPolicy ?? '',
+    healthCheckNodePort: spec.healthCheckNodePort ?? 0,
+    ipFamilies: [...(spec.ipFamilies ?? [])],
+    ipFamilyPolicy: spec.ipFamilyPolicy ?? '',
+    loadBalancerClass: spec.loadBalancerClass ?? '',
+    sessionAffinity: spec.sessionAffinity ?? '',
+    externalIPs: [...(spec.externalIPs ?? [])],
+  };
+}

@@ -1,0 +1,112 @@
+// Decisions of the service (LoadBalancer) controller, as upstream controllers/service/controller.go makes them.
+import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
+
+export const LOAD_BALANCER_CLEANUP_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
+export const LABEL_EXCLUDE_FROM_EXTERNAL_LB = 'node.kubernetes.io/exclude-from-external-load-balancers';
+export const TAINT_TO_BE_DELETED_BY_CA = 'ToBeDeletedByClusterAutoscaler';
+
+/**
+ * Which Services this controller serves: type LoadBalancer and, by default, no loadBalancerClass (upstream).
+ * `classes` lets a later multi-provider setup claim specific classes.
+ */
+export function wantsLoadBalancer(svc: V1Service, classes: ReadonlySet<string> = new Set()): boolean {
+  if (svc.spec?.type !== 'LoadBalancer') return false;
+  const cls = svc.spec.loadBalancerClass;
+  return cls === undefined || cls === '' ? true : classes.has(cls);
+}
+
+export function hasCleanupFinalizer(svc: V1Service): boolean {
+  return (svc.metadata?.finalizers ?? []).includes(LOAD_BALANCER_CLEANUP_FINALIZER);
+}
+
+/** The load balancer must go: our finalizer is on, and the Service is being deleted or no longer wants one. */
+export function needsCleanup(svc: V1Service, classes?: ReadonlySet<string>): boolean {
+  if (!hasCleanupFinalizer(svc)) return false;
+  return svc.metadata?.deletionTimestamp !== undefined || !wantsLoadBalancer(svc, classes);
+}
+
+function sameJSON(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+function portsKey(svc: V1Service): string {
+  return JSON.stringify(
+    (svc.spec?.ports ?? []).map((p) => [
+      p.name ?? '',
+      p.protocol ?? 'TCP',
+      p.port,
+      p.nodePort ?? 0,
+      String(p.targetPort ?? ''),
+      p.appProtocol ?? '',
+    ]),
+  );
+}
+
+/** Upstream needsUpdate: which changes between two versions of a Service require re-ensuring its load balancer. */
+export function needsUpdate(oldSvc: V1Service, newSvc: V1Service, classes?: ReadonlySet<string>): string | undefined {
+  const o = oldSvc.spec ?? {};
+  const n = newSvc.spec ?? {};
+  if (wantsLoadBalancer(oldSvc, classes) !== wantsLoadBalancer(newSvc, classes)) return 'type';
+  if (!wantsLoadBalancer(newSvc, classes)) return undefined;
+  if (!sameJSON([...(o.loadBalancerSourceRanges ?? [])].sort(), [...(n.loadBalancerSourceRanges ?? [])].sort())) {
+    return 'loadBalancerSourceRanges';
+  }
+  if (portsKey(oldSvc) !== portsKey(newSvc)) return 'ports';
+  if (o.sessionAffinity !== n.sessionAffinity || !sameJSON(o.sessionAffinityConfig, n.sessionAffinityConfig)) {
+    return 'sessionAffinity';
+  }
+  if ((o.loadBalancerIP ?? '') !== (n.loadBalancerIP ?? '')) return 'loadBalancerIP';
+  if (!sameJSON(o.externalIPs ?? [], n.externalIPs ?? [])) return 'externalIPs';
+  if (!sameJSON(oldSvc.metadata?.annotations ?? {}, newSvc.metadata?.annotations ?? {})) return 'annotations';
+  if (oldSvc.metadata?.uid !== newSvc.metadata?.uid) return 'uid';
+  if ((o.externalTrafficPolicy ?? '') !== (n.externalTrafficPolicy ?? '')) return 'externalTrafficPolicy';
+  if ((o.healthCheckNodePort ?? 0) !== (n.healthCheckNodePort ?? 0)) return 'healthCheckNodePort';
+  if ((o.ipFamilies ?? []).length !== (n.ipFamilies ?? []).length) return 'ipFamilies';
+  return undefined;
+}
+
+/** Upstream's stable node-set predicate: not being deleted, not excluded, not being removed by the autoscaler. */
+export function nodeIncludedInLoadBalancers(node: V1Node): boolean {
+  if (node.metadata?.deletionTimestamp !== undefined) return false;
+  const exclude = node.metadata?.labels?.[LABEL_EXCLUDE_FROM_EXTERNAL_LB];
+  if (exclude !== undefined && exclude !== 'false') return false;
+  return !(node.spec?.taints ?? []).some((t) => t.key === TAINT_TO_BE_DELETED_BY_CA);
+}
+
+/** A node change that can change some load balancer's node set (and so must trigger a node sync). */
+export function nodeChangeAffectsLoadBalancers(oldNode: V1Node, newNode: V1Node): boolean {
+  return (
+    nodeIncludedInLoadBalancers(oldNode) !== nodeIncludedInLoadBalancers(newNode) ||
+    (oldNode.spec?.providerID ?? '') !== (newNode.spec?.providerID ?? '')
+  );
+}
+
+/** The node set as upstream compares it: name -> providerID. */
+export function nodeSetKey(nodes: readonly V1Node[]): string {
+  return nodes
+    .map((n) => `${n.metadata?.name ?? ''}=${n.spec?.providerID ?? ''}`)
+    .sort()
+    .join(',');
+}
+
+/** cloudprovider.DefaultLoadBalancerName: "a" + the UID without dashes, at most 32 characters. */
+export function defaultLoadBalancerName(svc: V1Service): string {
+  return `a${(svc.metadata?.uid ?? '').replaceAll('-', '')}`.slice(0, 32);
+}
+
+function normalizeStatus(status: V1LoadBalancerStatus | undefined): unknown {
+  return (status?.ingress ?? []).map((i) => ({
+    ip: i.ip ?? '',
+    hostname: i.hostname ?? '',
+    ipMode: i.ipMode ?? '',
+    ports: (i.ports ?? []).map((p) => ({ port: p.port, protocol: p.protocol, error: p.error ?? '' })),
+  }));
+}
+
+/** Whether writing `next` would change status.loadBalancer (only then is the status subresource patched). */
+export function loadBalancerStatusEqual(
+  a: V1LoadBalancerStatus | undefined,
+  b: V1LoadBalancerStatus | undefined,
+): boolean {
+  return sameJSON(normalizeStatus(a), normalizeStatus(b));
+}

@@ -1,0 +1,172 @@
+import type { V1Node, V1Service } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { toABINode, toABIService } from '../../../../host/src/controllers/convert.ts';
+import {
+  defaultLoadBalancerName,
+  loadBalancerStatusEqual,
+  needsCleanup,
+  needsUpdate,
+  nodeChangeAffectsLoadBalancers,
+  nodeIncludedInLoadBalancers,
+  nodeSetKey,
+  wantsLoadBalancer,
+} from '../../../../host/src/controllers/service/rules.ts';
+
+function svc(spec: V1Service['spec'] = {}, metadata: V1Service['metadata'] = {}): V1Service {
+  return {
+    metadata: { name: 's', namespace: 'ns', uid: '3f2a9c1e-0b7d-4e1f-9a2b-1234567890ab', ...metadata },
+    spec: { type: 'LoadBalancer', ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080 }], ...spec },
+  };
+}
+
+function node(name: string, extra: Partial<V1Node> = {}): V1Node {
+  return { metadata: { name, ...extra.metadata }, spec: { providerID: `devcloud://${name}`, ...extra.spec } };
+}
+
+describe('which Services the controller serves', () => {
+  it('LoadBalancer without class only, unless the class is claimed', () => {
+    expect(wantsLoadBalancer(svc())).toBe(true);
+    expect(wantsLoadBalancer(svc({ type: 'ClusterIP' }))).toBe(false);
+    expect(wantsLoadBalancer(svc({ loadBalancerClass: 'example.com/lb' }))).toBe(false);
+    expect(wantsLoadBalancer(svc({ loadBalancerClass: 'example.com/lb' }), new Set(['example.com/lb']))).toBe(true);
+  });
+
+  it('needs cleanup only with our finalizer and a deletion or a type change', () => {
+    const fin = { finalizers: ['service.kubernetes.io/load-balancer-cleanup'] };
+    expect(needsCleanup(svc({}, fin))).toBe(false);
+    expect(needsCleanup(svc({}, { ...fin, deletionTimestamp: new Date() }))).toBe(true);
+    expect(needsCleanup(svc({ type: 'ClusterIP' }, fin))).toBe(true);
+    expect(needsCleanup(svc({ type: 'ClusterIP' }))).toBe(false);
+  });
+});
+
+describe('needsUpdate', () => {
+  const base = svc({ loadBalancerSourceRanges: ['10.0.0.0/8', '192.168.0.0/16'] }, { annotations: { a: '1' } });
+  it.each<[string, V1Service]>([
+    ['type', svc({ type: 'NodePort' })],
+    ['loadBalancerSourceRanges', svc({ loadBalancerSourceRanges: ['10.0.0.0/8'] }, { annotations: { a: '1' } })],
+    [
+      'ports',
+      { ...base, spec: { ...base.spec, ports: [{ name: 'http', protocol: 'TCP', port: 8080, nodePort: 30080 }] } },
+    ],
+    [
+      'ports',
+      { ...base, spec: { ...base.spec, ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 30081 }] } },
+    ],
+    ['ports', { ...base, spec: { ...base.spec, ports: [{ name: 'h', protocol: 'TCP', port: 80, nodePort: 30080 }] } }],
+    [
+      'ports',
+      {
+        ...base,
+        spec: {
+          ...base.spec,
+          ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080, appProtocol: 'h2c' }],
+        },
+      },
+    ],
+    ['sessionAffinity', { ...base, spec: { ...base.spec, sessionAffinity: 'ClientIP' } }],
+    ['loadBalancerIP', { ...base, spec: { ...base.spec, loadBalancerIP: '203.0.113.9' } }],
+    ['externalIPs', { ...base, spec: { ...base.spec, externalIPs: ['1.2.3.4'] } }],
+    ['annotations', { ...base, metadata: { ...base.metadata, annotations: { a: '2' } } }],
+    ['uid', { ...base, metadata: { ...base.metadata, uid: 'other' } }],
+    ['externalTrafficPolicy', { ...base, spec: { ...base.spec, externalTrafficPolicy: 'Local' } }],
+    ['healthCheckNodePort', { ...base, spec: { ...base.spec, healthCheckNodePort: 32000 } }],
+    ['ipFamilies', { ...base, spec: { ...base.spec, ipFamilies: ['IPv4', 'IPv6'] } }],
+  ])('sees a change of %s', (field, changed) => {
+    expect(needsUpdate(base, changed)).toBe(field);
+  });
+
+  it('ignores changes that do not matter to the load balancer', () => {
+    expect(
+      needsUpdate(base, { ...base, metadata: { ...base.metadata, labels: { x: 'y' }, resourceVersion: '9' } }),
+    ).toBeUndefined();
+    expect(needsUpdate(base, { ...base, status: { loadBalancer: { ingress: [{ ip: '1.1.1.1' }] } } })).toBeUndefined();
+    const reordered = { ...base, spec: { ...base.spec, loadBalancerSourceRanges: ['192.168.0.0/16', '10.0.0.0/8'] } };
+    expect(needsUpdate(base, reordered)).toBeUndefined();
+  });
+});
+
+describe('load balancer node set', () => {
+  it('excludes deleting, excluded and autoscaler-doomed nodes; Ready is not checked', () => {
+    expect(nodeIncludedInLoadBalancers(node('a'))).toBe(true);
+    expect(nodeIncludedInLoadBalancers(node('a', { metadata: { name: 'a', deletionTimestamp: new Date() } }))).toBe(
+      false,
+    );
+    const label = (v: string) =>
+      node('a', { metadata: { name: 'a', labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': v } } });
+    expect(nodeIncludedInLoadBalancers(label(''))).toBe(false);
+    expect(nodeIncludedInLoadBalancers(label('true'))).toBe(false);
+    expect(nodeIncludedInLoadBalancers(label('false'))).toBe(true);
+    const doomed = node('a', { spec: { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] } });
+    expect(nodeIncludedInLoadBalancers(doomed)).toBe(false);
+    const notReady = node('a', { status: { conditions: [{ type: 'Ready', status: 'False' }] } } as Partial<V1Node>);
+    expect(nodeIncludedInLoadBalancers(notReady)).toBe(true);
+  });
+
+  it('re-checks load balancers when exclusion or providerID changes, not for other updates', () => {
+    const a = node('a');
+    expect(nodeChangeAffectsLoadBalancers(a, { ...a, metadata: { name: 'a', labels: { x: 'y' } } })).toBe(false);
+    expect(nodeChangeAffectsLoadBalancers(a, { ...a, spec: { providerID: 'devcloud://other' } })).toBe(true);
+    const excluded = {
+      ...a,
+      metadata: { name: 'a', labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': 'true' } },
+    };
+    expect(nodeChangeAffectsLoadBalancers(a, excluded)).toBe(true);
+  });
+
+  it('compares node sets by name and providerID, in any order', () => {
+    expect(nodeSetKey([node('b'), node('a')])).toBe(nodeSetKey([node('a'), node('b')]));
+    expect(nodeSetKey([node('a')])).not.toBe(nodeSetKey([node('a', { spec: { providerID: 'x' } })]));
+  });
+});
+
+describe('names, status and conversion', () => {
+  it('default LB name is "a" + UID without dashes, at most 32 characters', () => {
+    expect(defaultLoadBalancerName(svc())).toBe('a3f2a9c1e0b7d4e1f9a2b1234567890a');
+    expect(defaultLoadBalancerName(svc())).toHaveLength(32);
+  });
+
+  it('compares load balancer status semantically', () => {
+    expect(
+      loadBalancerStatusEqual({ ingress: [{ ip: '1.1.1.1' }] }, { ingress: [{ ip: '1.1.1.1', hostname: '' }] }),
+    ).toBe(true);
+    expect(loadBalancerStatusEqual({ ingress: [{ ip: '1.1.1.1' }] }, { ingress: [{ ip: '1.1.1.2' }] })).toBe(false);
+    expect(loadBalancerStatusEqual(undefined, { ingress: [] })).toBe(true);
+  });
+
+  it('trims objects to the ABI shapes', () => {
+    const s = toABIService(
+      svc({ ports: [{ port: 443, targetPort: 'https' as unknown as number }] }, { managedFields: [{}] }),
+    );
+    expect(s).toEqual({
+      name: 's',
+      namespace: 'ns',
+      uid: '3f2a9c1e-0b7d-4e1f-9a2b-1234567890ab',
+      labels: {},
+      annotations: {},
+      ports: [{ name: '', protocol: 'TCP', port: 443, nodePort: 0, targetPort: 'https', appProtocol: '' }],
+      loadBalancerIP: '',
+      loadBalancerSourceRanges: [],
+      externalTrafficPolicy: '',
+      healthCheckNodePort: 0,
+      ipFamilies: [],
+      ipFamilyPolicy: '',
+      loadBalancerClass: '',
+      sessionAffinity: '',
+      externalIPs: [],
+    });
+    expect(
+      toABINode({
+        metadata: { name: 'n', uid: 'u' },
+        status: { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] },
+      }),
+    ).toEqual({
+      name: 'n',
+      uid: 'u',
+      providerID: '',
+      labels: {},
+      annotations: {},
+      addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+    });
+  });
+});
