@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import {
+  allRoutesCreated,
+  isResponsibleForRoute,
+  planRoutes,
+  type RouteNode,
+} from '../../../../host/src/controllers/route/plan.ts';
+import { parseClusterCIDRs } from '../../../../host/src/net/cidr.ts';
+import type { Route } from '../../../../host/src/plugin/abi/index.ts';
+
+const cluster = parseClusterCIDRs('10.244.0.0/16,fd00:10::/56');
+
+function route(targetNode: string, destinationCIDR: string, extra: Partial<Route> = {}): Route {
+  return {
+    name: `r-${targetNode}-${destinationCIDR}`,
+    targetNode,
+    targetNodeAddresses: [],
+    destinationCIDR,
+    blackhole: false,
+    ...extra,
+  };
+}
+
+const nodes: RouteNode[] = [
+  { name: 'a', uid: 'uid-a', podCIDRs: ['10.244.1.0/24', 'fd00:10:0:1::/64'] },
+  { name: 'b', uid: 'uid-b', podCIDRs: ['10.244.2.0/24'] },
+  { name: 'c', uid: 'uid-c', podCIDRs: [] },
+];
+
+describe('route plan', () => {
+  it('creates a route per missing pod CIDR, named by the node UID, skipping nodes without CIDRs', () => {
+    const plan = planRoutes(nodes, [route('a', '10.244.1.0/24')], cluster);
+    expect(plan.create.map((c) => [c.nameHint, c.route.targetNode, c.route.destinationCIDR])).toEqual([
+      ['uid-a', 'a', 'fd00:10:0:1::/64'],
+      ['uid-b', 'b', '10.244.2.0/24'],
+    ]);
+    expect([...(plan.existing.get('a') ?? [])]).toEqual(['10.244.1.0/24']);
+    expect(plan.existing.has('c')).toBe(false);
+  });
+
+  it('matches CIDRs semantically (fd00:10:0:1:0::/64 is fd00:10:0:1::/64)', () => {
+    const plan = planRoutes([nodes[0]!], [route('a', '10.244.1.0/24'), route('a', 'fd00:10:0:1:0::/64')], cluster);
+    expect(plan.create).toEqual([]);
+    expect(plan.delete).toEqual([]);
+  });
+
+  it('deletes blackholed routes, routes to unknown nodes and to CIDRs a node no longer has — only inside the cluster CIDR', () => {
+    const routes = [
+      route('a', '10.244.1.0/24', { blackhole: true }),
+      route('gone', '10.244.9.0/24'),
+      route('b', '10.244.3.0/24'),
+      route('b', '10.244.2.0/24'),
+      route('gone', '192.168.0.0/24'),
+      route('gone', 'fd00:10:0:9::/64'),
+    ];
+    const plan = planRoutes(nodes, routes, cluster);
+    expect(plan.delete.map((r) => `${r.targetNode} ${r.destinationCIDR}`)).toEqual([
+      'a 10.244.1.0/24',
+      'gone 10.244.9.0/24',
+      'b 10.244.3.0/24',
+      'gone fd00:10:0:9::/64',
+    ]);
+  });
+
+  it('is responsible for a route whose first or last address is in a cluster CIDR', () => {
+    expect(isResponsibleForRoute(route('x', '10.244.5.0/24'), cluster)).toBe(true);
+    expect(isResponsibleForRoute(route('x', '10.0.0.0/8'), parseClusterCIDRs('10.255.0.0/16'))).toBe(true);
+    expect(isResponsibleForRoute(route('x', '10.0.0.0/8'), parseClusterCIDRs('10.7.0.0/16'))).toBe(false);
+    expect(isResponsibleForRoute(route('x', '10.245.0.0/24'), cluster)).toBe(false);
+    expect(isResponsibleForRoute(route('x', 'garbage'), cluster)).toBe(false);
+  });
+
+  it('marks a node routed only when every pod CIDR has a route', () => {
+    expect(allRoutesCreated(nodes[0]!, new Set(['10.244.1.0/24']))).toBe(false);
+    expect(allRoutesCreated(nodes[0]!, new Set(['10.244.1.0/24', 'fd00:10:0:1::/64']))).toBe(true);
+    expect(allRoutesCreated(nodes[2]!, new Set())).toBe(false);
+    expect(allRoutesCreated(nodes[1]!, undefined)).toBe(false);
+  });
+});
