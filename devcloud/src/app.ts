@@ -8,6 +8,7 @@ import { adminRoutes } from './http/admin.ts';
 import { adminInstanceRoutes } from './http/admin-instances.ts';
 import { instanceRoutes } from './http/instances.ts';
 import { loadBalancerRoutes } from './http/load-balancers.ts';
+import { normalizeQuery } from './http/query.ts';
 import { routeRoutes } from './http/routes.ts';
 import { zoneRoutes } from './http/zones.ts';
 import type { Cloud } from './model/cloud.ts';
@@ -29,8 +30,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: 8 * 1024 * 1024,
-    // Reject unknown properties instead of Fastify's default of silently dropping them.
-    ajv: { customOptions: { removeAdditional: false } },
+    // Reject unknown properties and wrong types instead of Fastify's default of dropping or coercing them.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
@@ -46,6 +47,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     const failed = deps.faults.inject(op);
     if (failed) throw failed;
   });
+  app.addHook('preValidation', normalizeQuery);
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     deps.counters.record(req.routeOptions.config.op ?? 'unmatched', req.method, route, reply.statusCode);

@@ -70,7 +70,11 @@ function fromValidation(err: FastifyError): ApiError {
   const field = fieldName(issue.instancePath ?? '', extra);
   const where = err.validationContext ?? 'body';
   const what =
-    issue.params?.additionalProperty !== undefined ? 'is not a known property' : (issue.message ?? 'invalid');
+    issue.params?.additionalProperty !== undefined
+      ? 'is not a known property'
+      : issue.params?.missingProperty !== undefined
+        ? 'is required'
+        : (issue.message ?? 'invalid');
   const label = field === '' ? where : field;
   return new ApiError(400, 'invalid_request', `${where === 'body' ? '' : `${where}.`}${label}: ${what}`, {
     field: label,
