@@ -153,6 +153,32 @@ describe('StateWriter', () => {
     expect(writer.writes).toBe(snapshots);
   });
 
+  it('flush() during a background write does not start a second, overlapping write', async () => {
+    const writer = new StateWriter(join(dir, 's.json'), 0, emptySnapshot);
+    for (let round = 0; round < 20; round++) {
+      writer.markDirty();
+      await new Promise((r) => setTimeout(r, 1)); // the timer fires: a write is in flight
+      writer.markDirty(); // dirtied during the write: its end schedules another
+      await writer.flush();
+    }
+    await new Promise((r) => setTimeout(r, 20)); // a stray timer would write (and collide) now
+    await writer.flush();
+    expect(await readdir(dir)).toEqual(['s.json']);
+  });
+
+  it('stretches the delay for states that are slow to serialize', async () => {
+    const slow = (): StateSnapshot => {
+      const until = performance.now() + 25;
+      while (performance.now() < until);
+      return emptySnapshot();
+    };
+    const writer = new StateWriter(join(dir, 's.json'), 10, slow);
+    expect(writer.delayMs).toBe(10);
+    writer.markDirty();
+    await writer.flush();
+    expect(writer.delayMs).toBeGreaterThanOrEqual(100);
+  });
+
   it('reports a failed write from flush()', async () => {
     const writer = new StateWriter(join(dir, 'missing-dir', 's.json'), 0, emptySnapshot);
     writer.markDirty();
