@@ -1,0 +1,54 @@
+// client-go's REST client metrics (k8s.io/client-go/tools/metrics as registered by component-base), per registry.
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+export interface RestMetrics {
+  /** A finished request: `code` is the HTTP status or "<error>" when no response arrived. */
+  request(method: string, host: string, code: string, seconds: number): void;
+  /** Time a request waited for the client-side rate limiter. */
+  rateLimited(method: string, host: string, seconds: number): void;
+}
+
+export const noopRestMetrics: RestMetrics = { request: () => {}, rateLimited: () => {} };
+
+// Upstream buckets for request latency and rate limiter latency.
+const LATENCY_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0];
+
+const byRegistry = new WeakMap<Registry, RestMetrics>();
+
+export function restMetrics(registry: Registry | undefined): RestMetrics {
+  if (!registry) return noopRestMetrics;
+  const existing = byRegistry.get(registry);
+  if (existing) return existing;
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'rest_client_requests_total',
+    help: 'Number of HTTP requests, partitioned by status code, method, and host.',
+    labelNames: ['code', 'method', 'host'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'rest_client_request_duration_seconds',
+    help: 'Request latency in seconds. Broken down by verb, and host.',
+    labelNames: ['verb', 'host'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const limiter = new Histogram({
+    name: 'rest_client_rate_limiter_duration_seconds',
+    help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
+    labelNames: ['verb', 'host'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const metrics: RestMetrics = {
+    request(method, host, code, seconds) {
+      requests.inc({ code, method, host });
+      duration.observe({ verb: method, host }, seconds);
+    },
+    rateLimited(method, host, seconds) {
+      limiter.observe({ verb: method, host }, seconds);
+    },
+  };
+  byRegistry.set(registry, metrics);
+  return metrics;
+}
