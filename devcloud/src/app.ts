@@ -33,6 +33,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // Reject unknown properties and wrong types instead of Fastify's default of dropping or coercing them.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
+  // HTTP helpers (a plugin's among them) often send Content-Type: application/json on every request;
+  // an empty body then means "no body", not a parse error. Non-empty bodies keep Fastify's parser,
+  // which refuses __proto__ and constructor.prototype keys.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') done(null, undefined);
+    else json(req, body as string, done);
+  });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
 

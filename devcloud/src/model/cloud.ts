@@ -100,10 +100,11 @@ export class Cloud {
     this.routes.restore(snapshot.routes);
   }
 
+  /** Shares the live objects (cheap for the HTTP route, which serializes at once); copy before handing out. */
   inventory(): CloudInventory {
     const pool = this.loadBalancers.pool;
     const loadBalancers = [...this.loadBalancers.all()].sort(byKey((lb) => lb.name));
-    return structuredClone({
+    return {
       zones: this.zones.zones(),
       regions: this.zones.regions(),
       instances: [...this.instances.all()].sort(byKey((i) => i.id)),
@@ -122,6 +123,6 @@ export class Cloud {
         free: pool.size - pool.used,
         allocated: pool.allocated(),
       },
-    });
+    };
   }
 }
