@@ -1,0 +1,100 @@
+// The errors a Provider's methods reject with, as upstream k8s.io/cloud-provider's sentinels: controllers branch on
+// them with the is* helpers (or instanceof), never on message text.
+
+export type ProviderErrorCode =
+  | 'InstanceNotFound'
+  | 'NotImplemented'
+  | 'ImplementedElsewhere'
+  | 'Retry'
+  | 'Invalid'
+  | 'Internal'
+  | 'Timeout';
+
+/** Where an error came from, for messages and logs. */
+export interface ProviderErrorContext {
+  provider?: string;
+  method?: string;
+}
+
+export abstract class ProviderError extends Error {
+  abstract readonly code: ProviderErrorCode;
+  readonly provider: string | undefined;
+  readonly method: string | undefined;
+  constructor(message: string, context: ProviderErrorContext = {}) {
+    super(context.provider && context.method ? `${context.provider}.${context.method}: ${message}` : message);
+    this.provider = context.provider;
+    this.method = context.method;
+  }
+}
+
+/** The instance behind a node does not exist (cloudprovider.InstanceNotFound). */
+export class InstanceNotFoundError extends ProviderError {
+  override name = 'InstanceNotFoundError';
+  readonly code = 'InstanceNotFound';
+}
+
+/** The provider does not implement this (cloudprovider.NotImplemented). */
+export class NotImplementedError extends ProviderError {
+  override name = 'NotImplementedError';
+  readonly code = 'NotImplemented';
+}
+
+/** Another component handles it: load balancer ensure/update only (cloudprovider.ImplementedElsewhere). */
+export class ImplementedElsewhereError extends ProviderError {
+  override name = 'ImplementedElsewhereError';
+  readonly code = 'ImplementedElsewhere';
+}
+
+/** Try again after a fixed delay (api.RetryError): the service controller honours it instead of its backoff. */
+export class RetryError extends ProviderError {
+  override name = 'RetryError';
+  readonly code = 'Retry';
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number, context: ProviderErrorContext = {}) {
+    super(message, context);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** The request is wrong (for example a bad Service annotation); the message names what. */
+export class InvalidError extends ProviderError {
+  override name = 'InvalidError';
+  readonly code = 'Invalid';
+}
+
+/** Anything else: the provider failed, answered nonsense, or crashed. */
+export class InternalError extends ProviderError {
+  override name = 'InternalError';
+  readonly code = 'Internal';
+}
+
+/** The provider did not answer within the call's deadline. */
+export class TimeoutError extends ProviderError {
+  override name = 'TimeoutError';
+  readonly code = 'Timeout';
+}
+
+export function isProviderError(err: unknown): err is ProviderError {
+  return err instanceof ProviderError;
+}
+export function isInstanceNotFound(err: unknown): err is InstanceNotFoundError {
+  return err instanceof InstanceNotFoundError;
+}
+export function isNotImplemented(err: unknown): err is NotImplementedError {
+  return err instanceof NotImplementedError;
+}
+export function isImplementedElsewhere(err: unknown): err is ImplementedElsewhereError {
+  return err instanceof ImplementedElsewhereError;
+}
+export function isRetry(err: unknown): err is RetryError {
+  return err instanceof RetryError;
+}
+export function isInvalid(err: unknown): err is InvalidError {
+  return err instanceof InvalidError;
+}
+export function isInternal(err: unknown): err is InternalError {
+  return err instanceof InternalError;
+}
+export function isTimeout(err: unknown): err is TimeoutError {
+  return err instanceof TimeoutError;
+}

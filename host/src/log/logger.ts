@@ -1,0 +1,71 @@
+// A minimal structured logger: JSON lines, one record per line, with fields carried by child loggers.
+// Kept tiny on purpose: the controllers and the plugin runtime only need levels, a message and flat fields.
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  /** A logger that adds `fields` to every record (for example `{plugin: 'devcloud'}`). */
+  child(fields: LogFields): Logger;
+}
+
+const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface JsonLineLoggerOptions {
+  /** Where lines go; defaults to process.stdout. */
+  write?: (line: string) => void;
+  /** Records below this level are dropped. */
+  level?: LogLevel;
+  fields?: LogFields;
+  now?: () => Date;
+}
+
+export function createJsonLineLogger(options: JsonLineLoggerOptions = {}): Logger {
+  const write = options.write ?? ((line: string) => process.stdout.write(line));
+  const minimum = LEVEL_ORDER[options.level ?? 'info'];
+  const now = options.now ?? (() => new Date());
+
+  const make = (bound: LogFields): Logger => {
+    const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
+      if (LEVEL_ORDER[level] < minimum) return;
+      // time, level and msg come first and cannot be overwritten by fields.
+      const record = { ...bound, ...fields, time: now().toISOString(), level, msg: message };
+      write(`${safeStringify(record)}\n`);
+    };
+    return {
+      debug: (m, f) => emit('debug', m, f),
+      info: (m, f) => emit('info', m, f),
+      warn: (m, f) => emit('warn', m, f),
+      error: (m, f) => emit('error', m, f),
+      child: (fields) => make({ ...bound, ...fields }),
+    };
+  };
+  return make(options.fields ?? {});
+}
+
+/** A logger that drops everything (defaults in libraries; tests that do not look at logs). */
+export const silentLogger: Logger = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+  child: () => silentLogger,
+};
+
+// A record must never make logging throw: Errors become their message, BigInts strings, cycles a marker.
+function safeStringify(record: LogFields): string {
+  const seen = new WeakSet<object>();
+  return JSON.stringify(record, (_key, value: unknown) => {
+    if (value instanceof Error) return { name: value.name, message: value.message };
+    if (typeof value === 'bigint') return value.toString();
+    if (typeof value === 'object' && value !== null) {
+      if (seen.has(value)) return '[circular]';
+      seen.add(value);
+    }
+    return value;
+  });
+}

@@ -1,0 +1,150 @@
+// The shared memory one plugin instance and the main thread talk through. A call is a hand-over of one state word:
+// the main thread writes the request and flips `state` to `call`; the worker (blocked in Atomics.wait) runs it and
+// flips it to `done`, or to `hostRequest` when the plugin needs the main thread (ccm_http), which answers with
+// `hostReply`. The main thread never blocks: it waits with Atomics.waitAsync. Nothing is copied through
+// postMessage on the call path.
+//
+// The buffer is a growable SharedArrayBuffer: it starts small and grows (up to a fixed maximum) when a message needs
+// more room, so a pool of idle instances does not reserve 16 MiB each.
+
+export const ChannelState = {
+  /** No call: the worker waits. */
+  idle: 0,
+  /** A call request is in the payload; the worker runs it. */
+  call: 1,
+  /** The worker needs the main thread: `kind` says what, the payload holds the request. */
+  hostRequest: 2,
+  /** The main thread answered the host request; the worker continues the call. */
+  hostReply: 3,
+  /** The call finished: `kind` is a CallOutcome, the payload holds the output or a message. */
+  done: 4,
+  /** Set by the main thread when the worker exited, to wake its own waiter. */
+  dead: 5,
+} as const;
+export type ChannelStateValue = (typeof ChannelState)[keyof typeof ChannelState];
+
+/** What a finished call produced (the `kind` slot when state is `done`). */
+export const CallOutcome = {
+  /** The payload is the plugin's output. */
+  output: 0,
+  /** The export returned 0 but set no output. */
+  noOutput: 1,
+  /** The plugin reported an Extism error (error_set); the payload is its text. */
+  guestError: 2,
+  /** The export returned a non-zero code (in `aux`); the payload is the Extism error text, if any. */
+  nonZeroReturn: 3,
+  /** The guest trapped; the payload is the message. The instance must not be used again. */
+  trap: 4,
+  /** The guest exceeded a limit (kernel memory, output size); the payload says which. Not reused either. */
+  limit: 5,
+  /** The module has no such export. */
+  noSuchExport: 6,
+} as const;
+export type CallOutcomeValue = (typeof CallOutcome)[keyof typeof CallOutcome];
+
+/** What a host request asks for (the `kind` slot when state is `hostRequest`). */
+export const HostRequestKind = { http: 1 } as const;
+
+const Slot = { state: 0, kind: 1, length: 2, aux: 3 } as const;
+const HEADER_BYTES = 64;
+
+export class Channel {
+  readonly buffer: SharedArrayBuffer;
+  readonly header: Int32Array;
+  #payload: Uint8Array;
+  #payloadView: DataView;
+
+  constructor(buffer: SharedArrayBuffer) {
+    this.buffer = buffer;
+    this.header = new Int32Array(buffer, 0, HEADER_BYTES / 4);
+    this.#payload = new Uint8Array(buffer, HEADER_BYTES);
+    this.#payloadView = new DataView(buffer, HEADER_BYTES);
+  }
+
+  static create(initialPayloadBytes: number, maxPayloadBytes: number): Channel {
+    const buffer = new SharedArrayBuffer(HEADER_BYTES + initialPayloadBytes, { maxByteLength: HEADER_BYTES + maxPayloadBytes });
+    return new Channel(buffer);
+  }
+
+  get maxPayloadBytes(): number {
+    return this.buffer.maxByteLength - HEADER_BYTES;
+  }
+
+  /** Grows the buffer so the payload can hold `bytes`; false when that is above the maximum. */
+  reserve(bytes: number): boolean {
+    if (bytes <= this.payload.length) return true;
+    if (bytes > this.maxPayloadBytes) return false;
+    // Double, so a series of slightly larger messages does not grow it each time.
+    const target = Math.min(this.maxPayloadBytes, Math.max(bytes, this.payload.length * 2));
+    this.buffer.grow(HEADER_BYTES + target);
+    return true;
+  }
+
+  /** The payload area. Re-created when the other thread grew the buffer. */
+  get payload(): Uint8Array {
+    if (this.#payload.length !== this.buffer.byteLength - HEADER_BYTES) {
+      this.#payload = new Uint8Array(this.buffer, HEADER_BYTES);
+      this.#payloadView = new DataView(this.buffer, HEADER_BYTES);
+    }
+    return this.#payload;
+  }
+
+  get payloadView(): DataView {
+    void this.payload;
+    return this.#payloadView;
+  }
+
+  /** Copies payload bytes out into a fresh, unshared buffer. */
+  copyOut(offset: number, length: number): Uint8Array {
+    return this.payload.slice(offset, offset + length);
+  }
+
+  get state(): number {
+    return Atomics.load(this.header, Slot.state);
+  }
+
+  /** Publishes a new state and wakes whoever waits on it (the other thread, or this thread's async waiter). */
+  publish(state: ChannelStateValue): void {
+    Atomics.store(this.header, Slot.state, state);
+    Atomics.notify(this.header, Slot.state);
+  }
+
+  /** Changes the state without waking anyone (when nobody waits for this value). */
+  set(state: ChannelStateValue): void {
+    Atomics.store(this.header, Slot.state, state);
+  }
+
+  get kind(): number {
+    return this.header[Slot.kind] as number;
+  }
+  set kind(value: number) {
+    this.header[Slot.kind] = value;
+  }
+  get length(): number {
+    return this.header[Slot.length] as number;
+  }
+  set length(value: number) {
+    this.header[Slot.length] = value;
+  }
+  get aux(): number {
+    return this.header[Slot.aux] as number;
+  }
+  set aux(value: number) {
+    this.header[Slot.aux] = value;
+  }
+
+  /** Blocks the calling thread while the state equals `current` (workers only; the main thread must not block). */
+  waitWhile(current: number): void {
+    while (Atomics.load(this.header, Slot.state) === current) Atomics.wait(this.header, Slot.state, current);
+  }
+
+  /**
+   * Resolves when the state is no longer `current` (or was already different), or after `timeoutMs`.
+   * Returns false on timeout.
+   */
+  async waitWhileAsync(current: number, timeoutMs: number): Promise<boolean> {
+    const result = Atomics.waitAsync(this.header, Slot.state, current, Math.max(0, timeoutMs));
+    const outcome = result.async ? await result.value : result.value;
+    return outcome !== 'timed-out' || Atomics.load(this.header, Slot.state) !== current;
+  }
+}

@@ -1,0 +1,112 @@
+// The format of the credentials file (mounted from a Kubernetes Secret) and its strict parser. Example:
+//
+//   {"credentials": [
+//     {"name": "api", "hosts": ["api.example.com"], "bearerToken": "..."},
+//     {"name": "metadata", "hosts": ["10.0.0.1:8080"], "basicAuth": {"username": "...", "password": "..."}},
+//     {"name": "keys", "hosts": ["keys.example.com:8443"], "headers": {"X-Api-Key": "..."}}
+//   ]}
+//
+// Each entry has exactly one of bearerToken, basicAuth or headers. Messages never include secret values.
+import { type HostPort, parseEntry } from '../http/allow-list.ts';
+
+export type CredentialSecret =
+  | { kind: 'bearer'; token: string }
+  | { kind: 'basic'; username: string; password: string }
+  | { kind: 'headers'; headers: Record<string, string> };
+
+export interface Credential {
+  name: string;
+  hosts: HostPort[];
+  secret: CredentialSecret;
+}
+
+export class CredentialFileError extends Error {
+  override name = 'CredentialFileError';
+}
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+export function parseCredentialFile(text: string, where: string): Credential[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new CredentialFileError(`${where}: not JSON (${(err as Error).message.replace(/".*"/, '…')})`);
+  }
+  const list = isObject(doc) ? doc.credentials : undefined;
+  if (!Array.isArray(list)) throw new CredentialFileError(`${where}: expected {"credentials": [...]}`);
+  const names = new Set<string>();
+  return list.map((entry: unknown, i: number) => {
+    const at = `${where}: credentials[${i}]`;
+    if (!isObject(entry)) throw new CredentialFileError(`${at} is not an object`);
+    const name = entry.name;
+    if (typeof name !== 'string' || name === '') throw new CredentialFileError(`${at}.name must be a non-empty string`);
+    if (names.has(name)) throw new CredentialFileError(`${at}: duplicate name '${name}'`);
+    names.add(name);
+    const hosts = entry.hosts;
+    if (!Array.isArray(hosts) || hosts.length === 0 || !hosts.every((h) => typeof h === 'string')) {
+      throw new CredentialFileError(`${at} (${name}).hosts must be a non-empty list of host[:port]`);
+    }
+    return { name, hosts: hosts.map((h: string) => parseEntry(h)), secret: parseSecret(entry, `${at} (${name})`) };
+  });
+}
+
+function parseSecret(entry: Record<string, unknown>, at: string): CredentialSecret {
+  const kinds = ['bearerToken', 'basicAuth', 'headers'].filter((k) => entry[k] !== undefined);
+  if (kinds.length !== 1) throw new CredentialFileError(`${at} needs exactly one of bearerToken, basicAuth, headers`);
+  if (entry.bearerToken !== undefined) {
+    if (typeof entry.bearerToken !== 'string' || entry.bearerToken === '' || /[\r\n]/.test(entry.bearerToken)) {
+      throw new CredentialFileError(`${at}.bearerToken must be a non-empty single-line string`);
+    }
+    return { kind: 'bearer', token: entry.bearerToken };
+  }
+  if (entry.basicAuth !== undefined) {
+    const basic = entry.basicAuth;
+    if (!isObject(basic) || typeof basic.username !== 'string' || typeof basic.password !== 'string') {
+      throw new CredentialFileError(`${at}.basicAuth must be {"username": string, "password": string}`);
+    }
+    if (basic.username.includes(':')) throw new CredentialFileError(`${at}.basicAuth.username must not contain ':'`);
+    return { kind: 'basic', username: basic.username, password: basic.password };
+  }
+  const headers = entry.headers;
+  if (!isObject(headers) || Object.keys(headers).length === 0) {
+    throw new CredentialFileError(`${at}.headers must be a non-empty map of header name to value`);
+  }
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(key)) throw new CredentialFileError(`${at}.headers: '${key}' is not a valid header name`);
+    if (typeof value !== 'string' || /[\r\n]/.test(value)) {
+      throw new CredentialFileError(`${at}.headers['${key}'] must be a single-line string`);
+    }
+    out[key] = value;
+  }
+  return { kind: 'headers', headers: out };
+}
+
+/** The request headers a credential adds. */
+export function credentialHeaders(secret: CredentialSecret): Record<string, string> {
+  switch (secret.kind) {
+    case 'bearer':
+      return { authorization: `Bearer ${secret.token}` };
+    case 'basic':
+      return { authorization: `Basic ${Buffer.from(`${secret.username}:${secret.password}`, 'utf8').toString('base64')}` };
+    case 'headers':
+      return Object.fromEntries(Object.entries(secret.headers).map(([k, v]) => [k.toLowerCase(), v]));
+  }
+}
+
+/** The value an explicitly exposed credential has in the plugin's Extism config. */
+export function exposedValue(secret: CredentialSecret): string {
+  switch (secret.kind) {
+    case 'bearer':
+      return secret.token;
+    case 'basic':
+      return `${secret.username}:${secret.password}`;
+    case 'headers':
+      return JSON.stringify(secret.headers);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

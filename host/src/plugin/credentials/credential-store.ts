@@ -1,0 +1,117 @@
+// Holds the brokered credentials on the main thread. They are read from a file (a mounted Secret), re-read when the
+// file changes (polled: Secret volumes are updated by swapping a symlink, which file watchers miss), and attached
+// by the HTTP broker to requests for the hosts they name. They never reach a plugin's worker unless the operator
+// exposed one explicitly (exposeToPlugin), which then lands in that plugin's Extism config.
+import { readFile } from 'node:fs/promises';
+import type { Logger } from '../../log/logger.ts';
+import { entryMatches } from '../http/allow-list.ts';
+import { type Credential, CredentialFileError, credentialHeaders, exposedValue, parseCredentialFile } from './credential-file.ts';
+
+export interface CredentialStoreOptions {
+  file: string;
+  /** How often the file is re-read; 0 disables polling. Default 10 s. */
+  reloadIntervalMs?: number;
+  /** Extism config key -> credential name: the explicit opt-in to hand a secret to the plugin itself. */
+  exposeToPlugin?: Record<string, string>;
+  logger: Logger;
+}
+
+export class CredentialStore {
+  readonly #options: CredentialStoreOptions;
+  #credentials: Credential[] = [];
+  #text = '';
+  #timer: NodeJS.Timeout | undefined;
+  #listeners: Array<() => void> = [];
+
+  private constructor(options: CredentialStoreOptions) {
+    this.#options = options;
+  }
+
+  /** Reads the file; a missing or invalid file at start-up is an error (the operator must fix it). */
+  static async open(options: CredentialStoreOptions): Promise<CredentialStore> {
+    const store = new CredentialStore(options);
+    const text = await store.#read();
+    store.#install(text);
+    const interval = options.reloadIntervalMs ?? 10_000;
+    if (interval > 0) {
+      store.#timer = setInterval(() => void store.reload(), interval);
+      store.#timer.unref();
+    }
+    return store;
+  }
+
+  /** An empty store, for plugins without credentials. */
+  static empty(): CredentialStore {
+    return new CredentialStore({ file: '', logger: { debug() {}, info() {}, warn() {}, error() {}, child: () => { throw new Error('unused'); } } });
+  }
+
+  get names(): string[] {
+    return this.#credentials.map((c) => c.name);
+  }
+
+  /**
+   * Re-reads the file. A file that became unreadable or invalid keeps the previous credentials (logged): a
+   * half-written Secret update must not drop authentication. Returns whether anything changed.
+   */
+  async reload(): Promise<boolean> {
+    let text: string;
+    try {
+      text = await this.#read();
+      if (text === this.#text) return false;
+      this.#install(text);
+    } catch (err) {
+      this.#options.logger.error('cannot reload credentials; keeping the previous ones', { file: this.#options.file, error: (err as Error).message });
+      return false;
+    }
+    this.#options.logger.info('credentials reloaded', { file: this.#options.file, credentials: this.names });
+    for (const listener of this.#listeners) listener();
+    return true;
+  }
+
+  /** Called after every successful change. */
+  onChange(listener: () => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Headers to add to a request for `url` (lower-case names); empty when no credential names its host. */
+  headersFor(url: URL): Record<string, string> {
+    const credential = this.#credentials.find((c) => c.hosts.some((h) => entryMatches(h, url)));
+    return credential ? credentialHeaders(credential.secret) : {};
+  }
+
+  /** The Extism config for the plugin: only the explicitly exposed credentials. */
+  exposedConfig(): Record<string, string> {
+    const config: Record<string, string> = {};
+    for (const [key, name] of Object.entries(this.#options.exposeToPlugin ?? {})) {
+      const credential = this.#credentials.find((c) => c.name === name);
+      if (credential === undefined) throw new CredentialFileError(`exposeToPlugin: no credential named '${name}' (for config key '${key}')`);
+      config[key] = exposedValue(credential.secret);
+    }
+    return config;
+  }
+
+  get exposesSecrets(): boolean {
+    return Object.keys(this.#options.exposeToPlugin ?? {}).length > 0;
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    this.#listeners = [];
+  }
+
+  async #read(): Promise<string> {
+    try {
+      return await readFile(this.#options.file, 'utf8');
+    } catch (err) {
+      throw new CredentialFileError(`cannot read credentials file ${this.#options.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+
+  #install(text: string): void {
+    const credentials = parseCredentialFile(text, this.#options.file);
+    this.#credentials = credentials;
+    this.#text = text;
+    // Validate exposures now so a bad reference fails loudly at start-up or reload.
+    this.exposedConfig();
+  }
+}

@@ -1,0 +1,191 @@
+// Makes the HTTP requests plugins ask for (ccm_http), on the main thread. The broker is where the sandbox's network
+// policy lives: only allow-listed hosts, redirects followed only within the allow-list, a response size cap, a
+// per-request timeout bounded by the call's deadline, and credentials attached here, never seen by the plugin.
+import http from 'node:http';
+import https from 'node:https';
+import { validateValue } from '../abi/index.ts';
+import type { HttpError, HttpRequest, HttpResponse } from '../abi/index.ts';
+import type { CredentialStore } from '../credentials/credential-store.ts';
+import type { HostAllowList } from './allow-list.ts';
+
+export interface HttpBrokerOptions {
+  allowList: HostAllowList;
+  credentials: CredentialStore;
+  maxResponseBytes: number;
+  /** Used when the plugin asks for no timeout (0), and the most it may ask for. */
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+  maxRedirects: number;
+  /** Extra CA certificates etc. for https (e.g. a test CA). */
+  tls?: https.AgentOptions;
+}
+
+type Answer = HttpResponse | { error: HttpError };
+
+/** A request that could not be made; becomes `{error: {code, message}}` for the plugin. */
+class BrokerError extends Error {
+  readonly code: HttpError['code'];
+  constructor(code: HttpError['code'], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+// Headers the broker controls: a plugin setting them could smuggle requests or confuse the connection pool.
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-authorization']);
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+const encoder = new TextEncoder();
+
+export class HttpBroker {
+  readonly #options: HttpBrokerOptions;
+  readonly #httpAgent: http.Agent;
+  readonly #httpsAgent: https.Agent;
+
+  constructor(options: HttpBrokerOptions) {
+    this.#options = options;
+    // Keep-alive: plugins talk to the same few API endpoints over and over.
+    this.#httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+    this.#httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, ...options.tls });
+  }
+
+  /** Serves one ccm_http request: JSON in, JSON answer out. Never rejects. */
+  async handle(requestBytes: Uint8Array, deadline: AbortSignal): Promise<Uint8Array> {
+    let answer: Answer;
+    try {
+      answer = await this.request(parseRequest(requestBytes), deadline);
+    } catch (err) {
+      answer =
+        err instanceof BrokerError
+          ? { error: { code: err.code, message: err.message } }
+          : { error: { code: 'Network', message: (err as Error).message } };
+    }
+    return encoder.encode(JSON.stringify(answer));
+  }
+
+  /** Makes the request, following redirects within the allow-list. */
+  async request(request: HttpRequest, deadline: AbortSignal): Promise<HttpResponse> {
+    const { maxTimeoutMs, defaultTimeoutMs } = this.#options;
+    const timeoutMs = Math.min(request.timeoutMs > 0 ? request.timeoutMs : defaultTimeoutMs, maxTimeoutMs);
+    const ownTimeout = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([deadline, ownTimeout]);
+    try {
+      return await this.#follow(request, signal);
+    } catch (err) {
+      if (!signal.aborted || (err instanceof BrokerError && err.code !== 'Network')) throw err;
+      const limit = deadline.aborted ? "the call's deadline" : `${timeoutMs} ms`;
+      throw new BrokerError('Timeout', `${request.method} ${request.url.slice(0, 200)} did not finish within ${limit}`);
+    }
+  }
+
+  async #follow(request: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
+    const { maxRedirects } = this.#options;
+    let url = this.#checkUrl(request.url, 'request to');
+    let method = request.method.toUpperCase();
+    let body = request.body;
+    for (let hop = 0; ; hop++) {
+      const response = await this.#send(method, url, request.headers, body, signal);
+      const location = response.headers.location;
+      if (!REDIRECT_STATUSES.has(response.status) || location === undefined) return response;
+      if (hop >= maxRedirects) throw new BrokerError('Network', `more than ${maxRedirects} redirects from ${request.url}`);
+      url = this.#checkUrl(new URL(location, url).href, `redirect from ${url.host} to`);
+      // As browsers do: 303, and 301/302 after a POST, continue as a GET without a body.
+      if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+        method = method === 'HEAD' ? 'HEAD' : 'GET';
+        body = '';
+      }
+    }
+  }
+
+  close(): void {
+    this.#httpAgent.destroy();
+    this.#httpsAgent.destroy();
+  }
+
+  #checkUrl(text: string, what: string): URL {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new BrokerError('Network', `invalid URL '${text.slice(0, 200)}'`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new BrokerError('Forbidden', `${what} ${url.protocol}// is not allowed (only http and https)`);
+    }
+    if (url.username !== '' || url.password !== '') {
+      throw new BrokerError('Forbidden', `${what} ${url.host}: credentials in URLs are not allowed`);
+    }
+    if (!this.#options.allowList.allows(url)) {
+      throw new BrokerError('Forbidden', `${what} ${url.host} is not allowed: the plugin may reach ${this.#options.allowList}`);
+    }
+    return url;
+  }
+
+  #send(method: string, url: URL, pluginHeaders: Record<string, string>, body: string, signal: AbortSignal): Promise<HttpResponse> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(pluginHeaders)) {
+      const lower = name.toLowerCase();
+      if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
+    }
+    // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts).
+    Object.assign(headers, this.#options.credentials.headersFor(url));
+    const payload = body === '' ? undefined : Buffer.from(body, 'utf8');
+    if (payload !== undefined) headers['content-length'] = String(payload.byteLength);
+    const secure = url.protocol === 'https:';
+    const client = secure ? https : http;
+    const maxBytes = this.#options.maxResponseBytes;
+
+    return new Promise<HttpResponse>((resolve, reject) => {
+      if (signal.aborted) {
+        reject(new BrokerError('Network', 'aborted'));
+        return;
+      }
+      const req = client.request(url, { method, headers, agent: secure ? this.#httpsAgent : this.#httpAgent, signal }, (res) => {
+        const chunks: Buffer[] = [];
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.byteLength;
+          if (received > maxBytes) {
+            res.destroy();
+            req.destroy();
+            reject(new BrokerError('TooLarge', `response from ${url.host} is larger than ${maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', (err) => reject(networkError(url, err)));
+      });
+      req.on('error', (err) => reject(networkError(url, err)));
+      req.end(payload);
+    });
+  }
+}
+
+function parseRequest(bytes: Uint8Array): HttpRequest {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (err) {
+    throw new BrokerError('Network', `ccm_http request is not UTF-8 JSON: ${(err as Error).message}`);
+  }
+  const checked = validateValue('HttpRequest', value);
+  if (!checked.ok) throw new BrokerError('Network', `malformed ccm_http request: ${checked.error}`);
+  return checked.value;
+}
+
+function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function networkError(url: URL, err: Error): BrokerError {
+  if (err instanceof BrokerError) return err;
+  const code = (err as NodeJS.ErrnoException).code;
+  return new BrokerError('Network', `request to ${url.host} failed: ${code ?? err.message}`);
+}

@@ -1,0 +1,7 @@
+// The plugin runtime's public surface: load a provider plugin, and the options and errors that come with it.
+export { WasmProvider } from './provider/wasm-provider.ts';
+export { loadPlugin, PluginLoadError } from './runtime/load-plugin.ts';
+export type { LoadedPlugin } from './runtime/loaded-plugin.ts';
+export { DEFAULT_LIMITS } from './options.ts';
+export type { CredentialOptions, PluginLimits, PluginLoadOptions } from './options.ts';
+export type { PluginSource } from './source/plugin-source.ts';

@@ -1,0 +1,220 @@
+// The main thread's handle on one plugin instance: a worker thread running the module, and the channel calls go
+// through. One call at a time (an Extism instance is not reentrant); the pool provides concurrency.
+import { Worker } from 'node:worker_threads';
+import { CallOutcome, Channel, ChannelState, HostRequestKind } from '../channel/channel.ts';
+import type { LogMessage, WorkerLimits, WorkerStartData } from '../worker/worker-protocol.ts';
+import { isWorkerMessage } from '../worker/worker-protocol.ts';
+import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
+
+const WORKER_URL = new URL('../worker/worker-entry.ts', import.meta.url);
+
+/** Serves a plugin's ccm_http on the main thread: request JSON in, answer JSON out; never rejects. */
+export type HttpRequestHandler = (request: Uint8Array, deadline: AbortSignal) => Promise<Uint8Array>;
+
+export interface InstanceOptions {
+  module: WebAssembly.Module;
+  limits: WorkerLimits;
+  maxInputBytes: number;
+  config: Record<string, string>;
+  /** V8 heap limits of the worker (its own JS, not the guest's linear memory). */
+  resourceLimits: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number };
+  startTimeoutMs: number;
+  http: HttpRequestHandler;
+  onLog: (message: LogMessage) => void;
+  /** Called once when the worker is gone, whatever the reason. */
+  onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void;
+}
+
+/** Why an instance ended (the `reason` label of the restarts metric). */
+export type ExitCause = 'timeout' | 'trap' | 'limit' | 'crash' | 'recycle' | 'closed';
+
+let nextInstanceId = 1;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export class PluginInstance {
+  readonly id = nextInstanceId++;
+  readonly #worker: Worker;
+  readonly #channel: Channel;
+  readonly #options: InstanceOptions;
+  #busy = false;
+  #exitReason: string | null = null;
+  #exitCause: ExitCause = 'crash';
+  #errorMessage: string | null = null;
+
+  private constructor(worker: Worker, channel: Channel, options: InstanceOptions) {
+    this.#worker = worker;
+    this.#channel = channel;
+    this.#options = options;
+  }
+
+  static async start(options: InstanceOptions): Promise<PluginInstance> {
+    const payloadMax = Math.max(options.maxInputBytes + 1024, options.limits.maxOutputBytes, options.limits.maxHttpRequestBytes);
+    const channel = Channel.create(64 * 1024, payloadMax);
+    const data: WorkerStartData = { module: options.module, channel: channel.buffer, config: options.config, limits: options.limits };
+    const worker = new Worker(WORKER_URL, {
+      workerData: data,
+      env: {},
+      argv: [],
+      resourceLimits: options.resourceLimits,
+      name: 'wasm-ccm-plugin',
+    });
+    const instance = new PluginInstance(worker, channel, options);
+    await instance.#awaitReady();
+    return instance;
+  }
+
+  get alive(): boolean {
+    return this.#exitReason === null;
+  }
+
+  get busy(): boolean {
+    return this.#busy;
+  }
+
+  /** Calls an export with `input`; resolves with its output bytes. Rejects with InstanceCallError. */
+  async call(exportName: string, input: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+    if (!this.alive) throw new InstanceCallError('crash', `the plugin instance is gone (${this.#exitReason})`);
+    if (this.#busy) throw new Error(`plugin instance ${this.id} is already serving a call`);
+    if (input.byteLength > this.#options.maxInputBytes) {
+      throw new InstanceCallError('inputTooLarge', `input of ${input.byteLength} bytes is above the limit of ${this.#options.maxInputBytes}`);
+    }
+    this.#busy = true;
+    try {
+      return await this.#run(exportName, input, Date.now() + timeoutMs, timeoutMs);
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  /** Stops the worker. Safe to call more than once; the first cause given is the one reported. */
+  async terminate(cause: ExitCause, reason: string): Promise<void> {
+    this.#markExited(cause, reason);
+    await this.#worker.terminate();
+  }
+
+  async #run(exportName: string, input: Uint8Array, deadline: number, timeoutMs: number): Promise<Uint8Array> {
+    const channel = this.#channel;
+    const name = encoder.encode(exportName);
+    if (!channel.reserve(name.byteLength + input.byteLength)) {
+      throw new InstanceCallError('inputTooLarge', `input of ${input.byteLength} bytes does not fit the channel`);
+    }
+    const payload = channel.payload;
+    payload.set(name, 0);
+    payload.set(input, name.byteLength);
+    channel.aux = name.byteLength;
+    channel.length = input.byteLength;
+    channel.publish(ChannelState.call);
+    for (;;) {
+      const state = channel.state;
+      if (state === ChannelState.done) return this.#finish(exportName);
+      if (state === ChannelState.dead) {
+        throw new InstanceCallError('crash', `the plugin's worker died during ${exportName}: ${this.#exitReason}`);
+      }
+      if (state === ChannelState.hostRequest) {
+        await this.#serveHostRequest(deadline);
+      } else if (!(await channel.waitWhileAsync(state, deadline - Date.now()))) {
+        break;
+      }
+      if (Date.now() >= deadline && channel.state !== ChannelState.done) break;
+    }
+    await this.terminate('timeout', `${exportName} ran past its deadline`);
+    throw new InstanceCallError('timeout', `${exportName} did not finish within ${timeoutMs} ms; its instance was terminated`);
+  }
+
+  async #serveHostRequest(deadline: number): Promise<void> {
+    const channel = this.#channel;
+    const request = channel.copyOut(0, channel.length);
+    let answer: Uint8Array;
+    if (channel.kind === HostRequestKind.http) {
+      const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+      answer = await this.#options.http(request, signal);
+    } else {
+      answer = encoder.encode(JSON.stringify({ error: { code: 'Network', message: `unknown host request ${channel.kind}` } }));
+    }
+    if (!this.alive) return;
+    if (!channel.reserve(answer.byteLength)) {
+      answer = encoder.encode(JSON.stringify({ error: { code: 'TooLarge', message: 'the answer does not fit the channel' } }));
+    }
+    channel.payload.set(answer, 0);
+    channel.length = answer.byteLength;
+    channel.publish(ChannelState.hostReply);
+  }
+
+  #finish(exportName: string): Uint8Array {
+    const channel = this.#channel;
+    const outcome = channel.kind;
+    const bytes = channel.copyOut(0, channel.length);
+    const returnCode = channel.aux;
+    channel.set(ChannelState.idle);
+    if (outcome === CallOutcome.output) return bytes;
+    const text = decoder.decode(bytes);
+    switch (outcome) {
+      case CallOutcome.trap:
+        void this.terminate('trap', `trapped in ${exportName}: ${text}`);
+        throw new InstanceCallError('trap', `the plugin trapped in ${exportName}: ${text}`);
+      case CallOutcome.limit:
+        void this.terminate('limit', `went over a limit in ${exportName}: ${text}`);
+        throw new InstanceCallError('limit', `${exportName}: ${text}`);
+      case CallOutcome.nonZeroReturn:
+        throw new InstanceCallError('nonZeroReturn', `${exportName} ${text} (return code ${returnCode})`);
+      case CallOutcome.guestError:
+        throw new InstanceCallError('guestError', `${exportName} set an Extism error: ${text}`);
+      case CallOutcome.noOutput:
+        throw new InstanceCallError('noOutput', `${exportName}: ${text}`);
+      case CallOutcome.noSuchExport:
+        throw new InstanceCallError('noSuchExport', text);
+      default:
+        throw new InstanceCallError('crash', `${exportName}: unknown outcome ${outcome}`);
+    }
+  }
+
+  #awaitReady(): Promise<void> {
+    const worker = this.#worker;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        void this.terminate('crash', 'did not start in time');
+        reject(new InstanceStartError(`the plugin instance did not start within ${this.#options.startTimeoutMs} ms`));
+      }, this.#options.startTimeoutMs);
+      const fail = (message: string): void => {
+        clearTimeout(timer);
+        reject(new InstanceStartError(message));
+      };
+      worker.on('message', (message: unknown) => {
+        if (!isWorkerMessage(message)) return;
+        if (message.type === 'ready') {
+          clearTimeout(timer);
+          resolve();
+        } else if (message.type === 'log') {
+          this.#options.onLog(message);
+        } else {
+          this.#errorMessage = message.message;
+        }
+      });
+      worker.on('error', (err: Error) => {
+        this.#errorMessage = describeWorkerError(err);
+      });
+      worker.on('exit', (code: number) => {
+        this.#markExited('crash', this.#errorMessage ?? `worker exited with code ${code}`);
+        const reason = this.#exitReason ?? 'exited';
+        // After 'ready' this rejection is ignored; before it, it is the start-up failure.
+        fail(`the plugin instance failed to start: ${reason}`);
+        this.#options.onExit(this, this.#exitCause, reason);
+      });
+    });
+  }
+
+  #markExited(cause: ExitCause, reason: string): void {
+    if (this.#exitReason !== null) return;
+    this.#exitReason = reason;
+    this.#exitCause = cause;
+    // Wakes this thread's own pending waitAsync, if a call is in flight. A finished call's outcome is kept.
+    if (this.#channel.state !== ChannelState.done) this.#channel.publish(ChannelState.dead);
+  }
+}
+
+function describeWorkerError(err: Error): string {
+  const code = (err as { code?: unknown }).code;
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY') return `the worker ran out of heap (resourceLimits): ${err.message}`;
+  return `${err.name}: ${err.message}`;
+}

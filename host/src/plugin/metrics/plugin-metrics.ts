@@ -1,0 +1,76 @@
+// Prometheus metrics of the plugin runtime, per plugin and method. Several plugins (or test cases) may share one
+// Registry, so each metric is created once per registry and reused.
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+export interface PluginMetrics {
+  /** One finished call, successful or not; `errorCode` set when it failed. */
+  observeCall(method: string, seconds: number, errorCode?: string): void;
+  /** An instance was replaced (timeout, trap, crash, limit, recycle). */
+  instanceRestarted(reason: string): void;
+}
+
+type Labels = 'plugin' | 'method';
+
+interface MetricSet {
+  calls: Counter<Labels>;
+  errors: Counter<Labels | 'code'>;
+  duration: Histogram<Labels>;
+  restarts: Counter<'plugin' | 'reason'>;
+}
+
+const sets = new WeakMap<Registry, MetricSet>();
+
+function metricsFor(registry: Registry): MetricSet {
+  let set = sets.get(registry);
+  if (set === undefined) {
+    set = {
+      calls: reuse(registry, 'wasm_ccm_plugin_calls_total') ?? new Counter({
+        name: 'wasm_ccm_plugin_calls_total',
+        help: 'Calls made to provider plugins, by plugin and method.',
+        labelNames: ['plugin', 'method'],
+        registers: [registry],
+      }),
+      errors: reuse(registry, 'wasm_ccm_plugin_call_errors_total') ?? new Counter({
+        name: 'wasm_ccm_plugin_call_errors_total',
+        help: 'Plugin calls that failed, by plugin, method and error code.',
+        labelNames: ['plugin', 'method', 'code'],
+        registers: [registry],
+      }),
+      duration: reuse(registry, 'wasm_ccm_plugin_call_duration_seconds') ?? new Histogram({
+        name: 'wasm_ccm_plugin_call_duration_seconds',
+        help: 'Duration of plugin calls, including HTTP made through the host.',
+        labelNames: ['plugin', 'method'],
+        buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [registry],
+      }),
+      restarts: reuse(registry, 'wasm_ccm_plugin_instance_restarts_total') ?? new Counter({
+        name: 'wasm_ccm_plugin_instance_restarts_total',
+        help: 'Plugin instances replaced after a timeout, trap, crash or limit, by plugin and reason.',
+        labelNames: ['plugin', 'reason'],
+        registers: [registry],
+      }),
+    };
+    sets.set(registry, set);
+  }
+  return set;
+}
+
+// A registry that already has the metric (another copy of this module registered it) keeps its instance.
+function reuse<T>(registry: Registry, name: string): T | undefined {
+  return registry.getSingleMetric(name) as T | undefined;
+}
+
+export function createPluginMetrics(registry: Registry | undefined, plugin: string): PluginMetrics {
+  if (registry === undefined) return { observeCall() {}, instanceRestarted() {} };
+  const set = metricsFor(registry);
+  return {
+    observeCall(method, seconds, errorCode) {
+      set.calls.inc({ plugin, method });
+      set.duration.observe({ plugin, method }, seconds);
+      if (errorCode !== undefined) set.errors.inc({ plugin, method, code: errorCode });
+    },
+    instanceRestarted(reason) {
+      set.restarts.inc({ plugin, reason });
+    },
+  };
+}

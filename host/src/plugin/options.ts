@@ -1,0 +1,100 @@
+// How a plugin is loaded: where it comes from, what it may reach, which credentials the host brokers for it, and the
+// limits it runs under. Everything but the source has a default.
+import type { Registry } from 'prom-client';
+import type { Logger } from '../log/logger.ts';
+import type { MethodName } from './abi/index.ts';
+import type { PluginSource } from './source/plugin-source.ts';
+
+export interface PluginLimits {
+  /** Linear memory cap per instance (the module's maximum is rewritten to it). Default 256 MiB. */
+  memoryBytes: number;
+  /** Host-side memory a guest may take through Extism's kernel (alloc) within one call. Default 64 MiB. */
+  kernelMemoryBytes: number;
+  /** Largest request sent to a plugin. Default 16 MiB. */
+  maxInputBytes: number;
+  /** Largest answer accepted from a plugin. Default 16 MiB. */
+  maxOutputBytes: number;
+  /** Largest ccm_http request body a plugin may send. Default 4 MiB. */
+  maxHttpRequestBytes: number;
+  /** Largest HTTP response body handed to a plugin. Default 8 MiB. */
+  maxHttpResponseBytes: number;
+  /** Timeout of one HTTP request when the plugin asks for none; also the most it may ask for. Default 10 s / 30 s. */
+  httpTimeoutMs: number;
+  maxHttpTimeoutMs: number;
+  /** Redirects followed per request (each within the allow-list). Default 5. */
+  maxRedirects: number;
+  /** Deadline of a call (default 10 s), per method where given. */
+  callTimeoutMs: number;
+  methodTimeoutsMs: Partial<Record<MethodName, number>>;
+  /** How long a caller waits for a free instance. Default: the call's deadline. */
+  queueTimeoutMs: number | undefined;
+  /** Starting an instance (worker, instantiation, ccm_initialize). Default 30 s. */
+  startTimeoutMs: number;
+  /** V8 heap of each instance's worker (its JS, not the guest's linear memory). Default 64 MiB old space. */
+  workerHeapMb: number;
+  /** Log records forwarded per call (the rest are counted and dropped). Default 100, each at most 16 KiB. */
+  maxLogRecordsPerCall: number;
+  maxLogRecordBytes: number;
+}
+
+export const DEFAULT_LIMITS: PluginLimits = {
+  memoryBytes: 256 * 1024 * 1024,
+  kernelMemoryBytes: 64 * 1024 * 1024,
+  maxInputBytes: 16 * 1024 * 1024,
+  maxOutputBytes: 16 * 1024 * 1024,
+  maxHttpRequestBytes: 4 * 1024 * 1024,
+  maxHttpResponseBytes: 8 * 1024 * 1024,
+  httpTimeoutMs: 10_000,
+  maxHttpTimeoutMs: 30_000,
+  maxRedirects: 5,
+  callTimeoutMs: 10_000,
+  methodTimeoutsMs: {},
+  queueTimeoutMs: undefined,
+  startTimeoutMs: 30_000,
+  workerHeapMb: 64,
+  maxLogRecordsPerCall: 100,
+  maxLogRecordBytes: 16 * 1024,
+};
+
+export interface CredentialOptions {
+  /** JSON file (a mounted Secret) with {"credentials": [...]}: see credentials/credential-file.ts. */
+  file: string;
+  /** How often the file is re-read. Default 10 s; 0 turns polling off. */
+  reloadIntervalMs?: number;
+  /**
+   * Explicit opt-in to give the plugin a secret itself: Extism config key -> credential name. The plugin reads it
+   * with config_get. Without this, credentials never leave the main thread.
+   */
+  exposeToPlugin?: Record<string, string>;
+}
+
+export interface PluginLoadOptions {
+  source: PluginSource;
+  /** SHA-256 (hex, optionally `sha256:`-prefixed) the bytes must have; checked before compiling. */
+  sha256?: string;
+  /** Passed to ccm_initialize: the --cloud-config file's content. */
+  cloudConfig?: string;
+  /** Passed to ccm_initialize. Default 'kubernetes'. */
+  clusterName?: string;
+  /** Hosts the plugin may reach with ccm_http: exact `host` or `host:port`. Default none. */
+  allowedHosts?: string[];
+  credentials?: CredentialOptions;
+  /** Instances serving calls concurrently (default 2) and pre-warmed spares (default 1). */
+  pool?: { size?: number; spares?: number };
+  limits?: Partial<PluginLimits>;
+  logger?: Logger;
+  /** Where the wasm_ccm_plugin_* metrics are registered; none when absent. */
+  registry?: Registry;
+  /** TLS options for the broker's HTTPS agent (for example a private CA). */
+  tls?: { ca?: string | Buffer | Array<string | Buffer> };
+}
+
+export function resolveLimits(limits: Partial<PluginLimits> | undefined): PluginLimits {
+  const resolved = { ...DEFAULT_LIMITS, ...limits, methodTimeoutsMs: { ...limits?.methodTimeoutsMs } };
+  for (const [key, value] of Object.entries(resolved)) {
+    if (typeof value === 'number' && (!Number.isFinite(value) || value <= 0)) {
+      throw new RangeError(`plugin limit ${key} must be a positive number, got ${value}`);
+    }
+  }
+  return resolved;
+}

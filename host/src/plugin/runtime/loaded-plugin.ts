@@ -1,0 +1,105 @@
+// A loaded plugin: typed calls over the instance pool. Each call encodes the request, runs the export on a free
+// instance under the method's deadline, validates the answer against the ABI and turns failures into the named
+// provider errors, counting everything in the metrics.
+import {
+  InternalError,
+  NotImplementedError,
+  type ProviderError,
+  type ProviderErrorContext,
+  TimeoutError,
+  isProviderError,
+} from '../../cloudprovider/errors.ts';
+import type { Logger } from '../../log/logger.ts';
+import { type Capability, type DescribeResponse, METHODS, type MethodName, type Requests, type Responses } from '../abi/index.ts';
+import { decodeAnswer } from '../envelope/decode-answer.ts';
+import { InstanceCallError } from '../instance/instance-errors.ts';
+import type { PluginMetrics } from '../metrics/plugin-metrics.ts';
+import type { PluginLimits } from '../options.ts';
+import { type InstancePool, PoolTimeoutError } from '../pool/instance-pool.ts';
+
+const encoder = new TextEncoder();
+
+export interface LoadedPluginParts {
+  description: DescribeResponse;
+  capabilities: ReadonlySet<Capability>;
+  pool: InstancePool;
+  limits: PluginLimits;
+  metrics: PluginMetrics;
+  logger: Logger;
+  /** Releases what the plugin holds besides its pool (HTTP agents, credential polling). */
+  onClose: () => void;
+}
+
+export class LoadedPlugin {
+  readonly description: DescribeResponse;
+  readonly capabilities: ReadonlySet<Capability>;
+  readonly #parts: LoadedPluginParts;
+
+  constructor(parts: LoadedPluginParts) {
+    this.#parts = parts;
+    this.description = parts.description;
+    this.capabilities = parts.capabilities;
+  }
+
+  get providerName(): string {
+    return this.description.providerName;
+  }
+
+  get poolStats(): InstancePool['stats'] {
+    return this.#parts.pool.stats;
+  }
+
+  /** Calls a method; rejects with a ProviderError (TimeoutError, InternalError, or what the plugin answered). */
+  async call<M extends MethodName>(method: M, request: Requests[M]): Promise<Responses[M]> {
+    const context: ProviderErrorContext = { provider: this.providerName, method };
+    const started = performance.now();
+    try {
+      const output = await this.#run(METHODS[method].exportName, encoder.encode(JSON.stringify(request)), this.timeoutFor(method), context);
+      const response = decodeAnswer(method, output, context);
+      this.#parts.metrics.observeCall(method, (performance.now() - started) / 1000);
+      return response;
+    } catch (err) {
+      const failure = isProviderError(err) ? err : new InternalError((err as Error).message, context);
+      this.#parts.metrics.observeCall(method, (performance.now() - started) / 1000, failure.code);
+      throw failure;
+    }
+  }
+
+  /** Runs an export with raw input and returns its raw output (benchmarks and diagnostics; no ABI checks). */
+  async callExport(exportName: string, input: Uint8Array, timeoutMs = this.#parts.limits.callTimeoutMs): Promise<Uint8Array> {
+    return this.#run(exportName, input, timeoutMs, { provider: this.providerName, method: exportName });
+  }
+
+  timeoutFor(method: MethodName): number {
+    return this.#parts.limits.methodTimeoutsMs[method] ?? this.#parts.limits.callTimeoutMs;
+  }
+
+  async close(): Promise<void> {
+    await this.#parts.pool.close();
+    this.#parts.onClose();
+  }
+
+  async #run(exportName: string, input: Uint8Array, timeoutMs: number, context: ProviderErrorContext): Promise<Uint8Array> {
+    const queueTimeoutMs = this.#parts.limits.queueTimeoutMs ?? timeoutMs;
+    try {
+      return await this.#parts.pool.use((instance) => instance.call(exportName, input, timeoutMs), queueTimeoutMs);
+    } catch (err) {
+      const failure = toProviderError(err, context);
+      if (err instanceof InstanceCallError && err.instanceLost) {
+        this.#parts.logger.warn('plugin call lost its instance', { method: context.method, kind: err.kind, error: err.message });
+      }
+      throw failure;
+    }
+  }
+}
+
+function toProviderError(err: unknown, context: ProviderErrorContext): ProviderError {
+  if (err instanceof InstanceCallError) {
+    if (err.kind === 'timeout') return new TimeoutError(err.message, context);
+    if (err.kind === 'noSuchExport') return new NotImplementedError(err.message, context);
+    return new InternalError(err.message, context);
+  }
+  if (err instanceof PoolTimeoutError) return new TimeoutError(err.message, context);
+  if (isProviderError(err)) return err;
+  return new InternalError((err as Error).message, context);
+}

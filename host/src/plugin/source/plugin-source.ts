@@ -1,0 +1,59 @@
+// Where a plugin's bytes come from, and the integrity check that runs before anything else touches them.
+// The digest is computed over exactly the bytes given (a Uint8Array view, never the whole buffer behind it) and is
+// compared before the module is compiled: a tampered module is never handed to the compiler.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { hasWasmHeader } from '../wasm/module-reader.ts';
+
+export type PluginSource = { path: string } | { bytes: Uint8Array; name?: string };
+
+export interface LoadedSource {
+  bytes: Uint8Array;
+  /** A name for messages: the file name, or the one given with the bytes. */
+  label: string;
+  /** Lower-case hex SHA-256 of `bytes`. */
+  sha256: string;
+}
+
+export class PluginSourceError extends Error {
+  override name = 'PluginSourceError';
+}
+
+export async function loadPluginSource(source: PluginSource, pinnedSha256?: string): Promise<LoadedSource> {
+  let bytes: Uint8Array;
+  let label: string;
+  if ('path' in source) {
+    label = basename(source.path);
+    try {
+      bytes = new Uint8Array(await readFile(source.path));
+    } catch (err) {
+      throw new PluginSourceError(`cannot read plugin ${source.path}: ${(err as Error).message}`);
+    }
+  } else {
+    bytes = source.bytes;
+    label = source.name ?? 'plugin';
+  }
+  const sha256 = sha256Hex(bytes);
+  if (pinnedSha256 !== undefined) {
+    const expected = normalizeDigest(pinnedSha256);
+    if (expected !== sha256) {
+      throw new PluginSourceError(`plugin ${label}: SHA-256 mismatch (pinned ${expected}, got ${sha256}); refusing to load it`);
+    }
+  }
+  if (!hasWasmHeader(bytes)) {
+    throw new PluginSourceError(`plugin ${label} is not a WebAssembly module (no \\0asm version 1 header)`);
+  }
+  return { bytes, label, sha256 };
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Accepts `abc…` or `sha256:abc…` (64 hex digits, any case). */
+export function normalizeDigest(digest: string): string {
+  const hex = digest.trim().toLowerCase().replace(/^sha256:/, '');
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new PluginSourceError(`pinned digest '${digest}' is not a SHA-256 hex string`);
+  return hex;
+}

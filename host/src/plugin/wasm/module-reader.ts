@@ -1,0 +1,231 @@
+// Reads the parts of a WebAssembly module's binary the host must judge before compiling it: its sections, function
+// types, imports, memories and exports. Anything the reader does not understand is refused rather than skipped over,
+// because the memory cap and the import policy depend on reading these sections exactly.
+import { readUnsigned, WasmFormatError } from './leb128.ts';
+
+export const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d] as const;
+export const WASM_VERSION = [0x01, 0x00, 0x00, 0x00] as const;
+
+export const SectionId = {
+  custom: 0,
+  type: 1,
+  import: 2,
+  function: 3,
+  table: 4,
+  memory: 5,
+  global: 6,
+  export: 7,
+} as const;
+
+export type ValueType = 'i32' | 'i64' | 'f32' | 'f64' | 'v128' | 'funcref' | 'externref';
+
+const VALUE_TYPES: Record<number, ValueType> = {
+  0x7f: 'i32',
+  0x7e: 'i64',
+  0x7d: 'f32',
+  0x7c: 'f64',
+  0x7b: 'v128',
+  0x70: 'funcref',
+  0x6f: 'externref',
+};
+
+export interface FunctionType {
+  params: ValueType[];
+  results: ValueType[];
+}
+
+export interface MemoryLimits {
+  minPages: number;
+  /** undefined: the module declares no maximum. */
+  maxPages: number | undefined;
+  shared: boolean;
+  memory64: boolean;
+}
+
+export type ImportDescriptor =
+  | { kind: 'function'; typeIndex: number }
+  | { kind: 'table' }
+  | { kind: 'memory'; limits: MemoryLimits }
+  | { kind: 'global' }
+  | { kind: 'tag' };
+
+export interface WasmImport {
+  module: string;
+  name: string;
+  descriptor: ImportDescriptor;
+}
+
+export type ExportKind = 'function' | 'table' | 'memory' | 'global' | 'tag';
+
+export interface WasmExport {
+  name: string;
+  kind: ExportKind;
+  index: number;
+}
+
+export interface SectionSpan {
+  id: number;
+  /** Offset of the section id byte. */
+  start: number;
+  /** Offset of the section's content (after the id and size). */
+  contentStart: number;
+  /** Offset just after the section. */
+  end: number;
+}
+
+export interface WasmModuleInfo {
+  sections: SectionSpan[];
+  types: FunctionType[];
+  imports: WasmImport[];
+  /** Memories the module defines itself (its memory section). */
+  memories: MemoryLimits[];
+  exports: WasmExport[];
+}
+
+/** True when the bytes start with the Wasm magic number and binary format version 1. */
+export function hasWasmHeader(bytes: Uint8Array): boolean {
+  if (bytes.length < 8) return false;
+  return WASM_MAGIC.every((b, i) => bytes[i] === b) && WASM_VERSION.every((b, i) => bytes[i + 4] === b);
+}
+
+export function readModule(bytes: Uint8Array): WasmModuleInfo {
+  if (bytes.length < 8 || !WASM_MAGIC.every((b, i) => bytes[i] === b)) {
+    throw new WasmFormatError('not a WebAssembly module (bad magic number)');
+  }
+  if (!WASM_VERSION.every((b, i) => bytes[i + 4] === b)) {
+    throw new WasmFormatError(`unsupported WebAssembly binary version ${Array.from(bytes.subarray(4, 8)).join('.')}`);
+  }
+  const info: WasmModuleInfo = { sections: [], types: [], imports: [], memories: [], exports: [] };
+  let offset = 8;
+  while (offset < bytes.length) {
+    const id = bytes[offset] as number;
+    const size = readUnsigned(bytes, offset + 1);
+    const span: SectionSpan = { id, start: offset, contentStart: size.next, end: size.next + size.value };
+    if (span.end > bytes.length) throw new WasmFormatError(`section ${id} at offset ${offset} runs past the end`);
+    info.sections.push(span);
+    const reader = new Reader(bytes, span.contentStart, span.end);
+    if (id === SectionId.type) info.types = readTypes(reader);
+    else if (id === SectionId.import) info.imports = readImports(reader);
+    else if (id === SectionId.memory) info.memories = reader.vector(() => readLimits(reader));
+    else if (id === SectionId.export) info.exports = readExports(reader);
+    if ((id === SectionId.type || id === SectionId.import || id === SectionId.memory || id === SectionId.export) && !reader.atEnd()) {
+      throw new WasmFormatError(`section ${id} has ${span.end - reader.offset} trailing bytes`);
+    }
+    offset = span.end;
+  }
+  return info;
+}
+
+// A cursor over one section's content that refuses to read past it.
+class Reader {
+  readonly bytes: Uint8Array;
+  offset: number;
+  readonly end: number;
+  constructor(bytes: Uint8Array, offset: number, end: number) {
+    this.bytes = bytes;
+    this.offset = offset;
+    this.end = end;
+  }
+  atEnd(): boolean {
+    return this.offset === this.end;
+  }
+  byte(): number {
+    if (this.offset >= this.end) throw new WasmFormatError(`unexpected end of section at offset ${this.offset}`);
+    return this.bytes[this.offset++] as number;
+  }
+  unsigned(maxBits = 32): number {
+    const decoded = readUnsigned(this.bytes, this.offset, maxBits);
+    if (decoded.next > this.end) throw new WasmFormatError(`LEB128 runs past its section at offset ${this.offset}`);
+    this.offset = decoded.next;
+    return decoded.value;
+  }
+  name(): string {
+    const length = this.unsigned();
+    if (this.offset + length > this.end) throw new WasmFormatError(`name runs past its section at offset ${this.offset}`);
+    const raw = this.bytes.subarray(this.offset, this.offset + length);
+    this.offset += length;
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    } catch {
+      throw new WasmFormatError(`name at offset ${this.offset - length} is not UTF-8`);
+    }
+  }
+  vector<T>(item: () => T): T[] {
+    const count = this.unsigned();
+    const items: T[] = [];
+    for (let i = 0; i < count; i++) items.push(item());
+    return items;
+  }
+}
+
+function valueType(reader: Reader): ValueType {
+  const code = reader.byte();
+  const type = VALUE_TYPES[code];
+  if (type === undefined) throw new WasmFormatError(`unsupported value type 0x${code.toString(16)}`);
+  return type;
+}
+
+function readTypes(reader: Reader): FunctionType[] {
+  return reader.vector(() => {
+    const form = reader.byte();
+    if (form !== 0x60) throw new WasmFormatError(`unsupported type form 0x${form.toString(16)} (GC types are not supported)`);
+    return { params: reader.vector(() => valueType(reader)), results: reader.vector(() => valueType(reader)) };
+  });
+}
+
+function readLimits(reader: Reader): MemoryLimits {
+  const flags = reader.byte();
+  if (flags > 0x07) throw new WasmFormatError(`unsupported limits flags 0x${flags.toString(16)}`);
+  const memory64 = (flags & 0x04) !== 0;
+  const bits = memory64 ? 64 : 32;
+  const minPages = reader.unsigned(bits);
+  const maxPages = (flags & 0x01) !== 0 ? reader.unsigned(bits) : undefined;
+  return { minPages, maxPages, shared: (flags & 0x02) !== 0, memory64 };
+}
+
+function readImports(reader: Reader): WasmImport[] {
+  return reader.vector(() => {
+    const module = reader.name();
+    const name = reader.name();
+    const kind = reader.byte();
+    let descriptor: ImportDescriptor;
+    switch (kind) {
+      case 0x00:
+        descriptor = { kind: 'function', typeIndex: reader.unsigned() };
+        break;
+      case 0x01:
+        valueType(reader);
+        readLimits(reader);
+        descriptor = { kind: 'table' };
+        break;
+      case 0x02:
+        descriptor = { kind: 'memory', limits: readLimits(reader) };
+        break;
+      case 0x03:
+        valueType(reader);
+        reader.byte();
+        descriptor = { kind: 'global' };
+        break;
+      case 0x04:
+        reader.byte();
+        reader.unsigned();
+        descriptor = { kind: 'tag' };
+        break;
+      default:
+        throw new WasmFormatError(`unsupported import kind 0x${kind.toString(16)} for ${module}.${name}`);
+    }
+    return { module, name, descriptor };
+  });
+}
+
+const EXPORT_KINDS: ExportKind[] = ['function', 'table', 'memory', 'global', 'tag'];
+
+function readExports(reader: Reader): WasmExport[] {
+  return reader.vector(() => {
+    const name = reader.name();
+    const code = reader.byte();
+    const kind = EXPORT_KINDS[code];
+    if (kind === undefined) throw new WasmFormatError(`unsupported export kind 0x${code.toString(16)} for ${name}`);
+    return { name, kind, index: reader.unsigned() };
+  });
+}

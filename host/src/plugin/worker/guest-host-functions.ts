@@ -1,0 +1,53 @@
+// The wasm-ccm host functions (`extism:host/user`) as the guest sees them from inside its worker. They are
+// synchronous (Extism foreground mode): ccm_http hands the request to the main thread through the channel and
+// blocks until the answer is there, so the HTTP client and the credentials stay on the main thread. ccm_log posts
+// the record without waiting for anyone.
+import type { CallContext, ExtismPluginOptions } from '@extism/extism';
+import { Channel, ChannelState, HostRequestKind } from '../channel/channel.ts';
+import type { GuestKernel } from './guest-kernel.ts';
+import type { LogMessage } from './worker-protocol.ts';
+
+export interface HostFunctionContext {
+  channel: Channel;
+  kernel: GuestKernel;
+  maxHttpRequestBytes: number;
+  log: (message: Omit<LogMessage, 'type' | 'exportName'>) => void;
+}
+
+const encoder = new TextEncoder();
+
+// The function type js-sdk's `functions` option takes (its arguments are typed loosely there).
+type HostFunction = NonNullable<ExtismPluginOptions['functions']>[string][string];
+
+export function createHostFunctions(host: HostFunctionContext): Record<string, HostFunction> {
+  const httpError = (context: CallContext, code: string, message: string): bigint =>
+    context.store(encoder.encode(JSON.stringify({ error: { code, message } })));
+
+  return {
+    ccm_http: (context: CallContext, requestAddress: bigint): bigint => {
+      const request = host.kernel.blockBytes(context, requestAddress);
+      if (request.byteLength > host.maxHttpRequestBytes) {
+        return httpError(context, 'TooLarge', `request of ${request.byteLength} bytes is above the limit of ${host.maxHttpRequestBytes}`);
+      }
+      const { channel } = host;
+      if (!channel.reserve(request.byteLength)) return httpError(context, 'TooLarge', 'request does not fit the channel');
+      channel.payload.set(request, 0);
+      channel.length = request.byteLength;
+      channel.kind = HostRequestKind.http;
+      channel.publish(ChannelState.hostRequest);
+      channel.waitWhile(ChannelState.hostRequest);
+      const answer = channel.copyOut(0, channel.length);
+      // Back to "running a call"; nobody waits for this value, so no wake-up.
+      channel.set(ChannelState.call);
+      if (!host.kernel.tryCharge(answer.byteLength)) {
+        return httpError(context, 'TooLarge', 'the answer does not fit the kernel memory budget left for this call');
+      }
+      return context.store(answer);
+    },
+    ccm_log: (context: CallContext, recordAddress: bigint): void => {
+      const bytes = host.kernel.blockBytes(context, recordAddress);
+      host.log({ source: 'ccm_log', level: 'info', text: new TextDecoder().decode(bytes) });
+    },
+    ccm_now_ms: (): bigint => BigInt(Date.now()),
+  };
+}

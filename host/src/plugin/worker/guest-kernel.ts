@@ -1,0 +1,168 @@
+// The hot part of the Extism kernel, replaced for speed and for limits, while Extism's CallContext keeps owning the
+// block table (so its config_get, var_*, length and log_* keep working on the same blocks).
+//
+// Why replace it: a guest moves its input and output 8 bytes per host call (as-pdk's Host.input/Host.output), and in
+// js-sdk 1.0.3 each of those calls decodes the address with several BigInt operations and a block lookup. Here the
+// input is one DataView and each block's DataView is looked up once per call. Why limits: the kernel's blocks are
+// host ArrayBuffers, outside the guest's capped linear memory and outside the worker's V8 heap limits, so `alloc`
+// is charged against a per-call budget. And the input/output bookkeeping (input_*, output_set, error_set) is ours
+// so the runner can call the export itself and see its i32 return code, which js-sdk 1.0.3 discards.
+//
+// Functions are installed through createPlugin's `functions` option under the kernel's namespace: js-sdk binds each
+// with the CallContext as first argument and puts it over its own implementation in the import object.
+import type { CallContext, ExtismPluginOptions } from '@extism/extism';
+
+/** Thrown from a kernel or host function to stop the guest: the call fails with a limit error. */
+export class GuestLimitError extends Error {
+  override name = 'GuestLimitError';
+}
+
+/** Thrown when the guest passes an address that names no block. */
+export class GuestAddressError extends Error {
+  override name = 'GuestAddressError';
+}
+
+export interface CapturedBytes {
+  buffer: ArrayBuffer;
+  offset: number;
+  length: number;
+}
+
+const EMPTY_INPUT = new Uint8Array(0);
+
+// The function type js-sdk's `functions` option takes (its arguments are typed loosely there).
+type KernelFunction = NonNullable<ExtismPluginOptions['functions']>[string][string];
+
+export class GuestKernel {
+  readonly #budgetBytes: number;
+  readonly #maxOutputBytes: number;
+  #views: (DataView | undefined)[] = [];
+  #input: Uint8Array = EMPTY_INPUT;
+  #inputView: DataView = new DataView(EMPTY_INPUT.buffer);
+  #inputLength = 0n;
+  #inputAddress: bigint | null = null;
+  #output: CapturedBytes | null = null;
+  #error: CapturedBytes | null = null;
+  #chargedBytes = 0;
+
+  constructor(budgetBytes: number, maxOutputBytes: number) {
+    this.#budgetBytes = budgetBytes;
+    this.#maxOutputBytes = maxOutputBytes;
+  }
+
+  /** Prepares a call's input. `input` must span its whole ArrayBuffer (Extism then stores it without a copy). */
+  beginCall(input: Uint8Array): void {
+    this.#input = input;
+    this.#inputView = new DataView(input.buffer, input.byteOffset, input.byteLength);
+    this.#inputLength = BigInt(input.byteLength);
+    this.#inputAddress = null;
+    this.#output = null;
+    this.#error = null;
+    this.#chargedBytes = 0;
+  }
+
+  get output(): CapturedBytes | null {
+    return this.#output;
+  }
+
+  get error(): CapturedBytes | null {
+    return this.#error;
+  }
+
+  /** Forgets the call's blocks; Extism's plugin.reset() drops them on its side. */
+  endCall(): void {
+    this.#views = [];
+    this.#input = EMPTY_INPUT;
+    this.#inputView = new DataView(EMPTY_INPUT.buffer);
+  }
+
+  /** Charges host-made blocks (host function answers) against the call's budget; false when it would overflow. */
+  tryCharge(bytes: number): boolean {
+    if (this.#chargedBytes + bytes > this.#budgetBytes) return false;
+    this.#chargedBytes += bytes;
+    return true;
+  }
+
+  /** The whole content of the block at `address`, as Extism hands blocks to host functions. */
+  blockBytes(context: CallContext, address: bigint): Uint8Array {
+    const view = this.#view(context, address);
+    return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  }
+
+  functions(): Record<string, KernelFunction> {
+    return {
+      alloc: (context: CallContext, size: bigint): bigint => {
+        const bytes = Number(size);
+        if (!this.tryCharge(bytes)) {
+          throw new GuestLimitError(
+            `the plugin allocated more than its kernel memory budget of ${mib(this.#budgetBytes)} in one call ` +
+              `(asked for ${bytes} bytes with ${this.#chargedBytes} in use)`,
+          );
+        }
+        return context.alloc(bytes);
+      },
+      // Blocks are released by plugin.reset() after the call; freeing early would not return budget anyway.
+      free: (_context: CallContext, address: bigint): void => {
+        this.#views[blockIndex(address)] = undefined;
+      },
+      input_offset: (context: CallContext): bigint => {
+        this.#inputAddress ??= context.store(this.#input.byteLength === 0 ? new Uint8Array(1) : this.#input);
+        return this.#inputAddress;
+      },
+      input_length: (): bigint => this.#inputLength,
+      input_load_u8: (_context: CallContext, address: bigint): number => this.#inputView.getUint8(blockOffset(address)),
+      input_load_u64: (_context: CallContext, address: bigint): bigint =>
+        this.#inputView.getBigUint64(blockOffset(address), true),
+      load_u8: (context: CallContext, address: bigint): number => this.#view(context, address).getUint8(blockOffset(address)),
+      load_u64: (context: CallContext, address: bigint): bigint =>
+        this.#view(context, address).getBigUint64(blockOffset(address), true),
+      store_u8: (context: CallContext, address: bigint, value: number): void => {
+        this.#view(context, address).setUint8(blockOffset(address), value);
+      },
+      store_u64: (context: CallContext, address: bigint, value: bigint): void => {
+        this.#view(context, address).setBigUint64(blockOffset(address), value, true);
+      },
+      output_set: (context: CallContext, address: bigint, length: bigint): void => {
+        const bytes = Number(length);
+        if (bytes > this.#maxOutputBytes) {
+          throw new GuestLimitError(`the plugin's output of ${bytes} bytes is above the limit of ${mib(this.#maxOutputBytes)}`);
+        }
+        const view = this.#view(context, address);
+        const offset = blockOffset(address);
+        if (offset + bytes > view.byteLength) {
+          throw new GuestAddressError(`output_set: ${bytes} bytes at offset ${offset} run past a block of ${view.byteLength}`);
+        }
+        this.#output = { buffer: view.buffer as ArrayBuffer, offset, length: bytes };
+      },
+      error_set: (context: CallContext, address: bigint): void => {
+        const view = this.#view(context, address);
+        this.#error = { buffer: view.buffer as ArrayBuffer, offset: 0, length: view.byteLength };
+      },
+    };
+  }
+
+  #view(context: CallContext, address: bigint): DataView {
+    const index = blockIndex(address);
+    let view = this.#views[index];
+    if (view === undefined) {
+      const block = context.read(address);
+      if (block === null) throw new GuestAddressError(`address 0x${address.toString(16)} names no memory block`);
+      view = new DataView(block.arrayBuffer());
+      this.#views[index] = view;
+    }
+    return view;
+  }
+}
+
+// Extism addresses are block index << 48 | offset within the block.
+function blockIndex(address: bigint): number {
+  return Number(address >> 48n);
+}
+
+function blockOffset(address: bigint): number {
+  return Number(BigInt.asUintN(48, address));
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 1048576).toFixed(bytes % 1048576 === 0 ? 0 : 2)} MiB`;
+}

@@ -1,0 +1,103 @@
+// Runs one call of an export inside the worker and reports the outcome through the channel. The export is called
+// directly (not through plugin.call) so its i32 return code is seen; the kernel (guest-kernel.ts) captured the
+// output and error the guest set.
+import type { Plugin } from '@extism/extism';
+import { CallOutcome, type CallOutcomeValue, Channel } from '../channel/channel.ts';
+import { GuestAddressError, GuestKernel, GuestLimitError } from './guest-kernel.ts';
+
+export interface RunOutcome {
+  outcome: CallOutcomeValue;
+  /** The return code (nonZeroReturn), else 0. */
+  returnCode: number;
+  /** Output bytes (output) or a message (every other outcome). */
+  bytes: Uint8Array;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export class GuestRunner {
+  readonly #plugin: Plugin;
+  readonly #exports: WebAssembly.Exports;
+  readonly #kernel: GuestKernel;
+  readonly #memoryCapBytes: number;
+  /** Set after a trap or a limit: the guest's own state may be inconsistent, so the instance must go. */
+  poisoned = false;
+
+  constructor(plugin: Plugin, instance: WebAssembly.Instance, kernel: GuestKernel, memoryCapBytes: number) {
+    this.#plugin = plugin;
+    this.#exports = instance.exports;
+    this.#kernel = kernel;
+    this.#memoryCapBytes = memoryCapBytes;
+  }
+
+  async run(exportName: string, input: Uint8Array): Promise<RunOutcome> {
+    const fn = this.#exports[exportName];
+    if (typeof fn !== 'function') {
+      return message(CallOutcome.noSuchExport, `the plugin has no export '${exportName}'`);
+    }
+    this.#kernel.beginCall(input);
+    let result: RunOutcome;
+    try {
+      const returned: unknown = (fn as () => unknown)();
+      result = this.#collect(returned);
+    } catch (err) {
+      this.poisoned = true;
+      result =
+        err instanceof GuestLimitError
+          ? message(CallOutcome.limit, err.message)
+          : message(CallOutcome.trap, this.#describeTrap(err));
+    } finally {
+      this.#kernel.endCall();
+      // Without a reset after every call js-sdk 1.0.3 runs out of block indices at call #16,383.
+      await this.#plugin.reset();
+    }
+    return result;
+  }
+
+  #collect(returned: unknown): RunOutcome {
+    const error = this.#kernel.error;
+    const errorText = error ? decoder.decode(new Uint8Array(error.buffer, error.offset, error.length)) : '';
+    if (returned !== 0) {
+      const code = typeof returned === 'number' ? returned : -1;
+      const what = typeof returned === 'number' ? `returned ${returned}` : 'returned no i32';
+      return { outcome: CallOutcome.nonZeroReturn, returnCode: code, bytes: encoder.encode(errorText ? `${what}: ${errorText}` : what) };
+    }
+    if (error) return message(CallOutcome.guestError, errorText);
+    const output = this.#kernel.output;
+    if (!output) return message(CallOutcome.noOutput, 'the export returned 0 without setting an output');
+    // A view, not a copy: the worker copies it into the channel before the blocks are reset.
+    return { outcome: CallOutcome.output, returnCode: 0, bytes: new Uint8Array(output.buffer, output.offset, output.length) };
+  }
+
+  #describeTrap(err: unknown): string {
+    const text = err instanceof Error ? `${err.name === 'RuntimeError' ? 'trap' : err.name}: ${err.message}` : String(err);
+    if (err instanceof GuestAddressError) return `the plugin passed a bad address: ${err.message}`;
+    const memory = this.#exports.memory;
+    if (memory instanceof WebAssembly.Memory && this.#memoryCapBytes > 0) {
+      const used = memory.buffer.byteLength;
+      // A guest whose allocator cannot grow further aborts (AssemblyScript) or traps on its own terms.
+      if (used + 65_536 > this.#memoryCapBytes) {
+        return `${text} (its linear memory is at the cap of ${Math.round(this.#memoryCapBytes / 1048576)} MiB: out of memory)`;
+      }
+    }
+    return text;
+  }
+}
+
+function message(outcome: CallOutcomeValue, text: string): RunOutcome {
+  return { outcome, returnCode: 0, bytes: encoder.encode(text) };
+}
+
+/** Writes a finished call into the channel for the main thread. */
+export function publishOutcome(channel: Channel, result: RunOutcome): void {
+  let { outcome, bytes } = result;
+  if (!channel.reserve(bytes.byteLength)) {
+    outcome = CallOutcome.limit;
+    bytes = encoder.encode(`the plugin's output of ${bytes.byteLength} bytes does not fit the channel`);
+  }
+  channel.payload.set(bytes, 0);
+  channel.length = bytes.byteLength;
+  channel.aux = result.returnCode;
+  channel.kind = outcome;
+}

@@ -1,0 +1,81 @@
+// Entry point of a plugin worker thread. It instantiates the module with Extism in foreground mode (synchronous host
+// functions, no Extism worker of its own), then serves calls from the channel until the main thread terminates it.
+// It holds no credentials and has no environment: the main thread starts it with an empty `env`, WASI is off and
+// no paths or hosts are given to Extism.
+import { parentPort, workerData } from 'node:worker_threads';
+import createPlugin from '@extism/extism';
+import { Channel, ChannelState } from '../channel/channel.ts';
+import { CCM_HOST_MODULE, EXTISM_KERNEL_MODULE } from '../policy/import-policy.ts';
+import { createHostFunctions } from './guest-host-functions.ts';
+import { GuestKernel } from './guest-kernel.ts';
+import { GuestRunner, publishOutcome } from './guest-runner.ts';
+import type { LogMessage, WorkerMessage, WorkerStartData } from './worker-protocol.ts';
+
+const port = parentPort;
+if (port === null) throw new Error('worker-entry.ts must run in a worker thread');
+const post = (message: WorkerMessage): void => port.postMessage(message);
+
+const start = workerData as WorkerStartData;
+const channel = new Channel(start.channel);
+const { limits } = start;
+const decoder = new TextDecoder();
+
+// Log records are forwarded up to a per-call budget: a plugin logging in a loop must not flood the main thread.
+let currentExport = '';
+let logsThisCall = 0;
+let logsDropped = 0;
+function log(record: Omit<LogMessage, 'type' | 'exportName'>): void {
+  if (logsThisCall >= limits.maxLogRecordsPerCall || record.text.length > limits.maxLogRecordBytes) {
+    logsDropped++;
+    return;
+  }
+  logsThisCall++;
+  post({ type: 'log', exportName: currentExport, ...record });
+}
+
+const kernelLog = (level: LogMessage['level']) => (text: unknown) => log({ source: 'kernel', level, text: String(text) });
+// Extism's log_* kernel functions write to this instead of the console.
+const kernelLogger = { debug: kernelLog('debug'), info: kernelLog('info'), warn: kernelLog('warn'), error: kernelLog('error') };
+
+const kernel = new GuestKernel(limits.kernelMemoryBytes, limits.maxOutputBytes);
+const plugin = await createPlugin(start.module, {
+  useWasi: false,
+  runInWorker: false,
+  allowedHosts: [],
+  allowedPaths: {},
+  config: start.config,
+  logger: kernelLogger as unknown as Console,
+  functions: {
+    [EXTISM_KERNEL_MODULE]: kernel.functions(),
+    [CCM_HOST_MODULE]: createHostFunctions({ channel, kernel, maxHttpRequestBytes: limits.maxHttpRequestBytes, log }),
+  },
+});
+const instance = await plugin.getInstance();
+// Extism only calls a reactor's _initialize when WASI is on; wasm-ccm plugins have no WASI, so do it here.
+const initialize = instance.exports._initialize;
+if (typeof initialize === 'function') (initialize as () => void)();
+const runner = new GuestRunner(plugin, instance, kernel, limits.memoryCapBytes);
+post({ type: 'ready' });
+
+for (;;) {
+  // Sleep until the main thread posts a call (the state may still read `done` from the previous one).
+  for (let state = channel.state; state !== ChannelState.call; state = channel.state) {
+    Atomics.wait(channel.header, 0, state);
+  }
+  const nameLength = channel.aux;
+  const inputLength = channel.length;
+  currentExport = decoder.decode(channel.payload.slice(0, nameLength));
+  // A fresh ArrayBuffer exactly the input's size: Extism stores it as the input block without copying again.
+  const input = channel.copyOut(nameLength, inputLength);
+  logsThisCall = 0;
+  logsDropped = 0;
+  const result = await runner.run(currentExport, input);
+  if (logsDropped > 0) {
+    logsThisCall = 0;
+    log({ source: 'runtime', level: 'warn', text: `dropped ${logsDropped} log records over the per-call limit` });
+  }
+  publishOutcome(channel, result);
+  channel.publish(ChannelState.done);
+  // After a trap or a limit (runner.poisoned) the main thread terminates this worker as soon as it reads the outcome;
+  // the worker must not exit by itself first, or its exit could be taken for a crash of the call.
+}
