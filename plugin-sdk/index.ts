@@ -1,2 +1,2 @@
 // The package root AssemblyScript resolves `@wasm-ccm/plugin-sdk` to; the SDK itself lives in assembly/.
-export * from "./assembly/index";
+export * from './assembly/index';

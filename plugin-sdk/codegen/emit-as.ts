@@ -169,9 +169,16 @@ export function emitAsTypes(model: AbiModel): string {
       '    while (k !== null) {',
     );
     def.fields.forEach((f, i) => {
-      out.push(`      ${i === 0 ? '' : '} else '}if (k == "${f.name}") {`, `        o.${f.name} = ${decodeExpr(f.type)};`);
+      out.push(
+        `      ${i === 0 ? '' : '} else '}if (k == "${f.name}") {`,
+        `        o.${f.name} = ${decodeExpr(f.type)};`,
+      );
     });
-    out.push(def.fields.length > 0 ? '      } else {' : '      {', '        r.skip(); // unknown fields are ignored', '      }');
+    out.push(
+      def.fields.length > 0 ? '      } else {' : '      {',
+      '        r.skip(); // unknown fields are ignored',
+      '      }',
+    );
     out.push(
       '      if (r.failed) {',
       '        r.prefix("." + k!);',
@@ -195,7 +202,10 @@ export function emitAsProvider(model: AbiModel): string {
   const out = [
     HEADER,
     'import { notImplemented, PluginError } from "../errors";',
-    `import {\n${[...used].sort().map((t) => `  ${t},`).join('\n')}\n} from "./types.generated";\n`,
+    `import {\n${[...used]
+      .sort()
+      .map((t) => `  ${t},`)
+      .join('\n')}\n} from "./types.generated";\n`,
     '/**',
     ' * One method per ABI call of every capability. Each fills `out` and returns null, or returns an error',
     ' * (see errors.ts). A provider overrides the methods of the capabilities it declares; the others answer',
@@ -226,7 +236,10 @@ export function emitAsExports(model: AbiModel): string {
     HEADER,
     '// A plugin re-exports these from its entry file: export * from "@wasm-ccm/plugin-sdk/exports";',
     'import { answer, providerFor, rememberInitialize, startCall } from "../dispatch";',
-    `import {\n${[...used].sort().map((t) => `  ${t},`).join('\n')}\n} from "./types.generated";\n`,
+    `import {\n${[...used]
+      .sort()
+      .map((t) => `  ${t},`)
+      .join('\n')}\n} from "./types.generated";\n`,
   ];
   for (const m of model.methods) {
     out.push(

@@ -1,10 +1,10 @@
 // Compiles an AssemblyScript plugin (or a test module) with the SDK's preset, in process. Used by
 // scripts/build-plugins.ts and by tests that build small modules on the fly. See plugin-sdk/README.md, "Building".
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import asc from 'assemblyscript/asc';
 import { forbiddenImports, listImports, type ModuleImport } from './imports.ts';
 
 /** The SDK's own directory: what `@wasm-ccm/plugin-sdk` resolves to inside AssemblyScript sources. */
@@ -27,6 +27,11 @@ export interface CompileOptions {
   ascArgs?: readonly string[];
   /** Fail when the module imports something the host does not provide (default true). */
   checkImports?: boolean;
+  /**
+   * Reuse a module compiled earlier into this directory when nothing it could depend on changed (the sources next to
+   * the entry, the SDK's sources, the options and the compiler version). Meant for tests.
+   */
+  cacheDir?: string;
 }
 
 export interface CompileResult {
@@ -60,6 +65,36 @@ function mapPath(abs: string): string {
   return abs;
 }
 
+/** .ts and .json files under `dir` (not build/, node_modules/ or dot folders), in a stable order. */
+export function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name === 'build' || entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) sourceFiles(path, out);
+    else if (/\.(ts|json)$/.test(entry.name)) out.push(path);
+  }
+  return out;
+}
+
+function ascVersion(): string {
+  const pkg = createRequire(import.meta.url).resolve('assemblyscript/package.json');
+  return (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;
+}
+
+/**
+ * A hash of everything a build of a module whose sources live in `dirs` depends on: those sources, the SDK's sources,
+ * the compiler version and `extra` (the options). Equal hashes mean an earlier output can be reused.
+ */
+export function buildInputsHash(dirs: readonly string[], extra: string): string {
+  const h = createHash('sha256');
+  h.update(`asc ${ascVersion()}\n${PRESET_ARGS.join(' ')}\n${extra}\n`);
+  for (const file of new Set([...dirs.flatMap((d) => sourceFiles(d)), ...sourceFiles(SDK_DIR)])) {
+    h.update(`${file}\n`);
+    h.update(readFileSync(file));
+  }
+  return h.digest('hex');
+}
+
 let queue: Promise<unknown> = Promise.resolve();
 
 /**
@@ -75,6 +110,17 @@ export function compileAssemblyScript(entry: string, options: CompileOptions = {
 
 async function compileNow(entry: string, options: CompileOptions): Promise<CompileResult> {
   const started = performance.now();
+  let cached: string | null = null;
+  if (options.cacheDir !== undefined) {
+    const key = JSON.stringify([entry, options.optimize, options.ascArgs, options.checkImports]);
+    const hash = buildInputsHash([dirname(entry)], key).slice(0, 20);
+    cached = join(options.cacheDir, `${basename(entry, '.ts')}-${hash}.wasm`);
+    if (existsSync(cached)) {
+      const wasm = new Uint8Array(readFileSync(cached));
+      if (options.outFile !== undefined) writeOut(options.outFile, wasm);
+      return { wasm, imports: listImports(wasm), elapsedMs: performance.now() - started };
+    }
+  }
   const baseDir = dirname(entry);
   let wasm: Uint8Array | null = null;
   const stderr: string[] = [];
@@ -93,6 +139,8 @@ async function compileNow(entry: string, options: CompileOptions): Promise<Compi
     ...(options.optimize === false ? [] : ['-O3']),
     ...(options.ascArgs ?? []),
   ];
+  // Loaded on first use: the compiler takes a while to load, and up-to-date checks should not pay for it.
+  const { default: asc } = await import('assemblyscript/asc');
   const result = await asc.main(args, {
     readFile(name: string, dir: string): string | null {
       if (name === VIRTUAL_ENTRY) return `import "${PACKAGE}/assembly/host/abort";\n`;
@@ -127,9 +175,12 @@ async function compileNow(entry: string, options: CompileOptions): Promise<Compi
       throw new CompileError(`${entry} compiles to a module with imports the host does not provide:`, bad.join('\n'));
     }
   }
-  if (options.outFile !== undefined) {
-    mkdirSync(dirname(options.outFile), { recursive: true });
-    writeFileSync(options.outFile, bytes);
-  }
+  if (options.outFile !== undefined) writeOut(options.outFile, bytes);
+  if (cached !== null) writeOut(cached, bytes);
   return { wasm: bytes, imports, elapsedMs: performance.now() - started };
+}
+
+function writeOut(path: string, bytes: Uint8Array): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, bytes);
 }

@@ -73,10 +73,19 @@ export class JsonReader {
     if (c == 0x7b) return "object";
     if (c == 0x5b) return "list";
     if (c == 0x22) return "string";
-    if (c == 0x74 || c == 0x66) return "bool";
-    if (c == 0x6e) return "null";
+    if ((c == 0x74 && this.startsWith("true")) || (c == 0x66 && this.startsWith("false"))) return "bool";
+    if (c == 0x6e && this.startsWith("null")) return "null";
     if (c == 0x2d || (c >= 0x30 && c <= 0x39)) return "number";
     return "invalid JSON";
+  }
+
+  private startsWith(word: string): bool {
+    const n = <usize>word.length;
+    if (this.pos + n > this.end) return false;
+    for (let i: usize = 0; i < n; i++) {
+      if (<u16>load<u8>(this.pos + i) != load<u16>(changetype<usize>(word) + (i << 1))) return false;
+    }
+    return true;
   }
 
   /** True when the next value is null (and consumes it). */
@@ -94,18 +103,11 @@ export class JsonReader {
   }
 
   private literal(word: string): bool {
-    const n = <usize>word.length;
-    if (this.pos + n > this.end) {
+    if (!this.startsWith(word)) {
       this.syntax(word);
       return false;
     }
-    for (let i: usize = 0; i < n; i++) {
-      if (<u16>load<u8>(this.pos + i) != load<u16>(changetype<usize>(word) + (i << 1))) {
-        this.syntax(word);
-        return false;
-      }
-    }
-    this.pos += n;
+    this.pos += <usize>word.length;
     return true;
   }
 
@@ -452,7 +454,7 @@ export class JsonReader {
           n = this.pushUnit(n, <u32>u);
           p += 4;
         } else {
-          this.pos = p - 1;
+          this.pos = p - 2; // at the backslash
           this.syntax("a valid escape");
           return "";
         }

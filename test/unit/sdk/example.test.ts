@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateEnvelope } from '../../../host/src/plugin/abi/index.ts';
+import { buildPlugin, discoverPlugins } from '../../../scripts/build-plugins.ts';
+import { forbiddenImports, listImports } from '../../../plugin-sdk/tools/imports.ts';
+import { load, type TestPlugin } from './harness.ts';
+
+let example: TestPlugin;
+let wasm: Uint8Array;
+beforeAll(async () => {
+  const plugin = discoverPlugins().find((p) => p.name === 'example');
+  if (!plugin) throw new Error('plugins/example is not discovered by build-plugins');
+  const built = await buildPlugin(plugin);
+  wasm = new Uint8Array(readFileSync(built.outFile));
+  example = await load(wasm);
+}, 120_000);
+afterAll(async () => {
+  await example?.plugin.close();
+});
+
+const config = {
+  instances: [
+    {
+      id: 'i-1',
+      nodeName: 'node-1',
+      instanceType: 'm1.small',
+      zone: 'eu-1a',
+      region: 'eu-1',
+      addresses: [
+        { type: 'InternalIP', address: '10.0.0.1' },
+        { type: 'Hostname', address: 'node-1' },
+      ],
+      labels: { 'example.com/rack': 'r7' },
+    },
+    { id: 'i-2', shutdown: true },
+  ],
+};
+const node = (name: string, providerID = '') => ({
+  name,
+  uid: name,
+  providerID,
+  labels: {},
+  annotations: {},
+  addresses: [],
+});
+
+describe('plugins/example', () => {
+  it('builds to plugins/example/build/example.wasm importing only what the host provides', () => {
+    expect(forbiddenImports(listImports(wasm))).toEqual([]);
+    expect(WebAssembly.Module.exports(new WebAssembly.Module(wasm)).map((e) => e.name)).toContain(
+      'ccm_instance_metadata',
+    );
+  });
+
+  it('serves instancesV2 from its config, with answers the host accepts', async () => {
+    const init = JSON.parse(
+      await example.call('ccm_initialize', { cloudConfig: JSON.stringify(config), clusterName: 'c' }),
+    );
+    expect(init).toEqual({ ok: {} });
+    expect(example.host.logs).toEqual([
+      { level: 'info', message: 'example provider initialized', fields: { instances: '2', cluster: 'c' } },
+    ]);
+
+    const meta = JSON.parse(await example.call('ccm_instance_metadata', { node: node('node-1') }));
+    expect(validateEnvelope('instanceMetadata', meta).ok).toBe(true);
+    expect(meta).toEqual({
+      ok: {
+        providerID: 'example://i-1',
+        instanceType: 'm1.small',
+        nodeAddresses: config.instances[0]!.addresses,
+        zone: 'eu-1a',
+        region: 'eu-1',
+        additionalLabels: { 'example.com/rack': 'r7' },
+      },
+    });
+    // The provider ID wins over the node name, as upstream.
+    const byId = JSON.parse(await example.call('ccm_instance_shutdown', { node: node('whatever', 'example://i-2') }));
+    expect(byId).toEqual({ ok: { shutdown: true } });
+    expect(JSON.parse(await example.call('ccm_instance_exists', { node: node('node-9') }))).toEqual({
+      ok: { exists: false },
+    });
+    expect(JSON.parse(await example.call('ccm_instance_metadata', { node: node('node-9') }))).toEqual({
+      error: { code: 'InstanceNotFound', message: 'no instance for node node-9' },
+    });
+  });
+
+  it('refuses a bad config with Invalid', async () => {
+    const bad = { instances: [{ id: 'i-1', addresses: [{ type: 'PublicIP', address: '1.2.3.4' }] }] };
+    expect(
+      JSON.parse(await example.call('ccm_initialize', { cloudConfig: JSON.stringify(bad), clusterName: '' })),
+    ).toEqual({
+      error: {
+        code: 'Invalid',
+        message: 'cloud config: instances[0].addresses[0].type: unknown address type "PublicIP"',
+      },
+    });
+    expect(JSON.parse(await example.call('ccm_initialize', { cloudConfig: '{"instances":', clusterName: '' }))).toEqual(
+      {
+        error: {
+          code: 'Invalid',
+          message: 'cloud config is not JSON: $.instances: invalid JSON: unexpected end, expected a value',
+        },
+      },
+    );
+  });
+});

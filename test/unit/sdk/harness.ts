@@ -1,0 +1,61 @@
+// Runs SDK test modules (plugin-sdk/tests/assembly/*.ts) under @extism/extism 1.0.3 the way the host does: foreground,
+// fake ccm_http/ccm_log/ccm_now_ms under extism:host/user, plugin.reset() after every call.
+import { join } from 'node:path';
+import createPlugin, { type CallContext, type Plugin } from '@extism/extism';
+import { compileAssemblyScript, SDK_DIR } from '../../../plugin-sdk/tools/compile.ts';
+
+export const FIXTURES = join(SDK_DIR, 'tests', 'assembly');
+const CACHE = join(SDK_DIR, 'tests', 'build');
+
+/** Compiles a test module (cached across runs until a source changes). */
+export async function compileFixture(name: string): Promise<Uint8Array> {
+  const r = await compileAssemblyScript(join(FIXTURES, `${name}.ts`), { optimize: false, cacheDir: CACHE });
+  return r.wasm;
+}
+
+export class FakeHost {
+  logs: unknown[] = [];
+  httpRequests: unknown[] = [];
+  /** What ccm_http answers; gets the parsed request. */
+  httpAnswer: (request: unknown) => unknown = () => ({ error: { code: 'Network', message: 'no network in tests' } });
+  nowMs = 1_700_000_000_123n;
+
+  functions(): Record<string, Record<string, (ctx: CallContext, ...args: bigint[]) => bigint | void>> {
+    return {
+      'extism:host/user': {
+        ccm_log: (ctx, offset) => {
+          this.logs.push(ctx.read(offset!)!.json());
+        },
+        ccm_http: (ctx, offset) => {
+          const request: unknown = ctx.read(offset!)!.json();
+          this.httpRequests.push(request);
+          return ctx.store(JSON.stringify(this.httpAnswer(request)));
+        },
+        ccm_now_ms: () => this.nowMs,
+      },
+    };
+  }
+}
+
+export interface TestPlugin {
+  plugin: Plugin;
+  host: FakeHost;
+  /** Calls an export; returns its output as text ('' when it wrote none). */
+  call(fn: string, input?: string | Uint8Array | object): Promise<string>;
+  /** Calls an export and parses its output as JSON. */
+  json(fn: string, input?: string | Uint8Array | object): Promise<unknown>;
+}
+
+export async function load(wasm: Uint8Array, host = new FakeHost()): Promise<TestPlugin> {
+  const plugin = await createPlugin({ wasm: [{ data: wasm }] }, { useWasi: false, functions: host.functions() });
+  const call = async (fn: string, input: string | Uint8Array | object = ''): Promise<string> => {
+    const data = typeof input === 'string' || input instanceof Uint8Array ? input : JSON.stringify(input);
+    try {
+      const out = await plugin.call(fn, data);
+      return out === null ? '' : out.text();
+    } finally {
+      await plugin.reset();
+    }
+  };
+  return { plugin, host, call, json: async (fn, input) => JSON.parse(await call(fn, input)) as unknown };
+}

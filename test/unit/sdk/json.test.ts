@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileFixture, load, type TestPlugin } from './harness.ts';
+
+let probe: TestPlugin;
+beforeAll(async () => {
+  probe = await load(await compileFixture('probe'));
+}, 120_000);
+afterAll(async () => {
+  await probe?.plugin.close();
+});
+
+describe('JSON reader and tree', () => {
+  it('round-trips nested documents with non-ASCII text, escapes and surrogate pairs', async () => {
+    const doc = {
+      plain: 'abc',
+      accents: 'héllo wörld ñ',
+      cjk: '中文テキスト',
+      emoji: '😀 𝄞 👩‍👩‍👧',
+      escapes: 'quote " backslash \\ slash / nl \n tab \t cr \r bs \b ff \f nul \u0000 us \u001f',
+      nested: { list: [1, -2.5, 1e21, 0.1, true, false, null, [], {}, [[['deep']]]], empty: '' },
+    };
+    const out = await probe.call('json_roundtrip', JSON.stringify(doc));
+    expect(JSON.parse(out)).toEqual(doc);
+  });
+
+  it('decodes \\u escapes, including surrogate pairs written as two escapes', async () => {
+    const input = '{"a":"\\u00e9\\u4e2d\\ud83d\\ude00\\u0041","b":"\\"\\\\\\/\\b\\f\\n\\r\\t"}';
+    expect(JSON.parse(await probe.call('json_roundtrip', input))).toEqual({ a: 'é中😀A', b: '"\\/\b\f\n\r\t' });
+  });
+
+  it('keeps a lone surrogate escape and writes it back escaped', async () => {
+    expect(await probe.call('json_roundtrip', '["\\ud800x"]')).toBe('["\\ud800x"]');
+  });
+
+  it('replaces invalid UTF-8 with U+FFFD instead of failing', async () => {
+    const bytes = new Uint8Array([0x5b, 0x22, 0x61, 0xff, 0x62, 0x5c, 0x6e, 0x22, 0x5d]); // ["a\xffb\n"]
+    expect(JSON.parse(await probe.call('json_roundtrip', bytes))).toEqual(['a\ufffdb\n']);
+  });
+
+  it('reads numbers per the JSON grammar', async () => {
+    const input = '[0,-1,12,-7,3.25,1e3,1E-2,-1.5e+2,123456789012345678,0.30000000000000004]';
+    expect(JSON.parse(await probe.call('json_roundtrip', input))).toEqual(JSON.parse(input));
+  });
+
+  it.each([
+    ['{"a":1,}', '$: invalid JSON at byte 7: expected a key string'],
+    ['[1,2', '$: invalid JSON: unexpected end, expected a value or ]'],
+    ['{"a" 1}', '$: invalid JSON at byte 5: expected :'],
+    ['[01]', '$: invalid JSON at byte 2: expected , or ]'],
+    ['[1.]', '$[0]: invalid JSON at byte 3: expected a digit after the decimal point'],
+    ['{"a":[true,nul]}', '$.a[1]: invalid JSON at byte 11: expected null'],
+    ['"tab\there"', '$: invalid JSON at byte 4: expected no raw control characters in a string'],
+    ['"\\x"', '$: invalid JSON at byte 1: expected a valid escape'],
+    ['"\\u12G4"', '$: invalid JSON at byte 3: expected four hex digits after \\u'],
+    ['{} x', '$: invalid JSON at byte 3: expected end of input'],
+    ['', '$: invalid JSON: unexpected end, expected a value'],
+  ])('reports %j with its path and offset', async (input, error) => {
+    expect(await probe.json('json_roundtrip', input)).toEqual({ parseError: error });
+  });
+
+  it('refuses documents nested deeper than 256 levels instead of overflowing the stack', async () => {
+    const deep = '['.repeat(300) + ']'.repeat(300);
+    const out = (await probe.json('json_roundtrip', deep)) as { parseError: string };
+    expect(out.parseError).toMatch(/JSON nested deeper than 256 levels$/);
+  });
+});
+
+describe('JSON writer', () => {
+  it('escapes strings exactly like JSON.stringify (control characters, quotes, lone surrogates)', async () => {
+    const expected = [
+      'plain',
+      '\u0000\u0001\u001f\b\f\n\r\t',
+      'quote " backslash \\ slash /',
+      'é ü ß ĳ € 中文',
+      '😀 𝄞',
+      'lone \uD800 high, lone \uDC00 low, reversed \uDE00\uD83D',
+      '',
+    ];
+    expect(await probe.call('write_strings')).toBe(JSON.stringify(expected));
+  });
+
+  it('writes numbers JSON can read back to the same values (-0 as 0 and NaN as null, like JSON.stringify)', async () => {
+    const out = await probe.call('write_numbers');
+    expect(JSON.parse(out)).toEqual([
+      0,
+      0,
+      0.1,
+      -2.5,
+      1e21,
+      1.5e-7,
+      9007199254740992,
+      123456789012,
+      -2147483648,
+      2147483647,
+      -9007199254740991,
+      null,
+      true,
+      null,
+    ]);
+    expect(out).toContain(',123456789012,'); // integral values without a trailing ".0"
+  });
+});
+
+describe('generated ABI codecs', () => {
+  const node = {
+    name: 'node-ü',
+    uid: '6d7f-1',
+    providerID: 'test://i-1',
+    labels: { 'topology.kubernetes.io/zone': 'z1', empty: '' },
+    annotations: { note: 'line1\nline2 "quoted" 😀' },
+    addresses: [
+      { type: 'InternalIP', address: '10.0.0.1' },
+      { type: 'Hostname', address: 'node-ü' },
+    ],
+  };
+
+  it('decode and encode a Node without loss, dropping unknown fields', async () => {
+    const value = { ...node, future: { nested: [1, { x: null }] }, addresses: [{ ...node.addresses[0], extra: 1 }] };
+    const out = await probe.json('abi_roundtrip', { type: 'Node', value });
+    expect(out).toEqual({ ...node, addresses: [node.addresses[0]] });
+  });
+
+  it('fill defaults for absent fields', async () => {
+    expect(await probe.json('abi_roundtrip', { type: 'Node', value: { name: 'n' } })).toEqual({
+      name: 'n',
+      uid: '',
+      providerID: '',
+      labels: {},
+      annotations: {},
+      addresses: [],
+    });
+  });
+
+  it('round-trip a Service with ports (i32) and string lists', async () => {
+    const svc = {
+      name: 's',
+      namespace: 'default',
+      uid: 'u',
+      labels: {},
+      annotations: { 'lb/type': 'nlb' },
+      ports: [
+        { name: 'http', protocol: 'TCP', port: 80, nodePort: 30080, targetPort: '8080', appProtocol: '' },
+        { name: 'dns', protocol: 'UDP', port: 53, nodePort: 30053, targetPort: 'dns', appProtocol: 'dns' },
+      ],
+      loadBalancerIP: '',
+      loadBalancerSourceRanges: ['10.0.0.0/8', '192.168.0.0/16'],
+      externalTrafficPolicy: 'Local',
+      healthCheckNodePort: 32000,
+      ipFamilies: ['IPv4', 'IPv6'],
+      ipFamilyPolicy: 'PreferDualStack',
+      loadBalancerClass: '',
+      sessionAffinity: 'None',
+      externalIPs: [],
+    };
+    expect(await probe.json('abi_roundtrip', { type: 'Service', value: svc })).toEqual(svc);
+  });
+
+  it.each([
+    [
+      { type: 'Node', value: { ...node, addresses: [{}, { type: 5 }] } },
+      '$.value.addresses[1].type: expected string, got number',
+    ],
+    [
+      { type: 'Node', value: { ...node, labels: { a: 'b', c: ['x'] } } },
+      '$.value.labels["c"]: expected string, got list',
+    ],
+    [{ type: 'Node', value: [] }, '$.value: expected object, got list'],
+    [{ type: 'Service', value: { ports: [{ port: 80.5 }] } }, '$.value.ports[0].port: expected i32, got 80.5'],
+    [
+      { type: 'Service', value: { ports: [{ port: 2147483648 }] } },
+      '$.value.ports[0].port: expected i32, got 2147483648.0',
+    ],
+    [{ type: 'Service', value: { ipFamilies: ['IPv4', null] } }, '$.value.ipFamilies[1]: expected string, got null'],
+    [
+      { type: 'InstanceMetadata', value: { additionalLabels: null } },
+      '$.value.additionalLabels: expected object, got null',
+    ],
+  ])('name the path of a decoding problem (%#)', async (input, error) => {
+    expect(await probe.json('abi_roundtrip', input)).toEqual({ decodeError: error });
+  });
+});

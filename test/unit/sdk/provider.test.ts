@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METHODS, type MethodName, validateEnvelope } from '../../../host/src/plugin/abi/index.ts';
+import { compileFixture, load, type TestPlugin } from './harness.ts';
+
+let provider: TestPlugin;
+let unregistered: TestPlugin;
+beforeAll(async () => {
+  provider = await load(await compileFixture('provider'));
+  unregistered = await load(await compileFixture('unregistered'));
+  await provider.call('ccm_initialize', { cloudConfig: '[Global]\nregion = eu-1\n', clusterName: 'prod' });
+}, 120_000);
+afterAll(async () => {
+  await provider?.plugin.close();
+  await unregistered?.plugin.close();
+});
+
+const service = (annotations: Record<string, string> = {}) => ({
+  name: 'web',
+  namespace: 'default',
+  uid: '1b4e28ba-2fa1-11d2-883f-0016d3cca427',
+  labels: {},
+  annotations,
+  ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080, targetPort: '8080', appProtocol: '' }],
+  loadBalancerIP: '',
+  loadBalancerSourceRanges: [],
+  externalTrafficPolicy: 'Cluster',
+  healthCheckNodePort: 0,
+  ipFamilies: ['IPv4'],
+  ipFamilyPolicy: 'SingleStack',
+  loadBalancerClass: '',
+  sessionAffinity: 'None',
+  externalIPs: [],
+});
+const node = (name: string) => ({ name, uid: name, providerID: '', labels: {}, annotations: {}, addresses: [] });
+
+// Every answer must also pass the host's validator: the two sides are generated from the same definition.
+async function answer(method: MethodName, request: object): Promise<unknown> {
+  const text = await provider.call(METHODS[method].exportName, request);
+  const envelope: unknown = JSON.parse(text);
+  const checked = validateEnvelope(method, envelope);
+  if (!checked.ok) throw new Error(`${method} answered an invalid envelope: ${checked.error}\n${text}`);
+  return envelope;
+}
+
+describe('envelopes', () => {
+  it('describe reports the ABI version, identity and capabilities', async () => {
+    expect(await answer('describe', {})).toEqual({
+      ok: {
+        abi: '1.0',
+        providerName: 'test',
+        version: '1.2.3',
+        capabilities: ['zones', 'loadBalancer'],
+        hasClusterID: true,
+      },
+    });
+  });
+
+  it('writes ok answers as UTF-8 (non-ASCII survives) using the config from initialize', async () => {
+    expect(await answer('getZone', {})).toEqual({ ok: { failureDomain: 'zone-ü-prod', region: 'eu-1' } });
+  });
+
+  it.each([
+    ['missing', { code: 'InstanceNotFound', message: 'no node missing' }],
+    ['busy', { code: 'Retry', message: 'busy', retryAfterSeconds: 2.5 }],
+    ['busy-zero', { code: 'Retry', message: 'busy', retryAfterSeconds: 1 }],
+    ['broken', { code: 'Internal', message: 'broken ✗' }],
+  ])('encodes the error a method returns (%s)', async (nodeName, error) => {
+    expect(await answer('getZoneByNodeName', { nodeName })).toEqual({ error });
+  });
+
+  it('answers NotImplemented for methods the provider did not override', async () => {
+    expect(await answer('listRoutes', { clusterName: 'prod' })).toEqual({
+      error: { code: 'NotImplemented', message: 'listRoutes is not implemented' },
+    });
+    expect(await answer('instanceMetadata', { node: node('n1') })).toEqual({
+      error: { code: 'NotImplemented', message: 'instanceMetadata is not implemented' },
+    });
+  });
+
+  it('answers Invalid naming the path when the request does not decode', async () => {
+    const text = await provider.call('ccm_ensure_load_balancer', {
+      clusterName: 'prod',
+      service: { ...service(), ports: [{ port: 'eighty' }] },
+      nodes: [],
+    });
+    expect(JSON.parse(text)).toEqual({
+      error: { code: 'Invalid', message: 'request.service.ports[0].port: expected number, got string' },
+    });
+    expect(JSON.parse(await provider.call('ccm_get_zone', 'not json'))).toEqual({
+      error: { code: 'Invalid', message: 'request: invalid JSON at byte 0: expected object' },
+    });
+    expect(JSON.parse(await provider.call('ccm_get_zone', '{} {}'))).toEqual({
+      error: { code: 'Invalid', message: 'request: invalid JSON at byte 3: expected end of input' },
+    });
+  });
+
+  it('ensureLoadBalancer: status, ImplementedElsewhere and Invalid', async () => {
+    expect(
+      await answer('ensureLoadBalancer', { clusterName: 'prod', service: service(), nodes: [node('a'), node('b')] }),
+    ).toEqual({
+      ok: {
+        status: {
+          ingress: [
+            { ip: '203.0.113.2', hostname: '', ipMode: 'VIP', ports: [{ port: 80, protocol: 'TCP', error: '' }] },
+          ],
+        },
+      },
+    });
+    expect(
+      await answer('ensureLoadBalancer', {
+        clusterName: 'prod',
+        service: service({ 'test/elsewhere': '' }),
+        nodes: [],
+      }),
+    ).toEqual({ error: { code: 'ImplementedElsewhere', message: 'handled by another controller' } });
+    expect(
+      await answer('ensureLoadBalancer', { clusterName: 'prod', service: service({ 'test/bad': 'x"y' }), nodes: [] }),
+    ).toEqual({ error: { code: 'Invalid', message: 'annotation test/bad: x"y' } });
+  });
+
+  it('getLoadBalancerName follows the upstream default', async () => {
+    expect(await answer('getLoadBalancerName', { clusterName: 'prod', service: service() })).toEqual({
+      ok: { name: 'a1b4e28ba2fa111d2883f0016d3cca42' },
+    });
+  });
+
+  it('every export returns 0 and answers, even on a fresh instance', async () => {
+    for (const [method, info] of Object.entries(METHODS)) {
+      const text = await unregistered.call(info.exportName, method === 'describe' ? {} : {});
+      expect(JSON.parse(text), method).toEqual({
+        error: {
+          code: 'Internal',
+          message: "no provider registered: call registerProvider(new MyProvider()) in the plugin's entry file",
+        },
+      });
+    }
+  });
+
+  it('a provider with a bad config refuses initialize with Invalid', async () => {
+    const fresh = await load(await compileFixture('provider'));
+    try {
+      expect(JSON.parse(await fresh.call('ccm_initialize', { cloudConfig: 'region\n[x', clusterName: '' }))).toEqual({
+        error: { code: 'Invalid', message: 'cloud config: line 1: expected key = value; line 2: bad section header' },
+      });
+    } finally {
+      await fresh.plugin.close();
+    }
+  });
+});
