@@ -18,6 +18,7 @@ export type { InstancePatch, InstanceSpec } from './model/instances.ts';
 export type * from './model/types.ts';
 export type { OpCounter } from './counters.ts';
 export { CLOUD_OPS, type CloudOp } from './ops.ts';
+export { ApiError, type ErrorBody, type ErrorCode } from './errors.ts';
 export { DEFAULT_ZONES } from './model/zones.ts';
 
 export const DEFAULT_VIP_POOL: readonly string[] = ['198.18.0.0/16'];
