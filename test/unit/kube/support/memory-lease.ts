@@ -29,7 +29,11 @@ export class CandidateLock implements LeaseLock {
   conflictNext = false;
   requests = 0;
 
-  constructor(private readonly lease: MemoryLease) {}
+  private readonly lease: MemoryLease;
+
+  constructor(lease: MemoryLease) {
+    this.lease = lease;
+  }
 
   get(signal: AbortSignal): Promise<LeaseState | undefined> {
     return this.gate(signal, () => (this.lease.state ? structuredClone(this.lease.state) : undefined));
