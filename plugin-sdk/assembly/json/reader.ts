@@ -3,6 +3,8 @@
 // value at once; callers add their part of the path on the way out (`prefix`), giving messages such as
 // `.node.addresses[1].type: expected string, got number`.
 
+import { scanEscapedString, scanNumber } from "./scan";
+
 const MAX_DEPTH: i32 = 256; // deeper documents are refused rather than risking the Wasm stack
 
 export class JsonReader {
@@ -12,7 +14,6 @@ export class JsonReader {
   private start: usize;
   // Per open container: whether the next element is its first (no comma expected before it).
   private first: bool[] = [];
-  private scratch: Uint16Array = new Uint16Array(64);
   /** The first problem met, as a path suffix such as `.a[2]: expected string, got number`; null while all is well. */
   error: string | null = null;
 
@@ -326,58 +327,15 @@ export class JsonReader {
     if (this.pos != this.end) this.syntax("end of input");
   }
 
-  // Reads a number at pos per the JSON grammar. Plain integers of up to 15 digits are computed exactly here; anything
-  // else goes through the standard library's parser.
+  // Reads a number at pos (a '-' or a digit) per the JSON grammar.
   private numberBody(): f64 {
-    const s = this.pos;
-    const end = this.end;
-    let p = s;
-    let neg = false;
-    if (load<u8>(p) == 0x2d) {
-      neg = true;
-      p++;
-    }
-    const digits = p;
-    let acc: i64 = 0;
-    if (p < end && load<u8>(p) == 0x30) {
-      p++;
-    } else if (p < end && load<u8>(p) >= 0x31 && load<u8>(p) <= 0x39) {
-      while (p < end && load<u8>(p) >= 0x30 && load<u8>(p) <= 0x39) {
-        if (p - digits < 16) acc = acc * 10 + <i64>(load<u8>(p) - 0x30);
-        p++;
-      }
-    } else {
-      this.pos = p;
-      this.syntax("a digit");
+    const scan = scanNumber(this.pos, this.end);
+    this.pos = scan.next;
+    if (scan.problem !== null) {
+      this.syntax(scan.problem!);
       return 0;
     }
-    let simple = p - digits <= 15;
-    if (p < end && load<u8>(p) == 0x2e) {
-      simple = false;
-      p++;
-      const f = p;
-      while (p < end && load<u8>(p) >= 0x30 && load<u8>(p) <= 0x39) p++;
-      if (p == f) {
-        this.pos = p;
-        this.syntax("a digit after the decimal point");
-        return 0;
-      }
-    }
-    if (p < end && (load<u8>(p) == 0x65 || load<u8>(p) == 0x45)) {
-      simple = false;
-      p++;
-      if (p < end && (load<u8>(p) == 0x2b || load<u8>(p) == 0x2d)) p++;
-      const e = p;
-      while (p < end && load<u8>(p) >= 0x30 && load<u8>(p) <= 0x39) p++;
-      if (p == e) {
-        this.pos = p;
-        this.syntax("a digit in the exponent");
-        return 0;
-      }
-    }
-    this.pos = p;
-    if (simple) return neg ? -(<f64>acc) : <f64>acc;
-    return parseFloat(String.UTF8.decodeUnsafe(s, p - s));
+    return scan.value;
   }
 
   // Reads a string at pos (which is at its opening quote) and returns its value.
@@ -395,131 +353,14 @@ export class JsonReader {
       if (c == 0x5c || c < 0x20) break;
       p++;
     }
-    return this.slowString(s);
-  }
-
-  private pushUnit(n: i32, unit: u32): i32 {
-    if (n >= this.scratch.length) {
-      const grown = new Uint16Array(this.scratch.length << 1);
-      memory.copy(grown.dataStart, this.scratch.dataStart, <usize>n << 1);
-      this.scratch = grown;
+    const scan = scanEscapedString(s, end);
+    this.pos = scan.next;
+    if (scan.problem !== null) {
+      this.syntax(scan.problem!);
+      return "";
     }
-    unchecked((this.scratch[n] = <u16>unit));
-    return n + 1;
+    return scan.value;
   }
-
-  // Decodes UTF-8 and escapes into UTF-16 units; invalid UTF-8 becomes U+FFFD.
-  private slowString(s: usize): string {
-    let p = s;
-    const end = this.end;
-    let n = 0;
-    while (true) {
-      if (p >= end) {
-        this.pos = p;
-        this.syntax("closing quote of a string");
-        return "";
-      }
-      const c = <u32>load<u8>(p);
-      if (c == 0x22) {
-        this.pos = p + 1;
-        return String.UTF16.decodeUnsafe(this.scratch.dataStart, <usize>n << 1);
-      }
-      if (c < 0x20) {
-        this.pos = p;
-        this.syntax("no raw control characters in a string");
-        return "";
-      }
-      if (c == 0x5c) {
-        if (p + 1 >= end) {
-          this.pos = p;
-          this.syntax("an escape");
-          return "";
-        }
-        const e = <u32>load<u8>(p + 1);
-        p += 2;
-        if (e == 0x22 || e == 0x5c || e == 0x2f) n = this.pushUnit(n, e);
-        else if (e == 0x6e) n = this.pushUnit(n, 0x0a);
-        else if (e == 0x74) n = this.pushUnit(n, 0x09);
-        else if (e == 0x72) n = this.pushUnit(n, 0x0d);
-        else if (e == 0x62) n = this.pushUnit(n, 0x08);
-        else if (e == 0x66) n = this.pushUnit(n, 0x0c);
-        else if (e == 0x75) {
-          const u = p + 4 <= end ? hex4(p) : -1;
-          if (u < 0) {
-            this.pos = p;
-            this.syntax("four hex digits after \\u");
-            return "";
-          }
-          // Surrogate pairs arrive as two escapes; UTF-16 stores them as they are, lone ones included.
-          n = this.pushUnit(n, <u32>u);
-          p += 4;
-        } else {
-          this.pos = p - 2; // at the backslash
-          this.syntax("a valid escape");
-          return "";
-        }
-        continue;
-      }
-      if (c < 0x80) {
-        n = this.pushUnit(n, c);
-        p++;
-        continue;
-      }
-      // Multi-byte UTF-8.
-      let need = 0;
-      let cp: u32 = 0;
-      let min: u32 = 0;
-      if ((c & 0xe0) == 0xc0) {
-        need = 1;
-        cp = c & 0x1f;
-        min = 0x80;
-      } else if ((c & 0xf0) == 0xe0) {
-        need = 2;
-        cp = c & 0x0f;
-        min = 0x800;
-      } else if ((c & 0xf8) == 0xf0) {
-        need = 3;
-        cp = c & 0x07;
-        min = 0x10000;
-      }
-      let q = p + 1;
-      let ok = need > 0;
-      for (let i = 0; ok && i < need; i++) {
-        if (q >= end || (load<u8>(q) & 0xc0) != 0x80) ok = false;
-        else cp = (cp << 6) | (load<u8>(q++) & 0x3f);
-      }
-      if (!ok || cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) {
-        n = this.pushUnit(n, 0xfffd);
-        p++;
-        continue;
-      }
-      p = q;
-      if (cp >= 0x10000) {
-        cp -= 0x10000;
-        n = this.pushUnit(n, 0xd800 + (cp >> 10));
-        n = this.pushUnit(n, 0xdc00 + (cp & 0x3ff));
-      } else {
-        n = this.pushUnit(n, cp);
-      }
-    }
-  }
-}
-
-function hexDigit(c: u32): i32 {
-  if (c >= 0x30 && c <= 0x39) return <i32>(c - 0x30);
-  if (c >= 0x61 && c <= 0x66) return <i32>(c - 0x57);
-  if (c >= 0x41 && c <= 0x46) return <i32>(c - 0x37);
-  return -1;
-}
-
-function hex4(p: usize): i32 {
-  let v = 0;
-  for (let i: usize = 0; i < 4; i++) {
-    const d = hexDigit(<u32>load<u8>(p + i));
-    if (d < 0) return -1;
-    v = (v << 4) | d;
-  }
-  return v;
 }
 
 /** A string as a JSON literal, for error paths such as `labels["a.b/c"]`. */

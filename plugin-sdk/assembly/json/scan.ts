@@ -1,0 +1,191 @@
+// The byte-level scanners behind JsonReader: numbers, and strings that need unescaping or UTF-8 decoding by hand.
+// They report where they stopped and what they expected instead of failing, so the reader words the error.
+
+export class NumberScan {
+  value: f64 = 0;
+  next: usize = 0;
+  /** What was expected where the scan stopped (`next`), or null. */
+  problem: string | null = null;
+}
+
+export class StringScan {
+  value: string = "";
+  next: usize = 0;
+  problem: string | null = null;
+}
+
+@inline function isDigit(c: u32): bool {
+  return c - 0x30 < 10;
+}
+
+/**
+ * Scans a number starting at `p` (a '-' or a digit) per the JSON grammar. Plain integers of up to 15 digits are
+ * computed exactly here; anything else goes through the standard library's parser.
+ */
+export function scanNumber(start: usize, end: usize): NumberScan {
+  const out = new NumberScan();
+  let p = start;
+  let neg = false;
+  if (load<u8>(p) == 0x2d) {
+    neg = true;
+    p++;
+  }
+  const digits = p;
+  let acc: i64 = 0;
+  if (p < end && load<u8>(p) == 0x30) {
+    p++;
+  } else if (p < end && load<u8>(p) >= 0x31 && load<u8>(p) <= 0x39) {
+    while (p < end && isDigit(load<u8>(p))) {
+      if (p - digits < 16) acc = acc * 10 + <i64>(load<u8>(p) - 0x30);
+      p++;
+    }
+  } else {
+    out.next = p;
+    out.problem = "a digit";
+    return out;
+  }
+  let simple = p - digits <= 15;
+  if (p < end && load<u8>(p) == 0x2e) {
+    simple = false;
+    p++;
+    const f = p;
+    while (p < end && isDigit(load<u8>(p))) p++;
+    if (p == f) {
+      out.next = p;
+      out.problem = "a digit after the decimal point";
+      return out;
+    }
+  }
+  if (p < end && (load<u8>(p) | 0x20) == 0x65) {
+    simple = false;
+    p++;
+    if (p < end && (load<u8>(p) == 0x2b || load<u8>(p) == 0x2d)) p++;
+    const e = p;
+    while (p < end && isDigit(load<u8>(p))) p++;
+    if (p == e) {
+      out.next = p;
+      out.problem = "a digit in the exponent";
+      return out;
+    }
+  }
+  out.next = p;
+  if (simple) out.value = neg ? -(<f64>acc) : <f64>acc;
+  else out.value = parseFloat(String.UTF8.decodeUnsafe(start, p - start));
+  return out;
+}
+
+// UTF-16 units of the string being decoded; kept between calls so most strings need no allocation here.
+let scratch = new Uint16Array(64);
+
+function pushUnit(n: i32, unit: u32): i32 {
+  if (n >= scratch.length) {
+    const grown = new Uint16Array(scratch.length << 1);
+    memory.copy(grown.dataStart, scratch.dataStart, <usize>n << 1);
+    scratch = grown;
+  }
+  unchecked((scratch[n] = <u16>unit));
+  return n + 1;
+}
+
+function hexDigit(c: u32): i32 {
+  if (c >= 0x30 && c <= 0x39) return <i32>(c - 0x30);
+  if (c >= 0x61 && c <= 0x66) return <i32>(c - 0x57);
+  if (c >= 0x41 && c <= 0x46) return <i32>(c - 0x37);
+  return -1;
+}
+
+function hex4(p: usize): i32 {
+  let v = 0;
+  for (let i: usize = 0; i < 4; i++) {
+    const d = hexDigit(<u32>load<u8>(p + i));
+    if (d < 0) return -1;
+    v = (v << 4) | d;
+  }
+  return v;
+}
+
+function stop(out: StringScan, at: usize, problem: string): StringScan {
+  out.next = at;
+  out.problem = problem;
+  return out;
+}
+
+/**
+ * Decodes the string whose content starts at `s` (after the opening quote) up to its closing quote: escapes, UTF-8 to
+ * UTF-16, invalid UTF-8 as U+FFFD. `next` is just past the closing quote.
+ */
+export function scanEscapedString(s: usize, end: usize): StringScan {
+  const out = new StringScan();
+  let p = s;
+  let n = 0;
+  while (true) {
+    if (p >= end) return stop(out, p, "closing quote of a string");
+    const c = <u32>load<u8>(p);
+    if (c == 0x22) {
+      out.next = p + 1;
+      out.value = String.UTF16.decodeUnsafe(scratch.dataStart, <usize>n << 1);
+      return out;
+    }
+    if (c < 0x20) return stop(out, p, "no raw control characters in a string");
+    if (c == 0x5c) {
+      if (p + 1 >= end) return stop(out, p, "an escape");
+      const e = <u32>load<u8>(p + 1);
+      if (e == 0x22 || e == 0x5c || e == 0x2f) n = pushUnit(n, e);
+      else if (e == 0x6e) n = pushUnit(n, 0x0a);
+      else if (e == 0x74) n = pushUnit(n, 0x09);
+      else if (e == 0x72) n = pushUnit(n, 0x0d);
+      else if (e == 0x62) n = pushUnit(n, 0x08);
+      else if (e == 0x66) n = pushUnit(n, 0x0c);
+      else if (e == 0x75) {
+        const u = p + 6 <= end ? hex4(p + 2) : -1;
+        if (u < 0) return stop(out, p + 2, "four hex digits after \\u");
+        // Surrogate pairs arrive as two escapes; UTF-16 stores them as they are, lone ones included.
+        n = pushUnit(n, <u32>u);
+        p += 4;
+      } else return stop(out, p, "a valid escape");
+      p += 2;
+      continue;
+    }
+    if (c < 0x80) {
+      n = pushUnit(n, c);
+      p++;
+      continue;
+    }
+    let need = 0;
+    let cp: u32 = 0;
+    let min: u32 = 0;
+    if ((c & 0xe0) == 0xc0) {
+      need = 1;
+      cp = c & 0x1f;
+      min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+      need = 2;
+      cp = c & 0x0f;
+      min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+      need = 3;
+      cp = c & 0x07;
+      min = 0x10000;
+    }
+    let q = p + 1;
+    let ok = need > 0;
+    for (let i = 0; ok && i < need; i++) {
+      if (q >= end || (load<u8>(q) & 0xc0) != 0x80) ok = false;
+      else cp = (cp << 6) | (load<u8>(q++) & 0x3f);
+    }
+    // Overlong forms, surrogates encoded in UTF-8 and code points past U+10FFFF are invalid too.
+    if (!ok || cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) {
+      n = pushUnit(n, 0xfffd);
+      p++;
+      continue;
+    }
+    p = q;
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      n = pushUnit(n, 0xd800 + (cp >> 10));
+      n = pushUnit(n, 0xdc00 + (cp & 0x3ff));
+    } else {
+      n = pushUnit(n, cp);
+    }
+  }
+}
