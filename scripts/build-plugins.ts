@@ -2,10 +2,10 @@
 // `entries` item (default assembly/index.ts), its output plugins/<name>/build/<name>.wasm. A build is skipped when a
 // hash of its inputs (the plugin's sources, the SDK's sources, the compiler preset and version) matches the stamp left
 // by the previous build, so a warm `npm test` costs milliseconds here. Every module's imports are checked.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildInputsHash, compileAssemblyScript } from '../plugin-sdk/tools/compile.ts';
+import { buildInputsHash, compileAssemblyScript, writeOut } from '../plugin-sdk/tools/compile.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const PLUGINS_DIR = join(REPO_ROOT, 'plugins');
@@ -58,7 +58,7 @@ export async function buildPlugin(plugin: PluginBuild, force = false): Promise<B
     return { name: plugin.name, outFile: plugin.outFile, built: false, elapsedMs: 0 };
   }
   const result = await compileAssemblyScript(plugin.entry, { outFile: plugin.outFile });
-  writeFileSync(stampFile, hash);
+  writeOut(stampFile, hash);
   return { name: plugin.name, outFile: plugin.outFile, built: true, elapsedMs: result.elapsedMs };
 }
 

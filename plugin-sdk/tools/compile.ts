@@ -1,7 +1,7 @@
 // Compiles an AssemblyScript plugin (or a test module) with the SDK's preset, in process. Used by
 // scripts/build-plugins.ts and by tests that build small modules on the fly. See plugin-sdk/README.md, "Building".
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -180,7 +180,11 @@ async function compileNow(entry: string, options: CompileOptions): Promise<Compi
   return { wasm: bytes, imports, elapsedMs: performance.now() - started };
 }
 
-function writeOut(path: string, bytes: Uint8Array): void {
+// Written under a temporary name and renamed: test files run in parallel processes and may read a module while
+// another process writes it; a rename makes them see the old file or the new one, never half of one.
+export function writeOut(path: string, bytes: Uint8Array | string): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, bytes);
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, bytes);
+  renameSync(temporary, path);
 }
