@@ -3,6 +3,7 @@
 // loadFromDefault, which quietly falls back to http://localhost:8080 and turns a missing config into
 // "connection refused" much later: here a missing or broken config is an immediate, explicit error.
 import { existsSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 
@@ -42,15 +43,17 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): LoadedKubeC
     source = 'kubeconfig-flag';
   } else if (options.master) {
     // --master alone: a server without credentials (an insecure local apiserver), as client-go allows.
+    // client-node refuses plain http unless TLS verification is off, and there is no TLS to verify then.
+    const plainHttp = options.master.startsWith('http://');
     kc.loadFromOptions({
-      clusters: [{ name: 'master', server: options.master, skipTLSVerify: false }],
+      clusters: [{ name: 'master', server: options.master, skipTLSVerify: plainHttp }],
       users: [{ name: 'anonymous' }],
       contexts: [{ name: 'master', cluster: 'master', user: 'anonymous' }],
       currentContext: 'master',
     });
     source = 'master-only';
   } else if (inClusterAvailable(env, options.inClusterRoot ?? '')) {
-    kc.loadFromCluster(options.inClusterRoot ?? '');
+    loadInCluster(kc, env, options.inClusterRoot ?? '');
     source = 'in-cluster';
   } else if (env.KUBECONFIG) {
     const files = env.KUBECONFIG.split(delimiter).filter((f) => f !== '');
@@ -85,6 +88,20 @@ function loadFile(kc: KubeConfig, path: string, what: string): void {
 function inClusterAvailable(env: Record<string, string | undefined>, root: string): boolean {
   return Boolean(
     env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT && existsSync(join(root, SERVICE_ACCOUNT_DIR, 'token')),
+  );
+}
+
+// client-node's loadFromCluster reads process.env itself; this does the same from the env we were given. The token
+// goes through the tokenFile auth provider, which re-reads the file, so projected token rotation keeps working.
+function loadInCluster(kc: KubeConfig, env: Record<string, string | undefined>, root: string): void {
+  const host = env.KUBERNETES_SERVICE_HOST ?? '';
+  const server = `https://${isIPv6(host) ? `[${host}]` : host}:${env.KUBERNETES_SERVICE_PORT ?? ''}`;
+  kc.loadFromClusterAndUser(
+    { name: 'inCluster', server, caFile: join(root, SERVICE_ACCOUNT_DIR, 'ca.crt'), skipTLSVerify: false },
+    {
+      name: 'inClusterUser',
+      authProvider: { name: 'tokenFile', config: { tokenFile: join(root, SERVICE_ACCOUNT_DIR, 'token') } },
+    },
   );
 }
 
