@@ -139,6 +139,10 @@ export class JsonReader {
     }
     let c = load<u8>(this.pos);
     const top = this.first.length - 1;
+    if (top < 0) {
+      this.fail("nextKey() called outside an object");
+      return null;
+    }
     if (c == 0x7d) {
       this.pos++;
       this.first.pop();
@@ -196,6 +200,10 @@ export class JsonReader {
     }
     const c = load<u8>(this.pos);
     const top = this.first.length - 1;
+    if (top < 0) {
+      this.fail("nextItem() called outside a list");
+      return false;
+    }
     if (c == 0x5d) {
       this.pos++;
       this.first.pop();
