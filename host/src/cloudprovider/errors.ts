@@ -2,13 +2,7 @@
 // them with the is* helpers (or instanceof), never on message text.
 
 export type ProviderErrorCode =
-  | 'InstanceNotFound'
-  | 'NotImplemented'
-  | 'ImplementedElsewhere'
-  | 'Retry'
-  | 'Invalid'
-  | 'Internal'
-  | 'Timeout';
+  'InstanceNotFound' | 'NotImplemented' | 'ImplementedElsewhere' | 'Retry' | 'Invalid' | 'Internal' | 'Timeout';
 
 /** Where an error came from, for messages and logs. */
 export interface ProviderErrorContext {

@@ -62,7 +62,9 @@ export class Channel {
   }
 
   static create(initialPayloadBytes: number, maxPayloadBytes: number): Channel {
-    const buffer = new SharedArrayBuffer(HEADER_BYTES + initialPayloadBytes, { maxByteLength: HEADER_BYTES + maxPayloadBytes });
+    const buffer = new SharedArrayBuffer(HEADER_BYTES + initialPayloadBytes, {
+      maxByteLength: HEADER_BYTES + maxPayloadBytes,
+    });
     return new Channel(buffer);
   }
 

@@ -47,8 +47,20 @@ export function parseCredentialFile(text: string, where: string): Credential[] {
     if (!Array.isArray(hosts) || hosts.length === 0 || !hosts.every((h) => typeof h === 'string')) {
       throw new CredentialFileError(`${at} (${name}).hosts must be a non-empty list of host[:port]`);
     }
-    return { name, hosts: hosts.map((h: string) => parseEntry(h)), secret: parseSecret(entry, `${at} (${name})`) };
+    return {
+      name,
+      hosts: hosts.map((h: string) => parseHost(h, `${at} (${name})`)),
+      secret: parseSecret(entry, `${at} (${name})`),
+    };
   });
+}
+
+function parseHost(entry: string, at: string): HostPort {
+  try {
+    return parseEntry(entry);
+  } catch (err) {
+    throw new CredentialFileError(`${at}.hosts: ${(err as Error).message}`);
+  }
 }
 
 function parseSecret(entry: Record<string, unknown>, at: string): CredentialSecret {
@@ -89,7 +101,9 @@ export function credentialHeaders(secret: CredentialSecret): Record<string, stri
     case 'bearer':
       return { authorization: `Bearer ${secret.token}` };
     case 'basic':
-      return { authorization: `Basic ${Buffer.from(`${secret.username}:${secret.password}`, 'utf8').toString('base64')}` };
+      return {
+        authorization: `Basic ${Buffer.from(`${secret.username}:${secret.password}`, 'utf8').toString('base64')}`,
+      };
     case 'headers':
       return Object.fromEntries(Object.entries(secret.headers).map(([k, v]) => [k.toLowerCase(), v]));
   }

@@ -5,7 +5,13 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../log/logger.ts';
 import { entryMatches } from '../http/allow-list.ts';
-import { type Credential, CredentialFileError, credentialHeaders, exposedValue, parseCredentialFile } from './credential-file.ts';
+import {
+  type Credential,
+  CredentialFileError,
+  credentialHeaders,
+  exposedValue,
+  parseCredentialFile,
+} from './credential-file.ts';
 
 export interface CredentialStoreOptions {
   file: string;
@@ -42,7 +48,18 @@ export class CredentialStore {
 
   /** An empty store, for plugins without credentials. */
   static empty(): CredentialStore {
-    return new CredentialStore({ file: '', logger: { debug() {}, info() {}, warn() {}, error() {}, child: () => { throw new Error('unused'); } } });
+    return new CredentialStore({
+      file: '',
+      logger: {
+        debug() {},
+        info() {},
+        warn() {},
+        error() {},
+        child: () => {
+          throw new Error('unused');
+        },
+      },
+    });
   }
 
   get names(): string[] {
@@ -60,7 +77,10 @@ export class CredentialStore {
       if (text === this.#text) return false;
       this.#install(text);
     } catch (err) {
-      this.#options.logger.error('cannot reload credentials; keeping the previous ones', { file: this.#options.file, error: (err as Error).message });
+      this.#options.logger.error('cannot reload credentials; keeping the previous ones', {
+        file: this.#options.file,
+        error: (err as Error).message,
+      });
       return false;
     }
     this.#options.logger.info('credentials reloaded', { file: this.#options.file, credentials: this.names });
@@ -84,7 +104,8 @@ export class CredentialStore {
     const config: Record<string, string> = {};
     for (const [key, name] of Object.entries(this.#options.exposeToPlugin ?? {})) {
       const credential = this.#credentials.find((c) => c.name === name);
-      if (credential === undefined) throw new CredentialFileError(`exposeToPlugin: no credential named '${name}' (for config key '${key}')`);
+      if (credential === undefined)
+        throw new CredentialFileError(`exposeToPlugin: no credential named '${name}' (for config key '${key}')`);
       config[key] = exposedValue(credential.secret);
     }
     return config;
@@ -103,7 +124,9 @@ export class CredentialStore {
     try {
       return await readFile(this.#options.file, 'utf8');
     } catch (err) {
-      throw new CredentialFileError(`cannot read credentials file ${this.#options.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new CredentialFileError(
+        `cannot read credentials file ${this.#options.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
   }
 

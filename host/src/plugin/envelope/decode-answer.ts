@@ -15,7 +15,11 @@ import { type MethodName, type PluginError, type Responses, validateEnvelope } f
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export function decodeAnswer<M extends MethodName>(method: M, output: Uint8Array, context: ProviderErrorContext): Responses[M] {
+export function decodeAnswer<M extends MethodName>(
+  method: M,
+  output: Uint8Array,
+  context: ProviderErrorContext,
+): Responses[M] {
   let text: string;
   try {
     text = utf8.decode(output);

@@ -27,7 +27,9 @@ export class HostAllowList {
   }
 
   toString(): string {
-    return this.entries.map((e) => (e.port === undefined ? e.hostname : `${e.hostname}:${e.port}`)).join(', ') || '(empty)';
+    return (
+      this.entries.map((e) => (e.port === undefined ? e.hostname : `${e.hostname}:${e.port}`)).join(', ') || '(empty)'
+    );
   }
 }
 
@@ -46,7 +48,8 @@ export function parseEntry(entry: string): HostPort {
   // URL drops an explicit :80 for http; read the port from the entry itself so 'host:80' stays explicit.
   const portMatch = /:(\d+)$/.exec(trimmed);
   const port = portMatch ? Number(portMatch[1]) : undefined;
-  if (port !== undefined && (port < 1 || port > 65535)) throw new AllowListError(`allowed host '${entry}' has an invalid port`);
+  if (port !== undefined && (port < 1 || port > 65535))
+    throw new AllowListError(`allowed host '${entry}' has an invalid port`);
   return { hostname: url.hostname.toLowerCase(), port };
 }
 

@@ -32,7 +32,17 @@ class BrokerError extends Error {
 }
 
 // Headers the broker controls: a plugin setting them could smuggle requests or confuse the connection pool.
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-authorization']);
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-authorization',
+]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 const encoder = new TextEncoder();
@@ -87,7 +97,8 @@ export class HttpBroker {
       const response = await this.#send(method, url, request.headers, body, signal);
       const location = response.headers.location;
       if (!REDIRECT_STATUSES.has(response.status) || location === undefined) return response;
-      if (hop >= maxRedirects) throw new BrokerError('Network', `more than ${maxRedirects} redirects from ${request.url}`);
+      if (hop >= maxRedirects)
+        throw new BrokerError('Network', `more than ${maxRedirects} redirects from ${request.url}`);
       url = this.#checkUrl(new URL(location, url).href, `redirect from ${url.host} to`);
       // As browsers do: 303, and 301/302 after a POST, continue as a GET without a body.
       if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
@@ -116,12 +127,21 @@ export class HttpBroker {
       throw new BrokerError('Forbidden', `${what} ${url.host}: credentials in URLs are not allowed`);
     }
     if (!this.#options.allowList.allows(url)) {
-      throw new BrokerError('Forbidden', `${what} ${url.host} is not allowed: the plugin may reach ${this.#options.allowList}`);
+      throw new BrokerError(
+        'Forbidden',
+        `${what} ${url.host} is not allowed: the plugin may reach ${this.#options.allowList}`,
+      );
     }
     return url;
   }
 
-  #send(method: string, url: URL, pluginHeaders: Record<string, string>, body: string, signal: AbortSignal): Promise<HttpResponse> {
+  #send(
+    method: string,
+    url: URL,
+    pluginHeaders: Record<string, string>,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<HttpResponse> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(pluginHeaders)) {
       const lower = name.toLowerCase();
@@ -140,24 +160,32 @@ export class HttpBroker {
         reject(new BrokerError('Network', 'aborted'));
         return;
       }
-      const req = client.request(url, { method, headers, agent: secure ? this.#httpsAgent : this.#httpAgent, signal }, (res) => {
-        const chunks: Buffer[] = [];
-        let received = 0;
-        res.on('data', (chunk: Buffer) => {
-          received += chunk.byteLength;
-          if (received > maxBytes) {
-            res.destroy();
-            req.destroy();
-            reject(new BrokerError('TooLarge', `response from ${url.host} is larger than ${maxBytes} bytes`));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') });
-        });
-        res.on('error', (err) => reject(networkError(url, err)));
-      });
+      const req = client.request(
+        url,
+        { method, headers, agent: secure ? this.#httpsAgent : this.#httpAgent, signal },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let received = 0;
+          res.on('data', (chunk: Buffer) => {
+            received += chunk.byteLength;
+            if (received > maxBytes) {
+              res.destroy();
+              req.destroy();
+              reject(new BrokerError('TooLarge', `response from ${url.host} is larger than ${maxBytes} bytes`));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('end', () => {
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: flattenHeaders(res.headers),
+              body: Buffer.concat(chunks).toString('utf8'),
+            });
+          });
+          res.on('error', (err) => reject(networkError(url, err)));
+        },
+      );
       req.on('error', (err) => reject(networkError(url, err)));
       req.end(payload);
     });

@@ -28,6 +28,7 @@ export interface InstanceOptions {
 /** Why an instance ended (the `reason` label of the restarts metric). */
 export type ExitCause = 'timeout' | 'trap' | 'limit' | 'crash' | 'recycle' | 'closed';
 
+const RETIRE_DELAY_MS = 20;
 let nextInstanceId = 1;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -49,13 +50,24 @@ export class PluginInstance {
   }
 
   static async start(options: InstanceOptions): Promise<PluginInstance> {
-    const payloadMax = Math.max(options.maxInputBytes + 1024, options.limits.maxOutputBytes, options.limits.maxHttpRequestBytes);
+    const payloadMax = Math.max(
+      options.maxInputBytes + 1024,
+      options.limits.maxOutputBytes,
+      options.limits.maxHttpRequestBytes,
+    );
     const channel = Channel.create(64 * 1024, payloadMax);
-    const data: WorkerStartData = { module: options.module, channel: channel.buffer, config: options.config, limits: options.limits };
+    const data: WorkerStartData = {
+      module: options.module,
+      channel: channel.buffer,
+      config: options.config,
+      limits: options.limits,
+    };
     const worker = new Worker(WORKER_URL, {
       workerData: data,
       env: {},
       argv: [],
+      // Importing js-sdk loads node:wasi, which prints an ExperimentalWarning in every worker; WASI stays off.
+      execArgv: [...process.execArgv, '--no-warnings'],
       resourceLimits: options.resourceLimits,
       name: 'wasm-ccm-plugin',
     });
@@ -77,7 +89,10 @@ export class PluginInstance {
     if (!this.alive) throw new InstanceCallError('crash', `the plugin instance is gone (${this.#exitReason})`);
     if (this.#busy) throw new Error(`plugin instance ${this.id} is already serving a call`);
     if (input.byteLength > this.#options.maxInputBytes) {
-      throw new InstanceCallError('inputTooLarge', `input of ${input.byteLength} bytes is above the limit of ${this.#options.maxInputBytes}`);
+      throw new InstanceCallError(
+        'inputTooLarge',
+        `input of ${input.byteLength} bytes is above the limit of ${this.#options.maxInputBytes}`,
+      );
     }
     this.#busy = true;
     try {
@@ -119,7 +134,10 @@ export class PluginInstance {
       if (Date.now() >= deadline && channel.state !== ChannelState.done) break;
     }
     await this.terminate('timeout', `${exportName} ran past its deadline`);
-    throw new InstanceCallError('timeout', `${exportName} did not finish within ${timeoutMs} ms; its instance was terminated`);
+    throw new InstanceCallError(
+      'timeout',
+      `${exportName} did not finish within ${timeoutMs} ms; its instance was terminated`,
+    );
   }
 
   async #serveHostRequest(deadline: number): Promise<void> {
@@ -130,11 +148,15 @@ export class PluginInstance {
       const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
       answer = await this.#options.http(request, signal);
     } else {
-      answer = encoder.encode(JSON.stringify({ error: { code: 'Network', message: `unknown host request ${channel.kind}` } }));
+      answer = encoder.encode(
+        JSON.stringify({ error: { code: 'Network', message: `unknown host request ${channel.kind}` } }),
+      );
     }
     if (!this.alive) return;
     if (!channel.reserve(answer.byteLength)) {
-      answer = encoder.encode(JSON.stringify({ error: { code: 'TooLarge', message: 'the answer does not fit the channel' } }));
+      answer = encoder.encode(
+        JSON.stringify({ error: { code: 'TooLarge', message: 'the answer does not fit the channel' } }),
+      );
     }
     channel.payload.set(answer, 0);
     channel.length = answer.byteLength;
@@ -145,19 +167,18 @@ export class PluginInstance {
     const channel = this.#channel;
     const outcome = channel.kind;
     const bytes = channel.copyOut(0, channel.length);
-    const returnCode = channel.aux;
     channel.set(ChannelState.idle);
     if (outcome === CallOutcome.output) return bytes;
     const text = decoder.decode(bytes);
     switch (outcome) {
       case CallOutcome.trap:
-        void this.terminate('trap', `trapped in ${exportName}: ${text}`);
+        this.#retire('trap', `trapped in ${exportName}: ${text}`);
         throw new InstanceCallError('trap', `the plugin trapped in ${exportName}: ${text}`);
       case CallOutcome.limit:
-        void this.terminate('limit', `went over a limit in ${exportName}: ${text}`);
+        this.#retire('limit', `went over a limit in ${exportName}: ${text}`);
         throw new InstanceCallError('limit', `${exportName}: ${text}`);
       case CallOutcome.nonZeroReturn:
-        throw new InstanceCallError('nonZeroReturn', `${exportName} ${text} (return code ${returnCode})`);
+        throw new InstanceCallError('nonZeroReturn', `${exportName} ${text}`);
       case CallOutcome.guestError:
         throw new InstanceCallError('guestError', `${exportName} set an Extism error: ${text}`);
       case CallOutcome.noOutput:
@@ -202,6 +223,13 @@ export class PluginInstance {
         this.#options.onExit(this, this.#exitCause, reason);
       });
     });
+  }
+
+  // Takes the instance out of service now but terminates its worker a moment later: log records it posted just
+  // before trapping (an AssemblyScript abort logs its reason) are still in flight and would be lost.
+  #retire(cause: ExitCause, reason: string): void {
+    this.#markExited(cause, reason);
+    setTimeout(() => void this.#worker.terminate(), RETIRE_DELAY_MS).unref();
   }
 
   #markExited(cause: ExitCause, reason: string): void {

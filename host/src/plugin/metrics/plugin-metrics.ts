@@ -24,31 +24,39 @@ function metricsFor(registry: Registry): MetricSet {
   let set = sets.get(registry);
   if (set === undefined) {
     set = {
-      calls: reuse(registry, 'wasm_ccm_plugin_calls_total') ?? new Counter({
-        name: 'wasm_ccm_plugin_calls_total',
-        help: 'Calls made to provider plugins, by plugin and method.',
-        labelNames: ['plugin', 'method'],
-        registers: [registry],
-      }),
-      errors: reuse(registry, 'wasm_ccm_plugin_call_errors_total') ?? new Counter({
-        name: 'wasm_ccm_plugin_call_errors_total',
-        help: 'Plugin calls that failed, by plugin, method and error code.',
-        labelNames: ['plugin', 'method', 'code'],
-        registers: [registry],
-      }),
-      duration: reuse(registry, 'wasm_ccm_plugin_call_duration_seconds') ?? new Histogram({
-        name: 'wasm_ccm_plugin_call_duration_seconds',
-        help: 'Duration of plugin calls, including HTTP made through the host.',
-        labelNames: ['plugin', 'method'],
-        buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-        registers: [registry],
-      }),
-      restarts: reuse(registry, 'wasm_ccm_plugin_instance_restarts_total') ?? new Counter({
-        name: 'wasm_ccm_plugin_instance_restarts_total',
-        help: 'Plugin instances replaced after a timeout, trap, crash or limit, by plugin and reason.',
-        labelNames: ['plugin', 'reason'],
-        registers: [registry],
-      }),
+      calls:
+        reuse(registry, 'wasm_ccm_plugin_calls_total') ??
+        new Counter({
+          name: 'wasm_ccm_plugin_calls_total',
+          help: 'Calls made to provider plugins, by plugin and method.',
+          labelNames: ['plugin', 'method'],
+          registers: [registry],
+        }),
+      errors:
+        reuse(registry, 'wasm_ccm_plugin_call_errors_total') ??
+        new Counter({
+          name: 'wasm_ccm_plugin_call_errors_total',
+          help: 'Plugin calls that failed, by plugin, method and error code.',
+          labelNames: ['plugin', 'method', 'code'],
+          registers: [registry],
+        }),
+      duration:
+        reuse(registry, 'wasm_ccm_plugin_call_duration_seconds') ??
+        new Histogram({
+          name: 'wasm_ccm_plugin_call_duration_seconds',
+          help: 'Duration of plugin calls, including HTTP made through the host.',
+          labelNames: ['plugin', 'method'],
+          buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+          registers: [registry],
+        }),
+      restarts:
+        reuse(registry, 'wasm_ccm_plugin_instance_restarts_total') ??
+        new Counter({
+          name: 'wasm_ccm_plugin_instance_restarts_total',
+          help: 'Plugin instances replaced after a timeout, trap, crash or limit, by plugin and reason.',
+          labelNames: ['plugin', 'reason'],
+          registers: [registry],
+        }),
     };
     sets.set(registry, set);
   }

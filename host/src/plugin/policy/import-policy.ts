@@ -78,11 +78,13 @@ export function checkImports(info: WasmModuleInfo): void {
     } else if (entry.module === CCM_HOST_MODULE) {
       checkSignature(violations, label, HOST_FUNCTIONS[entry.name], type);
     } else if (entry.module.startsWith('wasi')) {
-      violations.push(`${label}: WASI is not available to plugins (no file system, no environment, no clock); build without WASI`);
+      violations.push(
+        `${label}: WASI is not available to plugins (no file system, no environment, no clock); build without WASI`,
+      );
     } else if (entry.module === 'env') {
       violations.push(
         `${label}: the 'env' module is not provided` +
-          (entry.name === 'abort' ? " (AssemblyScript: build with --use abort=<your module>/<abort function>)" : ''),
+          (entry.name === 'abort' ? ' (AssemblyScript: build with --use abort=<your module>/<abort function>)' : ''),
       );
     } else {
       violations.push(`${label}: unknown import module '${entry.module}'`);
@@ -91,7 +93,12 @@ export function checkImports(info: WasmModuleInfo): void {
   if (violations.length > 0) throw new ImportPolicyError(violations);
 }
 
-function checkSignature(violations: string[], label: string, expected: Signature | undefined, actual: FunctionType | undefined): void {
+function checkSignature(
+  violations: string[],
+  label: string,
+  expected: Signature | undefined,
+  actual: FunctionType | undefined,
+): void {
   if (expected === undefined) {
     violations.push(`${label}: no such function`);
     return;
@@ -102,7 +109,9 @@ function checkSignature(violations: string[], label: string, expected: Signature
   }
   const [params, results] = expected;
   if (!sameTypes(params, actual.params) || !sameTypes(results, actual.results)) {
-    violations.push(`${label}: has type ${formatType(actual.params, actual.results)}, expected ${formatType(params, results)}`);
+    violations.push(
+      `${label}: has type ${formatType(actual.params, actual.results)}, expected ${formatType(params, results)}`,
+    );
   }
 }
 

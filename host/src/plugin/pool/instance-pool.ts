@@ -3,17 +3,26 @@
 // an idle one takes the next call at once and a replacement starts in the background, with backoff when starting
 // fails, so the pool keeps size + spares instances whenever it can.
 import type { Logger } from '../../log/logger.ts';
-import type { ExitCause, PluginInstance } from '../instance/plugin-instance.ts';
+import type { ExitCause } from '../instance/plugin-instance.ts';
+
+/** What the pool needs of an instance (PluginInstance; a fake in the pool's tests). */
+export interface PoolInstance {
+  readonly id: number;
+  readonly alive: boolean;
+  terminate(cause: ExitCause, reason: string): Promise<void>;
+}
+
+export type InstanceExitListener<I> = (instance: I, cause: ExitCause, detail: string) => void;
 
 /** Starts one ready-to-serve instance (initialized); `onExit` must reach the pool when it ends. */
-export type InstanceStarter = (onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void) => Promise<PluginInstance>;
+export type InstanceStarter<I> = (onExit: InstanceExitListener<I>) => Promise<I>;
 
-export interface InstancePoolOptions {
+export interface InstancePoolOptions<I extends PoolInstance> {
   /** Concurrent calls. */
   size: number;
   /** Idle instances kept ready beyond `size`, to take over when one is lost. */
   spares: number;
-  start: InstanceStarter;
+  start: InstanceStarter<I>;
   logger: Logger;
   onRestart: (cause: ExitCause) => void;
   /** First delay after a failed start; doubles up to maxRestartBackoffMs. */
@@ -29,33 +38,33 @@ export class PoolTimeoutError extends Error {
   override name = 'PoolTimeoutError';
 }
 
-interface Waiter {
-  resolve: (instance: PluginInstance) => void;
+interface Waiter<I> {
+  resolve: (instance: I) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
 }
 
-export class InstancePool {
-  readonly #options: InstancePoolOptions;
-  readonly #idle: PluginInstance[] = [];
-  readonly #busy = new Set<PluginInstance>();
-  readonly #generation = new WeakMap<PluginInstance, number>();
+export class InstancePool<I extends PoolInstance> {
+  readonly #options: InstancePoolOptions<I>;
+  readonly #idle: I[] = [];
+  readonly #busy = new Set<I>();
+  readonly #generation = new WeakMap<I, number>();
   #currentGeneration = 0;
   #starting = 0;
-  #waiters: Waiter[] = [];
+  #waiters: Waiter<I>[] = [];
   #closed = false;
   #backoffMs: number;
   #retryTimer: NodeJS.Timeout | undefined;
   #lastStartError: string | undefined;
 
-  constructor(options: InstancePoolOptions) {
+  constructor(options: InstancePoolOptions<I>) {
     if (options.size < 1) throw new RangeError('pool size must be at least 1');
     this.#options = options;
     this.#backoffMs = options.restartBackoffMs ?? 100;
   }
 
   /** Adds an instance started elsewhere (the loader's first one) to the pool. */
-  adopt(instance: PluginInstance): void {
+  adopt(instance: I): void {
     if (!instance.alive) {
       this.#refill();
       return;
@@ -68,7 +77,7 @@ export class InstancePool {
   /** Starts instances until size + spares exist; resolves when they are all ready, rejects if one fails to start. */
   async fill(): Promise<void> {
     const missing = this.#target - this.#count;
-    const started: Promise<PluginInstance>[] = [];
+    const started: Promise<I>[] = [];
     for (let i = 0; i < missing; i++) started.push(this.#startOne());
     await Promise.all(started);
   }
@@ -78,7 +87,7 @@ export class InstancePool {
   }
 
   /** Runs `fn` with an instance of its own; waits at most `queueTimeoutMs` for one to be free. */
-  async use<T>(fn: (instance: PluginInstance) => Promise<T>, queueTimeoutMs: number): Promise<T> {
+  async use<T>(fn: (instance: I) => Promise<T>, queueTimeoutMs: number): Promise<T> {
     const instance = await this.#acquire(queueTimeoutMs);
     try {
       return await fn(instance);
@@ -112,12 +121,12 @@ export class InstancePool {
     return this.#idle.length + this.#busy.size + this.#starting;
   }
 
-  #acquire(queueTimeoutMs: number): Promise<PluginInstance> {
+  #acquire(queueTimeoutMs: number): Promise<I> {
     if (this.#closed) return Promise.reject(new PoolClosedError('the plugin is shut down'));
     const ready = this.#takeIdle();
     if (ready !== undefined) return Promise.resolve(ready);
-    return new Promise<PluginInstance>((resolve, reject) => {
-      const waiter: Waiter = {
+    return new Promise<I>((resolve, reject) => {
+      const waiter: Waiter<I> = {
         resolve,
         reject,
         timer: setTimeout(() => {
@@ -130,7 +139,7 @@ export class InstancePool {
     });
   }
 
-  #takeIdle(): PluginInstance | undefined {
+  #takeIdle(): I | undefined {
     if (this.#busy.size >= this.#options.size) return undefined;
     // Most recently used first: it is the one with warm caches; spares stay parked.
     let instance = this.#idle.pop();
@@ -139,12 +148,14 @@ export class InstancePool {
     return instance;
   }
 
-  #release(instance: PluginInstance): void {
+  #release(instance: I): void {
     this.#busy.delete(instance);
     if (instance.alive && !this.#closed) {
       if (this.#generation.get(instance) === this.#currentGeneration) this.#idle.push(instance);
       else void instance.terminate('recycle', 'recycled');
     }
+    // An instance that died during its call was still counted as busy when its exit was reported.
+    if (!instance.alive) this.#refill();
     this.#dispatch();
   }
 
@@ -152,14 +163,14 @@ export class InstancePool {
     while (this.#waiters.length > 0) {
       const instance = this.#takeIdle();
       if (instance === undefined) return;
-      const waiter = this.#waiters.shift() as Waiter;
+      const waiter = this.#waiters.shift() as Waiter<I>;
       clearTimeout(waiter.timer);
       waiter.resolve(instance);
     }
   }
 
   /** Must be called when an instance of this pool ends; InstanceStarter receives it too. */
-  readonly onInstanceExit = (instance: PluginInstance, cause: ExitCause, detail: string): void => {
+  readonly onInstanceExit: InstanceExitListener<I> = (instance, cause, detail) => {
     const index = this.#idle.indexOf(instance);
     if (index >= 0) this.#idle.splice(index, 1);
     if (this.#closed || cause === 'closed') return;
@@ -177,7 +188,7 @@ export class InstancePool {
     }
   }
 
-  async #startOne(): Promise<PluginInstance> {
+  async #startOne(): Promise<I> {
     this.#starting++;
     try {
       const instance = await this.#options.start(this.onInstanceExit);

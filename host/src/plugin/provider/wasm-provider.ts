@@ -30,8 +30,10 @@ export class WasmProvider implements Provider {
 
   constructor(plugin: LoadedPlugin) {
     this.plugin = plugin;
-    const call = <M extends MethodName>(method: M, request: Requests[M]): Promise<Responses[M]> => plugin.call(method, request);
-    const has = (capability: Parameters<LoadedPlugin['capabilities']['has']>[0]): boolean => plugin.capabilities.has(capability);
+    const call = <M extends MethodName>(method: M, request: Requests[M]): Promise<Responses[M]> =>
+      plugin.call(method, request);
+    const has = (capability: Parameters<LoadedPlugin['capabilities']['has']>[0]): boolean =>
+      plugin.capabilities.has(capability);
 
     this.#instancesV2 = has('instancesV2')
       ? {
@@ -43,11 +45,14 @@ export class WasmProvider implements Provider {
     this.#instances = has('instances')
       ? {
           nodeAddresses: async (nodeName) => (await call('nodeAddresses', { nodeName })).addresses,
-          nodeAddressesByProviderID: async (providerID) => (await call('nodeAddressesByProviderID', { providerID })).addresses,
+          nodeAddressesByProviderID: async (providerID) =>
+            (await call('nodeAddressesByProviderID', { providerID })).addresses,
           instanceID: async (nodeName) => (await call('instanceID', { nodeName })).instanceID,
           instanceType: async (nodeName) => (await call('instanceType', { nodeName })).instanceType,
-          instanceTypeByProviderID: async (providerID) => (await call('instanceTypeByProviderID', { providerID })).instanceType,
-          instanceExistsByProviderID: async (providerID) => (await call('instanceExistsByProviderID', { providerID })).exists,
+          instanceTypeByProviderID: async (providerID) =>
+            (await call('instanceTypeByProviderID', { providerID })).instanceType,
+          instanceExistsByProviderID: async (providerID) =>
+            (await call('instanceExistsByProviderID', { providerID })).exists,
           instanceShutdownByProviderID: async (providerID) =>
             (await call('instanceShutdownByProviderID', { providerID })).shutdown,
         }
@@ -55,7 +60,8 @@ export class WasmProvider implements Provider {
     this.#loadBalancer = has('loadBalancer')
       ? {
           getLoadBalancer: (clusterName, service) => call('getLoadBalancer', { clusterName, service }),
-          getLoadBalancerName: async (clusterName, service) => (await call('getLoadBalancerName', { clusterName, service })).name,
+          getLoadBalancerName: async (clusterName, service) =>
+            (await call('getLoadBalancerName', { clusterName, service })).name,
           ensureLoadBalancer: async (clusterName, service, nodes) =>
             (await call('ensureLoadBalancer', { clusterName, service, nodes })).status,
           updateLoadBalancer: async (clusterName, service, nodes) => {

@@ -1,9 +1,17 @@
 // Loading a plugin, in the order the checks must happen: bytes and pinned digest; Wasm header, import policy and
 // memory cap (before compiling); compile; describe on a first instance (ABI major, exports of every declared
 // capability); initialize (a plugin error stops start-up with the plugin's message); then the rest of the pool.
-import { type Logger, silentLogger } from '../../log/logger.ts';
+import { silentLogger } from '../../log/logger.ts';
 import { isProviderError } from '../../cloudprovider/errors.ts';
-import { ABI_MAJOR, ALWAYS_METHODS, CAPABILITIES, type Capability, type DescribeResponse, METHODS, type MethodName } from '../abi/index.ts';
+import {
+  ABI_MAJOR,
+  ALWAYS_METHODS,
+  CAPABILITIES,
+  type Capability,
+  type DescribeResponse,
+  METHODS,
+  type MethodName,
+} from '../abi/index.ts';
 import { CredentialStore } from '../credentials/credential-store.ts';
 import { decodeAnswer } from '../envelope/decode-answer.ts';
 import { HostAllowList } from '../http/allow-list.ts';
@@ -15,7 +23,7 @@ import { InstancePool } from '../pool/instance-pool.ts';
 import { loadPluginSource } from '../source/plugin-source.ts';
 import { exportedFunctionNames, prepareModule } from '../source/prepare-module.ts';
 import { LoadedPlugin } from './loaded-plugin.ts';
-import { pluginLogForwarder } from './plugin-log.ts';
+import { delegatingLogger, pluginLogForwarder } from './plugin-log.ts';
 
 export class PluginLoadError extends Error {
   override name = 'PluginLoadError';
@@ -54,9 +62,13 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
     tls: options.tls,
   });
   let metrics: PluginMetrics = createPluginMetrics(undefined, source.label);
-  const initializeRequest = encoder.encode(JSON.stringify({ cloudConfig: options.cloudConfig ?? '', clusterName: options.clusterName ?? 'kubernetes' }));
+  const initializeRequest = encoder.encode(
+    JSON.stringify({ cloudConfig: options.cloudConfig ?? '', clusterName: options.clusterName ?? 'kubernetes' }),
+  );
 
-  const spawn = (onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void): Promise<PluginInstance> =>
+  const spawn = (
+    onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void,
+  ): Promise<PluginInstance> =>
     PluginInstance.start({
       module: prepared.module,
       limits: {
@@ -83,10 +95,10 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
     decodeAnswer('initialize', output, { provider: providerName, method: 'initialize' });
   };
 
-  const pool = new InstancePool({
+  const pool = new InstancePool<PluginInstance>({
     size: options.pool?.size ?? 2,
     spares: options.pool?.spares ?? 1,
-    logger,
+    logger: delegatingLogger(() => logger),
     onRestart: (cause) => metrics.instanceRestarted(cause),
     start: async (onExit) => {
       const instance = await spawn(onExit);

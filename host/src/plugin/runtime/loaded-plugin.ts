@@ -10,9 +10,17 @@ import {
   isProviderError,
 } from '../../cloudprovider/errors.ts';
 import type { Logger } from '../../log/logger.ts';
-import { type Capability, type DescribeResponse, METHODS, type MethodName, type Requests, type Responses } from '../abi/index.ts';
+import {
+  type Capability,
+  type DescribeResponse,
+  METHODS,
+  type MethodName,
+  type Requests,
+  type Responses,
+} from '../abi/index.ts';
 import { decodeAnswer } from '../envelope/decode-answer.ts';
 import { InstanceCallError } from '../instance/instance-errors.ts';
+import type { PluginInstance } from '../instance/plugin-instance.ts';
 import type { PluginMetrics } from '../metrics/plugin-metrics.ts';
 import type { PluginLimits } from '../options.ts';
 import { type InstancePool, PoolTimeoutError } from '../pool/instance-pool.ts';
@@ -22,7 +30,7 @@ const encoder = new TextEncoder();
 export interface LoadedPluginParts {
   description: DescribeResponse;
   capabilities: ReadonlySet<Capability>;
-  pool: InstancePool;
+  pool: InstancePool<PluginInstance>;
   limits: PluginLimits;
   metrics: PluginMetrics;
   logger: Logger;
@@ -45,7 +53,7 @@ export class LoadedPlugin {
     return this.description.providerName;
   }
 
-  get poolStats(): InstancePool['stats'] {
+  get poolStats(): InstancePool<PluginInstance>['stats'] {
     return this.#parts.pool.stats;
   }
 
@@ -54,7 +62,12 @@ export class LoadedPlugin {
     const context: ProviderErrorContext = { provider: this.providerName, method };
     const started = performance.now();
     try {
-      const output = await this.#run(METHODS[method].exportName, encoder.encode(JSON.stringify(request)), this.timeoutFor(method), context);
+      const output = await this.#run(
+        METHODS[method].exportName,
+        encoder.encode(JSON.stringify(request)),
+        this.timeoutFor(method),
+        context,
+      );
       const response = decodeAnswer(method, output, context);
       this.#parts.metrics.observeCall(method, (performance.now() - started) / 1000);
       return response;
@@ -66,7 +79,11 @@ export class LoadedPlugin {
   }
 
   /** Runs an export with raw input and returns its raw output (benchmarks and diagnostics; no ABI checks). */
-  async callExport(exportName: string, input: Uint8Array, timeoutMs = this.#parts.limits.callTimeoutMs): Promise<Uint8Array> {
+  async callExport(
+    exportName: string,
+    input: Uint8Array,
+    timeoutMs = this.#parts.limits.callTimeoutMs,
+  ): Promise<Uint8Array> {
     return this.#run(exportName, input, timeoutMs, { provider: this.providerName, method: exportName });
   }
 
@@ -79,14 +96,23 @@ export class LoadedPlugin {
     this.#parts.onClose();
   }
 
-  async #run(exportName: string, input: Uint8Array, timeoutMs: number, context: ProviderErrorContext): Promise<Uint8Array> {
+  async #run(
+    exportName: string,
+    input: Uint8Array,
+    timeoutMs: number,
+    context: ProviderErrorContext,
+  ): Promise<Uint8Array> {
     const queueTimeoutMs = this.#parts.limits.queueTimeoutMs ?? timeoutMs;
     try {
       return await this.#parts.pool.use((instance) => instance.call(exportName, input, timeoutMs), queueTimeoutMs);
     } catch (err) {
       const failure = toProviderError(err, context);
       if (err instanceof InstanceCallError && err.instanceLost) {
-        this.#parts.logger.warn('plugin call lost its instance', { method: context.method, kind: err.kind, error: err.message });
+        this.#parts.logger.warn('plugin call lost its instance', {
+          method: context.method,
+          kind: err.kind,
+          error: err.message,
+        });
       }
       throw failure;
     }

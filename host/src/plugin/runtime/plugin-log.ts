@@ -35,3 +35,14 @@ export function pluginLogForwarder(logger: () => Logger): (message: LogMessage) 
     tagged[record.value.level](record.value.message, record.value.fields);
   };
 }
+
+/** A logger that forwards to whatever `current()` returns at the time (the plugin's name is known after describe). */
+export function delegatingLogger(current: () => Logger): Logger {
+  return {
+    debug: (m, f) => current().debug(m, f),
+    info: (m, f) => current().info(m, f),
+    warn: (m, f) => current().warn(m, f),
+    error: (m, f) => current().error(m, f),
+    child: (fields) => delegatingLogger(() => current().child(fields)),
+  };
+}

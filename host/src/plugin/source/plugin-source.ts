@@ -38,7 +38,9 @@ export async function loadPluginSource(source: PluginSource, pinnedSha256?: stri
   if (pinnedSha256 !== undefined) {
     const expected = normalizeDigest(pinnedSha256);
     if (expected !== sha256) {
-      throw new PluginSourceError(`plugin ${label}: SHA-256 mismatch (pinned ${expected}, got ${sha256}); refusing to load it`);
+      throw new PluginSourceError(
+        `plugin ${label}: SHA-256 mismatch (pinned ${expected}, got ${sha256}); refusing to load it`,
+      );
     }
   }
   if (!hasWasmHeader(bytes)) {
@@ -53,7 +55,10 @@ export function sha256Hex(bytes: Uint8Array): string {
 
 /** Accepts `abc…` or `sha256:abc…` (64 hex digits, any case). */
 export function normalizeDigest(digest: string): string {
-  const hex = digest.trim().toLowerCase().replace(/^sha256:/, '');
+  const hex = digest
+    .trim()
+    .toLowerCase()
+    .replace(/^sha256:/, '');
   if (!/^[0-9a-f]{64}$/.test(hex)) throw new PluginSourceError(`pinned digest '${digest}' is not a SHA-256 hex string`);
   return hex;
 }

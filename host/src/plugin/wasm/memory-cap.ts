@@ -24,7 +24,11 @@ export interface MemoryCapResult {
  * would be ours to choose and the plugin would depend on it), 64-bit and shared memories, more than one memory, and
  * a minimum above the cap.
  */
-export function capLinearMemory(bytes: Uint8Array, capBytes: number, info: WasmModuleInfo = readModule(bytes)): MemoryCapResult {
+export function capLinearMemory(
+  bytes: Uint8Array,
+  capBytes: number,
+  info: WasmModuleInfo = readModule(bytes),
+): MemoryCapResult {
   const capPages = Math.floor(capBytes / WASM_PAGE_BYTES);
   if (capPages < 1) throw new RangeError(`memory cap ${capBytes} bytes is below one Wasm page`);
   const imported = info.imports.find((i) => i.descriptor.kind === 'memory');
@@ -36,7 +40,8 @@ export function capLinearMemory(bytes: Uint8Array, capBytes: number, info: WasmM
   if (info.memories.length === 0) {
     return { bytes, declaredMaxPages: undefined, effectiveMaxPages: 0, rewritten: false };
   }
-  if (info.memories.length > 1) throw new MemoryPolicyError(`the module defines ${info.memories.length} memories; one is allowed`);
+  if (info.memories.length > 1)
+    throw new MemoryPolicyError(`the module defines ${info.memories.length} memories; one is allowed`);
   const memory = info.memories[0] as MemoryLimits;
   if (memory.memory64) throw new MemoryPolicyError('64-bit memories are not supported');
   if (memory.shared) throw new MemoryPolicyError('shared memories are not supported');
@@ -50,7 +55,12 @@ export function capLinearMemory(bytes: Uint8Array, capBytes: number, info: WasmM
   }
   const section = info.sections.find((s) => s.id === SectionId.memory);
   if (!section) throw new WasmFormatError('memory section not found although a memory was read');
-  const content = concat([encodeUnsigned(1), Uint8Array.of(0x01), encodeUnsigned(memory.minPages), encodeUnsigned(capPages)]);
+  const content = concat([
+    encodeUnsigned(1),
+    Uint8Array.of(0x01),
+    encodeUnsigned(memory.minPages),
+    encodeUnsigned(capPages),
+  ]);
   const rebuilt = concat([
     bytes.subarray(0, section.start),
     Uint8Array.of(SectionId.memory),

@@ -108,7 +108,10 @@ export function readModule(bytes: Uint8Array): WasmModuleInfo {
     else if (id === SectionId.import) info.imports = readImports(reader);
     else if (id === SectionId.memory) info.memories = reader.vector(() => readLimits(reader));
     else if (id === SectionId.export) info.exports = readExports(reader);
-    if ((id === SectionId.type || id === SectionId.import || id === SectionId.memory || id === SectionId.export) && !reader.atEnd()) {
+    if (
+      (id === SectionId.type || id === SectionId.import || id === SectionId.memory || id === SectionId.export) &&
+      !reader.atEnd()
+    ) {
       throw new WasmFormatError(`section ${id} has ${span.end - reader.offset} trailing bytes`);
     }
     offset = span.end;
@@ -141,7 +144,8 @@ class Reader {
   }
   name(): string {
     const length = this.unsigned();
-    if (this.offset + length > this.end) throw new WasmFormatError(`name runs past its section at offset ${this.offset}`);
+    if (this.offset + length > this.end)
+      throw new WasmFormatError(`name runs past its section at offset ${this.offset}`);
     const raw = this.bytes.subarray(this.offset, this.offset + length);
     this.offset += length;
     try {
@@ -168,7 +172,8 @@ function valueType(reader: Reader): ValueType {
 function readTypes(reader: Reader): FunctionType[] {
   return reader.vector(() => {
     const form = reader.byte();
-    if (form !== 0x60) throw new WasmFormatError(`unsupported type form 0x${form.toString(16)} (GC types are not supported)`);
+    if (form !== 0x60)
+      throw new WasmFormatError(`unsupported type form 0x${form.toString(16)} (GC types are not supported)`);
     return { params: reader.vector(() => valueType(reader)), results: reader.vector(() => valueType(reader)) };
   });
 }

@@ -27,10 +27,15 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
     ccm_http: (context: CallContext, requestAddress: bigint): bigint => {
       const request = host.kernel.blockBytes(context, requestAddress);
       if (request.byteLength > host.maxHttpRequestBytes) {
-        return httpError(context, 'TooLarge', `request of ${request.byteLength} bytes is above the limit of ${host.maxHttpRequestBytes}`);
+        return httpError(
+          context,
+          'TooLarge',
+          `request of ${request.byteLength} bytes is above the limit of ${host.maxHttpRequestBytes}`,
+        );
       }
       const { channel } = host;
-      if (!channel.reserve(request.byteLength)) return httpError(context, 'TooLarge', 'request does not fit the channel');
+      if (!channel.reserve(request.byteLength))
+        return httpError(context, 'TooLarge', 'request does not fit the channel');
       channel.payload.set(request, 0);
       channel.length = request.byteLength;
       channel.kind = HostRequestKind.http;

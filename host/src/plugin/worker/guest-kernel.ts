@@ -113,7 +113,8 @@ export class GuestKernel {
       input_load_u8: (_context: CallContext, address: bigint): number => this.#inputView.getUint8(blockOffset(address)),
       input_load_u64: (_context: CallContext, address: bigint): bigint =>
         this.#inputView.getBigUint64(blockOffset(address), true),
-      load_u8: (context: CallContext, address: bigint): number => this.#view(context, address).getUint8(blockOffset(address)),
+      load_u8: (context: CallContext, address: bigint): number =>
+        this.#view(context, address).getUint8(blockOffset(address)),
       load_u64: (context: CallContext, address: bigint): bigint =>
         this.#view(context, address).getBigUint64(blockOffset(address), true),
       store_u8: (context: CallContext, address: bigint, value: number): void => {
@@ -125,12 +126,16 @@ export class GuestKernel {
       output_set: (context: CallContext, address: bigint, length: bigint): void => {
         const bytes = Number(length);
         if (bytes > this.#maxOutputBytes) {
-          throw new GuestLimitError(`the plugin's output of ${bytes} bytes is above the limit of ${mib(this.#maxOutputBytes)}`);
+          throw new GuestLimitError(
+            `the plugin's output of ${bytes} bytes is above the limit of ${mib(this.#maxOutputBytes)}`,
+          );
         }
         const view = this.#view(context, address);
         const offset = blockOffset(address);
         if (offset + bytes > view.byteLength) {
-          throw new GuestAddressError(`output_set: ${bytes} bytes at offset ${offset} run past a block of ${view.byteLength}`);
+          throw new GuestAddressError(
+            `output_set: ${bytes} bytes at offset ${offset} run past a block of ${view.byteLength}`,
+          );
         }
         this.#output = { buffer: view.buffer as ArrayBuffer, offset, length: bytes };
       },

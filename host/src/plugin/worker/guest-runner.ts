@@ -61,28 +61,42 @@ export class GuestRunner {
     if (returned !== 0) {
       const code = typeof returned === 'number' ? returned : -1;
       const what = typeof returned === 'number' ? `returned ${returned}` : 'returned no i32';
-      return { outcome: CallOutcome.nonZeroReturn, returnCode: code, bytes: encoder.encode(errorText ? `${what}: ${errorText}` : what) };
+      return {
+        outcome: CallOutcome.nonZeroReturn,
+        returnCode: code,
+        bytes: encoder.encode(errorText ? `${what}: ${errorText}` : what),
+      };
     }
     if (error) return message(CallOutcome.guestError, errorText);
     const output = this.#kernel.output;
     if (!output) return message(CallOutcome.noOutput, 'the export returned 0 without setting an output');
     // A view, not a copy: the worker copies it into the channel before the blocks are reset.
-    return { outcome: CallOutcome.output, returnCode: 0, bytes: new Uint8Array(output.buffer, output.offset, output.length) };
+    return {
+      outcome: CallOutcome.output,
+      returnCode: 0,
+      bytes: new Uint8Array(output.buffer, output.offset, output.length),
+    };
   }
 
   #describeTrap(err: unknown): string {
-    const text = err instanceof Error ? `${err.name === 'RuntimeError' ? 'trap' : err.name}: ${err.message}` : String(err);
+    const text =
+      err instanceof Error ? `${err.name === 'RuntimeError' ? 'trap' : err.name}: ${err.message}` : String(err);
     if (err instanceof GuestAddressError) return `the plugin passed a bad address: ${err.message}`;
     const memory = this.#exports.memory;
     if (memory instanceof WebAssembly.Memory && this.#memoryCapBytes > 0) {
       const used = memory.buffer.byteLength;
-      // A guest whose allocator cannot grow further aborts (AssemblyScript) or traps on its own terms.
-      if (used + 65_536 > this.#memoryCapBytes) {
-        return `${text} (its linear memory is at the cap of ${Math.round(this.#memoryCapBytes / 1048576)} MiB: out of memory)`;
+      // A guest whose allocator cannot grow further aborts (AssemblyScript) or traps on its own terms; the failed
+      // request may have been large, so "near the cap" rather than "at the cap" is the sign.
+      if (used >= this.#memoryCapBytes * 0.9) {
+        return `${text} (linear memory at ${mib(used)} of its ${mib(this.#memoryCapBytes)} cap: the plugin likely ran out of memory)`;
       }
     }
     return text;
   }
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / 1048576)} MiB`;
 }
 
 function message(outcome: CallOutcomeValue, text: string): RunOutcome {

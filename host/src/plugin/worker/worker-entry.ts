@@ -33,9 +33,15 @@ function log(record: Omit<LogMessage, 'type' | 'exportName'>): void {
   post({ type: 'log', exportName: currentExport, ...record });
 }
 
-const kernelLog = (level: LogMessage['level']) => (text: unknown) => log({ source: 'kernel', level, text: String(text) });
+const kernelLog = (level: LogMessage['level']) => (text: unknown) =>
+  log({ source: 'kernel', level, text: String(text) });
 // Extism's log_* kernel functions write to this instead of the console.
-const kernelLogger = { debug: kernelLog('debug'), info: kernelLog('info'), warn: kernelLog('warn'), error: kernelLog('error') };
+const kernelLogger = {
+  debug: kernelLog('debug'),
+  info: kernelLog('info'),
+  warn: kernelLog('warn'),
+  error: kernelLog('error'),
+};
 
 const kernel = new GuestKernel(limits.kernelMemoryBytes, limits.maxOutputBytes);
 const plugin = await createPlugin(start.module, {

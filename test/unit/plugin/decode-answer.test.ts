@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ImplementedElsewhereError,
+  InstanceNotFoundError,
+  InternalError,
+  InvalidError,
+  isImplementedElsewhere,
+  isInstanceNotFound,
+  isNotImplemented,
+  isProviderError,
+  isRetry,
+  NotImplementedError,
+  RetryError,
+} from '../../../host/src/cloudprovider/errors.ts';
+import { decodeAnswer } from '../../../host/src/plugin/envelope/decode-answer.ts';
+
+const context = { provider: 'acme', method: 'getLoadBalancerName' };
+const bytes = (value: unknown): Uint8Array =>
+  new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value));
+const decode = (method: 'getLoadBalancerName' | 'ensureLoadBalancer' | 'ensureLoadBalancerDeleted', value: unknown) =>
+  decodeAnswer(method, bytes(value), { ...context, method });
+
+function failure(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('decoding answers', () => {
+  it('returns the response of an ok envelope', () => {
+    expect(decode('getLoadBalancerName', { ok: { name: 'a1234' } })).toEqual({ name: 'a1234' });
+  });
+
+  it.each([
+    ['InstanceNotFound', InstanceNotFoundError],
+    ['NotImplemented', NotImplementedError],
+    ['Invalid', InvalidError],
+    ['Internal', InternalError],
+  ] as const)('maps %s to its named error, message prefixed with provider and method', (code, type) => {
+    const err = failure(() => decode('getLoadBalancerName', { error: { code, message: 'it said so' } }));
+    expect(err).toBeInstanceOf(type);
+    expect(err.message).toBe('acme.getLoadBalancerName: it said so');
+    expect(isProviderError(err)).toBe(true);
+  });
+
+  it('carries the Retry delay', () => {
+    const err = failure(() =>
+      decode('getLoadBalancerName', { error: { code: 'Retry', message: 'busy', retryAfterSeconds: 12 } }),
+    );
+    expect(isRetry(err) && err.retryAfterSeconds).toBe(12);
+    expect(err).toBeInstanceOf(RetryError);
+  });
+
+  it('accepts ImplementedElsewhere only where the ABI allows it', () => {
+    const ensure = failure(() =>
+      decode('ensureLoadBalancer', { error: { code: 'ImplementedElsewhere', message: 'not us' } }),
+    );
+    expect(isImplementedElsewhere(ensure)).toBe(true);
+    expect(ensure).toBeInstanceOf(ImplementedElsewhereError);
+    const deleted = failure(() =>
+      decode('ensureLoadBalancerDeleted', { error: { code: 'ImplementedElsewhere', message: 'not us' } }),
+    );
+    expect(deleted).toBeInstanceOf(InternalError);
+    expect(deleted.message).toContain('ImplementedElsewhere is not an answer ensureLoadBalancerDeleted may give');
+  });
+
+  it.each([
+    ['not UTF-8', Uint8Array.of(0x7b, 0xc3, 0x28, 0x7d), /not UTF-8/],
+    ['not JSON', bytes('{"ok": '), /not JSON/],
+    ['wrong shape', bytes({ ok: { name: 7 } }), /does not match the ABI: ok\.name: expected string, got 7/],
+    ['neither ok nor error', bytes({ result: 1 }), /expected key ok or error/],
+    ['Retry without delay', bytes({ error: { code: 'Retry', message: 'x' } }), /retryAfterSeconds/],
+    ['unknown code', bytes({ error: { code: 'Oops', message: 'x' } }), /error\.code/],
+  ])('turns %s into an Internal error', (_what, output, message) => {
+    const err = failure(() => decodeAnswer('getLoadBalancerName', output, context));
+    expect(err).toBeInstanceOf(InternalError);
+    expect(err.message).toMatch(message);
+    expect(err.message.startsWith('acme.getLoadBalancerName: ')).toBe(true);
+  });
+
+  it('keeps the helpers exact', () => {
+    const notFound = new InstanceNotFoundError('gone');
+    expect(isInstanceNotFound(notFound)).toBe(true);
+    expect(isNotImplemented(notFound)).toBe(false);
+    expect(isInstanceNotFound(new Error('gone'))).toBe(false);
+    expect(notFound.code).toBe('InstanceNotFound');
+  });
+});

@@ -1,0 +1,204 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
+import { HostAllowList } from '../../../host/src/plugin/http/allow-list.ts';
+import { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
+import { startServer, type TestServer } from './support/http-servers.ts';
+import { recordingLogger } from './support/recording-logger.ts';
+
+let api: TestServer;
+let other: TestServer;
+let forbidden: TestServer;
+let store: CredentialStore;
+let broker: HttpBroker;
+
+interface Answer {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string;
+  error?: { code: string; message: string };
+}
+
+async function ask(
+  request: Partial<{ method: string; url: string; headers: Record<string, string>; body: string; timeoutMs: number }>,
+  deadline = AbortSignal.timeout(5000),
+): Promise<Answer> {
+  const full = { method: 'GET', url: '', headers: {}, body: '', timeoutMs: 0, ...request };
+  const bytes = await broker.handle(new TextEncoder().encode(JSON.stringify(full)), deadline);
+  return JSON.parse(new TextDecoder().decode(bytes)) as Answer;
+}
+
+beforeAll(async () => {
+  forbidden = await startServer({ '/': (_req, res) => res.end('you should not be here') });
+  other = await startServer({
+    '/landing': (req, res) => res.end(`other saw ${req.method} auth=${req.headers.authorization ?? 'none'}`),
+  });
+  api = await startServer({
+    '/echo': (req, res) => {
+      res.setHeader('set-cookie', ['a=1', 'b=2']);
+      res.setHeader('x-custom', 'Value');
+      res.end(
+        JSON.stringify({
+          method: req.method,
+          body: req.body,
+          auth: req.headers.authorization ?? null,
+          custom: req.headers['x-plugin'] ?? null,
+        }),
+      );
+    },
+    '/to-other': (_req, res) => res.writeHead(302, { location: other.url('/landing') }).end(),
+    '/to-forbidden': (_req, res) => res.writeHead(307, { location: forbidden.url('/') }).end(),
+    '/to-file': (_req, res) => res.writeHead(301, { location: 'file:///etc/passwd' }).end(),
+    '/see-other': (_req, res) => res.writeHead(303, { location: '/echo' }).end(),
+    '/loop': (_req, res) => res.writeHead(302, { location: '/loop' }).end(),
+    '/big': (_req, res) => res.end('x'.repeat(4096)),
+    '/slow': (_req, res) => setTimeout(() => res.end('late'), 400),
+    '/utf8': (_req, res) => res.setHeader('content-type', 'text/plain; charset=utf-8').end('grüße ☁'),
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-broker-'));
+  const file = join(dir, 'credentials.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      credentials: [
+        { name: 'api', hosts: [api.host], bearerToken: 'api-token' },
+        { name: 'other', hosts: [other.host], basicAuth: { username: 'o', password: 'pw' } },
+      ],
+    }),
+  );
+  store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });
+  broker = new HttpBroker({
+    allowList: new HostAllowList([api.host, other.host]),
+    credentials: store,
+    maxResponseBytes: 1024,
+    defaultTimeoutMs: 2000,
+    maxTimeoutMs: 3000,
+    maxRedirects: 3,
+  });
+});
+
+afterAll(async () => {
+  broker.close();
+  store.close();
+  await Promise.all([api.close(), other.close(), forbidden.close()]);
+});
+
+describe('HTTP broker', () => {
+  it('makes the request with the brokered credential, replacing what the plugin set', async () => {
+    const answer = await ask({
+      method: 'post',
+      url: api.url('/echo'),
+      body: 'hello ☁',
+      headers: { Authorization: 'Bearer plugin-made-up', 'X-Plugin': 'yes', Host: 'evil.example' },
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body ?? '')).toEqual({
+      method: 'POST',
+      body: 'hello ☁',
+      auth: 'Bearer api-token',
+      custom: 'yes',
+    });
+    expect(answer.headers).toMatchObject({ 'set-cookie': 'a=1, b=2', 'x-custom': 'Value' });
+    expect(api.seen.at(-1)?.headers.host).toBe(api.host);
+  });
+
+  it('refuses hosts outside the allow-list without connecting', async () => {
+    const before = forbidden.seen.length;
+    const answer = await ask({ url: forbidden.url('/') });
+    expect(answer.error?.code).toBe('Forbidden');
+    expect(answer.error?.message).toContain(`${forbidden.host} is not allowed`);
+    expect(forbidden.seen.length).toBe(before);
+  });
+
+  it('refuses other schemes and credentials in URLs', async () => {
+    expect((await ask({ url: 'file:///etc/passwd' })).error).toMatchObject({
+      code: 'Forbidden',
+      message: expect.stringContaining('file:'),
+    });
+    expect((await ask({ url: `http://u:p@${api.host}/echo` })).error).toMatchObject({
+      code: 'Forbidden',
+      message: expect.stringContaining('credentials in URLs'),
+    });
+  });
+
+  it('follows a redirect within the allow-list with that host’s own credential', async () => {
+    const answer = await ask({ method: 'POST', url: api.url('/to-other'), body: 'x' });
+    expect(answer.status).toBe(200);
+    // 302 after POST continues as GET; the api token did not travel to the other host.
+    expect(answer.body).toBe(`other saw GET auth=Basic ${Buffer.from('o:pw').toString('base64')}`);
+  });
+
+  it('refuses a redirect to a host outside the allow-list, and to another scheme', async () => {
+    const before = forbidden.seen.length;
+    const answer = await ask({ url: api.url('/to-forbidden') });
+    expect(answer.error?.code).toBe('Forbidden');
+    expect(answer.error?.message).toContain(`redirect from ${api.host} to ${forbidden.host} is not allowed`);
+    expect(forbidden.seen.length).toBe(before);
+    expect((await ask({ url: api.url('/to-file') })).error?.code).toBe('Forbidden');
+  });
+
+  it('turns 303 into a GET and stops redirect loops', async () => {
+    const answer = await ask({ method: 'PUT', url: api.url('/see-other'), body: 'data' });
+    expect(JSON.parse(answer.body ?? '')).toMatchObject({ method: 'GET', body: '' });
+    expect((await ask({ url: api.url('/loop') })).error).toMatchObject({
+      code: 'Network',
+      message: expect.stringContaining('more than 3 redirects'),
+    });
+  });
+
+  it('caps the response size', async () => {
+    expect((await ask({ url: api.url('/big') })).error).toMatchObject({
+      code: 'TooLarge',
+      message: expect.stringContaining('larger than 1024 bytes'),
+    });
+  });
+
+  it('times out per request and at the call deadline', async () => {
+    const own = await ask({ url: api.url('/slow'), timeoutMs: 100 });
+    expect(own.error).toMatchObject({ code: 'Timeout', message: expect.stringContaining('within 100 ms') });
+    const deadline = await ask({ url: api.url('/slow') }, AbortSignal.timeout(50));
+    expect(deadline.error).toMatchObject({ code: 'Timeout', message: expect.stringContaining("the call's deadline") });
+    // The keep-alive pool still works after aborted requests.
+    expect((await ask({ url: api.url('/utf8') })).body).toBe('grüße ☁');
+  });
+
+  it('answers a malformed request with a Network error naming the problem', async () => {
+    const bytes = await broker.handle(new TextEncoder().encode('{"method": "GET"}'), AbortSignal.timeout(1000));
+    const answer = JSON.parse(new TextDecoder().decode(bytes)) as Answer;
+    expect(answer.error).toMatchObject({
+      code: 'Network',
+      message: expect.stringContaining('malformed ccm_http request'),
+    });
+    const notJson = JSON.parse(
+      new TextDecoder().decode(await broker.handle(Uint8Array.of(0xff), AbortSignal.timeout(1000))),
+    ) as Answer;
+    expect(notJson.error?.message).toContain('not UTF-8 JSON');
+  });
+
+  it('reports connection failures as Network', async () => {
+    const closed = await startServer({});
+    const host = closed.host;
+    await closed.close();
+    const lonely = new HttpBroker({
+      allowList: new HostAllowList([host]),
+      credentials: CredentialStore.empty(),
+      maxResponseBytes: 1024,
+      defaultTimeoutMs: 1000,
+      maxTimeoutMs: 1000,
+      maxRedirects: 1,
+    });
+    const bytes = await lonely.handle(
+      new TextEncoder().encode(
+        JSON.stringify({ method: 'GET', url: `http://${host}/`, headers: {}, body: '', timeoutMs: 0 }),
+      ),
+      AbortSignal.timeout(2000),
+    );
+    expect((JSON.parse(new TextDecoder().decode(bytes)) as Answer).error).toMatchObject({
+      code: 'Network',
+      message: expect.stringContaining('ECONNREFUSED'),
+    });
+    lonely.close();
+  });
+});

@@ -1,0 +1,25 @@
+// A Logger that keeps what it is given, for assertions.
+import type { LogFields, Logger, LogLevel } from '../../../../host/src/log/logger.ts';
+
+export interface LogRecordSeen {
+  level: LogLevel;
+  message: string;
+  fields: LogFields;
+}
+
+export function recordingLogger(): { logger: Logger; records: LogRecordSeen[] } {
+  const records: LogRecordSeen[] = [];
+  const make = (bound: LogFields): Logger => {
+    const add = (level: LogLevel) => (message: string, fields?: LogFields) => {
+      records.push({ level, message, fields: { ...bound, ...fields } });
+    };
+    return {
+      debug: add('debug'),
+      info: add('info'),
+      warn: add('warn'),
+      error: add('error'),
+      child: (f) => make({ ...bound, ...f }),
+    };
+  };
+  return { logger: make({}), records };
+}
