@@ -15,6 +15,8 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/smoke/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          // One control plane for the run, and a CCM acts on every Node: files must not run at the same time.
+          fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

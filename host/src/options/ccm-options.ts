@@ -72,6 +72,10 @@ export const CCM_FLAGS = {
     default: ['/healthz', '/readyz', '/livez'],
     help: 'paths served without authentication or authorization',
   } satisfies FlagSpec<'stringList'>,
+  'delegated-auth': b(
+    'check /metrics and /debug callers with TokenReview/SubjectAccessReview (false only with a loopback --bind-address)',
+    true,
+  ),
   'cluster-name': s('the instance prefix for the cluster', 'kubernetes'),
   'cluster-cidr': s('CIDR range of pods in the cluster (at most two, one per IP family)'),
   'configure-cloud-routes': b('create routes for the pod CIDRs allocated to nodes (needs --cluster-cidr)', true),
@@ -161,6 +165,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     if (flags['leader-elect-renew-deadline'] <= flags['leader-elect-retry-period'] * 1.2) {
       throw new FlagError('leader-elect-renew-deadline', 'must be greater than 1.2 x --leader-elect-retry-period');
     }
+  }
+  if (!flags['delegated-auth'] && !['127.0.0.1', '::1'].includes(flags['bind-address'])) {
+    throw new FlagError(
+      'delegated-auth',
+      'may be false only with --bind-address=127.0.0.1 or ::1 (metrics must not be open to remote clients)',
+    );
   }
   if ((flags['tls-cert-file'] === '') !== (flags['tls-private-key-file'] === '')) {
     throw new FlagError('tls-private-key-file', 'give both --tls-cert-file and --tls-private-key-file, or neither');

@@ -72,6 +72,10 @@ describe('wasm-ccm command line', () => {
     [['--cloud-provider=x', '--leader-elect-resource-lock=endpoints'], /only "leases" is supported/],
     [['--cloud-provider=x', '--plugin-sha256=abc'], /^--plugin-sha256: must be 64 hexadecimal digits/],
     [['--cloud-provider=x', '--tls-cert-file=/etc/hostname'], /^--tls-private-key-file: give both/],
+    [
+      ['--cloud-provider=x', '--delegated-auth=false'],
+      /^--delegated-auth: may be false only with --bind-address=127.0.0.1/,
+    ],
   ])('refuses %j naming the flag', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(message);
   });

@@ -1,0 +1,74 @@
+// The shared informers of the CCM: one Node and one Service cache for every controller, trimmed to the fields
+// the controllers read, so 5,000 Nodes do not cost their images and volume lists in memory.
+import type { V1Node, V1Service } from '@kubernetes/client-node';
+import type { KubeClient } from '../kube/client/client.ts';
+import type { Wire } from '../kube/client/wire.ts';
+import { Informer } from '../kube/informer/informer.ts';
+import { listWatcher } from '../kube/informer/list-watch.ts';
+import type { Logger } from '../log/logger.ts';
+
+export type WireNode = Wire<V1Node>;
+export type WireService = Wire<V1Service>;
+
+/** Keeps metadata, spec, addresses and each condition's type/status: all any controller reads from the cache. */
+export function trimNode(node: WireNode): WireNode {
+  const status = node.status;
+  return {
+    apiVersion: node.apiVersion,
+    kind: node.kind,
+    metadata: node.metadata,
+    spec: node.spec,
+    status: {
+      addresses: status?.addresses,
+      conditions: status?.conditions?.map((c) => ({ type: c.type, status: c.status })),
+    },
+  };
+}
+
+export function trimService(svc: WireService): WireService {
+  return {
+    apiVersion: svc.apiVersion,
+    kind: svc.kind,
+    metadata: svc.metadata,
+    spec: svc.spec,
+    status: { loadBalancer: svc.status?.loadBalancer },
+  };
+}
+
+export interface SharedInformers {
+  nodes: Informer<WireNode>;
+  services: Informer<WireService>;
+  start(): void;
+  waitForSync(signal: AbortSignal): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+export function sharedInformers(client: KubeClient, logger: Logger): SharedInformers {
+  const nodes = new Informer<WireNode>({
+    name: 'nodes',
+    listWatcher: listWatcher(client, '/api/v1/nodes'),
+    trim: trimNode,
+    logger,
+  });
+  const services = new Informer<WireService>({
+    name: 'services',
+    listWatcher: listWatcher(client, '/api/v1/services'),
+    trim: trimService,
+    logger,
+  });
+  return {
+    nodes,
+    services,
+    start() {
+      nodes.start();
+      services.start();
+    },
+    async waitForSync(signal) {
+      const results = await Promise.all([nodes.waitForSync(signal), services.waitForSync(signal)]);
+      return results.every(Boolean);
+    },
+    async stop() {
+      await Promise.all([nodes.stop(), services.stop()]);
+    },
+  };
+}

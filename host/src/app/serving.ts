@@ -1,0 +1,98 @@
+// The CCM's HTTPS endpoints: /healthz (ping, leaderElection, one check per controller), /readyz (the provider
+// is loaded), /livez, /metrics and /debug/plugins, behind delegated authentication unless the operator binds to
+// loopback and turns it off.
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../log/logger.ts';
+import type { CCMOptions } from '../options/ccm-options.ts';
+import type { LoadedPlugin } from '../plugin/index.ts';
+import { DelegatedAuth } from '../server/auth.ts';
+import type { HealthCheck } from '../server/health.ts';
+import { kubeReviewClient } from '../server/kube-reviews.ts';
+import { startServer } from '../server/server.ts';
+import { loadServingCertificate, selfSignedCertificate } from '../server/tls.ts';
+import type { RunningController } from './controllers.ts';
+
+export interface CCMServerOptions {
+  options: CCMOptions;
+  kubeConfig: KubeConfig;
+  registry: Registry;
+  logger: Logger;
+  /** undefined when healthy, else the reason (LeaderElector.check). */
+  leaderCheck: () => string | undefined;
+  controllers: () => readonly RunningController[];
+  plugin: LoadedPlugin;
+  pluginSha256: string;
+}
+
+async function pluginCalls(registry: Registry): Promise<number> {
+  const metric = registry.getSingleMetric('wasm_ccm_plugin_calls_total');
+  if (!metric) return 0;
+  const { values } = await metric.get();
+  return values.reduce((sum, v) => sum + v.value, 0);
+}
+
+export async function startCCMServer(
+  o: CCMServerOptions,
+): Promise<{ app: { close(): Promise<unknown> }; url: string }> {
+  const flags = o.options.flags;
+  const leaderElection: HealthCheck = {
+    name: 'leaderElection',
+    check: () => {
+      const problem = o.leaderCheck();
+      if (problem) throw new Error(problem);
+    },
+  };
+  // One check per enabled controller, as upstream registers them; a controller not (yet) running is healthy.
+  const controllerChecks: HealthCheck[] = [...o.options.controllers].map((name) => ({
+    name,
+    check: () =>
+      o
+        .controllers()
+        .find((c) => c.name === name)
+        ?.healthy(),
+  }));
+  const providerCheck: HealthCheck = {
+    name: 'provider',
+    check: () => {
+      if (o.plugin.poolStats.idle + o.plugin.poolStats.busy === 0) throw new Error('no plugin instance is running');
+    },
+  };
+  const certificate =
+    flags['tls-cert-file'] !== ''
+      ? loadServingCertificate(flags['tls-cert-file'], flags['tls-private-key-file'])
+      : selfSignedCertificate();
+  const auth = flags['delegated-auth']
+    ? new DelegatedAuth({
+        reviews: kubeReviewClient(o.kubeConfig),
+        alwaysAllowPaths: flags['authorization-always-allow-paths'],
+      })
+    : undefined;
+  const started = await startServer({
+    bindAddress: flags['bind-address'],
+    port: flags['secure-port'],
+    certificate,
+    registry: o.registry,
+    health: {
+      healthz: [leaderElection, ...controllerChecks],
+      readyz: [providerCheck],
+      livez: [leaderElection],
+    },
+    debug: {
+      plugins: async () => [
+        {
+          name: o.plugin.providerName,
+          version: o.plugin.description.version,
+          sha256: o.pluginSha256,
+          abi: o.plugin.description.abi,
+          capabilities: [...o.plugin.capabilities],
+          instances: o.plugin.poolStats,
+          calls: await pluginCalls(o.registry),
+        },
+      ],
+    },
+    auth,
+  });
+  o.logger.info('serving', { url: started.url, delegatedAuth: auth !== undefined, selfSigned: certificate.selfSigned });
+  return started;
+}

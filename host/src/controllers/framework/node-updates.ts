@@ -1,0 +1,51 @@
+// Writes to Nodes as upstream's node controllers make them: read the current object, change it, update, and
+// on a conflict read again and retry (clientretry.RetryOnConflict).
+import { HttpMethod } from '@kubernetes/client-node';
+import type { KubeClient } from '../../kube/client/client.ts';
+import { isConflict } from '../../kube/client/errors.ts';
+import type { Wire } from '../../kube/client/wire.ts';
+import type { V1Node } from '@kubernetes/client-node';
+
+export type WireNode = Wire<V1Node>;
+
+const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
+const CONFLICT_RETRIES = 10;
+
+export function getNode(client: KubeClient, name: string): Promise<WireNode> {
+  return client.request<WireNode>({ path: nodePath(name) });
+}
+
+/**
+ * Applies `mutate` to the current Node and writes it; `mutate` returns undefined when nothing needs writing.
+ * Resolves with the written node (or the unchanged one).
+ */
+export async function updateNode(
+  client: KubeClient,
+  name: string,
+  mutate: (node: WireNode) => WireNode | undefined,
+): Promise<WireNode> {
+  for (let attempt = 0; ; attempt++) {
+    const current = await getNode(client, name);
+    const next = mutate(current);
+    if (!next) return current;
+    try {
+      return await client.request<WireNode>({ method: HttpMethod.PUT, path: nodePath(name), body: next });
+    } catch (err) {
+      if (!isConflict(err) || attempt >= CONFLICT_RETRIES) throw err;
+      await new Promise((r) => setTimeout(r, 20 + Math.random() * 50));
+    }
+  }
+}
+
+/** Replaces status.addresses (a JSON merge patch replaces lists whole; a strategic one would merge by type). */
+export function patchNodeAddresses(client: KubeClient, name: string, addresses: { type: string; address: string }[]) {
+  return client.patch<WireNode>(`${nodePath(name)}/status`, { status: { addresses } }, 'merge');
+}
+
+export function patchNodeLabels(client: KubeClient, name: string, labels: Record<string, string>) {
+  return client.patch<WireNode>(nodePath(name), { metadata: { labels } }, 'merge');
+}
+
+export function deleteNode(client: KubeClient, name: string): Promise<unknown> {
+  return client.request({ method: HttpMethod.DELETE, path: nodePath(name) });
+}

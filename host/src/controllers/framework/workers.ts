@@ -1,0 +1,84 @@
+// The controller worker loop of client-go: N workers take keys from a rate-limited queue; success forgets the
+// key's backoff, failure requeues it rate-limited (or after the fixed delay a RetryError asks for).
+import { isRetry } from '../../cloudprovider/index.ts';
+import type { RateLimitingQueueInterface } from '../../kube/workqueue/rate-limiting.ts';
+import type { Logger } from '../../log/logger.ts';
+
+export interface WorkerOptions {
+  queue: RateLimitingQueueInterface<string>;
+  workers: number;
+  sync: (key: string) => Promise<void>;
+  logger: Logger;
+  /** Called with every failure (metrics); never throws into the loop. */
+  onError?: (key: string, err: unknown) => void;
+}
+
+/** Runs the workers until the queue shuts down; resolves when all have exited. */
+export async function runWorkers(options: WorkerOptions): Promise<void> {
+  const { queue, sync, logger } = options;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const next = await queue.get();
+      if (next.shutdown) return;
+      const key = next.item;
+      try {
+        await sync(key);
+        queue.forget(key);
+      } catch (err) {
+        try {
+          options.onError?.(key, err);
+        } catch {
+          // metrics must not stop a worker
+        }
+        if (isRetry(err)) {
+          // A fixed delay from the provider replaces the backoff (upstream api.RetryError).
+          logger.info('requeueing after the delay the provider asked for', {
+            key,
+            retryAfterSeconds: err.retryAfterSeconds,
+          });
+          queue.forget(key);
+          queue.addAfter(key, err.retryAfterSeconds * 1000);
+        } else {
+          logger.error('error syncing; requeueing with backoff', {
+            key,
+            error: err instanceof Error ? err.message : String(err),
+            requeues: queue.numRequeues(key),
+          });
+          queue.addRateLimited(key);
+        }
+      } finally {
+        queue.done(key);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.workers) }, worker));
+}
+
+/** Runs `fn` every `periodMs` (first run immediately) until `signal` aborts; runs never overlap. */
+export async function runPeriodically(
+  periodMs: number,
+  signal: AbortSignal,
+  fn: () => Promise<void>,
+  logger: Logger,
+): Promise<void> {
+  while (!signal.aborted) {
+    const started = Date.now();
+    try {
+      await fn();
+    } catch (err) {
+      logger.error('periodic run failed', { error: err instanceof Error ? err.message : String(err) });
+    }
+    const wait = Math.max(0, periodMs - (Date.now() - started));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  }
+}

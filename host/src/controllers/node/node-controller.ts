@@ -1,0 +1,142 @@
+// cloud-node controller (upstream controllers/node/node_controller.go): initializes Nodes registered with the
+// external-cloud-provider taint from the cloud's InstanceMetadata, keeps their addresses fresh, and keeps GA
+// labels in step with beta ones.
+import type { Registry } from 'prom-client';
+import type { Provider } from '../../cloudprovider/index.ts';
+import type { KubeClient } from '../../kube/client/client.ts';
+import type { EventRecorder } from '../../kube/events/recorder.ts';
+import type { Informer } from '../../kube/informer/informer.ts';
+import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
+import type { Logger } from '../../log/logger.ts';
+import { toABINode } from '../convert.ts';
+import { runPeriodically, runWorkers } from '../framework/workers.ts';
+import { patchNodeAddresses, patchNodeLabels, updateNode, type WireNode } from '../framework/node-updates.ts';
+import { desiredNodeAddresses, nodeAddressesChanged } from './addresses.ts';
+import { instanceMetadata } from './cloud-instances.ts';
+import { applyInitialization, hasCloudTaint, planInitialization } from './initialization.ts';
+import { betaToGALabels } from './labels.ts';
+import { nodeControllerMetrics } from './metrics.ts';
+import type { V1Node } from '@kubernetes/client-node';
+import type { InstanceMetadata } from '../../plugin/abi/index.ts';
+
+export interface CloudNodeControllerOptions {
+  client: KubeClient;
+  nodes: Informer<WireNode>;
+  provider: Provider;
+  recorder: EventRecorder;
+  logger: Logger;
+  registry: Registry;
+  /** --concurrent-node-syncs */
+  workers: number;
+  /** --node-status-update-frequency */
+  statusUpdateFrequencyMs: number;
+}
+
+export class CloudNodeController {
+  readonly name = 'cloud-node';
+  private readonly o: CloudNodeControllerOptions;
+  private readonly log: Logger;
+  readonly queue: RateLimitingQueue<string>;
+  private readonly metrics;
+
+  constructor(options: CloudNodeControllerOptions) {
+    this.o = options;
+    this.log = options.logger.child({ controller: 'cloud-node' });
+    // Upstream names this queue "Nodes".
+    this.queue = new RateLimitingQueue<string>({ name: 'Nodes', registry: options.registry });
+    this.metrics = nodeControllerMetrics(options.registry);
+    options.nodes.addEventHandler({
+      onAdd: (node) => this.enqueue(node),
+      onUpdate: (_old, node) => this.enqueue(node),
+    });
+  }
+
+  private enqueue(node: WireNode): void {
+    const name = node.metadata?.name;
+    if (name) this.queue.add(name);
+  }
+
+  /** Runs until `signal` aborts: the workers, and the periodic address refresh. */
+  async run(signal: AbortSignal): Promise<void> {
+    const stop = () => this.queue.shutDown();
+    signal.addEventListener('abort', stop, { once: true });
+    await Promise.all([
+      runWorkers({ queue: this.queue, workers: this.o.workers, sync: (k) => this.syncNode(k), logger: this.log }),
+      runPeriodically(this.o.statusUpdateFrequencyMs, signal, () => this.updateNodeStatus(), this.log),
+    ]);
+  }
+
+  /** One node: initialize it if tainted, else only reconcile beta -> GA labels. */
+  async syncNode(name: string): Promise<void> {
+    const cached = this.o.nodes.cache.get(name);
+    if (!cached) return;
+    if (!hasCloudTaint(cached)) {
+      await this.reconcileLabels(cached);
+      return;
+    }
+    const meta = await instanceMetadata(this.o.provider, toABINode(cached as V1Node));
+    // Throws (node stays tainted, requeued with backoff) on an empty providerID or an unknown provided-node-ip.
+    const plan = planInitialization(cached, meta);
+    for (const d of plan.droppedLabels) {
+      this.log.warn('not setting an additional label the provider asked for', {
+        node: name,
+        label: d.key,
+        reason: d.reason,
+      });
+    }
+    const updated = await updateNode(this.o.client, name, (current) =>
+      hasCloudTaint(current) ? applyInitialization(current, plan) : undefined,
+    );
+    const created = Date.parse(updated.metadata?.creationTimestamp ?? '');
+    if (!hasCloudTaint(updated) && Number.isFinite(created)) {
+      this.metrics.taintRemovalDelay.observe((Date.now() - created) / 1000);
+    }
+    // Addresses right away, so users do not wait for the next periodic refresh.
+    await this.updateNodeAddress(updated, meta);
+    if (Number.isFinite(created)) this.metrics.initialSyncDelay.observe((Date.now() - created) / 1000);
+    this.log.info('initialized node with cloud provider', { node: name, providerID: updated.spec?.providerID });
+    this.o.recorder.recordEvent(updated, 'Normal', 'Synced', 'Node synced successfully');
+  }
+
+  private async reconcileLabels(node: WireNode): Promise<void> {
+    const labels = betaToGALabels(node.metadata?.labels ?? {});
+    if (Object.keys(labels).length === 0) return;
+    await patchNodeLabels(this.o.client, node.metadata?.name ?? '', labels);
+  }
+
+  private async updateNodeAddress(node: WireNode, meta: InstanceMetadata): Promise<void> {
+    if (hasCloudTaint(node)) return;
+    let desired;
+    try {
+      desired = desiredNodeAddresses(node, meta.nodeAddresses);
+    } catch (err) {
+      this.log.error('not updating node addresses', { node: node.metadata?.name, error: (err as Error).message });
+      return;
+    }
+    if (!desired || !nodeAddressesChanged(node.status?.addresses ?? [], desired)) return;
+    await patchNodeAddresses(this.o.client, node.metadata?.name ?? '', desired);
+  }
+
+  /** The periodic refresh of every initialized node's addresses and labels (--node-status-update-frequency). */
+  async updateNodeStatus(): Promise<void> {
+    const nodes = this.o.nodes.cache.list().filter((n) => !hasCloudTaint(n));
+    let next = 0;
+    const worker = async () => {
+      while (next < nodes.length) {
+        const node = nodes[next++] as WireNode;
+        try {
+          const meta = await instanceMetadata(this.o.provider, toABINode(node as V1Node));
+          await this.updateNodeAddress(node, meta);
+          await this.reconcileLabels(node);
+        } catch (err) {
+          this.log.error('failed to refresh node status', { node: node.metadata?.name, error: (err as Error).message });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, this.o.workers) }, worker));
+  }
+
+  healthy(): void {
+    if (this.queue.shuttingDown()) throw new Error('cloud-node controller is stopped');
+  }
+}

@@ -1,0 +1,132 @@
+// cloud-node-lifecycle controller (upstream controllers/nodelifecycle): every --node-monitor-period, looks at every
+// Node; a Ready node loses the shutdown taint; a node that is not Ready is deleted when its instance is gone
+// from the cloud, and gets the shutdown taint when its instance is shut down.
+import type { V1Node } from '@kubernetes/client-node';
+import type { Provider } from '../../cloudprovider/index.ts';
+import type { KubeClient } from '../../kube/client/client.ts';
+import { isNotFound } from '../../kube/client/errors.ts';
+import type { EventRecorder } from '../../kube/events/recorder.ts';
+import type { Informer } from '../../kube/informer/informer.ts';
+import type { Logger } from '../../log/logger.ts';
+import { toABINode } from '../convert.ts';
+import { deleteNode, updateNode, type WireNode } from '../framework/node-updates.ts';
+import { runPeriodically } from '../framework/workers.ts';
+import { instanceExists, instanceShutdown } from '../node/cloud-instances.ts';
+import { TAINT_NODE_SHUTDOWN } from '../node/well-known.ts';
+
+export interface CloudNodeLifecycleControllerOptions {
+  client: KubeClient;
+  nodes: Informer<WireNode>;
+  provider: Provider;
+  recorder: EventRecorder;
+  logger: Logger;
+  /** --node-monitor-period */
+  monitorPeriodMs: number;
+}
+
+const SHUTDOWN_TAINT = { key: TAINT_NODE_SHUTDOWN, effect: 'NoSchedule' };
+
+function isReady(node: WireNode): boolean {
+  return (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+function hasShutdownTaint(node: WireNode): boolean {
+  return (node.spec?.taints ?? []).some((t) => t.key === TAINT_NODE_SHUTDOWN);
+}
+
+export class CloudNodeLifecycleController {
+  readonly name = 'cloud-node-lifecycle';
+  private readonly o: CloudNodeLifecycleControllerOptions;
+  private readonly log: Logger;
+  private lastRun = 0;
+
+  constructor(options: CloudNodeLifecycleControllerOptions) {
+    this.o = options;
+    this.log = options.logger.child({ controller: 'cloud-node-lifecycle' });
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    await runPeriodically(this.o.monitorPeriodMs, signal, () => this.monitorNodes(), this.log);
+  }
+
+  /** One pass over every node (no exclusions, as upstream). */
+  async monitorNodes(): Promise<void> {
+    for (const node of this.o.nodes.cache.list()) {
+      try {
+        await this.checkNode(node);
+      } catch (err) {
+        this.log.error('node lifecycle check failed', { node: node.metadata?.name, error: (err as Error).message });
+      }
+    }
+    this.lastRun = Date.now();
+  }
+
+  private async checkNode(node: WireNode): Promise<void> {
+    const name = node.metadata?.name ?? '';
+    if (isReady(node)) {
+      if (hasShutdownTaint(node)) await this.setShutdownTaint(name, false);
+      return;
+    }
+    const abiNode = toABINode(node as V1Node);
+    let exists: boolean;
+    try {
+      exists = await instanceExists(this.o.provider, abiNode);
+    } catch (err) {
+      this.log.error('error checking if node exists', { node: name, error: (err as Error).message });
+      return;
+    }
+    if (!exists) {
+      this.log.info('deleting node since it is no longer present in cloud provider', { node: name });
+      this.o.recorder.recordEvent(
+        node,
+        'Normal',
+        'DeletingNode',
+        `Deleting node ${name} because it does not exist in the cloud provider`,
+      );
+      try {
+        await deleteNode(this.o.client, name);
+      } catch (err) {
+        if (isNotFound(err)) return;
+        this.log.error('unable to delete node', { node: name, error: (err as Error).message });
+        this.o.recorder.recordEvent(
+          node,
+          'Warning',
+          'DeletingNodeFailed',
+          `Error deleting node ${name}: ${(err as Error).message}`,
+        );
+      }
+      return;
+    }
+    let shutdown: boolean;
+    try {
+      shutdown = await instanceShutdown(this.o.provider, abiNode);
+    } catch (err) {
+      this.log.error('error checking if node is shutdown', { node: name, error: (err as Error).message });
+      return;
+    }
+    if (shutdown && !hasShutdownTaint(node)) await this.setShutdownTaint(name, true);
+  }
+
+  private async setShutdownTaint(name: string, present: boolean): Promise<void> {
+    try {
+      await updateNode(this.o.client, name, (current) => {
+        const taints = current.spec?.taints ?? [];
+        const has = taints.some((t) => t.key === TAINT_NODE_SHUTDOWN);
+        if (has === present) return undefined;
+        const next = present
+          ? [...taints, { ...SHUTDOWN_TAINT, timeAdded: new Date().toISOString() }]
+          : taints.filter((t) => t.key !== TAINT_NODE_SHUTDOWN);
+        return { ...current, spec: { ...current.spec, taints: next } };
+      });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+  }
+
+  /** Unhealthy when no pass has completed for three periods (the loop is stuck). */
+  healthy(): void {
+    const stale = this.lastRun !== 0 && Date.now() - this.lastRun > 3 * this.o.monitorPeriodMs + 30_000;
+    if (stale) throw new Error(`no node lifecycle pass for ${Math.round((Date.now() - this.lastRun) / 1000)} s`);
+  }
+}

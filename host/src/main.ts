@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// wasm-ccm: exit 2 for a bad command line or kubeconfig (the message names the flag), 1 for a start-up failure
+// or a lost lease, 0 after a requested stop (SIGTERM/SIGINT).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CCMHandle, StartupError, startCCM } from './app/ccm.ts';
+import { KubeConfigError, loadKubeConfig } from './kube/client/kubeconfig.ts';
+import { createJsonLineLogger, type LogLevel } from './log/logger.ts';
+import { parseCommandLine } from './options/ccm-options.ts';
+import { FlagError } from './options/flagset.ts';
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'plugin') {
+    // `wasm-ccm plugin test ...`: the provider conformance kit.
+    const kitModule = './cli/plugin-test.ts';
+    const kit = (await import(kitModule)) as { runPluginTest(argv: readonly string[]): Promise<number> };
+    if (argv[1] !== 'test') {
+      process.stderr.write('usage: wasm-ccm plugin test --plugin=<file.wasm> ... (see wasm-ccm plugin test --help)\n');
+      return 2;
+    }
+    return kit.runPluginTest(argv.slice(2));
+  }
+  let parsed;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (err) {
+    if (err instanceof FlagError) {
+      process.stderr.write(`wasm-ccm: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (parsed.kind === 'help') {
+    process.stdout.write(`${parsed.text}\n`);
+    return 0;
+  }
+  if (parsed.kind === 'version') {
+    process.stdout.write(`wasm-ccm ${version()}\n`);
+    return 0;
+  }
+  const { options } = parsed;
+  const level: LogLevel = options.flags.v >= 2 ? 'debug' : 'info';
+  const logger = createJsonLineLogger({ level, fields: { component: 'wasm-ccm' } });
+
+  let kubeConfig;
+  try {
+    kubeConfig = loadKubeConfig({ kubeconfig: options.flags.kubeconfig, master: options.flags.master }).kubeConfig;
+  } catch (err) {
+    if (err instanceof KubeConfigError) {
+      process.stderr.write(`wasm-ccm: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+
+  let handle: CCMHandle | undefined;
+  let earlySignal: string | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (handle) handle.shutdown(`received ${signal}`);
+    else earlySignal = signal;
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    handle = await startCCM(options, kubeConfig, logger);
+  } catch (err) {
+    if (earlySignal) return 0;
+    if (err instanceof StartupError) {
+      logger.error('start-up failed', { error: err.message });
+      process.stderr.write(`wasm-ccm: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  if (earlySignal) handle.shutdown(`received ${earlySignal}`);
+  return handle.done;
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`wasm-ccm: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,80 @@
+// Runs wasm-ccm as a real child process for end-to-end tests, with its JSON-line logs parsed and searchable.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ControlPlaneInfo } from './controlplane/controlplane.ts';
+import { kubeconfigJSON } from './controlplane/controlplane.ts';
+import { ManagedProcess } from './controlplane/process.ts';
+
+export const CCM_MAIN = join(import.meta.dirname, '..', '..', 'host', 'src', 'main.ts');
+
+export interface LogRecord {
+  level?: string;
+  msg?: string;
+  [field: string]: unknown;
+}
+
+export interface CCMProcessOptions {
+  info: ControlPlaneInfo;
+  /** Token of the identity the CCM runs as (from manifests/rbac.yaml in real tests). */
+  token: string;
+  args: string[];
+  /** Directory for the kubeconfig and the log; defaults to a new one inside the control plane's directory. */
+  dir?: string;
+}
+
+export class CCMProcess {
+  readonly process: ManagedProcess;
+  readonly dir: string;
+
+  constructor(options: CCMProcessOptions) {
+    this.dir = options.dir ?? mkdtempSync(join(options.info.dir, 'ccm-'));
+    const kubeconfig = join(this.dir, 'ccm.kubeconfig');
+    writeFileSync(kubeconfig, kubeconfigJSON(options.info.server, options.info.caPem, 'ccm', options.token));
+    this.process = new ManagedProcess(
+      'wasm-ccm',
+      process.execPath,
+      [CCM_MAIN, `--kubeconfig=${kubeconfig}`, '--secure-port=0', ...options.args],
+      { logPath: join(this.dir, `ccm-${Date.now()}.log`) },
+    );
+  }
+
+  logs(): LogRecord[] {
+    let text: string;
+    try {
+      text = readFileSync(this.process.logPath, 'utf8');
+    } catch {
+      return [];
+    }
+    const records: LogRecord[] = [];
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('{')) continue;
+      try {
+        records.push(JSON.parse(line) as LogRecord);
+      } catch {
+        // a line cut mid-write
+      }
+    }
+    return records;
+  }
+
+  async waitForLog(what: string, predicate: (r: LogRecord) => boolean, timeoutMs = 30_000): Promise<LogRecord> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const hit = this.logs().find(predicate);
+      if (hit) return hit;
+      if (!this.process.running) throw new Error(`wasm-ccm exited before ${what}:\n${this.process.tail()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`timed out waiting for ${what}:\n${this.process.tail()}`);
+  }
+
+  /** Waits until controllers run (caches synced). */
+  ready(timeoutMs = 30_000): Promise<LogRecord> {
+    return this.waitForLog('controllers to start', (r) => r.msg === 'caches synced; starting controllers', timeoutMs);
+  }
+
+  async stop(): Promise<number | null> {
+    await this.process.stop(30_000);
+    return this.process.exited;
+  }
+}
