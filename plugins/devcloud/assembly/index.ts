@@ -1,0 +1,166 @@
+// The devcloud provider: InstancesV2, LoadBalancer, Routes, Zones and Clusters against the devcloud REST API
+// (devcloud/README.md). Everything it knows comes from the cloud config and the API; the API token is attached by the
+// host's HTTP broker. Behaviour and configuration: plugins/devcloud/README.md.
+import {
+  Capability,
+  CloudConfig,
+  CreateRouteRequest,
+  CreateRouteResponse,
+  DeleteRouteRequest,
+  DeleteRouteResponse,
+  EnsureLoadBalancerDeletedRequest,
+  EnsureLoadBalancerDeletedResponse,
+  EnsureLoadBalancerRequest,
+  EnsureLoadBalancerResponse,
+  GetLoadBalancerNameRequest,
+  GetLoadBalancerNameResponse,
+  GetLoadBalancerRequest,
+  GetLoadBalancerResponse,
+  GetZoneByNodeNameRequest,
+  GetZoneByProviderIDRequest,
+  GetZoneRequest,
+  InitializeRequest,
+  InitializeResponse,
+  InstanceExistsRequest,
+  InstanceExistsResponse,
+  InstanceMetadata,
+  InstanceMetadataRequest,
+  InstanceShutdownRequest,
+  InstanceShutdownResponse,
+  ListClustersRequest,
+  ListClustersResponse,
+  ListRoutesRequest,
+  ListRoutesResponse,
+  LoadBalancerStatus,
+  Log,
+  MasterRequest,
+  MasterResponse,
+  PluginError,
+  Provider,
+  UpdateLoadBalancerRequest,
+  UpdateLoadBalancerResponse,
+  Zone,
+  fields,
+  registerProvider,
+} from "@wasm-ccm/plugin-sdk";
+import { Api } from "./api";
+import * as clusters from "./clusters";
+import { Config, parseConfig } from "./config";
+import { fillMetadata, lookupNode, notFound } from "./instances";
+import * as lb from "./loadbalancer";
+import * as routes from "./routes";
+import { VERSION } from "./version";
+
+export * from "@wasm-ccm/plugin-sdk/exports";
+
+class DevcloudProvider extends Provider {
+  private config: Config = new Config();
+  private api: Api = new Api("", 0);
+
+  constructor() {
+    super("devcloud", VERSION, [
+      Capability.instancesV2,
+      Capability.loadBalancer,
+      Capability.routes,
+      Capability.zones,
+      Capability.clusters,
+    ]);
+    // Load balancers and routes are tagged with the cluster name.
+    this.hasClusterID = true;
+  }
+
+  initialize(req: InitializeRequest, out: InitializeResponse): PluginError | null {
+    const parsed = parseConfig(req.cloudConfig);
+    if (parsed.error !== null) return parsed.error;
+    this.config = parsed.config;
+    this.api = new Api(this.config.url, this.config.timeoutMs);
+    Log.info("devcloud provider initialized", fields().set("url", this.config.url).set("region", this.config.region).set("version", VERSION));
+    return null;
+  }
+
+  instanceExists(req: InstanceExistsRequest, out: InstanceExistsResponse): PluginError | null {
+    const found = lookupNode(this.api, req.node);
+    if (found.error !== null) return found.error;
+    out.exists = !found.gone;
+    return null;
+  }
+
+  instanceShutdown(req: InstanceShutdownRequest, out: InstanceShutdownResponse): PluginError | null {
+    const found = lookupNode(this.api, req.node);
+    if (found.error !== null) return found.error;
+    const inst = found.instance;
+    if (inst === null || found.gone) return notFound(req.node);
+    out.shutdown = inst.get("state").asString() == "stopped";
+    return null;
+  }
+
+  instanceMetadata(req: InstanceMetadataRequest, out: InstanceMetadata): PluginError | null {
+    const found = lookupNode(this.api, req.node);
+    if (found.error !== null) return found.error;
+    const inst = found.instance;
+    if (inst === null || found.gone) return notFound(req.node);
+    fillMetadata(inst, this.config.labelPrefix, out);
+    return null;
+  }
+
+  getLoadBalancer(req: GetLoadBalancerRequest, out: GetLoadBalancerResponse): PluginError | null {
+    return lb.getLoadBalancer(this.api, req.clusterName, req.service, out);
+  }
+
+  getLoadBalancerName(req: GetLoadBalancerNameRequest, out: GetLoadBalancerNameResponse): PluginError | null {
+    out.name = lb.nameOf(req.clusterName, req.service);
+    return null;
+  }
+
+  ensureLoadBalancer(req: EnsureLoadBalancerRequest, out: EnsureLoadBalancerResponse): PluginError | null {
+    return lb.ensureLoadBalancer(this.api, req.clusterName, req.service, req.nodes, true, out.status);
+  }
+
+  updateLoadBalancer(req: UpdateLoadBalancerRequest, out: UpdateLoadBalancerResponse): PluginError | null {
+    return lb.ensureLoadBalancer(this.api, req.clusterName, req.service, req.nodes, false, new LoadBalancerStatus());
+  }
+
+  ensureLoadBalancerDeleted(req: EnsureLoadBalancerDeletedRequest, out: EnsureLoadBalancerDeletedResponse): PluginError | null {
+    return lb.ensureLoadBalancerDeleted(this.api, req.clusterName, req.service);
+  }
+
+  listRoutes(req: ListRoutesRequest, out: ListRoutesResponse): PluginError | null {
+    const list = routes.listRoutes(this.api, req.clusterName);
+    if (list.error !== null) return list.error;
+    out.routes = list.routes;
+    return null;
+  }
+
+  createRoute(req: CreateRouteRequest, out: CreateRouteResponse): PluginError | null {
+    return routes.createRoute(this.api, req.clusterName, req.nameHint, req.route);
+  }
+
+  deleteRoute(req: DeleteRouteRequest, out: DeleteRouteResponse): PluginError | null {
+    return routes.deleteRoute(this.api, req.clusterName, req.route);
+  }
+
+  getZone(req: GetZoneRequest, out: Zone): PluginError | null {
+    return clusters.getZone(this.config, out);
+  }
+
+  getZoneByProviderID(req: GetZoneByProviderIDRequest, out: Zone): PluginError | null {
+    return clusters.getZoneByProviderID(this.api, req.providerID, out);
+  }
+
+  getZoneByNodeName(req: GetZoneByNodeNameRequest, out: Zone): PluginError | null {
+    return clusters.getZoneByNodeName(this.api, req.nodeName, out);
+  }
+
+  listClusters(req: ListClustersRequest, out: ListClustersResponse): PluginError | null {
+    const list = clusters.listClusters(this.api, CloudConfig.clusterName());
+    if (list.error !== null) return list.error;
+    out.clusters = list.names;
+    return null;
+  }
+
+  master(req: MasterRequest, out: MasterResponse): PluginError | null {
+    return clusters.master(this.api, req.clusterName, out);
+  }
+}
+
+registerProvider(new DevcloudProvider());
