@@ -1,0 +1,79 @@
+// KubeClient against the real apiserver: the client-side limiter holds a measured rate, metrics count what was
+// sent, patches carry the right Content-Type, and apiserver failures parse into {code, reason, message}.
+import { CoreV1Api } from '@kubernetes/client-node';
+import { Registry } from 'prom-client';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { KubeClient } from '../../../host/src/kube/client/client.ts';
+import { apiErrorInfo } from '../../../host/src/kube/client/errors.ts';
+import { patchOptions } from '../../../host/src/kube/client/patch.ts';
+import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+
+describe('KubeClient (real apiserver)', () => {
+  const info = inject('controlPlane');
+  const kc = adminKubeConfig(info);
+  const nodeName = uniqueName('client-node');
+  const admin = kc.makeApiClient(CoreV1Api);
+
+  afterAll(async () => {
+    await admin.deleteNode({ name: nodeName }).catch(() => undefined);
+  });
+
+  it('holds the configured rate: 5 qps with burst 3 spreads 13 requests over ~2 s', async () => {
+    const registry = new Registry();
+    const client = new KubeClient(kc, { qps: 5, burst: 3, registry });
+    const core = client.api(CoreV1Api);
+    const started = performance.now();
+    const finished: number[] = [];
+    await Promise.all(
+      Array.from({ length: 13 }, (_, i) =>
+        (i % 2 ? core.readNamespace({ name: 'default' }) : client.request({ path: '/api/v1/namespaces/default' })).then(
+          () => finished.push(performance.now() - started),
+        ),
+      ),
+    );
+    finished.sort((a, b) => a - b);
+    // 3 at once, then one per 200 ms: the 13th may start at 2.0 s.
+    expect(finished[2]).toBeLessThan(1_000);
+    expect(finished[12]).toBeGreaterThanOrEqual(1_950);
+    expect(finished[12]).toBeLessThan(4_000);
+    // The 10 limited requests leave 200 ms apart; completion times add only network jitter.
+    expect((finished[12] ?? 0) - (finished[3] ?? 0)).toBeGreaterThanOrEqual(1_600);
+    const host = new URL(info.server).host;
+    const requests = await registry.getSingleMetric('rest_client_requests_total')?.get();
+    expect(requests?.values).toEqual([{ value: 13, labels: { code: '200', method: 'GET', host } }]);
+  });
+
+  it('merge-patches through a typed client with patchOptions, and parses a real 409 and 404', async () => {
+    const client = new KubeClient(kc);
+    const core = client.api(CoreV1Api);
+    const created = await core.createNode({ body: { metadata: { name: nodeName } } });
+    const patched = await core.patchNode(
+      { name: nodeName, body: { metadata: { labels: { merged: 'yes' } } } },
+      patchOptions('merge'),
+    );
+    expect(patched.metadata?.labels?.merged).toBe('yes');
+    const raw = await client.patch<{ metadata: { labels: Record<string, string> } }>(
+      `/api/v1/nodes/${nodeName}`,
+      { metadata: { labels: { raw: 'yes' } } },
+      'strategic-merge',
+    );
+    expect(raw.metadata.labels).toMatchObject({ merged: 'yes', raw: 'yes' });
+
+    const stale = await core
+      .replaceNode({ name: nodeName, body: { ...created, metadata: { ...created.metadata, labels: { stale: 'x' } } } })
+      .catch((e: unknown) => e);
+    expect(apiErrorInfo(stale)).toMatchObject({ code: 409, reason: 'Conflict' });
+    expect(apiErrorInfo(stale).message).toContain('the object has been modified');
+
+    const missing = await client.request({ path: '/api/v1/nodes/does-not-exist' }).catch((e: unknown) => e);
+    expect(apiErrorInfo(missing)).toEqual({
+      code: 404,
+      reason: 'NotFound',
+      message: 'nodes "does-not-exist" not found',
+    });
+    const invalid = await client
+      .request({ method: 'POST', path: '/api/v1/nodes', body: { metadata: { name: 'Not_A_Valid_Name' } } })
+      .catch((e: unknown) => e);
+    expect(apiErrorInfo(invalid)).toMatchObject({ code: 422, reason: 'Invalid' });
+  });
+});
