@@ -27,7 +27,15 @@ interface LeaseJson {
   spec?: LeaseSpec;
 }
 
-export function kubeLeaseLock(client: KubeClient, namespace: string, name: string): LeaseLock {
+/** Upstream's --leader-elect-resource-namespace / --leader-elect-resource-name defaults. */
+export const DEFAULT_LEASE_NAMESPACE = 'kube-system';
+export const DEFAULT_LEASE_NAME = 'cloud-controller-manager';
+
+export function kubeLeaseLock(
+  client: KubeClient,
+  namespace = DEFAULT_LEASE_NAMESPACE,
+  name = DEFAULT_LEASE_NAME,
+): LeaseLock {
   const collection = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
   const item = `${collection}/${encodeURIComponent(name)}`;
   // The last Lease read, so an update keeps its labels/annotations/ownerReferences and only replaces the spec.
