@@ -110,7 +110,7 @@ export class PluginInstance {
 
   async #run(exportName: string, input: Uint8Array, deadline: number, timeoutMs: number): Promise<Uint8Array> {
     const channel = this.#channel;
-    const name = encoder.encode(exportName);
+    const name = encodedName(exportName);
     if (!channel.reserve(name.byteLength + input.byteLength)) {
       throw new InstanceCallError('inputTooLarge', `input of ${input.byteLength} bytes does not fit the channel`);
     }
@@ -239,6 +239,17 @@ export class PluginInstance {
     // Wakes this thread's own pending waitAsync, if a call is in flight. A finished call's outcome is kept.
     if (this.#channel.state !== ChannelState.done) this.#channel.publish(ChannelState.dead);
   }
+}
+
+// Export names are few and repeat on every call: encode each once.
+const encodedNames = new Map<string, Uint8Array>();
+function encodedName(exportName: string): Uint8Array {
+  let bytes = encodedNames.get(exportName);
+  if (bytes === undefined) {
+    bytes = encoder.encode(exportName);
+    if (encodedNames.size < 256) encodedNames.set(exportName, bytes);
+  }
+  return bytes;
 }
 
 function describeWorkerError(err: Error): string {

@@ -36,7 +36,7 @@ type KernelFunction = NonNullable<ExtismPluginOptions['functions']>[string][stri
 export class GuestKernel {
   readonly #budgetBytes: number;
   readonly #maxOutputBytes: number;
-  #views: (DataView | undefined)[] = [];
+  readonly #views: (DataView | undefined)[] = [];
   #input: Uint8Array = EMPTY_INPUT;
   #inputView: DataView = new DataView(EMPTY_INPUT.buffer);
   #inputLength = 0n;
@@ -71,7 +71,7 @@ export class GuestKernel {
 
   /** Forgets the call's blocks; Extism's plugin.reset() drops them on its side. */
   endCall(): void {
-    this.#views = [];
+    this.#views.length = 0;
     this.#input = EMPTY_INPUT;
     this.#inputView = new DataView(EMPTY_INPUT.buffer);
   }
@@ -159,7 +159,8 @@ export class GuestKernel {
   }
 }
 
-// Extism addresses are block index << 48 | offset within the block.
+// Extism addresses are block index << 48 | offset within the block. (Measured: BigInt.asUintN is as fast as
+// splitting a double here, and simpler.)
 function blockIndex(address: bigint): number {
   return Number(address >> 48n);
 }

@@ -63,6 +63,17 @@ if (typeof initialize === 'function') (initialize as () => void)();
 const runner = new GuestRunner(plugin, instance, kernel, limits.memoryCapBytes);
 post({ type: 'ready' });
 
+// Calls mostly repeat the same few exports: reuse the decoded name when the bytes are the same as last time.
+let lastNameBytes = new Uint8Array(0);
+function exportNameAt(length: number): string {
+  const bytes = channel.payload.subarray(0, length);
+  if (length !== lastNameBytes.length || !bytes.every((b, i) => b === lastNameBytes[i])) {
+    lastNameBytes = bytes.slice();
+    currentExport = decoder.decode(lastNameBytes);
+  }
+  return currentExport;
+}
+
 for (;;) {
   // Sleep until the main thread posts a call (the state may still read `done` from the previous one).
   for (let state = channel.state; state !== ChannelState.call; state = channel.state) {
@@ -70,12 +81,12 @@ for (;;) {
   }
   const nameLength = channel.aux;
   const inputLength = channel.length;
-  currentExport = decoder.decode(channel.payload.slice(0, nameLength));
+  currentExport = exportNameAt(nameLength);
   // A fresh ArrayBuffer exactly the input's size: Extism stores it as the input block without copying again.
   const input = channel.copyOut(nameLength, inputLength);
   logsThisCall = 0;
   logsDropped = 0;
-  const result = await runner.run(currentExport, input);
+  const result = runner.run(currentExport, input);
   if (logsDropped > 0) {
     logsThisCall = 0;
     log({ source: 'runtime', level: 'warn', text: `dropped ${logsDropped} log records over the per-call limit` });
