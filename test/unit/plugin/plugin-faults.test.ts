@@ -31,6 +31,7 @@ beforeAll(async () => {
       memoryBytes: 32 * 1024 * 1024,
       kernelMemoryBytes: 32 * 1024 * 1024,
       maxOutputBytes: 4 * 1024 * 1024,
+      maxInputBytes: 64 * 1024,
     },
     logger,
     registry,
@@ -122,6 +123,13 @@ describe('a misbehaving plugin', () => {
     expect(err).toBeInstanceOf(InternalError);
     expect(err.message).toMatch(message);
     expect(await callsOnInstance()).toBe(before + 2);
+  });
+
+  it('refuses an input above the limit without bothering the plugin', async () => {
+    const big = { ...node('ok'), labels: { blob: 'x'.repeat(70 * 1024) } };
+    const before = await callsOnInstance();
+    await expect(instances.instanceMetadata(big)).rejects.toThrow(/input of \d+ bytes is above the limit of 65536/);
+    expect(await callsOnInstance()).toBe(before + 1);
   });
 
   it('maps plugin errors to the named errors', async () => {

@@ -22,6 +22,9 @@ beforeAll(async () => {
   api = await startServer({
     '/whoami': (req, res) => res.end(req.headers.authorization === `Bearer ${TOKEN}` ? 'authenticated' : 'anonymous'),
     '/away': (_req, res) => res.writeHead(302, { location: outside.url('/') }).end(),
+    '/hang': () => {
+      // Never answers: the call's deadline must end it.
+    },
   });
   credentialsFile = join(mkdtempSync(join(tmpdir(), 'wasm-ccm-plugin-http-')), 'credentials.json');
   writeFileSync(
@@ -34,6 +37,7 @@ beforeAll(async () => {
     allowedHosts: [api.host],
     credentials: { file: credentialsFile, reloadIntervalMs: 0 },
     pool: { size: 1, spares: 0 },
+    limits: { methodTimeoutsMs: { instanceMetadata: 300 } },
   });
   exposing = await WasmProvider.load({
     source: { bytes },
@@ -84,6 +88,15 @@ describe('HTTP from a plugin', () => {
       message: expect.stringContaining(`redirect from ${api.host} to ${outside.host}`),
     });
     expect(outside.seen).toHaveLength(0);
+  });
+
+  it('times out at the call deadline while the host waits on HTTP for it, and recovers', async () => {
+    const started = performance.now();
+    await expect(provider.instancesV2()?.instanceMetadata(node('http', api.url('/hang')))).rejects.toThrow(
+      /ccm_instance_metadata did not finish within 300 ms; its instance was terminated/,
+    );
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect((await pluginSees(provider, api.url('/whoami'))).body).toBe('authenticated');
   });
 
   it('cannot read a secret it was not given, nor reach the file system through HTTP', async () => {

@@ -103,6 +103,25 @@ describe('loading a plugin', () => {
     );
   });
 
+  it('fails a call in flight cleanly when the plugin is shut down under it', async () => {
+    const provider = await load({ source: { bytes: await buildFixture('faulty') } });
+    const outcome = provider
+      .instancesV2()
+      ?.instanceMetadata(node('slow'))
+      .then(
+        () => new Error('the call succeeded'),
+        (err: unknown) => err,
+      );
+    await new Promise((r) => setTimeout(r, 30));
+    const started = performance.now();
+    await provider.close();
+    expect(String(await outcome)).toMatch(
+      /InternalError: .*the plugin's worker died during ccm_instance_metadata: pool closed/,
+    );
+    expect(performance.now() - started).toBeLessThan(100);
+    await expect(provider.instancesV2()?.instanceExists(node('ok'))).rejects.toThrow(/shut down/);
+  });
+
   it('refuses a module whose memory must start above the cap', async () => {
     const big = buildModule({ memory: { min: 100 } });
     const err = await loadError({ source: { bytes: big }, limits: { memoryBytes: 2 * 1024 * 1024 } });

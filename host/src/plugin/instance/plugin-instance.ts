@@ -146,17 +146,18 @@ export class PluginInstance {
     let answer: Uint8Array;
     if (channel.kind === HostRequestKind.http) {
       const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
-      answer = await this.#options.http(request, signal);
+      try {
+        answer = await this.#options.http(request, signal);
+      } catch (err) {
+        // The worker is blocked until it gets an answer: a failing handler must still give it one.
+        answer = hostError('Network', `the host failed to make the request: ${(err as Error).message}`);
+      }
     } else {
-      answer = encoder.encode(
-        JSON.stringify({ error: { code: 'Network', message: `unknown host request ${channel.kind}` } }),
-      );
+      answer = hostError('Network', `unknown host request ${channel.kind}`);
     }
     if (!this.alive) return;
     if (!channel.reserve(answer.byteLength)) {
-      answer = encoder.encode(
-        JSON.stringify({ error: { code: 'TooLarge', message: 'the answer does not fit the channel' } }),
-      );
+      answer = hostError('TooLarge', 'the answer does not fit the channel');
     }
     channel.payload.set(answer, 0);
     channel.length = answer.byteLength;
@@ -239,6 +240,10 @@ export class PluginInstance {
     // Wakes this thread's own pending waitAsync, if a call is in flight. A finished call's outcome is kept.
     if (this.#channel.state !== ChannelState.done) this.#channel.publish(ChannelState.dead);
   }
+}
+
+function hostError(code: string, message: string): Uint8Array {
+  return encoder.encode(JSON.stringify({ error: { code, message } }));
 }
 
 // Export names are few and repeat on every call: encode each once.
