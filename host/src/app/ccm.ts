@@ -13,7 +13,12 @@ import { kubeLeaseLock } from '../kube/leaderelection/lease-lock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
 import { loadPlugin, type LoadedPlugin, WasmProvider } from '../plugin/index.ts';
-import { buildControllers, type ControllerContext, type RunningController } from './controllers.ts';
+import {
+  buildControllers,
+  type ControllerContext,
+  routeControllerWanted,
+  type RunningController,
+} from './controllers.ts';
 import { type SharedInformers, sharedInformers } from './informers.ts';
 import { startCCMServer } from './serving.ts';
 import type { EventRecorder } from '../kube/events/recorder.ts';
@@ -106,6 +111,12 @@ export async function startCCM(options: CCMOptions, kubeConfig: KubeConfig, logg
     );
   }
   const provider: Provider = new WasmProvider(plugin);
+  try {
+    routeControllerWanted(options, provider, logger);
+  } catch (err) {
+    await plugin.close();
+    throw new StartupError((err as Error).message);
+  }
   logger.info('provider initialized', {
     provider: plugin.providerName,
     version: plugin.description.version,

@@ -1,6 +1,8 @@
 // Which controllers run: those --controllers enables and the provider can serve, as upstream decides at start.
 import type { Registry } from 'prom-client';
-import type { Provider } from '../cloudprovider/index.ts';
+import type { Provider, Routes } from '../cloudprovider/index.ts';
+import { RouteController } from '../controllers/route/route-controller.ts';
+import { ServiceController } from '../controllers/service/service-controller.ts';
 import { CloudNodeController } from '../controllers/node/node-controller.ts';
 import { CloudNodeLifecycleController } from '../controllers/nodelifecycle/lifecycle-controller.ts';
 import type { KubeClient } from '../kube/client/client.ts';
@@ -79,8 +81,68 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
       );
     }
   }
-  for (const name of ['service', 'route'] as const) {
-    if (enabled.has(name)) logger.warn(`the ${name} controller is not available in this build yet; not starting it`);
+  if (enabled.has('service')) {
+    const balancer = provider.loadBalancer();
+    if (!balancer) logger.warn('skipping service: the provider does not support load balancers');
+    else {
+      controllers.push(
+        new ServiceController({
+          client: ctx.client,
+          services: ctx.informers.services,
+          nodes: ctx.informers.nodes,
+          balancer,
+          clusterName: options.flags['cluster-name'],
+          recorder: recorder(ctx, 'service-controller'),
+          logger,
+          registry: ctx.registry,
+          workers: options.flags['concurrent-service-syncs'],
+          leaseFresh: ctx.leaseFresh,
+        }),
+      );
+    }
+  }
+  const routes = routeControllerWanted(options, provider, logger);
+  if (routes) {
+    controllers.push(
+      new RouteController({
+        client: ctx.client,
+        nodes: ctx.informers.nodes,
+        routes,
+        clusterName: options.flags['cluster-name'],
+        clusterCIDRs: options.clusterCIDRs,
+        recorder: recorder(ctx, 'route-controller'),
+        logger,
+        periodMs: options.flags['route-reconciliation-period'],
+        leaseFresh: ctx.leaseFresh,
+      }),
+    );
   }
   return controllers;
+}
+
+export class ControllerConfigError extends Error {
+  override name = 'ControllerConfigError';
+}
+
+/**
+ * The route controller runs when enabled, --configure-cloud-routes is on and the provider has Routes; it then
+ * needs --cluster-cidr (upstream: a fatal start-up error). Checked before anything starts.
+ */
+export function routeControllerWanted(options: CCMOptions, provider: Provider, logger: Logger): Routes | undefined {
+  if (!options.controllers.has('route')) return undefined;
+  if (!options.flags['configure-cloud-routes']) {
+    logger.info('will not configure cloud provider routes: --configure-cloud-routes is false');
+    return undefined;
+  }
+  const routes = provider.routes();
+  if (!routes) {
+    logger.warn('--configure-cloud-routes is set, but the provider does not support routes; not configuring routes');
+    return undefined;
+  }
+  if (options.clusterCIDRs.length === 0) {
+    throw new ControllerConfigError(
+      '--cluster-cidr: required by the route controller (or pass --configure-cloud-routes=false, or --controllers=*,-route)',
+    );
+  }
+  return routes;
 }

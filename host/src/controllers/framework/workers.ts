@@ -1,6 +1,6 @@
 // The controller worker loop of client-go: N workers take keys from a rate-limited queue; success forgets the
 // key's backoff, failure requeues it rate-limited (or after the fixed delay a RetryError asks for).
-import { isRetry } from '../../cloudprovider/index.ts';
+import { isRetry, type RetryError } from '../../cloudprovider/index.ts';
 import type { RateLimitingQueueInterface } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
 
@@ -11,6 +11,15 @@ export interface WorkerOptions {
   logger: Logger;
   /** Called with every failure (metrics); never throws into the loop. */
   onError?: (key: string, err: unknown) => void;
+}
+
+/** The RetryError in `err` or its cause chain (upstream wraps with %w and finds it with errors.As). */
+export function findRetry(err: unknown): RetryError | undefined {
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 10; depth++) {
+    if (isRetry(e)) return e;
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return undefined;
 }
 
 /** Runs the workers until the queue shuts down; resolves when all have exited. */
@@ -30,14 +39,15 @@ export async function runWorkers(options: WorkerOptions): Promise<void> {
         } catch {
           // metrics must not stop a worker
         }
-        if (isRetry(err)) {
+        const retry = findRetry(err);
+        if (retry) {
           // A fixed delay from the provider replaces the backoff (upstream api.RetryError).
           logger.info('requeueing after the delay the provider asked for', {
             key,
-            retryAfterSeconds: err.retryAfterSeconds,
+            retryAfterSeconds: retry.retryAfterSeconds,
           });
           queue.forget(key);
-          queue.addAfter(key, err.retryAfterSeconds * 1000);
+          queue.addAfter(key, retry.retryAfterSeconds * 1000);
         } else {
           logger.error('error syncing; requeueing with backoff', {
             key,

@@ -98,7 +98,8 @@ function normalizeStatus(status: V1LoadBalancerStatus | undefined): unknown {
   return (status?.ingress ?? []).map((i) => ({
     ip: i.ip ?? '',
     hostname: i.hostname ?? '',
-    ipMode: i.ipMode ?? '',
+    // The apiserver defaults ipMode to VIP when an ip is set: without the same default every ensure would rewrite.
+    ipMode: i.ipMode || (i.ip ? 'VIP' : ''),
     ports: (i.ports ?? []).map((p) => ({ port: p.port, protocol: p.protocol, error: p.error ?? '' })),
   }));
 }

@@ -75,3 +75,14 @@ describe('cloud instance queries', () => {
     expect(legacy.calls).toEqual([]);
   });
 });
+
+describe('findRetry', () => {
+  it('finds a RetryError behind wrapping errors, as errors.As does', async () => {
+    const { findRetry } = await import('../../../../host/src/controllers/framework/workers.ts');
+    const { RetryError } = await import('../../../../host/src/cloudprovider/index.ts');
+    const retry = new RetryError('busy', 3);
+    expect(findRetry(new Error('failed to ensure', { cause: new Error('inner', { cause: retry }) }))).toBe(retry);
+    expect(findRetry(new Error('plain'))).toBeUndefined();
+    expect(findRetry('not an error')).toBeUndefined();
+  });
+});

@@ -132,6 +132,13 @@ describe('names, status and conversion', () => {
     ).toBe(true);
     expect(loadBalancerStatusEqual({ ingress: [{ ip: '1.1.1.1' }] }, { ingress: [{ ip: '1.1.1.2' }] })).toBe(false);
     expect(loadBalancerStatusEqual(undefined, { ingress: [] })).toBe(true);
+    // The apiserver's default: an ingress with an ip gets ipMode VIP.
+    expect(
+      loadBalancerStatusEqual({ ingress: [{ ip: '1.1.1.1', ipMode: 'VIP' }] }, { ingress: [{ ip: '1.1.1.1' }] }),
+    ).toBe(true);
+    expect(
+      loadBalancerStatusEqual({ ingress: [{ ip: '1.1.1.1', ipMode: 'Proxy' }] }, { ingress: [{ ip: '1.1.1.1' }] }),
+    ).toBe(false);
   });
 
   it('trims objects to the ABI shapes', () => {

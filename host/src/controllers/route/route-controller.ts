@@ -1,0 +1,141 @@
+// route controller (upstream controllers/route/route_controller.go): every --route-reconciliation-period, makes the
+// cloud's routes match the nodes' pod CIDRs and reports the outcome in each node's NetworkUnavailable condition.
+import type { Routes } from '../../cloudprovider/index.ts';
+import type { KubeClient } from '../../kube/client/client.ts';
+import { isNotFound } from '../../kube/client/errors.ts';
+import type { EventRecorder } from '../../kube/events/recorder.ts';
+import type { Informer } from '../../kube/informer/informer.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { CIDR } from '../../net/cidr.ts';
+import type { WireNode } from '../framework/node-updates.ts';
+import { runPeriodically } from '../framework/workers.ts';
+import { allRoutesCreated, MAX_CONCURRENT_ROUTE_CREATIONS, planRoutes, type RouteNode } from './plan.ts';
+
+export interface RouteControllerOptions {
+  client: KubeClient;
+  nodes: Informer<WireNode>;
+  routes: Routes;
+  clusterName: string;
+  clusterCIDRs: readonly CIDR[];
+  recorder: EventRecorder;
+  logger: Logger;
+  /** --route-reconciliation-period */
+  periodMs: number;
+  leaseFresh: () => boolean;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+async function limited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+export class RouteController {
+  readonly name = 'route';
+  private readonly o: RouteControllerOptions;
+  private readonly log: Logger;
+  private lastRun = 0;
+
+  constructor(options: RouteControllerOptions) {
+    this.o = options;
+    this.log = options.logger.child({ controller: 'route' });
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    await runPeriodically(this.o.periodMs, signal, () => this.reconcile(), this.log);
+  }
+
+  async reconcile(): Promise<void> {
+    if (!this.o.leaseFresh()) {
+      this.log.warn('leader lease is not fresh; skipping route reconciliation');
+      return;
+    }
+    const cached = this.o.nodes.cache.list();
+    const nodes: RouteNode[] = cached.map((n) => ({
+      name: n.metadata?.name ?? '',
+      uid: n.metadata?.uid ?? '',
+      podCIDRs: n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []),
+    }));
+    const routes = await this.o.routes.listRoutes(this.o.clusterName);
+    const plan = planRoutes(nodes, routes, this.o.clusterCIDRs);
+    const routed = plan.existing;
+    const byName = new Map(cached.map((n) => [n.metadata?.name ?? '', n]));
+
+    // Creations and deletions share the limit of 200 cloud calls in flight, as upstream's rate limiter channel.
+    const work: (() => Promise<void>)[] = [
+      ...plan.create.map(({ nameHint, route }) => async () => {
+        const started = Date.now();
+        try {
+          await this.o.routes.createRoute(this.o.clusterName, nameHint, route);
+          routed.get(route.targetNode)?.add(route.destinationCIDR);
+          this.log.info('created route', { node: route.targetNode, cidr: route.destinationCIDR, nameHint });
+        } catch (err) {
+          const message = `Could not create route ${nameHint} ${route.destinationCIDR} for node ${route.targetNode} after ${Date.now() - started}ms: ${(err as Error).message}`;
+          this.log.error('could not create route', { node: route.targetNode, error: message });
+          const node = byName.get(route.targetNode);
+          if (node) this.o.recorder.recordEvent(node, 'Warning', 'FailedToCreateRoute', message);
+        }
+      }),
+      ...plan.delete.map((route) => async () => {
+        try {
+          await this.o.routes.deleteRoute(this.o.clusterName, route);
+          this.log.info('deleted route', { name: route.name, cidr: route.destinationCIDR });
+        } catch (err) {
+          this.log.error('could not delete route', {
+            name: route.name,
+            cidr: route.destinationCIDR,
+            error: (err as Error).message,
+          });
+        }
+      }),
+    ];
+    await limited(work, MAX_CONCURRENT_ROUTE_CREATIONS, (w) => w());
+
+    await limited(nodes, 20, async (node) => {
+      const created = allRoutesCreated(node, routed.get(node.name));
+      const cachedNode = byName.get(node.name);
+      await this.updateNetworkingCondition(node.name, cachedNode, created).catch((err: unknown) => {
+        if (!isNotFound(err))
+          this.log.error('could not update NetworkUnavailable', { node: node.name, error: (err as Error).message });
+      });
+    });
+    this.lastRun = Date.now();
+  }
+
+  private async updateNetworkingCondition(
+    name: string,
+    node: WireNode | undefined,
+    routesCreated: boolean,
+  ): Promise<void> {
+    const current = node?.status?.conditions?.find((c) => c.type === 'NetworkUnavailable');
+    const want = routesCreated ? 'False' : 'True';
+    if (current?.status === want) return;
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const condition = routesCreated
+      ? {
+          type: 'NetworkUnavailable',
+          status: 'False',
+          reason: 'RouteCreated',
+          message: 'RouteController created a route',
+        }
+      : {
+          type: 'NetworkUnavailable',
+          status: 'True',
+          reason: 'NoRouteCreated',
+          message: 'RouteController failed to create a route',
+        };
+    await this.o.client.patch(
+      `/api/v1/nodes/${encodeURIComponent(name)}/status`,
+      { status: { conditions: [{ ...condition, lastTransitionTime: now, lastHeartbeatTime: now }] } },
+      'strategic-merge',
+    );
+  }
+
+  healthy(): void {
+    const stale = this.lastRun !== 0 && Date.now() - this.lastRun > 3 * this.o.periodMs + 60_000;
+    if (stale) throw new Error(`no route reconciliation for ${Math.round((Date.now() - this.lastRun) / 1000)} s`);
+  }
+}

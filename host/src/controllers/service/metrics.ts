@@ -1,0 +1,44 @@
+// service_controller_* metrics with upstream's names.
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+export interface ServiceControllerMetrics {
+  loadBalancerSync: Counter;
+  nodeSyncErrors: Counter;
+  nodeSyncLatency: Histogram;
+  updateHostLatency: Histogram;
+}
+
+const byRegistry = new WeakMap<Registry, ServiceControllerMetrics>();
+const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000];
+
+export function serviceControllerMetrics(registry: Registry): ServiceControllerMetrics {
+  let m = byRegistry.get(registry);
+  if (!m) {
+    m = {
+      loadBalancerSync: new Counter({
+        name: 'service_controller_loadbalancer_sync_total',
+        help: 'A metric counting the amount of times any load balancer has been configured, as an effect of service/node changes on the cluster',
+        registers: [registry],
+      }),
+      nodeSyncErrors: new Counter({
+        name: 'service_controller_nodesync_error_total',
+        help: 'A metric counting the amount of times any load balancer has been configured and errored, as an effect of node changes on the cluster',
+        registers: [registry],
+      }),
+      nodeSyncLatency: new Histogram({
+        name: 'service_controller_nodesync_latency_seconds',
+        help: 'A metric measuring the latency for nodesync which updates loadbalancer hosts on cluster node updates.',
+        buckets,
+        registers: [registry],
+      }),
+      updateHostLatency: new Histogram({
+        name: 'service_controller_update_loadbalancer_host_latency_seconds',
+        help: 'A metric measuring the latency for updating each load balancer hosts.',
+        buckets,
+        registers: [registry],
+      }),
+    };
+    byRegistry.set(registry, m);
+  }
+  return m;
+}

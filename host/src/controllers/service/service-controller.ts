@@ -1,0 +1,342 @@
+// service controller (upstream controllers/service/controller.go): ensures a cloud load balancer for every
+// Service of type LoadBalancer it serves, keeps its backends in step with the node set, and removes it (then the
+// cleanup finalizer) when the Service goes away or stops wanting one.
+import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { isImplementedElsewhere, type LoadBalancer, type LoadBalancerStatus } from '../../cloudprovider/index.ts';
+import type { KubeClient } from '../../kube/client/client.ts';
+import { isNotFound } from '../../kube/client/errors.ts';
+import { objectKey, type Wire } from '../../kube/client/wire.ts';
+import type { EventRecorder } from '../../kube/events/recorder.ts';
+import { deletedObject, type Informer } from '../../kube/informer/informer.ts';
+import { ItemExponentialFailureRateLimiter } from '../../kube/workqueue/rate-limiters.ts';
+import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
+import type { Logger } from '../../log/logger.ts';
+import { toABINode, toABIService } from '../convert.ts';
+import type { WireNode } from '../framework/node-updates.ts';
+import { runWorkers } from '../framework/workers.ts';
+import { serviceControllerMetrics } from './metrics.ts';
+import {
+  hasCleanupFinalizer,
+  loadBalancerStatusEqual,
+  needsCleanup,
+  needsUpdate,
+  nodeChangeAffectsLoadBalancers,
+  nodeIncludedInLoadBalancers,
+  nodeSetKey,
+  wantsLoadBalancer,
+} from './rules.ts';
+import { addFinalizer, patchLoadBalancerStatus, removeFinalizer, type WireService } from './service-updates.ts';
+
+export interface ServiceControllerOptions {
+  client: KubeClient;
+  services: Informer<WireService>;
+  nodes: Informer<WireNode>;
+  balancer: LoadBalancer;
+  clusterName: string;
+  recorder: EventRecorder;
+  logger: Logger;
+  registry: Registry;
+  /** --concurrent-service-syncs */
+  workers: number;
+  /** loadBalancerClass values this controller also serves (none by default, as upstream). */
+  classes?: ReadonlySet<string>;
+  /** False when the lease may be stale: no cloud mutation may start then. */
+  leaseFresh: () => boolean;
+  /** How often every load balancer's node set is re-checked even without node events (upstream: 100 s). */
+  nodeSyncPeriodMs?: number;
+}
+
+const NODE_SYNC_KEY = 'node-sync';
+
+export class LeaseNotFreshError extends Error {
+  override name = 'LeaseNotFreshError';
+}
+
+export class ServiceController {
+  readonly name = 'service';
+  readonly queue: RateLimitingQueue<string>;
+  readonly nodeQueue: RateLimitingQueue<string>;
+  private readonly o: ServiceControllerOptions;
+  private readonly log: Logger;
+  private readonly metrics;
+  private readonly classes: ReadonlySet<string>;
+  /** The last version of each Service we acted on: a new UID under the same key means delete the old LB first. */
+  private readonly seen = new Map<string, WireService>();
+  /** key -> node set (name=providerID) its load balancer was last given. */
+  private readonly lastSyncedNodes = new Map<string, string>();
+
+  constructor(options: ServiceControllerOptions) {
+    this.o = options;
+    this.log = options.logger.child({ controller: 'service' });
+    this.metrics = serviceControllerMetrics(options.registry);
+    this.classes = options.classes ?? new Set();
+    this.queue = new RateLimitingQueue<string>({
+      name: 'service',
+      registry: options.registry,
+      rateLimiter: new ItemExponentialFailureRateLimiter(5_000, 300_000),
+    });
+    this.nodeQueue = new RateLimitingQueue<string>({ name: 'node', registry: options.registry });
+    options.services.addEventHandler({
+      onAdd: (svc) => {
+        if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service, this.classes)) {
+          this.queue.add(objectKey(svc));
+        }
+      },
+      onUpdate: (old, svc) => {
+        if (
+          needsUpdate(old as V1Service, svc as V1Service, this.classes) ||
+          needsCleanup(svc as V1Service, this.classes)
+        ) {
+          this.queue.add(objectKey(svc));
+        }
+      },
+      onDelete: (obj) => this.queue.add(objectKey(deletedObject(obj))),
+    });
+    options.nodes.addEventHandler({
+      onAdd: (_node, initial) => {
+        if (!initial) this.nodeQueue.add(NODE_SYNC_KEY);
+      },
+      onUpdate: (old, node) => {
+        if (nodeChangeAffectsLoadBalancers(old as V1Node, node as V1Node)) this.nodeQueue.add(NODE_SYNC_KEY);
+      },
+      onDelete: () => this.nodeQueue.add(NODE_SYNC_KEY),
+    });
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    signal.addEventListener(
+      'abort',
+      () => {
+        this.queue.shutDown();
+        this.nodeQueue.shutDown();
+      },
+      { once: true },
+    );
+    const period = this.o.nodeSyncPeriodMs ?? 100_000;
+    const timer = setInterval(() => this.nodeQueue.add(NODE_SYNC_KEY), period);
+    try {
+      await Promise.all([
+        runWorkers({ queue: this.queue, workers: this.o.workers, sync: (k) => this.syncService(k), logger: this.log }),
+        runWorkers({ queue: this.nodeQueue, workers: 1, sync: () => this.nodeSync(), logger: this.log }),
+      ]);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  private requireFreshLease(): void {
+    if (!this.o.leaseFresh()) throw new LeaseNotFreshError('the leader lease is not fresh; not touching the cloud');
+  }
+
+  /** One Service: ensure, or clean up. */
+  async syncService(key: string): Promise<void> {
+    const svc = this.o.services.cache.get(key);
+    if (!svc) {
+      // Gone from the cluster. With the finalizer, its load balancer was removed before the Service could go.
+      this.seen.delete(key);
+      this.lastSyncedNodes.delete(key);
+      return;
+    }
+    const previous = this.seen.get(key);
+    if (previous && previous.metadata?.uid !== svc.metadata?.uid) {
+      // Deleted and re-created under the same name: the old load balancer goes first.
+      await this.deleteStaleLoadBalancer(previous);
+    }
+    this.seen.set(key, svc);
+    try {
+      const deleted = await this.syncLoadBalancerIfNeeded(svc);
+      if (deleted) {
+        this.seen.delete(key);
+        this.lastSyncedNodes.delete(key);
+      }
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.o.recorder.recordEvent(svc, 'Warning', 'SyncLoadBalancerFailed', `Error syncing load balancer: ${message}`);
+      throw err;
+    }
+  }
+
+  /** Resolves true when the load balancer was deleted. */
+  private async syncLoadBalancerIfNeeded(svc: WireService): Promise<boolean> {
+    const previousStatus = svc.status?.loadBalancer;
+    const abiService = toABIService(svc as V1Service);
+    const cluster = this.o.clusterName;
+    if (!wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service, this.classes)) {
+      const { exists } = await this.o.balancer.getLoadBalancer(cluster, abiService);
+      if (exists) {
+        this.requireFreshLease();
+        this.o.recorder.recordEvent(svc, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
+        await this.o.balancer.ensureLoadBalancerDeleted(cluster, abiService);
+      }
+      if (hasCleanupFinalizer(svc as V1Service)) await this.ignoreNotFound(removeFinalizer(this.o.client, svc));
+      this.o.recorder.recordEvent(svc, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
+      await this.writeStatus(svc, previousStatus, { ingress: [] });
+      return true;
+    }
+    this.requireFreshLease();
+    this.o.recorder.recordEvent(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
+    // The finalizer goes on before the first cloud call, so a load balancer can never outlive its Service.
+    if (!hasCleanupFinalizer(svc as V1Service)) await addFinalizer(this.o.client, svc);
+    const nodes = this.loadBalancerNodes();
+    if (nodes.length === 0) {
+      this.o.recorder.recordEvent(
+        svc,
+        'Warning',
+        'UnAvailableLoadBalancer',
+        'There are no available nodes for LoadBalancer',
+      );
+    }
+    this.lastSyncedNodes.set(objectKey(svc), nodeSetKey(nodes as V1Node[]));
+    let status: LoadBalancerStatus;
+    try {
+      this.metrics.loadBalancerSync.inc();
+      status = await this.o.balancer.ensureLoadBalancer(
+        cluster,
+        abiService,
+        nodes.map((n) => toABINode(n as V1Node)),
+      );
+    } catch (err) {
+      if (isImplementedElsewhere(err)) {
+        this.log.debug('load balancer implemented by a different controller', { service: objectKey(svc) });
+        return false;
+      }
+      throw new Error(`failed to ensure load balancer: ${(err as Error).message}`, { cause: err });
+    }
+    this.o.recorder.recordEvent(svc, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
+    await this.writeStatus(svc, previousStatus, status);
+    return false;
+  }
+
+  private async writeStatus(
+    svc: WireService,
+    previous: Wire<V1LoadBalancerStatus> | undefined,
+    next: LoadBalancerStatus,
+  ): Promise<void> {
+    const wire = {
+      ingress: next.ingress.map((i) => ({
+        ...(i.ip ? { ip: i.ip } : {}),
+        ...(i.hostname ? { hostname: i.hostname } : {}),
+        ...(i.ipMode ? { ipMode: i.ipMode } : {}),
+        ...(i.ports.length > 0
+          ? {
+              ports: i.ports.map((p) => ({
+                port: p.port,
+                protocol: p.protocol,
+                ...(p.error ? { error: p.error } : {}),
+              })),
+            }
+          : {}),
+      })),
+    };
+    if (loadBalancerStatusEqual(previous as V1LoadBalancerStatus | undefined, wire as V1LoadBalancerStatus)) return;
+    await this.ignoreNotFound(patchLoadBalancerStatus(this.o.client, svc, wire));
+  }
+
+  private async ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
+    try {
+      return await p;
+    } catch (err) {
+      // The Service can vanish right after its finalizer is removed.
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async deleteStaleLoadBalancer(old: WireService): Promise<void> {
+    if (!wantsLoadBalancer(old as V1Service, this.classes)) return;
+    this.requireFreshLease();
+    this.o.recorder.recordEvent(old, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
+    try {
+      await this.o.balancer.ensureLoadBalancerDeleted(this.o.clusterName, toABIService(old as V1Service));
+    } catch (err) {
+      this.o.recorder.recordEvent(
+        old,
+        'Warning',
+        'DeleteLoadBalancerFailed',
+        `Error deleting load balancer: ${(err as Error).message}`,
+      );
+      throw err;
+    }
+    this.o.recorder.recordEvent(old, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
+  }
+
+  private loadBalancerNodes(): WireNode[] {
+    return this.o.nodes.cache.list().filter((n) => nodeIncludedInLoadBalancers(n as V1Node));
+  }
+
+  /** Re-checks every served load balancer's node set; updates those whose set changed. */
+  async nodeSync(): Promise<void> {
+    const started = performance.now();
+    const nodes = this.loadBalancerNodes();
+    const setKey = nodeSetKey(nodes as V1Node[]);
+    const abiNodes = nodes.map((n) => toABINode(n as V1Node));
+    const services = this.o.services.cache
+      .list()
+      .filter((s) => wantsLoadBalancer(s as V1Service, this.classes) && !needsCleanup(s as V1Service, this.classes));
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < services.length) {
+        const svc = services[next++] as WireService;
+        const key = objectKey(svc);
+        const last = this.lastSyncedNodes.get(key);
+        // Not yet ensured (no record): its full sync will pass the current nodes.
+        if (last === undefined || last === setKey) continue;
+        try {
+          await this.updateLoadBalancerHosts(svc, abiNodes);
+          this.lastSyncedNodes.set(key, setKey);
+        } catch (err) {
+          this.metrics.nodeSyncErrors.inc();
+          this.log.error('failed to update load balancer hosts; queueing a full sync', {
+            service: key,
+            error: (err as Error).message,
+          });
+          this.queue.add(key);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, this.o.workers) }, worker));
+    this.metrics.nodeSyncLatency.observe((performance.now() - started) / 1000);
+  }
+
+  private async updateLoadBalancerHosts(svc: WireService, nodes: ReturnType<typeof toABINode>[]): Promise<void> {
+    this.requireFreshLease();
+    const started = performance.now();
+    const abiService = toABIService(svc as V1Service);
+    try {
+      this.metrics.loadBalancerSync.inc();
+      await this.o.balancer.updateLoadBalancer(this.o.clusterName, abiService, nodes);
+    } catch (err) {
+      if (isImplementedElsewhere(err)) return;
+      // Only an error if the load balancer still exists.
+      const { exists } = await this.o.balancer
+        .getLoadBalancer(this.o.clusterName, abiService)
+        .catch(() => ({ exists: true }));
+      if (!exists) return;
+      const names = nodes.map((n) => n.name).slice(0, 20);
+      this.o.recorder.recordEvent(
+        svc,
+        'Warning',
+        'UpdateLoadBalancerFailed',
+        `Error updating load balancer with new hosts ${JSON.stringify(names)} [node names limited, total number of nodes: ${nodes.length}], error: ${(err as Error).message}`,
+      );
+      throw err;
+    } finally {
+      this.metrics.updateHostLatency.observe((performance.now() - started) / 1000);
+    }
+    if (nodes.length === 0) {
+      this.o.recorder.recordEvent(
+        svc,
+        'Warning',
+        'UnAvailableLoadBalancer',
+        'There are no available nodes for LoadBalancer',
+      );
+    } else {
+      this.o.recorder.recordEvent(svc, 'Normal', 'UpdatedLoadBalancer', 'Updated load balancer with new hosts');
+    }
+  }
+
+  healthy(): void {
+    if (this.queue.shuttingDown()) throw new Error('service controller is stopped');
+  }
+}

@@ -1,0 +1,223 @@
+// The service controller against the real apiserver with a recording FakeProvider (upstream's fake cloud style).
+import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { ImplementedElsewhereError, RetryError } from '../../../host/src/cloudprovider/index.ts';
+import { ServiceController } from '../../../host/src/controllers/service/service-controller.ts';
+import { silentLogger } from '../../../host/src/log/logger.ts';
+import { eventually, type Harness, startHarness } from '../../support/controller-harness.ts';
+import { FakeProvider } from '../../support/fake-provider.ts';
+import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+
+const FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
+
+describe('service controller', () => {
+  const info = inject('controlPlane');
+  const core = adminKubeConfig(info).makeApiClient(CoreV1Api);
+  const namespace = uniqueName('svc');
+  const prefix = uniqueName('lbn');
+  const nodeNames = [`${prefix}-a`, `${prefix}-b`];
+  const cloud = new FakeProvider();
+  let fresh = true;
+  let harness: Harness;
+  const stop = new AbortController();
+
+  const calls = (method: string, svc: string) =>
+    cloud.calls.filter((c) => c.method === method && (c.args[1] as { name: string }).name === svc);
+  const nodesOf = (call: { args: unknown[] }) =>
+    (call.args[2] as { name: string }[])
+      .map((n) => n.name)
+      .filter((n) => n.startsWith(prefix))
+      .sort();
+  const events = async (name: string) =>
+    (await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items.map(
+      (e) => e.reason,
+    );
+
+  async function createService(
+    name: string,
+    spec: Partial<V1Service['spec']> = {},
+    annotations: Record<string, string> = {},
+  ) {
+    return core.createNamespacedService({
+      namespace,
+      body: {
+        metadata: { name, annotations },
+        spec: {
+          type: 'LoadBalancer',
+          ports: [{ name: 'http', port: 80, targetPort: 8080 as never, protocol: 'TCP' }],
+          ...spec,
+        },
+      },
+    });
+  }
+
+  beforeAll(async () => {
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    for (const name of nodeNames) {
+      await core.createNode({ body: { metadata: { name }, spec: { providerID: `fake://${name}` } } });
+    }
+    harness = await startHarness(info, 'service-controller');
+    const controller = new ServiceController({
+      client: harness.client,
+      services: harness.informers.services,
+      nodes: harness.informers.nodes,
+      balancer: cloud.loadBalancer()!,
+      clusterName: 'kubernetes',
+      recorder: harness.recorder,
+      logger: silentLogger,
+      registry: harness.registry,
+      workers: 2,
+      leaseFresh: () => fresh,
+      nodeSyncPeriodMs: 3_600_000,
+    });
+    harness.informers.start();
+    await harness.informers.waitForSync(stop.signal);
+    void controller.run(stop.signal);
+  });
+
+  afterAll(async () => {
+    stop.abort();
+    await harness?.stop();
+    await core.deleteNamespace({ name: namespace }).catch(() => undefined);
+    for (const name of [...nodeNames, `${prefix}-c`]) await core.deleteNode({ name }).catch(() => undefined);
+  });
+
+  beforeEach(() => {
+    fresh = true;
+  });
+
+  it('adds the finalizer, ensures the LB with the node set, writes the ingress and the events', async () => {
+    await createService('web');
+    const svc = await eventually('ingress', async () => {
+      const s = await core.readNamespacedService({ name: 'web', namespace });
+      return s.status?.loadBalancer?.ingress?.length ? s : undefined;
+    });
+    expect(svc.metadata?.finalizers).toContain(FINALIZER);
+    expect(svc.status?.loadBalancer?.ingress).toEqual([{ ip: cloud.externalIP, ipMode: 'VIP' }]);
+    const create = calls('create', 'web');
+    expect(create).toHaveLength(1);
+    expect(nodesOf(create[0]!)).toEqual(nodeNames);
+    await eventually('events', async () => {
+      const reasons = await events('web');
+      return reasons.includes('EnsuringLoadBalancer') && reasons.includes('EnsuredLoadBalancer');
+    });
+  });
+
+  it('updates only the backends when nodes come, go or are excluded', async () => {
+    const before = calls('create', 'web').length;
+    await core.createNode({ body: { metadata: { name: `${prefix}-c` }, spec: { providerID: `fake://${prefix}-c` } } });
+    await eventually('update with 3 nodes', () => calls('update', 'web').some((c) => nodesOf(c).length === 3));
+    await core
+      .patchNode(
+        {
+          name: `${prefix}-c`,
+          body: { metadata: { labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': 'true' } } },
+        },
+        { middleware: undefined } as never,
+      )
+      .catch(async () => {
+        const n = await core.readNode({ name: `${prefix}-c` });
+        n.metadata!.labels = {
+          ...n.metadata?.labels,
+          'node.kubernetes.io/exclude-from-external-load-balancers': 'true',
+        };
+        await core.replaceNode({ name: `${prefix}-c`, body: n });
+      });
+    await eventually('update without the excluded node', () => {
+      const updates = calls('update', 'web');
+      return updates.length >= 2 && nodesOf(updates.at(-1)!).join() === nodeNames.join();
+    });
+    expect(calls('create', 'web')).toHaveLength(before);
+    await eventually('UpdatedLoadBalancer event', async () => (await events('web')).includes('UpdatedLoadBalancer'));
+  });
+
+  it('re-ensures on an annotation change, and ignores changes that do not matter', async () => {
+    const before = calls('create', 'web').length;
+    const svc = await core.readNamespacedService({ name: 'web', namespace });
+    svc.metadata!.labels = { team: 'a' };
+    await core.replaceNamespacedService({ name: 'web', namespace, body: svc });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(calls('create', 'web')).toHaveLength(before);
+    const again = await core.readNamespacedService({ name: 'web', namespace });
+    again.metadata!.annotations = { 'service.beta.kubernetes.io/fake-option': 'x' };
+    await core.replaceNamespacedService({ name: 'web', namespace, body: again });
+    await eventually('re-ensure', () => calls('create', 'web').length === before + 1);
+  });
+
+  it('removes the LB, the finalizer and the ingress when the type changes away from LoadBalancer', async () => {
+    await createService('typechange');
+    await eventually('ensured', () => calls('create', 'typechange').length === 1);
+    const svc = await core.readNamespacedService({ name: 'typechange', namespace });
+    svc.spec = { ...svc.spec, type: 'ClusterIP' };
+    delete svc.spec.externalTrafficPolicy;
+    svc.spec.ports = svc.spec.ports?.map(({ nodePort: _drop, ...p }) => p);
+    await core.replaceNamespacedService({ name: 'typechange', namespace, body: svc });
+    const cleaned = await eventually('cleaned up', async () => {
+      const s = await core.readNamespacedService({ name: 'typechange', namespace });
+      return !s.metadata?.finalizers?.includes(FINALIZER) && !s.status?.loadBalancer?.ingress ? s : undefined;
+    });
+    expect(cleaned.spec?.type).toBe('ClusterIP');
+    expect(calls('delete', 'typechange')).toHaveLength(1);
+    await eventually('DeletedLoadBalancer event', async () =>
+      (await events('typechange')).includes('DeletedLoadBalancer'),
+    );
+  });
+
+  it('deletes the LB before the Service can go (the finalizer holds it)', async () => {
+    await createService('bye');
+    await eventually('ensured', () => calls('create', 'bye').length === 1);
+    await core.deleteNamespacedService({ name: 'bye', namespace });
+    await eventually('service gone', async () => {
+      try {
+        await core.readNamespacedService({ name: 'bye', namespace });
+        return undefined;
+      } catch {
+        return true;
+      }
+    });
+    expect(calls('delete', 'bye')).toHaveLength(1);
+    expect(
+      cloud.balancers.has(
+        `${namespace}/bye/${calls('create', 'bye')[0]?.args[1] && (calls('create', 'bye')[0]!.args[1] as { uid: string }).uid}`,
+      ),
+    ).toBe(false);
+  });
+
+  it('leaves Services with a loadBalancerClass alone', async () => {
+    await createService('classy', { loadBalancerClass: 'example.com/other' });
+    await new Promise((r) => setTimeout(r, 700));
+    expect(calls('create', 'classy')).toHaveLength(0);
+    const svc = await core.readNamespacedService({ name: 'classy', namespace });
+    expect(svc.metadata?.finalizers ?? []).not.toContain(FINALIZER);
+  });
+
+  it('writes no status when the provider answers ImplementedElsewhere', async () => {
+    cloud.errors.set('create', new ImplementedElsewhereError('another controller'));
+    await createService('elsewhere');
+    await eventually('ensure attempted', () => calls('create', 'elsewhere').length === 1);
+    await new Promise((r) => setTimeout(r, 500));
+    const svc = await core.readNamespacedService({ name: 'elsewhere', namespace });
+    expect(svc.status?.loadBalancer?.ingress).toBeUndefined();
+    expect(svc.metadata?.finalizers).toContain(FINALIZER);
+  });
+
+  it('honours a provider retry delay, and reports the failure', async () => {
+    cloud.errors.set('create', new RetryError('busy', 1));
+    await createService('retry');
+    await eventually('first attempt', () => calls('create', 'retry').length === 1);
+    const firstAt = Date.now();
+    await eventually('retried', () => calls('create', 'retry').length === 2, 5_000);
+    const waited = Date.now() - firstAt;
+    expect(waited).toBeGreaterThanOrEqual(800);
+    expect(waited).toBeLessThan(4_000);
+    await eventually('SyncLoadBalancerFailed', async () => (await events('retry')).includes('SyncLoadBalancerFailed'));
+  });
+
+  it('starts no cloud mutation without a fresh lease', async () => {
+    fresh = false;
+    await createService('stale');
+    await new Promise((r) => setTimeout(r, 700));
+    expect(calls('create', 'stale')).toHaveLength(0);
+    fresh = true;
+  });
+});

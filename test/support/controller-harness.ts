@@ -1,0 +1,53 @@
+// Runs one controller in the test process against the real apiserver with a FakeProvider: the controller's
+// logic, the apiserver's real behaviour (finalizers, subresources, conflicts), no plugin or cloud in between.
+import { Registry } from 'prom-client';
+import { type SharedInformers, sharedInformers } from '../../host/src/app/informers.ts';
+import { KubeClient } from '../../host/src/kube/client/client.ts';
+import { EventRecorder, kubeEventSink } from '../../host/src/kube/events/recorder.ts';
+import { silentLogger } from '../../host/src/log/logger.ts';
+import type { ControlPlaneInfo } from './controlplane/controlplane.ts';
+import { adminKubeConfig } from './kube.ts';
+
+export interface Harness {
+  client: KubeClient;
+  informers: SharedInformers;
+  recorder: EventRecorder;
+  registry: Registry;
+  stop(): Promise<void>;
+}
+
+export async function startHarness(info: ControlPlaneInfo, component: string): Promise<Harness> {
+  const registry = new Registry();
+  const client = new KubeClient(adminKubeConfig(info), { qps: 500, burst: 1000, registry });
+  const informers = sharedInformers(client, silentLogger);
+  const recorder = new EventRecorder({ sink: kubeEventSink(client), component, logger: silentLogger });
+  return {
+    client,
+    informers,
+    recorder,
+    registry,
+    async stop() {
+      await informers.stop();
+      await recorder.flush();
+    },
+  };
+}
+
+export async function eventually<T>(
+  what: string,
+  fn: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+}
