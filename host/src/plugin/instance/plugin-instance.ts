@@ -207,10 +207,8 @@ export class PluginInstance {
         if (message.type === 'ready') {
           clearTimeout(timer);
           resolve();
-        } else if (message.type === 'log') {
-          this.#options.onLog(message);
         } else {
-          this.#errorMessage = message.message;
+          this.#options.onLog(message);
         }
       });
       worker.on('error', (err: Error) => {

@@ -11,6 +11,7 @@ export interface HostFunctionContext {
   channel: Channel;
   kernel: GuestKernel;
   maxHttpRequestBytes: number;
+  maxLogRecordBytes: number;
   log: (message: Omit<LogMessage, 'type' | 'exportName'>) => void;
 }
 
@@ -51,7 +52,9 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
     },
     ccm_log: (context: CallContext, recordAddress: bigint): void => {
       const bytes = host.kernel.blockBytes(context, recordAddress);
-      host.log({ source: 'ccm_log', level: 'info', text: new TextDecoder().decode(bytes) });
+      // Decoding is capped: a record over the size limit is dropped by log() anyway.
+      const text = new TextDecoder().decode(bytes.subarray(0, host.maxLogRecordBytes + 1));
+      host.log({ source: 'ccm_log', level: 'info', text });
     },
     ccm_now_ms: (): bigint => BigInt(Date.now()),
   };

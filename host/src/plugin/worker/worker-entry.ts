@@ -53,7 +53,13 @@ const plugin = await createPlugin(start.module, {
   logger: kernelLogger as unknown as Console,
   functions: {
     [EXTISM_KERNEL_MODULE]: kernel.functions(),
-    [CCM_HOST_MODULE]: createHostFunctions({ channel, kernel, maxHttpRequestBytes: limits.maxHttpRequestBytes, log }),
+    [CCM_HOST_MODULE]: createHostFunctions({
+      channel,
+      kernel,
+      maxHttpRequestBytes: limits.maxHttpRequestBytes,
+      maxLogRecordBytes: limits.maxLogRecordBytes,
+      log,
+    }),
   },
 });
 const instance = await plugin.getInstance();

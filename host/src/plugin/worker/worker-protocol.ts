@@ -1,5 +1,6 @@
 // What the main thread hands a plugin worker at start, and the few messages the worker posts back. Calls do not use
-// messages at all (see channel/channel.ts); messages carry start-up, logs and fatal errors only.
+// messages at all (see channel/channel.ts); messages carry readiness and logs only (a worker that fails to start
+// throws, which reaches the main thread as the Worker's 'error' event).
 
 export interface WorkerLimits {
   /** Host-side bytes the guest may take through the kernel's `alloc` within one call. */
@@ -39,15 +40,10 @@ export interface LogMessage {
   text: string;
 }
 
-export interface FatalMessage {
-  type: 'fatal';
-  message: string;
-}
-
-export type WorkerMessage = ReadyMessage | LogMessage | FatalMessage;
+export type WorkerMessage = ReadyMessage | LogMessage;
 
 export function isWorkerMessage(value: unknown): value is WorkerMessage {
   if (typeof value !== 'object' || value === null) return false;
   const type = (value as { type?: unknown }).type;
-  return type === 'ready' || type === 'log' || type === 'fatal';
+  return type === 'ready' || type === 'log';
 }
