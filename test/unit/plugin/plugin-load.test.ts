@@ -54,7 +54,8 @@ describe('loading a plugin', () => {
 
   it('verifies a pinned digest before anything else', async () => {
     const bytes = await buildFixture('echo');
-    await expect(load({ source: { bytes }, sha256: sha256Hex(bytes) })).resolves.toBeInstanceOf(WasmProvider);
+    const pinned = await load({ source: { bytes }, sha256: sha256Hex(bytes) });
+    expect(pinned.plugin.sha256).toBe(sha256Hex(bytes));
     const err = await loadError({ source: { bytes }, sha256: sha256Hex(new Uint8Array(1)) });
     expect(err.message).toMatch(/SHA-256 mismatch/);
   });

@@ -138,7 +138,16 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
       sha256: source.sha256,
       memoryMaxMiB: (prepared.memory.effectiveMaxPages * 65_536) / 1048576,
     });
-    return new LoadedPlugin({ description: described, capabilities, pool, limits, metrics, logger, onClose: cleanUp });
+    return new LoadedPlugin({
+      description: described,
+      sha256: source.sha256,
+      capabilities,
+      pool,
+      limits,
+      metrics,
+      logger,
+      onClose: cleanUp,
+    });
   } catch (err) {
     await pool.close();
     cleanUp();

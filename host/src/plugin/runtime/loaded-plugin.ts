@@ -29,6 +29,8 @@ const encoder = new TextEncoder();
 
 export interface LoadedPluginParts {
   description: DescribeResponse;
+  /** SHA-256 of the module as loaded (before the memory cap rewrote it). */
+  sha256: string;
   capabilities: ReadonlySet<Capability>;
   pool: InstancePool<PluginInstance>;
   limits: PluginLimits;
@@ -41,12 +43,19 @@ export interface LoadedPluginParts {
 export class LoadedPlugin {
   readonly description: DescribeResponse;
   readonly capabilities: ReadonlySet<Capability>;
+  readonly sha256: string;
   readonly #parts: LoadedPluginParts;
 
   constructor(parts: LoadedPluginParts) {
     this.#parts = parts;
     this.description = parts.description;
     this.capabilities = parts.capabilities;
+    this.sha256 = parts.sha256;
+  }
+
+  /** The limits the plugin runs under (defaults filled in). */
+  get limits(): Readonly<PluginLimits> {
+    return this.#parts.limits;
   }
 
   get providerName(): string {
