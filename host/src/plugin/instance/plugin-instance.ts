@@ -8,8 +8,8 @@ import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
 
 const WORKER_URL = new URL('../worker/worker-entry.ts', import.meta.url);
 
-/** Serves a plugin's ccm_http on the main thread: request JSON in, answer JSON out; never rejects. */
-export type HttpRequestHandler = (request: Uint8Array, deadline: AbortSignal) => Promise<Uint8Array>;
+/** Serves a plugin's ccm_http on the main thread: request JSON in, answer JSON out by `deadlineAt` (epoch ms). */
+export type HttpRequestHandler = (request: Uint8Array, deadlineAt: number) => Promise<Uint8Array>;
 
 export interface InstanceOptions {
   module: WebAssembly.Module;
@@ -145,9 +145,8 @@ export class PluginInstance {
     const request = channel.copyOut(0, channel.length);
     let answer: Uint8Array;
     if (channel.kind === HostRequestKind.http) {
-      const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
       try {
-        answer = await this.#options.http(request, signal);
+        answer = await this.#options.http(request, deadline);
       } catch (err) {
         // The worker is blocked until it gets an answer: a failing handler must still give it one.
         answer = hostError('Network', `the host failed to make the request: ${(err as Error).message}`);

@@ -83,7 +83,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
       config: credentials.exposedConfig(),
       resourceLimits: { maxOldGenerationSizeMb: limits.workerHeapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       startTimeoutMs: limits.startTimeoutMs,
-      http: (request, deadline) => broker.handle(request, deadline),
+      http: (request, deadlineAt) => broker.handle(request, deadlineAt),
       onLog: pluginLogForwarder(() => logger),
       onExit,
     });
