@@ -1,0 +1,149 @@
+// `wasm-ccm plugin test`: runs a provider plugin through the conformance kit against the vendor's cloud and prints
+// a pass/fail table. Exit status: 0 every check passed (skips included), 1 a check failed, 2 bad usage or input.
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { createJsonLineLogger } from '../log/logger.ts';
+import {
+  type ConformanceReport,
+  exitCodeOf,
+  type Fixture,
+  formatReport,
+  loadFixtureText,
+  runConformance,
+} from '../conformance/index.ts';
+
+export const USAGE = `Usage: wasm-ccm plugin test --plugin=<file.wasm> --fixture=<file.json|yaml> [options]
+
+Runs the plugin through the upstream cloud-provider contract against its cloud and prints a pass/fail table.
+
+  --plugin=FILE         the provider plugin (.wasm)
+  --fixture=FILE        JSON or YAML: clusterName, nodes {running, stopped, missing} as {name, providerID?},
+                        optional service, nodeSets {initial, updated}, route {destinationCIDR, targetNode}
+  --cloud-config=FILE   the cloud config handed to ccm_initialize (default: none)
+  --credentials=FILE    credentials the host attaches to the plugin's HTTP requests (host format)
+  --allowed-hosts=LIST  hosts the plugin may reach, host or host:port, comma-separated (repeatable)
+  --timeout=MS          deadline of each plugin call (default 10000)
+  --json                print the report as JSON instead of a table
+  --verbose             print the runtime's and the plugin's log records (JSON lines) to stderr
+  -h, --help            this text
+
+Exit status: 0 all checks passed or were skipped, 1 a check failed, 2 usage or input error.`;
+
+export interface PluginTestIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const defaultIO: PluginTestIO = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+};
+
+class UsageError extends Error {}
+
+interface Parsed {
+  plugin: string;
+  fixture: string;
+  cloudConfig: string | undefined;
+  credentials: string | undefined;
+  allowedHosts: string[];
+  timeoutMs: number | undefined;
+  json: boolean;
+  verbose: boolean;
+  help: boolean;
+}
+
+function parse(args: readonly string[]): Parsed {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        plugin: { type: 'string' },
+        fixture: { type: 'string' },
+        'cloud-config': { type: 'string' },
+        credentials: { type: 'string' },
+        'allowed-hosts': { type: 'string', multiple: true },
+        timeout: { type: 'string' },
+        json: { type: 'boolean' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const help = values.help ?? false;
+  if (!help && !values.plugin) throw new UsageError('--plugin is required');
+  if (!help && !values.fixture) throw new UsageError('--fixture is required');
+  let timeoutMs: number | undefined;
+  if (values.timeout !== undefined) {
+    timeoutMs = Number(values.timeout);
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+      throw new UsageError(`--timeout: "${values.timeout}" is not a positive integer`);
+  }
+  const allowedHosts = (values['allowed-hosts'] ?? [])
+    .flatMap((h) => h.split(','))
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
+  return {
+    plugin: values.plugin ?? '',
+    fixture: values.fixture ?? '',
+    cloudConfig: values['cloud-config'],
+    credentials: values.credentials,
+    allowedHosts,
+    timeoutMs,
+    json: values.json ?? false,
+    verbose: values.verbose ?? false,
+    help,
+  };
+}
+
+async function readInput(path: string, what: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${what} ${path}: ${(err as Error).message}`);
+  }
+}
+
+/** Runs `wasm-ccm plugin test` with the arguments after the subcommand; resolves to the exit status. */
+export async function runPluginTest(args: readonly string[], io: PluginTestIO = defaultIO): Promise<number> {
+  let parsed: Parsed;
+  let fixture: Fixture;
+  let cloudConfig = '';
+  try {
+    parsed = parse(args);
+    if (parsed.help) {
+      io.stdout(`${USAGE}\n`);
+      return 0;
+    }
+    fixture = await loadFixtureText(await readInput(parsed.fixture, 'fixture'), parsed.fixture);
+    if (parsed.cloudConfig !== undefined) cloudConfig = await readInput(parsed.cloudConfig, 'cloud config');
+  } catch (err) {
+    io.stderr(`wasm-ccm plugin test: ${(err as Error).message}\n`);
+    if (err instanceof UsageError) io.stderr('Run with --help for usage.\n');
+    return 2;
+  }
+
+  const logger = parsed.verbose ? createJsonLineLogger({ level: 'debug', write: io.stderr }) : undefined;
+  let report: ConformanceReport;
+  try {
+    report = await runConformance({
+      pluginPath: parsed.plugin,
+      cloudConfig,
+      fixture,
+      credentialsFile: parsed.credentials,
+      allowedHosts: parsed.allowedHosts,
+      callTimeoutMs: parsed.timeoutMs,
+      logger,
+    });
+  } catch (err) {
+    io.stderr(`wasm-ccm plugin test: ${(err as Error).message}\n`);
+    return 2;
+  }
+  io.stdout(parsed.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return exitCodeOf(report);
+}

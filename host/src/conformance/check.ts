@@ -1,0 +1,104 @@
+// The shape of a conformance check and the helpers checks assert with. A check returns a short detail on success,
+// throws CheckFailed with the reason, or CheckSkipped when it cannot run (the report says why).
+import type { Capability, DescribeResponse, LoadBalancerStatus, MethodName, Responses } from '../plugin/abi/index.ts';
+import type { Fixture } from './fixture.ts';
+import { describeOutcome, type Outcome, type Probe } from './probe.ts';
+
+export type CheckStatus = 'pass' | 'fail' | 'skip';
+
+export interface CheckResult {
+  group: string;
+  title: string;
+  status: CheckStatus;
+  /** Why it failed or was skipped; what was seen when it passed. */
+  detail: string;
+  ms: number;
+}
+
+export class CheckFailed extends Error {
+  override name = 'CheckFailed';
+}
+
+export class CheckSkipped extends Error {
+  override name = 'CheckSkipped';
+}
+
+/** What checks learn and later checks build on. */
+export interface SharedState {
+  /** Provider IDs the plugin gave for fixture nodes (by node name), for nodes the fixture lists without one. */
+  providerIDs: Map<string, string>;
+  /** The status of the first EnsureLoadBalancer; undefined until it succeeded. */
+  lbStatus: LoadBalancerStatus | undefined;
+  /** Whether the test Service may still have a load balancer (cleaned up at the end). */
+  lbCreated: boolean;
+  routeCreated: boolean;
+}
+
+export interface CheckContext {
+  probe: Probe;
+  fixture: Fixture;
+  description: DescribeResponse;
+  declared: ReadonlySet<Capability>;
+  /** Names of the module's exported functions. */
+  exports: ReadonlySet<string>;
+  state: SharedState;
+}
+
+export interface Check {
+  group: string;
+  title: string;
+  /** Checks of a capability the plugin does not declare are skipped. */
+  capability?: Capability;
+  run(ctx: CheckContext): Promise<string>;
+}
+
+export function fail(reason: string): never {
+  throw new CheckFailed(reason);
+}
+
+export function skip(reason: string): never {
+  throw new CheckSkipped(reason);
+}
+
+/** The value of a successful call; any other outcome fails the check, saying what came back. */
+export function expectOk<M extends MethodName>(outcome: Outcome<M>, what: string): Responses[M] {
+  if (outcome.kind === 'ok') return outcome.value;
+  return fail(`${what} answered ${describeOutcome(outcome)}`);
+}
+
+/** Passes only on an error with `code`. */
+export function expectCode<M extends MethodName>(outcome: Outcome<M>, code: string, what: string): void {
+  if (outcome.kind === 'error' && outcome.error.code === code) return;
+  fail(`${what} answered ${describeOutcome(outcome)}; expected ${code}`);
+}
+
+/** Canonical JSON of a load-balancer status, for comparing answers regardless of key order. */
+export function statusKey(status: LoadBalancerStatus): string {
+  return JSON.stringify(
+    status.ingress.map((i) => ({
+      ip: i.ip,
+      hostname: i.hostname,
+      ipMode: i.ipMode,
+      ports: i.ports.map((p) => [p.port, p.protocol, p.error]),
+    })),
+  );
+}
+
+export function showStatus(status: LoadBalancerStatus): string {
+  const parts = status.ingress.map((i) => [i.ip, i.hostname].filter((s) => s !== '').join('/') || '(empty)');
+  return parts.length === 0 ? 'no ingress' : `ingress ${parts.join(', ')}`;
+}
+
+/** Runs `each` for every item and fails with all their reasons: one bad node must not hide the others. */
+export async function forEach<T>(items: readonly T[], each: (item: T) => Promise<void>): Promise<void> {
+  const problems: string[] = [];
+  for (const item of items) {
+    try {
+      await each(item);
+    } catch (err) {
+      if (!(err instanceof CheckFailed)) throw err;
+      problems.push(err.message);
+    }
+  }
+  if (problems.length > 0) fail(problems.join('; '));
+}

@@ -1,0 +1,150 @@
+// Checks of the plugin as a whole: what ccm_describe says, whether its exports match its declared capabilities,
+// and (run last) whether every answer of the run was valid against the ABI and every error well-formed.
+import {
+  ABI_MAJOR,
+  ALWAYS_METHODS,
+  CAPABILITIES,
+  type Capability,
+  METHODS,
+  type MethodName,
+  type Requests,
+} from '../../plugin/abi/index.ts';
+import { type Check, expectOk, fail, skip } from '../check.ts';
+import type { Fixture } from '../fixture.ts';
+import { describeOutcome } from '../probe.ts';
+
+// A provider name is the scheme of its provider IDs (`<name>://<id>`): RFC 3986 scheme characters.
+const SCHEME = /^[a-z][a-z0-9+.-]*$/;
+
+/** A valid request for every method, built from the fixture (for calls whose answer only has to be NotImplemented). */
+export function sampleRequest<M extends MethodName>(method: M, f: Fixture): Requests[M] {
+  const node = f.running[0]!;
+  const providerID = node.providerID || 'unknown://x';
+  const route = {
+    name: '',
+    targetNode: node.name,
+    targetNodeAddresses: [],
+    destinationCIDR: '10.250.0.0/24',
+    blackhole: false,
+  };
+  const all: { [K in MethodName]: Requests[K] } = {
+    describe: {},
+    initialize: { cloudConfig: '', clusterName: f.clusterName },
+    instanceExists: { node },
+    instanceShutdown: { node },
+    instanceMetadata: { node },
+    nodeAddresses: { nodeName: node.name },
+    nodeAddressesByProviderID: { providerID },
+    instanceID: { nodeName: node.name },
+    instanceType: { nodeName: node.name },
+    instanceTypeByProviderID: { providerID },
+    instanceExistsByProviderID: { providerID },
+    instanceShutdownByProviderID: { providerID },
+    getLoadBalancer: { clusterName: f.clusterName, service: f.service },
+    getLoadBalancerName: { clusterName: f.clusterName, service: f.service },
+    ensureLoadBalancer: { clusterName: f.clusterName, service: f.service, nodes: [node] },
+    updateLoadBalancer: { clusterName: f.clusterName, service: f.service, nodes: [node] },
+    ensureLoadBalancerDeleted: { clusterName: f.clusterName, service: f.service },
+    listRoutes: { clusterName: f.clusterName },
+    createRoute: { clusterName: f.clusterName, nameHint: node.uid, route },
+    deleteRoute: { clusterName: f.clusterName, route },
+    getZone: {},
+    getZoneByProviderID: { providerID },
+    getZoneByNodeName: { nodeName: node.name },
+    listClusters: {},
+    master: { clusterName: f.clusterName },
+  };
+  return all[method];
+}
+
+export const pluginChecks: Check[] = [
+  {
+    group: 'plugin',
+    title: 'describe: ABI 1.x, provider name, version, known capabilities',
+    async run(ctx) {
+      const d = expectOk(await ctx.probe.call('describe', {}), 'ccm_describe');
+      const problems: string[] = [];
+      if (!d.abi.startsWith(`${ABI_MAJOR}.`)) problems.push(`abi "${d.abi}" is not ${ABI_MAJOR}.x`);
+      if (!SCHEME.test(d.providerName)) problems.push(`providerName "${d.providerName}" cannot be a providerID scheme`);
+      if (d.version.trim() === '') problems.push('version is empty');
+      const unknown = d.capabilities.filter((c) => !Object.hasOwn(CAPABILITIES, c));
+      if (unknown.length > 0) problems.push(`unknown capabilities ${unknown.join(', ')} (ignored by this host)`);
+      if (new Set(d.capabilities).size !== d.capabilities.length) problems.push('capabilities listed twice');
+      if (problems.length > 0) fail(problems.join('; '));
+      return `${d.providerName} ${d.version}, abi ${d.abi}, hasClusterID ${d.hasClusterID}`;
+    },
+  },
+  {
+    group: 'plugin',
+    title: 'exports: every method of each declared capability',
+    async run(ctx) {
+      const missing: string[] = [];
+      for (const m of ALWAYS_METHODS) if (!ctx.exports.has(METHODS[m].exportName)) missing.push(METHODS[m].exportName);
+      for (const cap of ctx.declared) {
+        for (const m of CAPABILITIES[cap]) {
+          if (!ctx.exports.has(METHODS[m].exportName)) missing.push(`${METHODS[m].exportName} (${cap})`);
+        }
+      }
+      if (missing.length > 0) fail(`missing exports: ${missing.join(', ')}`);
+      return `${[...ctx.exports].filter((e) => e.startsWith('ccm_')).length} ccm_* exports`;
+    },
+  },
+  {
+    group: 'plugin',
+    title: 'undeclared capabilities answer NotImplemented',
+    async run(ctx) {
+      const undeclared = (Object.keys(CAPABILITIES) as Capability[]).filter((c) => !ctx.declared.has(c));
+      const methods = undeclared.flatMap((c) => CAPABILITIES[c]).filter((m) => ctx.exports.has(METHODS[m].exportName));
+      if (methods.length === 0) skip('no exports beyond the declared capabilities');
+      const wrong: string[] = [];
+      for (const method of methods) {
+        const outcome = await ctx.probe.call(method, sampleRequest(method, ctx.fixture));
+        if (outcome.kind !== 'error' || outcome.error.code !== 'NotImplemented') {
+          wrong.push(`${method} answered ${describeOutcome(outcome)}`);
+        }
+      }
+      if (wrong.length > 0) fail(`a capability that is not declared must answer NotImplemented: ${wrong.join('; ')}`);
+      return `${methods.length} methods of ${undeclared.join(', ')}`;
+    },
+  },
+];
+
+/** Run after every other check: they are about all the answers the run collected. */
+export const finalChecks: Check[] = [
+  {
+    group: 'answers',
+    title: 'every answer is valid against the ABI',
+    async run(ctx) {
+      const n = ctx.probe.calls.length;
+      const v = ctx.probe.violations;
+      if (v.length > 0) {
+        const shown = countDuplicates(v).slice(0, 5).join('; ');
+        fail(`${v.length} of ${n} answers break the ABI: ${shown}${v.length > 5 ? '; ...' : ''}`);
+      }
+      return `${n} calls`;
+    },
+  },
+  {
+    group: 'answers',
+    title: 'errors are well-formed (known code, message, Retry delay)',
+    async run(ctx) {
+      const errors = ctx.probe.calls.filter((c) => c.kind !== 'ok');
+      // Error envelopes the validator refused: a code where the ABI forbids it, a Retry without a delay, ...
+      const refused = ctx.probe.calls
+        .filter((c) => c.kind === 'violation' && c.code !== undefined)
+        .map((c) => `${c.method} answered ${c.code} where the ABI does not allow it (or malformed)`);
+      const blank = ctx.probe.blankErrors.map((b) => `${b} without a message`);
+      const problems = countDuplicates([...refused, ...blank]);
+      if (problems.length > 0) fail(problems.join('; '));
+      const codes = [...new Set(errors.map((c) => c.code ?? '?'))].sort();
+      return errors.length === 0 ? 'no errors seen' : `${errors.length} errors: ${codes.join(', ')}`;
+    },
+  },
+];
+
+/** "x (2 times)" instead of the same reason twice. */
+function countDuplicates(items: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1);
+  return [...counts].map(([item, n]) => (n > 1 ? `${item} (${n} times)` : item));
+}

@@ -1,0 +1,204 @@
+// The conformance fixture: what the vendor's cloud holds for the run (nodes whose instances run, are stopped, or do
+// not exist), the cluster name, and optionally the Service, node sets and route the load-balancer and route checks
+// use. Read strictly (unknown fields are errors, with their path) so a typo never silently turns a check off.
+import { randomUUID } from 'node:crypto';
+import type { Node, Service, ServicePort } from '../plugin/abi/index.ts';
+
+export interface Fixture {
+  clusterName: string;
+  running: Node[];
+  stopped: Node[];
+  missing: Node[];
+  /** The Service the load-balancer checks ensure, update and delete (a fresh UID every run). */
+  service: Service;
+  /** Backends of the first ensure, and of the update (a different set). */
+  initialNodes: Node[];
+  updatedNodes: Node[];
+  route: { destinationCIDR: string; targetNode: Node };
+}
+
+export class FixtureError extends Error {
+  override name = 'FixtureError';
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function fail(path: string, message: string): never {
+  throw new FixtureError(`fixture ${path}: ${message}`);
+}
+
+function only(obj: Json, path: string, allowed: readonly string[]): void {
+  for (const key of Object.keys(obj)) {
+    if (!allowed.includes(key)) fail(`${path}.${key}`, `unknown field (allowed: ${allowed.join(', ')})`);
+  }
+}
+
+function str(obj: Json, key: string, path: string, fallback?: string): string {
+  const v = obj[key];
+  if (v === undefined && fallback !== undefined) return fallback;
+  if (typeof v !== 'string' || v === '') fail(`${path}.${key}`, 'must be a non-empty string');
+  return v;
+}
+
+function stringMap(obj: Json, key: string, path: string): Record<string, string> {
+  const v = obj[key];
+  if (v === undefined) return {};
+  if (!isObject(v)) fail(`${path}.${key}`, 'must be a map of strings');
+  for (const [k, value] of Object.entries(v)) {
+    if (typeof value !== 'string') fail(`${path}.${key}.${k}`, 'must be a string');
+  }
+  return v as Record<string, string>;
+}
+
+function list(obj: Json, key: string, path: string): unknown[] {
+  const v = obj[key];
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) fail(`${path}.${key}`, 'must be a list');
+  return v;
+}
+
+function parseNode(value: unknown, path: string): Node {
+  if (!isObject(value)) fail(path, 'must be {name, providerID?, uid?, labels?}');
+  only(value, path, ['name', 'providerID', 'uid', 'labels']);
+  const name = str(value, 'name', path);
+  return {
+    name,
+    uid: str(value, 'uid', path, randomUUID()),
+    providerID: value.providerID === undefined ? '' : str(value, 'providerID', path),
+    labels: stringMap(value, 'labels', path),
+    annotations: {},
+    addresses: [],
+  };
+}
+
+function parsePort(value: unknown, path: string): ServicePort {
+  if (!isObject(value)) fail(path, 'must be {port, nodePort, protocol?, name?}');
+  only(value, path, ['name', 'port', 'nodePort', 'protocol']);
+  const num = (key: string): number => {
+    const v = value[key];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 65535) fail(`${path}.${key}`, 'must be 1..65535');
+    return v;
+  };
+  const protocol = value.protocol ?? 'TCP';
+  if (protocol !== 'TCP' && protocol !== 'UDP' && protocol !== 'SCTP')
+    fail(`${path}.protocol`, 'must be TCP, UDP or SCTP');
+  const port = num('port');
+  return {
+    name: value.name === undefined ? '' : str(value, 'name', path),
+    protocol,
+    port,
+    nodePort: num('nodePort'),
+    targetPort: String(port),
+    appProtocol: '',
+  };
+}
+
+function parseService(value: unknown, path: string): Service {
+  const v = value === undefined ? {} : value;
+  if (!isObject(v)) fail(path, 'must be a map');
+  only(v, path, ['name', 'namespace', 'annotations', 'ports', 'loadBalancerSourceRanges']);
+  const ports = list(v, 'ports', path).map((p, i) => parsePort(p, `${path}.ports[${i}]`));
+  const ranges = list(v, 'loadBalancerSourceRanges', path).map((r, i) => {
+    if (typeof r !== 'string') fail(`${path}.loadBalancerSourceRanges[${i}]`, 'must be a CIDR string');
+    return r;
+  });
+  return {
+    name: str(v, 'name', path, 'wasm-ccm-conformance'),
+    namespace: str(v, 'namespace', path, 'default'),
+    uid: randomUUID(),
+    labels: {},
+    annotations: stringMap(v, 'annotations', path),
+    ports: ports.length > 0 ? ports : [parsePort({ name: 'http', port: 80, nodePort: 30080 }, `${path}.ports[0]`)],
+    loadBalancerIP: '',
+    loadBalancerSourceRanges: ranges,
+    externalTrafficPolicy: 'Cluster',
+    healthCheckNodePort: 0,
+    ipFamilies: ['IPv4'],
+    ipFamilyPolicy: 'SingleStack',
+    loadBalancerClass: '',
+    sessionAffinity: 'None',
+    externalIPs: [],
+  };
+}
+
+/** A Service the plugin never created: another name and UID, same namespace. */
+export function strangerService(service: Service): Service {
+  return { ...service, name: `${service.name}-never-created`, uid: randomUUID() };
+}
+
+export function parseFixture(doc: unknown): Fixture {
+  if (!isObject(doc)) fail('$', 'must be a map');
+  only(doc, '$', ['clusterName', 'nodes', 'service', 'nodeSets', 'route']);
+  const clusterName = str(doc, 'clusterName', '$', 'kubernetes');
+  const nodes = doc.nodes;
+  if (!isObject(nodes)) fail('$.nodes', 'is required: {running: [...], stopped: [...], missing: [...]}');
+  only(nodes, '$.nodes', ['running', 'stopped', 'missing']);
+  const group = (key: string): Node[] =>
+    list(nodes, key, '$.nodes').map((n, i) => parseNode(n, `$.nodes.${key}[${i}]`));
+  const running = group('running');
+  const stopped = group('stopped');
+  const missing = group('missing');
+  if (running.length === 0) fail('$.nodes.running', 'needs at least one node whose instance is running');
+  const all = [...running, ...stopped, ...missing];
+  const seen = new Set<string>();
+  for (const n of all) {
+    if (seen.has(n.name)) fail('$.nodes', `node name ${n.name} appears twice`);
+    seen.add(n.name);
+  }
+  const existing = [...running, ...stopped];
+  const byName = (name: unknown, path: string): Node => {
+    const found = typeof name === 'string' ? existing.find((n) => n.name === name) : undefined;
+    if (!found) fail(path, `${JSON.stringify(name)} is not a running or stopped node of the fixture`);
+    return found;
+  };
+
+  const sets = doc.nodeSets === undefined ? {} : doc.nodeSets;
+  if (!isObject(sets)) fail('$.nodeSets', 'must be {initial: [names], updated: [names]}');
+  only(sets, '$.nodeSets', ['initial', 'updated']);
+  const initialNodes =
+    sets.initial === undefined
+      ? running
+      : list(sets, 'initial', '$.nodeSets').map((n, i) => byName(n, `$.nodeSets.initial[${i}]`));
+  // The default update drops a node (or adds the stopped ones when there is only one): either way the set changes.
+  const updatedNodes =
+    sets.updated === undefined
+      ? initialNodes.length > 1
+        ? initialNodes.slice(0, -1)
+        : [...initialNodes, ...stopped]
+      : list(sets, 'updated', '$.nodeSets').map((n, i) => byName(n, `$.nodeSets.updated[${i}]`));
+
+  const r = doc.route === undefined ? {} : doc.route;
+  if (!isObject(r)) fail('$.route', 'must be {destinationCIDR, targetNode}');
+  only(r, '$.route', ['destinationCIDR', 'targetNode']);
+  const targetNode = r.targetNode === undefined ? running[0]! : byName(r.targetNode, '$.route.targetNode');
+
+  return {
+    clusterName,
+    running,
+    stopped,
+    missing,
+    service: parseService(doc.service, '$.service'),
+    initialNodes,
+    updatedNodes,
+    route: { destinationCIDR: str(r, 'destinationCIDR', '$.route', '10.250.0.0/24'), targetNode },
+  };
+}
+
+/** Reads a fixture from JSON, or YAML when the name ends in .yaml/.yml. */
+export async function loadFixtureText(text: string, fileName: string): Promise<Fixture> {
+  let doc: unknown;
+  try {
+    if (/\.ya?ml$/i.test(fileName)) {
+      // Loaded on demand: client-node is large, and JSON fixtures do not need it.
+      const { loadYaml } = await import('@kubernetes/client-node');
+      doc = loadYaml<unknown>(text);
+    } else {
+      doc = JSON.parse(text);
+    }
+  } catch (err) {
+    throw new FixtureError(`fixture ${fileName} cannot be parsed: ${(err as Error).message}`);
+  }
+  return parseFixture(doc);
+}

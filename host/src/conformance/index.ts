@@ -1,0 +1,135 @@
+// The conformance kit: loads a provider plugin the way the host does (import policy, memory cap, describe, export
+// check, initialize, brokered HTTP and credentials) and runs it through the upstream provider contract against the
+// vendor's cloud, check by check. `wasm-ccm plugin test` (host/src/cli/plugin-test.ts) is its command line.
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { Logger } from '../log/logger.ts';
+import type { Capability, DescribeResponse } from '../plugin/abi/index.ts';
+import { type LoadedPlugin, loadPlugin } from '../plugin/index.ts';
+import { type Check, type CheckContext, CheckFailed, type CheckResult, CheckSkipped } from './check.ts';
+import { instanceChecks } from './checks/instance-checks.ts';
+import { cleanUpLoadBalancer, loadBalancerChecks } from './checks/lb-checks.ts';
+import { finalChecks, pluginChecks } from './checks/plugin-checks.ts';
+import { cleanUpRoute, routeChecks } from './checks/route-checks.ts';
+import type { Fixture } from './fixture.ts';
+import { Probe } from './probe.ts';
+
+export type { CheckResult, CheckStatus } from './check.ts';
+export { type Fixture, FixtureError, loadFixtureText, parseFixture } from './fixture.ts';
+export { formatReport } from './report.ts';
+
+export interface ConformanceOptions {
+  /** The plugin's .wasm file. */
+  pluginPath: string;
+  /** The --cloud-config text handed to ccm_initialize. */
+  cloudConfig: string;
+  fixture: Fixture;
+  /** Credentials file (host format) the HTTP broker attaches to the plugin's requests. */
+  credentialsFile?: string;
+  /** Hosts the plugin may reach (`host` or `host:port`). */
+  allowedHosts?: string[];
+  /** Per-call deadline; default the runtime's (10 s). */
+  callTimeoutMs?: number;
+  /** Receives the runtime's and the plugin's log records. */
+  logger?: Logger;
+}
+
+export interface ConformanceReport {
+  pluginPath: string;
+  /** What ccm_describe said, when the plugin loaded. */
+  description: DescribeResponse | undefined;
+  results: CheckResult[];
+  elapsedMs: number;
+}
+
+/** Every check in the order they run; finalChecks come after, cleanup in between. */
+export const CHECKS: readonly Check[] = [...pluginChecks, ...instanceChecks, ...loadBalancerChecks, ...routeChecks];
+
+const LOAD_TITLE = 'load: import policy, describe, declared exports, initialize';
+
+export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
+  const started = performance.now();
+  const report = (description: DescribeResponse | undefined, results: CheckResult[]): ConformanceReport => ({
+    pluginPath: options.pluginPath,
+    description,
+    results,
+    elapsedMs: performance.now() - started,
+  });
+
+  let plugin: LoadedPlugin;
+  let exports: Set<string>;
+  try {
+    const bytes = new Uint8Array(await readFile(options.pluginPath));
+    const module = await WebAssembly.compile(bytes);
+    exports = new Set(
+      WebAssembly.Module.exports(module)
+        .filter((e) => e.kind === 'function')
+        .map((e) => e.name),
+    );
+    plugin = await loadPlugin({
+      source: { bytes, name: basename(options.pluginPath) },
+      cloudConfig: options.cloudConfig,
+      clusterName: options.fixture.clusterName,
+      allowedHosts: options.allowedHosts ?? [],
+      credentials: options.credentialsFile ? { file: options.credentialsFile, reloadIntervalMs: 0 } : undefined,
+      // One instance: the checks run one call at a time, and a spare would only slow the start.
+      pool: { size: 1, spares: 0 },
+      limits: options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : undefined,
+      logger: options.logger,
+    });
+  } catch (err) {
+    const loadMs = performance.now() - started;
+    return report(undefined, [
+      { group: 'plugin', title: LOAD_TITLE, status: 'fail', detail: (err as Error).message, ms: loadMs },
+    ]);
+  }
+
+  const results: CheckResult[] = [
+    {
+      group: 'plugin',
+      title: LOAD_TITLE,
+      status: 'pass',
+      detail: `declares ${[...plugin.capabilities].join(', ') || 'no capabilities'}`,
+      ms: performance.now() - started,
+    },
+  ];
+  const ctx: CheckContext = {
+    probe: new Probe(plugin),
+    fixture: options.fixture,
+    description: plugin.description,
+    declared: plugin.capabilities,
+    exports,
+    state: { providerIDs: new Map(), lbStatus: undefined, lbCreated: false, routeCreated: false },
+  };
+  try {
+    for (const check of CHECKS) results.push(await runCheck(check, ctx));
+    for (const check of finalChecks) results.push(await runCheck(check, ctx));
+    // Leave the vendor's cloud as it was, even after failures (errors here are not the plugin's verdict).
+    await cleanUpLoadBalancer(ctx).catch(() => undefined);
+    await cleanUpRoute(ctx).catch(() => undefined);
+  } finally {
+    await plugin.close();
+  }
+  return report(plugin.description, results);
+}
+
+async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
+  const base = { group: check.group, title: check.title };
+  if (check.capability !== undefined && !ctx.declared.has(check.capability as Capability)) {
+    return { ...base, status: 'skip', detail: 'not declared', ms: 0 };
+  }
+  const started = performance.now();
+  const ms = (): number => performance.now() - started;
+  try {
+    const detail = await check.run(ctx);
+    return { ...base, status: 'pass', detail, ms: ms() };
+  } catch (err) {
+    if (err instanceof CheckSkipped) return { ...base, status: 'skip', detail: err.message, ms: ms() };
+    if (err instanceof CheckFailed) return { ...base, status: 'fail', detail: err.message, ms: ms() };
+    return { ...base, status: 'fail', detail: `the check itself failed: ${(err as Error).message}`, ms: ms() };
+  }
+}
+
+export function exitCodeOf(report: ConformanceReport): number {
+  return report.results.some((r) => r.status === 'fail') ? 1 : 0;
+}
