@@ -66,14 +66,18 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   let handle: CCMHandle | undefined;
   let earlySignal: string | undefined;
+  const early = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (handle) handle.shutdown(`received ${signal}`);
-    else earlySignal = signal;
+    else {
+      earlySignal = signal;
+      early.abort();
+    }
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   try {
-    handle = await startCCM(options, kubeConfig, logger);
+    handle = await startCCM(options, kubeConfig, logger, early.signal);
   } catch (err) {
     if (earlySignal) return 0;
     if (err instanceof StartupError) {

@@ -55,7 +55,16 @@ async function waitForAPIServer(client: KubeClient, logger: Logger, signal: Abor
   }
 }
 
-export async function startCCM(options: CCMOptions, kubeConfig: KubeConfig, logger: Logger): Promise<CCMHandle> {
+/**
+ * `startSignal` is the SIGTERM that may arrive while starting: it must end the start (exit 0) rather than wait
+ * out up to two minutes of apiserver retries and a plugin load first.
+ */
+export async function startCCM(
+  options: CCMOptions,
+  kubeConfig: KubeConfig,
+  logger: Logger,
+  startSignal?: AbortSignal,
+): Promise<CCMHandle> {
   const flags = options.flags;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -72,6 +81,9 @@ export async function startCCM(options: CCMOptions, kubeConfig: KubeConfig, logg
     userAgent: 'wasm-ccm',
   });
   const stopping = new AbortController();
+  const abortStart = (): void => stopping.abort();
+  if (startSignal?.aborted) abortStart();
+  startSignal?.addEventListener('abort', abortStart, { once: true });
   await waitForAPIServer(client, logger, stopping.signal);
 
   if (flags.plugin === '') throw new StartupError('--plugin: a provider plugin (.wasm) is required');
@@ -103,6 +115,10 @@ export async function startCCM(options: CCMOptions, kubeConfig: KubeConfig, logg
     });
   } catch (err) {
     throw new StartupError((err as Error).message, { cause: err });
+  }
+  if (stopping.signal.aborted) {
+    await plugin.close();
+    throw new StartupError('stopped while loading the plugin');
   }
   if (plugin.providerName !== flags['cloud-provider']) {
     await plugin.close();
@@ -236,5 +252,7 @@ export async function startCCM(options: CCMOptions, kubeConfig: KubeConfig, logg
     leading = runControllers(controllersStop.signal);
   }
 
+  // From here on a signal reaches us through shutdown().
+  startSignal?.removeEventListener('abort', abortStart);
   return { done, shutdown, url: server?.url };
 }
