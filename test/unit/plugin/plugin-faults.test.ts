@@ -24,7 +24,9 @@ beforeAll(async () => {
   provider = await WasmProvider.load({
     source: { bytes: await buildFixture('faulty'), name: 'faulty.wasm' },
     clusterName: 'test-cluster',
-    pool: { size: 1, spares: 1 },
+    // No spare: after a lost instance the next call must be served by the replacement, a fresh instance, which
+    // makes "fresh" observable (its call count starts at 1). The pool's tests cover spares taking over.
+    pool: { size: 1, spares: 0 },
     limits: {
       callTimeoutMs: 2000,
       methodTimeoutsMs: { instanceMetadata: 400 },
@@ -32,6 +34,8 @@ beforeAll(async () => {
       kernelMemoryBytes: 32 * 1024 * 1024,
       maxOutputBytes: 4 * 1024 * 1024,
       maxInputBytes: 64 * 1024,
+      // Waiting for the replacement to start must not count against the 400 ms deadline of the faulty method.
+      queueTimeoutMs: 20_000,
     },
     logger,
     registry,

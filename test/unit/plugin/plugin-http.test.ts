@@ -37,7 +37,7 @@ beforeAll(async () => {
     allowedHosts: [api.host],
     credentials: { file: credentialsFile, reloadIntervalMs: 0 },
     pool: { size: 1, spares: 0 },
-    limits: { methodTimeoutsMs: { instanceMetadata: 300 } },
+    limits: { methodTimeoutsMs: { instanceMetadata: 300 }, queueTimeoutMs: 20_000 },
   });
   exposing = await WasmProvider.load({
     source: { bytes },
@@ -95,7 +95,7 @@ describe('HTTP from a plugin', () => {
     await expect(provider.instancesV2()?.instanceMetadata(node('http', api.url('/hang')))).rejects.toThrow(
       /ccm_instance_metadata did not finish within 300 ms; its instance was terminated/,
     );
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(2000);
     expect((await pluginSees(provider, api.url('/whoami'))).body).toBe('authenticated');
   });
 
