@@ -8,6 +8,8 @@ import { silentLogger } from '../../host/src/log/logger.ts';
 import type { ControlPlaneInfo } from './controlplane/controlplane.ts';
 import { adminKubeConfig } from './kube.ts';
 
+export { eventually } from './eventually.ts';
+
 export interface Harness {
   client: KubeClient;
   informers: SharedInformers;
@@ -31,23 +33,4 @@ export async function startHarness(info: ControlPlaneInfo, component: string): P
       await recorder.flush();
     },
   };
-}
-
-export async function eventually<T>(
-  what: string,
-  fn: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
 }

@@ -5,26 +5,12 @@ import { join } from 'node:path';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CCMProcess } from '../../support/ccm-process.ts';
+import { eventually } from '../../support/eventually.ts';
 import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
 import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
 import { EXAMPLE_PLUGIN } from '../../support/plugins.ts';
 
 const TAINT = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out: ${what}${last ? ` (${String(last)})` : ''}`);
-}
 
 describe('cloud-node controller (wasm-ccm process, example plugin)', () => {
   const info = inject('controlPlane');
