@@ -1,0 +1,146 @@
+// Leader election of real wasm-ccm processes on the real Lease kube-system/cloud-controller-manager, with the RBAC
+// of manifests/: exactly one of two replicas leads; after a SIGKILL the standby takes over and initializes a new
+// node; a SIGTERMed leader hands the Lease back at once and exits 0. The first replicas run with short lease
+// timings (6 s / 4 s / 1 s) so a SIGKILL takeover fits in 15 s; the standby for the SIGTERM check uses the defaults.
+import { CoordinationV1Api, CoreV1Api, type V1Lease } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
+import type { CCMProcess, LogRecord } from '../../support/ccm-process.ts';
+import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
+import {
+  deleteNodes,
+  eventually,
+  hasTaint,
+  kubeletNode,
+  startDevcloudCCM,
+  UNINITIALIZED_TAINT,
+} from './support/ccm-env.ts';
+
+const LEASE = { namespace: 'kube-system', name: 'cloud-controller-manager' };
+const SHORT_LEASE = [
+  '--leader-elect-lease-duration=6s',
+  '--leader-elect-renew-deadline=4s',
+  '--leader-elect-retry-period=1s',
+];
+const isStartedLeading = (r: LogRecord) => r.msg === 'started leading';
+
+describe('leader election of wasm-ccm replicas (real processes, manifest RBAC)', () => {
+  const info = inject('controlPlane');
+  const admin = adminKubeConfig(info);
+  const core = admin.makeApiClient(CoreV1Api);
+  const coordination = admin.makeApiClient(CoordinationV1Api);
+  const nodes: string[] = [];
+  const replicas: CCMProcess[] = [];
+  let token: string;
+  let cloud: Devcloud;
+
+  const lease = (name = LEASE.name): Promise<V1Lease> =>
+    coordination.readNamespacedLease({ namespace: LEASE.namespace, name });
+
+  function replica(tag: string, args: string[]): CCMProcess {
+    const ccm = startDevcloudCCM(info, token, cloud, tag, ['--controllers=cloud-node', ...args]);
+    replicas.push(ccm);
+    return ccm;
+  }
+
+  async function identityOf(ccm: CCMProcess): Promise<string> {
+    const record = await ccm.waitForLog('started leading', isStartedLeading, 30_000);
+    return String(record.identity);
+  }
+
+  beforeAll(async () => {
+    await applyManifests(admin, loadManifests('rbac.yaml'));
+    token = (await ccmIdentity(info, admin)).token;
+    cloud = await startDevcloud();
+  });
+
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await deleteNodes(admin, nodes);
+    await cloud?.stop();
+  });
+
+  let a: CCMProcess;
+  let b: CCMProcess;
+  let bIdentity = '';
+
+  it('exactly one of two replicas leads; after the leader is SIGKILLed the other initializes a new node within 15 s', async () => {
+    a = replica('le-a', SHORT_LEASE);
+    const aIdentity = await identityOf(a);
+    await a.ready();
+    b = replica('le-b', SHORT_LEASE);
+    // The standby sees A as the leader and stays a follower for several renew periods.
+    await b.waitForLog('B to observe the leader', (r) => r.msg === 'new leader elected' && r.leader === aIdentity);
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await lease()).spec?.holderIdentity).toBe(aIdentity);
+    expect(b.logs().some(isStartedLeading)).toBe(false);
+    expect(b.logs().some((r) => r.msg === 'caches synced; starting controllers')).toBe(false);
+    expect(a.logs().filter(isStartedLeading)).toHaveLength(1);
+    const transitions = (await lease()).spec?.leaseTransitions ?? 0;
+
+    const name = uniqueName('le-node');
+    nodes.push(name);
+    cloud.addInstance({ name });
+    a.process.killNow();
+    const killedAt = Date.now();
+    expect(await a.process.exited).toBeNull();
+    await core.createNode({ body: kubeletNode(name, { ready: true }) });
+
+    await eventually(
+      'the standby to initialize the new node',
+      async () => (hasTaint(await core.readNode({ name }), UNINITIALIZED_TAINT.key) ? undefined : true),
+      20_000,
+    );
+    const tookMs = Date.now() - killedAt;
+    expect(tookMs).toBeLessThan(15_000);
+    bIdentity = await identityOf(b);
+    const held = await lease();
+    expect(held.spec?.holderIdentity).toBe(bIdentity);
+    expect(held.spec?.leaseTransitions).toBe(transitions + 1);
+    console.log(`SIGKILL -> standby initialized a new node in ${tookMs} ms`);
+  });
+
+  it('a SIGTERMed leader releases the Lease at once and exits 0; the standby takes over', async () => {
+    expect(bIdentity).not.toBe('');
+    // A standby with the default timings (lease 15 s): it could only take over early if B really released.
+    const c = replica('le-c', []);
+    await c.waitForLog('C to observe the leader', (r) => r.msg === 'new leader elected' && r.leader === bIdentity);
+
+    const termAt = Date.now();
+    const exited = b.stop();
+    const after = await eventually(
+      'the Lease to leave B',
+      async () => {
+        const l = await lease();
+        return l.spec?.holderIdentity !== bIdentity ? l : undefined;
+      },
+      10_000,
+    );
+    const releasedMs = Date.now() - termAt;
+    expect(releasedMs).toBeLessThan(3_000);
+    const holderAfter = after.spec?.holderIdentity ?? '';
+    expect(await exited).toBe(0);
+    expect(Date.now() - termAt).toBeLessThan(30_000);
+    expect(b.logs().some((r) => r.msg === 'released leader lease')).toBe(true);
+
+    // C takes over well within a lease duration of B's last renewal: retry period (2 s) x jitter (<= 2.2).
+    const cIdentity = await identityOf(c);
+    // Right after B let go the Lease was either released (empty holder) or already C's, never anyone else's.
+    expect(['', cIdentity]).toContain(holderAfter);
+    expect((await lease()).spec?.holderIdentity).toBe(cIdentity);
+    expect(Date.now() - termAt).toBeLessThan(8_000);
+    console.log(`SIGTERM -> lease released in ${releasedMs} ms, standby leading after ${Date.now() - termAt} ms`);
+  });
+
+  it('a Lease the manifest RBAC does not grant is refused with 403, logged, and never led', async () => {
+    const other = uniqueName('not-granted');
+    const d = replica('le-d', ['--leader-elect-retry-period=1s', `--leader-elect-resource-name=${other}`]);
+    const refused = await d.waitForLog('the 403', (r) => r.msg === 'lease acquire/renew failed');
+    expect(refused).toMatchObject({ level: 'warn', code: 403, reason: 'Forbidden' });
+    expect(String(refused.error)).toContain('cannot get resource "leases"');
+    expect(d.logs().some(isStartedLeading)).toBe(false);
+    await expect(lease(other)).rejects.toMatchObject({ code: 404 });
+    expect(await d.stop()).toBe(0);
+  });
+});
