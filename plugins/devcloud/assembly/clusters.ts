@@ -56,7 +56,10 @@ export function listClusters(api: Api, own: string): Names {
       return out;
     }
     for (let i = 0; i < list.items.length; i++) {
-      const name = list.items[i].get(isInstances ? "labels" : "tags").get(TAG_CLUSTER).asString();
+      const name = list.items[i]
+        .get(isInstances ? "labels" : "tags")
+        .get(TAG_CLUSTER)
+        .asString();
       if (name.length > 0) seen.add(name);
     }
   }
@@ -68,7 +71,10 @@ export function listClusters(api: Api, own: string): Names {
 /** The first address (InternalIP preferred) of a running control-plane instance of the cluster. */
 export function master(api: Api, cluster: string, out: MasterResponse): PluginError | null {
   const query =
-    "state=running&label=" + encodeURIComponent(TAG_CLUSTER + "=" + cluster) + "&label=" + encodeURIComponent(LABEL_ROLE + "=" + ROLE_CONTROL_PLANE);
+    "state=running&label=" +
+    encodeURIComponent(TAG_CLUSTER + "=" + cluster) +
+    "&label=" +
+    encodeURIComponent(LABEL_ROLE + "=" + ROLE_CONTROL_PLANE);
   const list = api.listAll("/instances", query, "list control-plane instances");
   if (list.error !== null) return list.error;
   for (let i = 0; i < list.items.length; i++) {
@@ -85,6 +91,15 @@ export function master(api: Api, cluster: string, out: MasterResponse): PluginEr
     }
   }
   return internal(
-    "cluster " + cluster + " has no running instance labelled " + TAG_CLUSTER + "=" + cluster + ", " + LABEL_ROLE + "=" + ROLE_CONTROL_PLANE,
+    "cluster " +
+      cluster +
+      " has no running instance labelled " +
+      TAG_CLUSTER +
+      "=" +
+      cluster +
+      ", " +
+      LABEL_ROLE +
+      "=" +
+      ROLE_CONTROL_PLANE,
   );
 }

@@ -39,14 +39,17 @@ function stringField(doc: JsonValue, key: string, required: bool): string | null
 }
 
 export function parseConfig(text: string): ConfigResult {
-  if (text.trim().length == 0) return fail('empty; expected JSON like {"url": "http://127.0.0.1:8990", "region": "dc-east-1"}');
+  if (text.trim().length == 0)
+    return fail('empty; expected JSON like {"url": "http://127.0.0.1:8990", "region": "dc-east-1"}');
   const doc = JsonValue.parse(text);
   if (doc === null) return fail("not JSON: " + JsonValue.lastError());
   if (doc.kind != JsonKind.Object) return fail("expected a JSON object");
   const keys = doc.keys();
   for (let i = 0; i < keys.length; i++) {
     if (SECRETS.includes(keys[i])) {
-      return fail('"' + keys[i] + '": credentials never go in the cloud config; give them to the host (credentials file)');
+      return fail(
+        '"' + keys[i] + '": credentials never go in the cloud config; give them to the host (credentials file)',
+      );
     }
     if (!KNOWN.includes(keys[i])) return fail('unknown field "' + keys[i] + '" (known: ' + KNOWN.join(", ") + ")");
   }
@@ -79,7 +82,8 @@ export function parseConfig(text: string): ConfigResult {
   if (prefix.length > 0) {
     const domain = prefix.endsWith("/") ? prefix.substring(0, prefix.length - 1) : "";
     if (!isDnsSubdomain(domain)) return fail('"labelPrefix" must be a DNS subdomain followed by "/": "' + prefix + '"');
-    if (isReservedPrefix(domain)) return fail('"labelPrefix" must not be under kubernetes.io or k8s.io: "' + prefix + '"');
+    if (isReservedPrefix(domain))
+      return fail('"labelPrefix" must not be under kubernetes.io or k8s.io: "' + prefix + '"');
     c.labelPrefix = prefix;
   }
   return r;

@@ -74,7 +74,10 @@ class DevcloudProvider extends Provider {
     if (parsed.error !== null) return parsed.error;
     this.config = parsed.config;
     this.api = new Api(this.config.url, this.config.timeoutMs);
-    Log.info("devcloud provider initialized", fields().set("url", this.config.url).set("region", this.config.region).set("version", VERSION));
+    Log.info(
+      "devcloud provider initialized",
+      fields().set("url", this.config.url).set("region", this.config.region).set("version", VERSION),
+    );
     return null;
   }
 
@@ -120,7 +123,10 @@ class DevcloudProvider extends Provider {
     return lb.ensureLoadBalancer(this.api, req.clusterName, req.service, req.nodes, false, new LoadBalancerStatus());
   }
 
-  ensureLoadBalancerDeleted(req: EnsureLoadBalancerDeletedRequest, out: EnsureLoadBalancerDeletedResponse): PluginError | null {
+  ensureLoadBalancerDeleted(
+    req: EnsureLoadBalancerDeletedRequest,
+    out: EnsureLoadBalancerDeletedResponse,
+  ): PluginError | null {
     return lb.ensureLoadBalancerDeleted(this.api, req.clusterName, req.service);
   }
 

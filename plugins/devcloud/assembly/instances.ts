@@ -45,7 +45,8 @@ function fetchInstance(api: Api, path: string, what: string): Lookup {
     return out;
   }
   const doc = res.json();
-  if (doc === null || doc.get("id").asString().length == 0) out.error = internal(what + ": devcloud answered no instance");
+  if (doc === null || doc.get("id").asString().length == 0)
+    out.error = internal(what + ": devcloud answered no instance");
   else out.instance = doc;
   return out;
 }
@@ -64,7 +65,9 @@ export function lookupNode(api: Api, node: Node): Lookup {
     if (id === null) {
       // Never "not found": that would let the lifecycle controller delete a node that is simply not ours.
       const out = new Lookup();
-      out.error = invalid("node " + node.name + ': providerID "' + node.providerID + '" is not devcloud://<instance id>');
+      out.error = invalid(
+        "node " + node.name + ': providerID "' + node.providerID + '" is not devcloud://<instance id>',
+      );
       return out;
     }
     return lookupById(api, id);

@@ -116,7 +116,10 @@ export function parseOptions(svc: Service, cluster: string): LbOptions {
       const value = eq < 0 ? "" : part.substring(eq + 1).trim();
       if (!isLabelKey(key) || (eq >= 0 && !isLabelToken(value, true))) {
         const what = part.length == 0 ? "an empty requirement" : '"' + part + '"';
-        return bad(opts, "annotation " + BACKEND_SELECTOR + ': "' + selector + '": ' + what + " is not key or key=value");
+        return bad(
+          opts,
+          "annotation " + BACKEND_SELECTOR + ': "' + selector + '": ' + what + " is not key or key=value",
+        );
       }
       opts.selectorKeys.push(key);
       opts.selectorValues.push(value);

@@ -49,7 +49,12 @@ function owned(lb: JsonValue, cluster: string, svc: Service): bool {
   return tag(lb, "tags", TAG_CLUSTER) == cluster && tag(lb, "tags", TAG_UID) == svc.uid;
 }
 
-export function getLoadBalancer(api: Api, cluster: string, svc: Service, out: GetLoadBalancerResponse): PluginError | null {
+export function getLoadBalancer(
+  api: Api,
+  cluster: string,
+  svc: Service,
+  out: GetLoadBalancerResponse,
+): PluginError | null {
   const name = nameOf(cluster, svc);
   const res = api.get(lbPath(name));
   if (res.status == 404 && res.error === null) return null;
@@ -122,7 +127,10 @@ function specOf(cluster: string, svc: Service, opts: LbOptions, backends: string
     .set("listeners", listeners)
     .set("backendInstanceIds", ids)
     .set("sourceRanges", ranges)
-    .set("healthCheckNodePort", opts.healthCheckNodePort > 0 ? JsonValue.ofNumber(opts.healthCheckNodePort) : JsonValue.ofNull())
+    .set(
+      "healthCheckNodePort",
+      opts.healthCheckNodePort > 0 ? JsonValue.ofNumber(opts.healthCheckNodePort) : JsonValue.ofNull(),
+    )
     .set("tags", tags)
     .set("description", JsonValue.ofString(opts.description));
 }
@@ -182,14 +190,31 @@ export function ensureLoadBalancer(
   const ownerService = tag(lb, "tags", TAG_SERVICE);
   if (ownerCluster != cluster || ownerService != serviceKey(svc)) {
     return internal(
-      "load balancer " + name + " belongs to cluster " + quoted(ownerCluster) + " service " + quoted(ownerService) +
-        ", not to " + serviceKey(svc) + " of cluster " + quoted(cluster) + "; not taking it over",
+      "load balancer " +
+        name +
+        " belongs to cluster " +
+        quoted(ownerCluster) +
+        " service " +
+        quoted(ownerService) +
+        ", not to " +
+        serviceKey(svc) +
+        " of cluster " +
+        quoted(cluster) +
+        "; not taking it over",
     );
   }
   const vip = lb.get("vip").asString();
   if (opts.vip.length > 0 && opts.vip != vip) {
-    return invalid(opts.vipSource + " asks for " + opts.vip + " but load balancer " + name + " has " + vip +
-      " (a VIP cannot change; delete and re-create the Service)");
+    return invalid(
+      opts.vipSource +
+        " asks for " +
+        opts.vip +
+        " but load balancer " +
+        name +
+        " has " +
+        vip +
+        " (a VIP cannot change; delete and re-create the Service)",
+    );
   }
   // Same cluster and Service, another UID: the LB of an earlier Service of that name; the PUT re-tags it.
   const updated = api.put(lbPath(name), spec);

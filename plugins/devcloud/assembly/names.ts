@@ -116,10 +116,7 @@ export function isLabelKey(key: string): bool {
 /** Kubernetes reserves kubernetes.io and k8s.io (and their subdomains) for itself; the node controller drops them. */
 export function isReservedPrefix(domain: string): bool {
   return (
-    domain == "kubernetes.io" ||
-    domain == "k8s.io" ||
-    domain.endsWith(".kubernetes.io") ||
-    domain.endsWith(".k8s.io")
+    domain == "kubernetes.io" || domain == "k8s.io" || domain.endsWith(".kubernetes.io") || domain.endsWith(".k8s.io")
   );
 }
 

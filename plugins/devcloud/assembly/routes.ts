@@ -56,7 +56,10 @@ export function createRoute(api: Api, cluster: string, nameHint: string, route: 
     .set("destinationCidr", JsonValue.ofString(route.destinationCIDR))
     .set("targetInstanceId", JsonValue.ofString(id))
     .set("description", JsonValue.ofString("pod CIDR of node " + node + " (cluster " + cluster + ")"))
-    .set("tags", JsonValue.newObject().set(TAG_CLUSTER, JsonValue.ofString(cluster)).set(TAG_NODE, JsonValue.ofString(node)));
+    .set(
+      "tags",
+      JsonValue.newObject().set(TAG_CLUSTER, JsonValue.ofString(cluster)).set(TAG_NODE, JsonValue.ofString(node)),
+    );
   const res = api.post("/routes", body);
   if (res.status == 201) {
     Log.info("created route", fields().set("name", name).set("node", node).set("cidr", route.destinationCIDR));
@@ -67,7 +70,11 @@ export function createRoute(api: Api, cluster: string, nameHint: string, route: 
     const existing = api.get("/routes/" + encodeURIComponent(name));
     if (!existing.ok) return cloudError("get route " + name, existing);
     const doc = existing.json();
-    if (doc !== null && doc.get("destinationCidr").asString() == route.destinationCIDR && doc.get("targetInstanceId").asString() == id) {
+    if (
+      doc !== null &&
+      doc.get("destinationCidr").asString() == route.destinationCIDR &&
+      doc.get("targetInstanceId").asString() == id
+    ) {
       return null;
     }
     return internal("route " + name + " exists with another destination or target");

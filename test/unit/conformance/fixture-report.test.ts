@@ -1,0 +1,127 @@
+// The conformance kit's pure parts: reading fixtures (defaults and errors with paths) and the report table; and the
+// devcloud plugin's version variant (same module but for the version it reports).
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { formatReport, parseFixture } from '../../../host/src/conformance/index.ts';
+import { WasmProvider } from '../../../host/src/plugin/index.ts';
+import { buildDevcloudVariant } from '../../../plugins/devcloud/build-variant.ts';
+import { devcloudPluginPath } from './support.ts';
+
+describe('conformance fixture', () => {
+  const nodes = {
+    running: [{ name: 'a' }, { name: 'b', providerID: 'p://b', labels: { role: 'x' } }],
+    stopped: [{ name: 'c' }],
+  };
+
+  it('fills in a default Service (fresh UID every time), node sets that differ, and a route', () => {
+    const f = parseFixture({ nodes });
+    expect(f.clusterName).toBe('kubernetes');
+    expect(f.service).toMatchObject({
+      name: 'wasm-ccm-conformance',
+      namespace: 'default',
+      ports: [{ port: 80, nodePort: 30080, protocol: 'TCP' }],
+    });
+    expect(f.service.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(parseFixture({ nodes }).service.uid).not.toBe(f.service.uid);
+    expect(f.initialNodes.map((n) => n.name)).toEqual(['a', 'b']);
+    expect(f.updatedNodes.map((n) => n.name)).toEqual(['a']);
+    expect(f.running[1]).toMatchObject({ providerID: 'p://b', labels: { role: 'x' }, annotations: {}, addresses: [] });
+    expect(f.route).toMatchObject({ destinationCIDR: '10.250.0.0/24', targetNode: { name: 'a' } });
+    // With one node, the update adds the stopped ones.
+    expect(
+      parseFixture({ nodes: { running: [{ name: 'a' }], stopped: [{ name: 'c' }] } }).updatedNodes.map((n) => n.name),
+    ).toEqual(['a', 'c']);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['no nodes', {}, '$.nodes: is required'],
+    ['no running node', { nodes: { running: [] } }, '$.nodes.running: needs at least one node'],
+    ['an unknown top-level field', { nodes, cluster: 'x' }, '$.cluster: unknown field'],
+    [
+      'a node without a name',
+      { nodes: { running: [{ providerID: 'x' }] } },
+      '$.nodes.running[0].name: must be a non-empty string',
+    ],
+    [
+      'a duplicate node',
+      { nodes: { running: [{ name: 'a' }], missing: [{ name: 'a' }] } },
+      'node name a appears twice',
+    ],
+    [
+      'a node set naming a missing node',
+      { nodes: { ...nodes, missing: [{ name: 'm' }] }, nodeSets: { initial: ['m'] } },
+      '$.nodeSets.initial[0]: "m" is not a running or stopped node',
+    ],
+    [
+      'a bad port',
+      { nodes, service: { ports: [{ port: 0, nodePort: 1 }] } },
+      '$.service.ports[0].port: must be 1..65535',
+    ],
+    [
+      'a bad label value',
+      { nodes: { running: [{ name: 'a', labels: { x: 1 } }] } },
+      '$.nodes.running[0].labels.x: must be a string',
+    ],
+  ])('rejects %s, naming the path', (_what, doc, message) => {
+    expect(() => parseFixture(doc)).toThrow(message);
+  });
+});
+
+describe('conformance report', () => {
+  it('prints a table with full failure reasons, skip reasons and a summary', () => {
+    const text = formatReport({
+      pluginPath: 'p.wasm',
+      description: {
+        abi: '1.0',
+        providerName: 'acme',
+        version: '2.1.0',
+        capabilities: ['instancesV2'],
+        hasClusterID: false,
+      },
+      elapsedMs: 1234,
+      results: [
+        { group: 'plugin', title: 'describe', status: 'pass', detail: 'x'.repeat(200), ms: 1 },
+        { group: 'instancesV2', title: 'exists', status: 'fail', detail: `because ${'y'.repeat(150)}`, ms: 1 },
+        { group: 'routes', title: 'round trip', status: 'skip', detail: 'not declared', ms: 0 },
+        { group: 'instancesV2', title: 'stopped', status: 'skip', detail: 'the fixture lists no stopped nodes', ms: 0 },
+      ],
+    });
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('wasm-ccm plugin test: acme 2.1.0 (ABI 1.0) from p.wasm');
+    expect(lines[1]).toBe('declared capabilities: instancesV2');
+    expect(lines[3]).toMatch(/^RESULT {15}CHECK {17}DETAIL$/);
+    expect(lines[4]).toBe(`pass                 plugin: describe      ${'x'.repeat(89)}…`);
+    expect(lines[5]).toBe(`FAIL                 instancesV2: exists   because ${'y'.repeat(150)}`);
+    expect(lines[6]).toBe('skip (not declared)  routes: round trip');
+    expect(lines[7]).toBe('skip                 instancesV2: stopped  (the fixture lists no stopped nodes)');
+    expect(lines[9]).toBe('4 checks: 1 passed, 1 failed, 2 skipped in 1.2 s — FAILED');
+  });
+});
+
+describe('devcloud plugin version variant', () => {
+  it('reports the major it was built with and is otherwise the same provider', async () => {
+    const outFile = join(tmpdir(), `devcloud-v3-${process.pid}.wasm`);
+    const { outFile: built } = await buildDevcloudVariant(3, {
+      outFile,
+      optimize: false,
+      cacheDir: fileURLToPath(new URL('../../../plugins/devcloud/build/cache', import.meta.url)),
+    });
+    const config = JSON.stringify({ url: 'http://127.0.0.1:1', region: 'r' });
+    const v3 = await WasmProvider.load({ source: { path: built }, cloudConfig: config, pool: { size: 1, spares: 0 } });
+    const v1 = await WasmProvider.load({
+      source: { path: await devcloudPluginPath() },
+      cloudConfig: config,
+      pool: { size: 1, spares: 0 },
+    });
+    try {
+      expect(v3.plugin.description.version).toBe('3.0.0');
+      expect(v1.plugin.description.version).toBe('1.0.0');
+      expect({ ...v3.plugin.description, version: '' }).toEqual({ ...v1.plugin.description, version: '' });
+    } finally {
+      await Promise.all([v3.close(), v1.close()]);
+    }
+    await expect(buildDevcloudVariant(0)).rejects.toThrow('major must be 1..999');
+  });
+});
