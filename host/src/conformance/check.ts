@@ -102,3 +102,8 @@ export async function forEach<T>(items: readonly T[], each: (item: T) => Promise
   }
   if (problems.length > 0) fail(problems.join('; '));
 }
+
+/** "1 node", "3 nodes". */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -45,7 +45,7 @@ export interface ConformanceReport {
 /** Every check in the order they run; finalChecks come after, cleanup in between. */
 export const CHECKS: readonly Check[] = [...pluginChecks, ...instanceChecks, ...loadBalancerChecks, ...routeChecks];
 
-const LOAD_TITLE = 'load: import policy, describe, declared exports, initialize';
+const LOAD_TITLE = 'load: import policy, describe, exports, initialize';
 
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const started = performance.now();

@@ -2,7 +2,7 @@
 // semantics: a stopped instance exists and is shut down; a missing (or terminated) one does not exist and its
 // metadata is InstanceNotFound, which is what lets the node controllers delete its Node.
 import type { Node } from '../../plugin/abi/index.ts';
-import { type Check, type CheckContext, expectCode, expectOk, fail, forEach, skip } from '../check.ts';
+import { type Check, type CheckContext, count, expectCode, expectOk, fail, forEach, skip } from '../check.ts';
 import { describeOutcome } from '../probe.ts';
 
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
@@ -58,13 +58,13 @@ export const instanceChecks: Check[] = [
         ctx.state.providerIDs.set(node.name, md.providerID);
         zones.add(`${md.region}/${md.zone}`);
       });
-      return `${ctx.fixture.running.length} nodes; region/zone ${[...zones].join(', ')}`;
+      return `${count(ctx.fixture.running.length, 'node')}; region/zone ${[...zones].join(', ')}`;
     },
   },
   {
     group: 'instancesV2',
     capability: 'instancesV2',
-    title: 'instanceMetadata finds a node by name when it has no providerID',
+    title: 'instanceMetadata by name (no providerID)',
     async run(ctx) {
       await forEach(ctx.fixture.running, async (node) => {
         const md = expectOk(
@@ -76,13 +76,13 @@ export const instanceChecks: Check[] = [
           fail(`by name ${node.name} gives providerID "${md.providerID}", by providerID "${known}"`);
         }
       });
-      return `${ctx.fixture.running.length} nodes (a kubelet registers nodes without a providerID)`;
+      return `${count(ctx.fixture.running.length, 'node')} (a kubelet registers nodes without a providerID)`;
     },
   },
   {
     group: 'instancesV2',
     capability: 'instancesV2',
-    title: 'instanceMetadata of stopped nodes (they still exist)',
+    title: 'instanceMetadata of stopped nodes',
     async run(ctx) {
       await forEach(needNodes(ctx.fixture.stopped, 'stopped'), async (node) => {
         const md = expectOk(
@@ -91,13 +91,13 @@ export const instanceChecks: Check[] = [
         );
         ctx.state.providerIDs.set(node.name, md.providerID);
       });
-      return `${ctx.fixture.stopped.length} nodes`;
+      return count(ctx.fixture.stopped.length, 'node');
     },
   },
   {
     group: 'instancesV2',
     capability: 'instancesV2',
-    title: 'instanceMetadata of missing nodes is InstanceNotFound',
+    title: 'instanceMetadata of missing nodes: InstanceNotFound',
     async run(ctx) {
       await forEach(needNodes(ctx.fixture.missing, 'missing'), async (node) => {
         expectCode(
@@ -106,13 +106,13 @@ export const instanceChecks: Check[] = [
           `instanceMetadata(${node.name}, missing)`,
         );
       });
-      return `${ctx.fixture.missing.length} nodes`;
+      return count(ctx.fixture.missing.length, 'node');
     },
   },
   {
     group: 'instancesV2',
     capability: 'instancesV2',
-    title: 'instanceExists: running and stopped true, missing false',
+    title: 'instanceExists: running, stopped true; missing false',
     async run(ctx) {
       const want: Array<[Node, boolean, string]> = [
         ...ctx.fixture.running.map((n): [Node, boolean, string] => [n, true, 'running']),
@@ -126,13 +126,13 @@ export const instanceChecks: Check[] = [
         );
         if (got.exists !== exists) fail(`instanceExists(${node.name}, ${state}) = ${got.exists}, expected ${exists}`);
       });
-      return `${want.length} nodes`;
+      return count(want.length, 'node');
     },
   },
   {
     group: 'instancesV2',
     capability: 'instancesV2',
-    title: 'instanceShutdown: running false, stopped true, missing not false-positive',
+    title: 'instanceShutdown: running false, stopped true',
     async run(ctx) {
       const want: Array<[Node, boolean | undefined, string]> = [
         ...ctx.fixture.running.map((n): [Node, boolean, string] => [n, false, 'running']),
@@ -156,13 +156,13 @@ export const instanceChecks: Check[] = [
         if (got.shutdown !== shutdown)
           fail(`instanceShutdown(${node.name}, ${state}) = ${got.shutdown}, expected ${shutdown}`);
       });
-      return `${ctx.fixture.running.length + ctx.fixture.stopped.length + ctx.fixture.missing.length} nodes`;
+      return count(want.length, 'node');
     },
   },
   {
     group: 'instances',
     capability: 'instances',
-    title: 'instanceExistsByProviderID / instanceShutdownByProviderID',
+    title: 'instanceExists/ShutdownByProviderID',
     async run(ctx) {
       let n = 0;
       for (const [nodes, exists, shutdown, state] of [
@@ -196,7 +196,7 @@ export const instanceChecks: Check[] = [
   {
     group: 'instances',
     capability: 'instances',
-    title: 'nodeAddresses, instanceID, instanceType of running nodes; InstanceNotFound for missing',
+    title: 'nodeAddresses, instanceID, instanceType',
     async run(ctx) {
       for (const node of ctx.fixture.running) {
         expectOk(await ctx.probe.call('nodeAddresses', { nodeName: node.name }), `nodeAddresses(${node.name})`);

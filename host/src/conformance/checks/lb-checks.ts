@@ -2,7 +2,7 @@
 // LBs), update with another node set, delete (twice: idempotent, never ImplementedElsewhere), gone afterwards.
 // The checks run in order on one test Service with a fresh UID; later ones build on what earlier ones created.
 import type { LoadBalancerStatus, Service } from '../../plugin/abi/index.ts';
-import { type Check, type CheckContext, expectOk, fail, showStatus, skip, statusKey } from '../check.ts';
+import { type Check, type CheckContext, count, expectOk, fail, showStatus, skip, statusKey } from '../check.ts';
 import { strangerService } from '../fixture.ts';
 import { describeOutcome, type Outcome } from '../probe.ts';
 
@@ -30,7 +30,7 @@ export const loadBalancerChecks: Check[] = [
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
-    title: 'getLoadBalancerName is stable and differs between Services',
+    title: 'getLoadBalancerName: stable, one per Service',
     async run(ctx) {
       const { clusterName, service } = ctx.fixture;
       const a = expectOk(await ctx.probe.call('getLoadBalancerName', { clusterName, service }), 'getLoadBalancerName');
@@ -49,7 +49,7 @@ export const loadBalancerChecks: Check[] = [
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
-    title: 'getLoadBalancer before ensure: does not exist',
+    title: 'getLoadBalancer before ensure: false',
     async run(ctx) {
       const { clusterName, service } = ctx.fixture;
       if (await exists(ctx, clusterName, service, 'getLoadBalancer')) {
@@ -63,7 +63,7 @@ export const loadBalancerChecks: Check[] = [
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
-    title: 'ensureLoadBalancer creates a load balancer with an ingress',
+    title: 'ensureLoadBalancer creates, with an ingress',
     async run(ctx) {
       const { clusterName, service, initialNodes: nodes } = ctx.fixture;
       ctx.state.lbCreated = true;
@@ -75,13 +75,13 @@ export const loadBalancerChecks: Check[] = [
         fail(`ensureLoadBalancer answered ${showStatus(got.status)}: no ingress IP or hostname`);
       }
       ctx.state.lbStatus = got.status;
-      return `${showStatus(got.status)} for ${nodes.length} nodes`;
+      return `${showStatus(got.status)} for ${count(nodes.length, 'node')}`;
     },
   },
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
-    title: 'ensureLoadBalancer is idempotent (same status, no second load balancer)',
+    title: 'ensureLoadBalancer is idempotent',
     async run(ctx) {
       const first = needStatus(ctx);
       const { clusterName, service, initialNodes: nodes } = ctx.fixture;
@@ -100,7 +100,7 @@ export const loadBalancerChecks: Check[] = [
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
-    title: 'getLoadBalancer after ensure: exists with the same status',
+    title: 'getLoadBalancer after ensure: same status',
     async run(ctx) {
       const first = needStatus(ctx);
       const { clusterName, service } = ctx.fixture;
@@ -115,7 +115,7 @@ export const loadBalancerChecks: Check[] = [
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
-    title: 'getLoadBalancer is true only for its own load balancers',
+    title: 'getLoadBalancer only for its own LBs',
     async run(ctx) {
       needStatus(ctx);
       const { clusterName, service } = ctx.fixture;
@@ -133,7 +133,7 @@ export const loadBalancerChecks: Check[] = [
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
-    title: 'updateLoadBalancer with a changed node set keeps the load balancer',
+    title: 'updateLoadBalancer with another node set',
     async run(ctx) {
       const first = needStatus(ctx);
       const { clusterName, service, updatedNodes: nodes } = ctx.fixture;
@@ -160,7 +160,7 @@ export const loadBalancerChecks: Check[] = [
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
-    title: 'ensureLoadBalancerDeleted removes it; getLoadBalancer is false after',
+    title: 'ensureLoadBalancerDeleted, then get is false',
     async run(ctx) {
       needStatus(ctx);
       const { clusterName, service } = ctx.fixture;
@@ -178,7 +178,7 @@ export const loadBalancerChecks: Check[] = [
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
-    title: 'ensureLoadBalancerDeleted is idempotent and never ImplementedElsewhere',
+    title: 'ensureLoadBalancerDeleted: idempotent, not ImplementedElsewhere',
     async run(ctx) {
       const { clusterName, service } = ctx.fixture;
       deleteOk(

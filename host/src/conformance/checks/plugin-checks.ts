@@ -60,7 +60,7 @@ export function sampleRequest<M extends MethodName>(method: M, f: Fixture): Requ
 export const pluginChecks: Check[] = [
   {
     group: 'plugin',
-    title: 'describe: ABI 1.x, provider name, version, known capabilities',
+    title: 'describe: ABI 1.x, name, version, capabilities',
     async run(ctx) {
       const d = expectOk(await ctx.probe.call('describe', {}), 'ccm_describe');
       const problems: string[] = [];
@@ -76,7 +76,7 @@ export const pluginChecks: Check[] = [
   },
   {
     group: 'plugin',
-    title: 'exports: every method of each declared capability',
+    title: 'exports of every declared capability',
     async run(ctx) {
       const missing: string[] = [];
       for (const m of ALWAYS_METHODS) if (!ctx.exports.has(METHODS[m].exportName)) missing.push(METHODS[m].exportName);
@@ -126,7 +126,7 @@ export const finalChecks: Check[] = [
   },
   {
     group: 'answers',
-    title: 'errors are well-formed (known code, message, Retry delay)',
+    title: 'errors are well-formed',
     async run(ctx) {
       const errors = ctx.probe.calls.filter((c) => c.kind !== 'ok');
       // Error envelopes the validator refused: a code where the ABI forbids it, a Retry without a delay, ...

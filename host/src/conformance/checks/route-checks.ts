@@ -17,7 +17,7 @@ export const routeChecks: Check[] = [
   {
     group: 'routes',
     capability: 'routes',
-    title: 'createRoute, then listRoutes shows it (not blackholed)',
+    title: 'createRoute, then listRoutes shows it',
     async run(ctx) {
       const { clusterName, route } = ctx.fixture;
       const before = await routesTo(ctx, clusterName, 'listRoutes');
@@ -56,7 +56,7 @@ export const routeChecks: Check[] = [
   {
     group: 'routes',
     capability: 'routes',
-    title: 'createRoute again leaves a single route',
+    title: 'createRoute again: still one route',
     async run(ctx) {
       if (!ctx.state.routeCreated) skip('needs the route of the create check');
       const { clusterName, route } = ctx.fixture;
@@ -75,7 +75,7 @@ export const routeChecks: Check[] = [
   {
     group: 'routes',
     capability: 'routes',
-    title: 'deleteRoute removes it, and again is a no-op',
+    title: 'deleteRoute, and again',
     async run(ctx) {
       if (!ctx.state.routeCreated) skip('needs the route of the create check');
       const { clusterName, route } = ctx.fixture;
@@ -97,7 +97,7 @@ export const routeChecks: Check[] = [
   {
     group: 'zones',
     capability: 'zones',
-    title: 'getZoneByProviderID / getZoneByNodeName agree with each other (and with instanceMetadata)',
+    title: 'zone by providerID = by name = metadata',
     async run(ctx) {
       const node = ctx.fixture.running[0]!;
       const byName = expectOk(
@@ -130,7 +130,7 @@ export const routeChecks: Check[] = [
   {
     group: 'zones',
     capability: 'zones',
-    title: 'zones of missing nodes are InstanceNotFound; getZone answers',
+    title: 'missing nodes: InstanceNotFound; getZone',
     async run(ctx) {
       for (const node of ctx.fixture.missing) {
         expectCode(
@@ -157,7 +157,7 @@ export const routeChecks: Check[] = [
   {
     group: 'clusters',
     capability: 'clusters',
-    title: 'listClusters names clusters once each; master answers',
+    title: 'listClusters and master',
     async run(ctx) {
       const list = expectOk(await ctx.probe.call('listClusters', {}), 'listClusters');
       if (list.clusters.some((c) => c === '')) fail('listClusters includes an empty name');
