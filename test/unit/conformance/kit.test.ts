@@ -97,7 +97,7 @@ describe('wasm-ccm plugin test', () => {
     expect(out).not.toMatch(/^FAIL/m);
     expect(out).toMatch(/30 checks: 28 passed, 0 failed, 2 skipped in [\d.]+ s — PASSED/);
     expect(out.match(/^skip \(not declared\) +instances: /gm)).toHaveLength(2);
-    expect(row(out, 'master answers')).toContain('master: 10.0.0.1');
+    expect(row(out, 'listClusters and master')).toContain('master: 10.0.0.1');
     const inventory = env.cloud.inventory();
     expect(inventory.counters.createLoadBalancer?.total).toBe(1);
     expect(inventory.loadBalancers).toEqual([]);
@@ -125,7 +125,7 @@ describe('wasm-ccm plugin test', () => {
     expect(row(out, 'ensureLoadBalancer is idempotent')).toMatch(
       /^FAIL .*second ensureLoadBalancer answered ingress (\S+), the first ingress (?!\1)\S+: ensure must update, not create another/,
     );
-    const deleteRow = row(out, 'ensureLoadBalancerDeleted is idempotent and never ImplementedElsewhere');
+    const deleteRow = row(out, 'ensureLoadBalancerDeleted: idempotent');
     expect(deleteRow).toMatch(
       /^FAIL .*answered ImplementedElsewhere, which EnsureLoadBalancerDeleted must never answer/,
     );
