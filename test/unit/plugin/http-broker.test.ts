@@ -23,10 +23,10 @@ interface Answer {
 
 async function ask(
   request: Partial<{ method: string; url: string; headers: Record<string, string>; body: string; timeoutMs: number }>,
-  deadlineAt = Date.now() + 5000,
+  call = new AbortController().signal,
 ): Promise<Answer> {
   const full = { method: 'GET', url: '', headers: {}, body: '', timeoutMs: 0, ...request };
-  const bytes = await broker.handle(new TextEncoder().encode(JSON.stringify(full)), deadlineAt);
+  const bytes = await broker.handle(new TextEncoder().encode(JSON.stringify(full)), call);
   return JSON.parse(new TextDecoder().decode(bytes)) as Answer;
 }
 
@@ -158,21 +158,21 @@ describe('HTTP broker', () => {
   it('times out per request and at the call deadline', async () => {
     const own = await ask({ url: api.url('/slow'), timeoutMs: 100 });
     expect(own.error).toMatchObject({ code: 'Timeout', message: expect.stringContaining('within 100 ms') });
-    const deadline = await ask({ url: api.url('/slow') }, Date.now() + 50);
+    const deadline = await ask({ url: api.url('/slow') }, AbortSignal.timeout(50));
     expect(deadline.error).toMatchObject({ code: 'Timeout', message: expect.stringContaining("the call's deadline") });
     // The keep-alive pool still works after aborted requests.
     expect((await ask({ url: api.url('/utf8') })).body).toBe('grüße ☁');
   });
 
   it('answers a malformed request with a Network error naming the problem', async () => {
-    const bytes = await broker.handle(new TextEncoder().encode('{"method": "GET"}'), Date.now() + 1000);
+    const bytes = await broker.handle(new TextEncoder().encode('{"method": "GET"}'), new AbortController().signal);
     const answer = JSON.parse(new TextDecoder().decode(bytes)) as Answer;
     expect(answer.error).toMatchObject({
       code: 'Network',
       message: expect.stringContaining('malformed ccm_http request'),
     });
     const notJson = JSON.parse(
-      new TextDecoder().decode(await broker.handle(Uint8Array.of(0xff), Date.now() + 1000)),
+      new TextDecoder().decode(await broker.handle(Uint8Array.of(0xff), new AbortController().signal)),
     ) as Answer;
     expect(notJson.error?.message).toContain('not UTF-8 JSON');
   });
@@ -193,7 +193,7 @@ describe('HTTP broker', () => {
       new TextEncoder().encode(
         JSON.stringify({ method: 'GET', url: `http://${host}/`, headers: {}, body: '', timeoutMs: 0 }),
       ),
-      Date.now() + 2000,
+      new AbortController().signal,
     );
     expect((JSON.parse(new TextDecoder().decode(bytes)) as Answer).error).toMatchObject({
       code: 'Network',

@@ -59,11 +59,11 @@ export class HttpBroker {
     this.#httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, ...options.tls });
   }
 
-  /** Serves one ccm_http request (JSON in, JSON answer out) that must end by `deadlineAt` (epoch ms). Never rejects. */
-  async handle(requestBytes: Uint8Array, deadlineAt: number): Promise<Uint8Array> {
+  /** Serves one ccm_http request: JSON in, JSON answer out. `call` aborts at the call's deadline. Never rejects. */
+  async handle(requestBytes: Uint8Array, call: AbortSignal): Promise<Uint8Array> {
     let answer: Answer;
     try {
-      answer = await this.request(parseRequest(requestBytes), deadlineAt);
+      answer = await this.request(parseRequest(requestBytes), call);
     } catch (err) {
       answer =
         err instanceof BrokerError
@@ -73,22 +73,25 @@ export class HttpBroker {
     return encoder.encode(JSON.stringify(answer));
   }
 
-  /** Makes the request, following redirects within the allow-list, within its timeout and the call's deadline. */
-  async request(request: HttpRequest, deadlineAt: number): Promise<HttpResponse> {
+  /** Makes the request, following redirects within the allow-list, within its own timeout and the call's. */
+  async request(request: HttpRequest, call: AbortSignal): Promise<HttpResponse> {
     const { maxTimeoutMs, defaultTimeoutMs } = this.#options;
     const timeoutMs = Math.min(request.timeoutMs > 0 ? request.timeoutMs : defaultTimeoutMs, maxTimeoutMs);
-    const untilDeadline = deadlineAt - Date.now();
-    // One timer for whichever comes first (AbortSignal.timeout + AbortSignal.any per request cost more).
+    // One controller and one timer per request (AbortSignal.timeout + AbortSignal.any cost more per request).
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), Math.max(0, Math.min(timeoutMs, untilDeadline)));
+    const abort = (): void => controller.abort();
+    const timer = setTimeout(abort, timeoutMs);
+    call.addEventListener('abort', abort, { once: true });
+    if (call.aborted) abort();
     try {
       return await this.#follow(request, controller.signal);
     } catch (err) {
       if (!controller.signal.aborted || (err instanceof BrokerError && err.code !== 'Network')) throw err;
-      const limit = untilDeadline <= timeoutMs ? "the call's deadline" : `${timeoutMs} ms`;
+      const limit = call.aborted ? "the call's deadline" : `${timeoutMs} ms`;
       throw new BrokerError('Timeout', `${request.method} ${request.url.slice(0, 200)} did not finish within ${limit}`);
     } finally {
       clearTimeout(timer);
+      call.removeEventListener('abort', abort);
     }
   }
 

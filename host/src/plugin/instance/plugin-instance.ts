@@ -8,8 +8,8 @@ import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
 
 const WORKER_URL = new URL('../worker/worker-entry.ts', import.meta.url);
 
-/** Serves a plugin's ccm_http on the main thread: request JSON in, answer JSON out by `deadlineAt` (epoch ms). */
-export type HttpRequestHandler = (request: Uint8Array, deadlineAt: number) => Promise<Uint8Array>;
+/** Serves a plugin's ccm_http on the main thread: request JSON in, answer JSON out; `call` aborts at the deadline. */
+export type HttpRequestHandler = (request: Uint8Array, call: AbortSignal) => Promise<Uint8Array>;
 
 export interface InstanceOptions {
   module: WebAssembly.Module;
@@ -127,7 +127,7 @@ export class PluginInstance {
         throw new InstanceCallError('crash', `the plugin's worker died during ${exportName}: ${this.#exitReason}`);
       }
       if (state === ChannelState.hostRequest) {
-        await this.#serveHostRequest(deadline);
+        if (!(await this.#serveHostRequest(deadline))) break;
       } else if (!(await channel.waitWhileAsync(state, deadline - Date.now()))) {
         break;
       }
@@ -140,27 +140,36 @@ export class PluginInstance {
     );
   }
 
-  async #serveHostRequest(deadline: number): Promise<void> {
+  /** Answers the worker's host request; false when the call's deadline passed meanwhile (the call is over). */
+  async #serveHostRequest(deadline: number): Promise<boolean> {
     const channel = this.#channel;
     const request = channel.copyOut(0, channel.length);
     let answer: Uint8Array;
-    if (channel.kind === HostRequestKind.http) {
-      try {
-        answer = await this.#options.http(request, deadline);
-      } catch (err) {
-        // The worker is blocked until it gets an answer: a failing handler must still give it one.
-        answer = hostError('Network', `the host failed to make the request: ${(err as Error).message}`);
+    // This instance owns the deadline: at the deadline the request is aborted and the call ends as a timeout,
+    // whatever the request's own outcome.
+    const call = new AbortController();
+    const timer = setTimeout(() => call.abort(), Math.max(0, deadline - Date.now()));
+    try {
+      if (channel.kind === HostRequestKind.http) {
+        answer = await this.#options.http(request, call.signal);
+      } else {
+        answer = hostError('Network', `unknown host request ${channel.kind}`);
       }
-    } else {
-      answer = hostError('Network', `unknown host request ${channel.kind}`);
+    } catch (err) {
+      // The worker is blocked until it gets an answer: a failing handler must still give it one.
+      answer = hostError('Network', `the host failed to make the request: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
     }
-    if (!this.alive) return;
+    if (call.signal.aborted || Date.now() >= deadline) return false;
+    if (!this.alive) return true;
     if (!channel.reserve(answer.byteLength)) {
       answer = hostError('TooLarge', 'the answer does not fit the channel');
     }
     channel.payload.set(answer, 0);
     channel.length = answer.byteLength;
     channel.publish(ChannelState.hostReply);
+    return true;
   }
 
   #finish(exportName: string): Uint8Array {
