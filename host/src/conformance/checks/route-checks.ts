@@ -1,6 +1,6 @@
 // Routes (a create/list/delete round trip on one destination, scoped to the cluster), Zones and Clusters.
 import type { Route } from '../../plugin/abi/index.ts';
-import { type Check, type CheckContext, expectCode, expectOk, fail, skip } from '../check.ts';
+import { type Check, type CheckContext, count, expectCode, expectOk, fail, skip } from '../check.ts';
 import { describeOutcome } from '../probe.ts';
 
 async function routesTo(ctx: CheckContext, clusterName: string, what: string): Promise<Route[]> {
@@ -151,7 +151,7 @@ export const routeChecks: Check[] = [
         fail(`getZone answered ${describeOutcome(zone)}`);
       }
       const own = zone.kind === 'ok' ? `${zone.value.region}/${zone.value.failureDomain}` : describeOutcome(zone);
-      return `${ctx.fixture.missing.length} missing nodes; getZone: ${own}`;
+      return `${count(ctx.fixture.missing.length, 'missing node')}; getZone: ${own}`;
     },
   },
   {
