@@ -23,8 +23,8 @@ function version(): string {
 export async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'plugin') {
     // `wasm-ccm plugin test ...`: the provider conformance kit.
-    const kitModule = './cli/plugin-test.ts';
-    const kit = (await import(kitModule)) as { runPluginTest(argv: readonly string[]): Promise<number> };
+    // Loaded only for the subcommand: the CCM itself never needs the conformance kit.
+    const kit = await import('./cli/plugin-test.ts');
     if (argv[1] !== 'test') {
       process.stderr.write('usage: wasm-ccm plugin test --plugin=<file.wasm> ... (see wasm-ccm plugin test --help)\n');
       return 2;
