@@ -84,8 +84,11 @@ export class CloudNodeController {
         reason: d.reason,
       });
     }
-    const updated = await updateNode(this.o.client, name, (current) =>
-      hasCloudTaint(current) ? applyInitialization(current, plan) : undefined,
+    const updated = await updateNode(
+      this.o.client,
+      name,
+      (current) => (hasCloudTaint(current) ? applyInitialization(current, plan) : undefined),
+      cached,
     );
     const created = Date.parse(updated.metadata?.creationTimestamp ?? '');
     if (!hasCloudTaint(updated) && Number.isFinite(created)) {

@@ -3,10 +3,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig, type V1Node, type CoreV1Event } from '@kubernetes/client-node';
-import { CCMProcess, type LogRecord } from '../../../support/ccm-process.ts';
+import { CCMProcess } from '../../../support/ccm-process.ts';
 import type { ControlPlaneInfo } from '../../../support/controlplane/controlplane.ts';
 import { builtPlugin } from '../../../support/plugins.ts';
 import type { Devcloud } from '../../../../devcloud/src/index.ts';
+
+export { eventually } from '../../../support/eventually.ts';
 
 export const UNINITIALIZED_TAINT = {
   key: 'node.cloudprovider.kubernetes.io/uninitialized',
@@ -16,22 +18,6 @@ export const UNINITIALIZED_TAINT = {
 export const SHUTDOWN_TAINT_KEY = 'node.cloudprovider.kubernetes.io/shutdown';
 
 export const DEVCLOUD_PLUGIN = builtPlugin('devcloud');
-
-/** Polls `fn` until it returns something other than undefined; errors count as "not yet". */
-export async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-}
 
 /**
  * The flags that run the devcloud plugin against `cloud`: cloud config in a file, the API token in a
@@ -129,9 +115,4 @@ export async function nodeEvents(admin: KubeConfig, name: string, reason: string
 export async function deleteNodes(admin: KubeConfig, names: readonly string[]): Promise<void> {
   const core = admin.makeApiClient(CoreV1Api);
   await Promise.allSettled(names.map((name) => core.deleteNode({ name })));
-}
-
-/** The first log record matching, or undefined. */
-export function findLog(ccm: CCMProcess, predicate: (r: LogRecord) => boolean): LogRecord | undefined {
-  return ccm.logs().find(predicate);
 }
