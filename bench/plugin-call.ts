@@ -27,17 +27,43 @@ function pattern(size: number): Uint8Array {
   return Uint8Array.from({ length: size }, (_, i) => 32 + (i % 90));
 }
 
-async function measureMode(caller: RawCaller, slow: boolean): Promise<Record<Payload, Percentiles>> {
-  const result = {} as Record<Payload, Percentiles>;
-  for (const payload of PAYLOADS) {
-    const check = await caller.call(payload.exportName, payload.input);
-    if (payload.name !== 'noop' && Buffer.compare(Buffer.from(check), Buffer.from(payload.input)) !== 0) {
-      throw new Error(`${payload.name}: echo came back different`);
+type Mode = 'isolated' | 'extismForeground' | 'extismWorker';
+const ROUNDS = 3;
+
+/**
+ * Measures every mode and payload in ROUNDS interleaved rounds and merges each mode's samples, so load from other
+ * processes that comes and goes during the run affects all modes alike.
+ */
+async function measureModes(callers: Record<Mode, RawCaller>): Promise<Record<Mode, Record<Payload, Percentiles>>> {
+  const samples = new Map<string, number[]>();
+  for (const [mode, caller] of Object.entries(callers)) {
+    for (const payload of PAYLOADS) {
+      const check = await caller.call(payload.exportName, payload.input);
+      if (payload.name !== 'noop' && Buffer.compare(Buffer.from(check), Buffer.from(payload.input)) !== 0) {
+        throw new Error(`${mode} ${payload.name}: echo came back different`);
+      }
     }
-    const iterations = Math.max(100, Math.round(payload.iterations * scale * (slow ? 0.2 : 1)));
-    result[payload.name] = summarize(
-      await sample(() => caller.call(payload.exportName, payload.input), iterations, Math.min(2000, iterations)),
-    );
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [mode, caller] of Object.entries(callers)) {
+      const slow = mode === 'extismWorker';
+      for (const payload of PAYLOADS) {
+        const iterations = Math.max(50, Math.round((payload.iterations * scale * (slow ? 0.2 : 1)) / ROUNDS));
+        const timed = await sample(
+          () => caller.call(payload.exportName, payload.input),
+          iterations,
+          Math.min(1000, iterations),
+        );
+        const key = `${mode}/${payload.name}`;
+        samples.set(key, [...(samples.get(key) ?? []), ...timed]);
+      }
+    }
+  }
+  const result = {} as Record<Mode, Record<Payload, Percentiles>>;
+  for (const mode of Object.keys(callers) as Mode[]) {
+    result[mode] = {} as Record<Payload, Percentiles>;
+    for (const payload of PAYLOADS)
+      result[mode][payload.name] = summarize(samples.get(`${mode}/${payload.name}`) ?? []);
   }
   return result;
 }
@@ -79,15 +105,18 @@ async function main(): Promise<void> {
   });
   const isolatedCaller: RawCaller = { call: (e, i) => plugin.callExport(e, i), close: async () => {} };
 
-  const isolated = await measureMode(isolatedCaller, false);
   const foreground = await extismCaller(module, false);
-  const extismForeground = await measureMode(foreground, false);
-  await foreground.close();
   const worker = await extismCaller(module, true);
-  const extismWorker = await measureMode(worker, true);
+  const { isolated, extismForeground, extismWorker } = await measureModes({
+    isolated: isolatedCaller,
+    extismForeground: foreground,
+    extismWorker: worker,
+  });
+  await foreground.close();
   await worker.close();
 
-  // Brokered HTTP: alternate direct and brokered requests so both see the same machine state.
+  // Brokered HTTP: alternate direct and brokered requests so both see the same machine state. Overhead is the
+  // difference of the percentiles (brokered minus direct).
   const agent = new http.Agent({ keepAlive: true });
   const encodedUrl = new TextEncoder().encode(url);
   const calls = Math.round(10_000 * scale);
