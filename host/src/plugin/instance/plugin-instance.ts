@@ -6,7 +6,8 @@ import type { LogMessage, WorkerLimits, WorkerStartData } from '../worker/worker
 import { isWorkerMessage } from '../worker/worker-protocol.ts';
 import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
 
-const WORKER_URL = new URL('../worker/worker-entry.ts', import.meta.url);
+// Same extension as this file: .ts when Node runs the sources, .js when they were compiled to dist/.
+const WORKER_URL = new URL(`../worker/worker-entry${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url);
 
 /** Serves a plugin's ccm_http on the main thread: request JSON in, answer JSON out; `call` aborts at the deadline. */
 export type HttpRequestHandler = (request: Uint8Array, call: AbortSignal) => Promise<Uint8Array>;
