@@ -132,13 +132,16 @@ export class ServiceController {
   /** One Service: ensure, or clean up. */
   async syncService(key: string): Promise<void> {
     const svc = this.o.services.cache.get(key);
+    const previous = this.seen.get(key);
     if (!svc) {
-      // Gone from the cluster. With the finalizer, its load balancer was removed before the Service could go.
+      // Gone from the cluster. With the finalizer, its load balancer was removed (and forgotten) before the Service
+      // could go. Still remembered means it went without the finalizer (stripped by hand): delete the load balancer
+      // from what we last saw, as upstream's processServiceDeletion does. A failure keeps the memory for the retry.
+      if (previous) await this.deleteStaleLoadBalancer(previous);
       this.seen.delete(key);
       this.lastSyncedNodes.delete(key);
       return;
     }
-    const previous = this.seen.get(key);
     if (previous && previous.metadata?.uid !== svc.metadata?.uid) {
       // Deleted and re-created under the same name: the old load balancer goes first.
       await this.deleteStaleLoadBalancer(previous);
