@@ -170,5 +170,6 @@ function blockOffset(address: bigint): number {
 }
 
 function mib(bytes: number): string {
+  if (bytes < 1048576) return `${bytes} bytes`;
   return `${(bytes / 1048576).toFixed(bytes % 1048576 === 0 ? 0 : 2)} MiB`;
 }
