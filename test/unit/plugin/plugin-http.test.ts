@@ -14,6 +14,7 @@ const TOKEN = 'brokered-token-7f3a';
 let api: TestServer;
 let outside: TestServer;
 let credentialsFile: string;
+let exposedFile: string;
 let provider: WasmProvider;
 let exposing: WasmProvider;
 
@@ -27,10 +28,10 @@ beforeAll(async () => {
     },
   });
   credentialsFile = join(mkdtempSync(join(tmpdir(), 'wasm-ccm-plugin-http-')), 'credentials.json');
-  writeFileSync(
-    credentialsFile,
-    JSON.stringify({ credentials: [{ name: 'api', hosts: [api.host], bearerToken: TOKEN }] }),
-  );
+  const credentials = JSON.stringify({ credentials: [{ name: 'api', hosts: [api.host], bearerToken: TOKEN }] });
+  writeFileSync(credentialsFile, credentials);
+  exposedFile = `${credentialsFile}.exposed`;
+  writeFileSync(exposedFile, credentials);
   const bytes = await buildFixture('faulty');
   provider = await WasmProvider.load({
     source: { bytes },
@@ -41,8 +42,8 @@ beforeAll(async () => {
   });
   exposing = await WasmProvider.load({
     source: { bytes },
-    credentials: { file: credentialsFile, reloadIntervalMs: 0, exposeToPlugin: { apiToken: 'api' } },
-    pool: { size: 1, spares: 0 },
+    credentials: { file: exposedFile, reloadIntervalMs: 25, exposeToPlugin: { apiToken: 'api' } },
+    pool: { size: 1, spares: 1 },
   });
 }, 60_000);
 
@@ -111,5 +112,22 @@ describe('HTTP from a plugin', () => {
     await expect(exposing.instancesV2()?.instanceMetadata(node('secret'))).rejects.toThrow(`secret=${TOKEN}`);
     // That plugin has no allowed hosts at all.
     expect((await pluginSees(exposing, api.url('/whoami'))).error?.code).toBe('Forbidden');
+  });
+
+  it('gives the plugin the new value of an exposed secret after the file changes (instances are recycled)', async () => {
+    writeFileSync(
+      exposedFile,
+      JSON.stringify({ credentials: [{ name: 'api', hosts: [api.host], bearerToken: 'rotated-1' }] }),
+    );
+    await expect
+      .poll(async () => {
+        try {
+          await exposing.instancesV2()?.instanceMetadata(node('secret'));
+        } catch (err) {
+          return (err as Error).message;
+        }
+        return 'no error';
+      })
+      .toContain('secret=rotated-1');
   });
 });
