@@ -1,9 +1,6 @@
 // The cloud-controller-manager process, in upstream's order: wait for the apiserver, initialize the provider,
 // serve health and metrics, then (while leading) start informers and controllers. Losing the lease exits
 // non-zero; SIGTERM stops taking work, lets in-flight calls finish, releases the Lease and exits 0 within 30 s.
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Provider } from '../cloudprovider/index.ts';
 import { KubeClient } from '../kube/client/client.ts';
@@ -12,7 +9,7 @@ import { defaultIdentity, LeaderElector } from '../kube/leaderelection/elector.t
 import { kubeLeaseLock } from '../kube/leaderelection/lease-lock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
-import { loadPlugin, type LoadedPlugin, WasmProvider } from '../plugin/index.ts';
+import { PluginSet } from '../plugin/swap/plugin-set.ts';
 import {
   buildControllers,
   type ControllerContext,
@@ -21,9 +18,31 @@ import {
 } from './controllers.ts';
 import { type SharedInformers, sharedInformers } from './informers.ts';
 import { startCCMServer } from './serving.ts';
-import type { EventRecorder } from '../kube/events/recorder.ts';
+import { EventRecorder, kubeEventSink } from '../kube/events/recorder.ts';
 
 export const SHUTDOWN_DEADLINE_MS = 30_000;
+/** How long a SIGTERM waits for in-flight syncs before giving the Lease back anyway. */
+export const IN_FLIGHT_GRACE_MS = 10_000;
+/** How long queued events may take to be written at shutdown. */
+const EVENT_FLUSH_GRACE_MS = 5_000;
+
+/** Waits for `work` to settle, but at most `ms`; says whether it settled in time. */
+async function settledWithin(work: Promise<unknown> | undefined, ms: number): Promise<boolean> {
+  if (!work) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      timedOut,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface CCMHandle {
   /** Resolves with the process exit code once the CCM has stopped. */
@@ -86,65 +105,61 @@ export async function startCCM(
   startSignal?.addEventListener('abort', abortStart, { once: true });
   await waitForAPIServer(client, logger, stopping.signal);
 
-  if (flags.plugin === '') throw new StartupError('--plugin: a provider plugin (.wasm) is required');
-  let plugin: LoadedPlugin;
-  let pluginSha256: string;
+  if (options.pluginConfig === undefined) {
+    throw new StartupError('--plugin: a provider plugin (.wasm) is required (or --plugin-config)');
+  }
+  // Warning events about refused modules go on their ConfigMap; flushed with the controllers' at shutdown.
+  const pluginEvents = new EventRecorder({
+    sink: kubeEventSink(client),
+    component: 'wasm-ccm',
+    logger: logger.child({ component: 'events' }),
+  });
+  let plugins: PluginSet;
   try {
-    // Read once: the bytes that are verified and run are the bytes whose digest /debug/plugins shows.
-    const bytes = new Uint8Array(await readFile(flags.plugin));
-    pluginSha256 = createHash('sha256').update(bytes).digest('hex');
-    plugin = await loadPlugin({
-      source: { bytes, name: basename(flags.plugin) },
-      sha256: flags['plugin-sha256'] || undefined,
-      cloudConfig: options.cloudConfig,
+    // Every provider's current module is verified and initialized now; afterwards each is swapped in place
+    // whenever its source changes (the controllers hold SwappableProviders and never notice).
+    plugins = await PluginSet.start({
+      config: options.pluginConfig,
+      client,
+      cloudProvider: flags['cloud-provider'],
       clusterName: flags['cluster-name'],
-      allowedHosts: flags['plugin-allowed-hosts'],
-      credentials: flags['plugin-credentials'] ? { file: flags['plugin-credentials'] } : undefined,
-      pool: {
-        size:
-          flags['plugin-pool-size'] > 0
-            ? flags['plugin-pool-size']
-            : flags['concurrent-node-syncs'] + flags['concurrent-service-syncs'] + 1,
-      },
-      limits: {
-        callTimeoutMs: flags['plugin-call-timeout'],
-        memoryBytes: flags['plugin-memory-limit-mb'] * 1024 * 1024,
-      },
+      defaultPoolSize: flags['concurrent-node-syncs'] + flags['concurrent-service-syncs'] + 1,
       logger,
       registry,
+      events: pluginEvents,
     });
   } catch (err) {
     throw new StartupError((err as Error).message, { cause: err });
   }
   if (stopping.signal.aborted) {
-    await plugin.close();
+    await plugins.stop();
     throw new StartupError('stopped while loading the plugin');
   }
-  if (plugin.providerName !== flags['cloud-provider']) {
-    await plugin.close();
-    throw new StartupError(
-      `--cloud-provider: "${flags['cloud-provider']}" does not match the plugin's provider name "${plugin.providerName}"`,
-    );
-  }
-  const provider: Provider = new WasmProvider(plugin);
+  const provider: Provider = plugins.defaultProvider;
+  let loadBalancing: ControllerContext['loadBalancing'];
   try {
     routeControllerWanted(options, provider, logger);
+    loadBalancing = plugins.loadBalancing();
   } catch (err) {
-    await plugin.close();
+    await plugins.stop();
     throw new StartupError((err as Error).message);
   }
-  logger.info('provider initialized', {
-    provider: plugin.providerName,
-    version: plugin.description.version,
-    abi: plugin.description.abi,
-    capabilities: [...plugin.capabilities],
-  });
+  for (const s of plugins.status()) {
+    logger.info('provider initialized', {
+      provider: s.providerName,
+      name: s.name,
+      version: s.version,
+      abi: s.abi,
+      capabilities: s.capabilities,
+      source: s.source,
+    });
+  }
 
   const identity = defaultIdentity();
   let elector: LeaderElector | undefined;
   let controllers: RunningController[] = [];
   let informers: SharedInformers | undefined;
-  const recorders: EventRecorder[] = [];
+  const recorders: EventRecorder[] = [pluginEvents];
   let exitCode = 0;
   let leading: Promise<void> | undefined;
 
@@ -159,6 +174,7 @@ export async function startCCM(
       registry,
       leaseFresh: () => (elector ? elector.leaseFresh() : true),
       recorders,
+      loadBalancing,
     };
     controllers = buildControllers(ctx);
     informers.start();
@@ -191,8 +207,7 @@ export async function startCCM(
           logger,
           leaderCheck: () => elector?.check(),
           controllers: () => controllers,
-          plugin,
-          pluginSha256,
+          plugins,
         });
 
   const shutdown = (reason: string): void => {
@@ -207,11 +222,15 @@ export async function startCCM(
     void (async () => {
       stopping.abort();
       controllersStop.abort();
-      await leading?.catch(() => undefined);
+      // In-flight syncs may finish, but a sync queued behind a saturated rate limiter must not hold the Lease until
+      // the forced exit: that exit does not release it, and a standby would wait a whole lease duration more.
+      if (!(await settledWithin(leading, IN_FLIGHT_GRACE_MS))) {
+        logger.warn('in-flight syncs did not finish; releasing the lease anyway', { graceMs: IN_FLIGHT_GRACE_MS });
+      }
       await informers?.stop();
       await elector?.stop();
-      await Promise.allSettled(recorders.map((r) => r.flush()));
-      await plugin.close().catch(() => undefined);
+      await settledWithin(Promise.allSettled(recorders.map((r) => r.flush())), EVENT_FLUSH_GRACE_MS);
+      await plugins.stop().catch(() => undefined);
       await server?.app.close().catch(() => undefined);
       clearTimeout(forced);
       resolveDone(exitCode);

@@ -1,6 +1,6 @@
 // Which controllers run: those --controllers enables and the provider can serve, as upstream decides at start.
 import type { Registry } from 'prom-client';
-import type { Provider, Routes } from '../cloudprovider/index.ts';
+import type { LoadBalancer, Provider, Routes } from '../cloudprovider/index.ts';
 import { RouteController } from '../controllers/route/route-controller.ts';
 import { ServiceController } from '../controllers/service/service-controller.ts';
 import { CloudNodeController } from '../controllers/node/node-controller.ts';
@@ -29,6 +29,11 @@ export interface ControllerContext {
   /** False once the lease may be stale: controllers must not start cloud mutations then. */
   leaseFresh: () => boolean;
   recorders: EventRecorder[];
+  /**
+   * With loadBalancerClasses configured (--plugin-config): one balancer routing each Service to its class's
+   * provider, and the classes the service controller serves besides classless Services.
+   */
+  loadBalancing?: { balancer: LoadBalancer; classes: ReadonlySet<string> };
 }
 
 function recorder(ctx: ControllerContext, component: string): EventRecorder {
@@ -82,7 +87,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
     }
   }
   if (enabled.has('service')) {
-    const balancer = provider.loadBalancer();
+    const balancer = ctx.loadBalancing?.balancer ?? provider.loadBalancer();
     if (!balancer) logger.warn('skipping service: the provider does not support load balancers');
     else {
       controllers.push(
@@ -96,6 +101,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
           logger,
           registry: ctx.registry,
           workers: options.flags['concurrent-service-syncs'],
+          classes: ctx.loadBalancing?.classes,
           leaseFresh: ctx.leaseFresh,
         }),
       );

@@ -5,7 +5,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
-import type { LoadedPlugin } from '../plugin/index.ts';
+import type { PluginSet } from '../plugin/swap/plugin-set.ts';
 import { DelegatedAuth } from '../server/auth.ts';
 import type { HealthCheck } from '../server/health.ts';
 import { kubeReviewClient } from '../server/kube-reviews.ts';
@@ -21,15 +21,15 @@ export interface CCMServerOptions {
   /** undefined when healthy, else the reason (LeaderElector.check). */
   leaderCheck: () => string | undefined;
   controllers: () => readonly RunningController[];
-  plugin: LoadedPlugin;
-  pluginSha256: string;
+  plugins: PluginSet;
 }
 
-async function pluginCalls(registry: Registry): Promise<number> {
+/** Calls made to plugins of `providerName` (every module it ran, across swaps). */
+async function pluginCalls(registry: Registry, providerName: string): Promise<number> {
   const metric = registry.getSingleMetric('wasm_ccm_plugin_calls_total');
   if (!metric) return 0;
   const { values } = await metric.get();
-  return values.reduce((sum, v) => sum + v.value, 0);
+  return values.filter((v) => v.labels.plugin === providerName).reduce((sum, v) => sum + v.value, 0);
 }
 
 export async function startCCMServer(
@@ -55,7 +55,8 @@ export async function startCCMServer(
   const providerCheck: HealthCheck = {
     name: 'provider',
     check: () => {
-      if (o.plugin.poolStats.idle + o.plugin.poolStats.busy === 0) throw new Error('no plugin instance is running');
+      const problem = o.plugins.ready();
+      if (problem) throw new Error(problem);
     },
   };
   const certificate =
@@ -79,17 +80,14 @@ export async function startCCMServer(
       livez: [leaderElection],
     },
     debug: {
-      plugins: async () => [
-        {
-          name: o.plugin.providerName,
-          version: o.plugin.description.version,
-          sha256: o.pluginSha256,
-          abi: o.plugin.description.abi,
-          capabilities: [...o.plugin.capabilities],
-          instances: o.plugin.poolStats,
-          calls: await pluginCalls(o.registry),
-        },
-      ],
+      // Per provider: the plugin serving now, the last module refused (and why), swap counts and shadow results.
+      plugins: async () =>
+        Promise.all(
+          o.plugins.status().map(async (status) => ({
+            ...status,
+            calls: await pluginCalls(o.registry, status.providerName),
+          })),
+        ),
     },
     auth,
   });

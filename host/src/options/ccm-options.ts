@@ -3,6 +3,9 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { type CIDR, parseClusterCIDRs } from '../net/cidr.ts';
+import { loadPluginConfigFile, PluginConfigError } from '../plugin/config/parse.ts';
+import { singlePluginConfig } from '../plugin/config/single.ts';
+import type { PluginConfig } from '../plugin/config/types.ts';
 import { type ControllerName, resolveControllers } from './controllers.ts';
 import { FlagError, type FlagSpec, type FlagValues, parseFlags, usage } from './flagset.ts';
 
@@ -85,7 +88,10 @@ export const CCM_FLAGS = {
   'node-status-update-frequency': d('how often cloud-node refreshes node addresses', 300_000),
   'concurrent-service-syncs': { type: 'int', default: 1, help: 'services synced at once', validate: atLeastOne },
   'concurrent-node-syncs': { type: 'int', default: 1, help: 'nodes synced at once', validate: atLeastOne },
-  plugin: s('path to the provider plugin (.wasm)'),
+  plugin: s('path to the provider plugin (.wasm); shorthand for a --plugin-config with one provider'),
+  'plugin-config': s(
+    'path to the plugin configuration (YAML or JSON): providers, their sources (file or ConfigMap), pins, signatures, limits and loadBalancerClasses',
+  ),
   'plugin-sha256': {
     type: 'string',
     default: '',
@@ -121,6 +127,8 @@ export interface CCMOptions {
   clusterCIDRs: CIDR[];
   /** The --cloud-config content ('' when none). */
   cloudConfig: string;
+  /** From --plugin-config, or built from --plugin and its flags; undefined when neither is given. */
+  pluginConfig: PluginConfig | undefined;
 }
 
 export type ParsedCommand = { kind: 'help'; text: string } | { kind: 'version' } | { kind: 'run'; options: CCMOptions };
@@ -185,7 +193,51 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     requireReadable('cloud-config', flags['cloud-config']);
     cloudConfig = readFileSync(flags['cloud-config'], 'utf8');
   }
-  return { kind: 'run', options: { flags, controllers, clusterCIDRs, cloudConfig } };
+  return {
+    kind: 'run',
+    options: { flags, controllers, clusterCIDRs, cloudConfig, pluginConfig: pluginConfig(flags, cloudConfig) },
+  };
+}
+
+// The single-plugin flags configure the one provider of --plugin; with --plugin-config each provider has its own.
+const SINGLE_PLUGIN_FLAGS = [
+  'plugin',
+  'plugin-sha256',
+  'plugin-allowed-hosts',
+  'plugin-credentials',
+  'cloud-config',
+] as const;
+
+function pluginConfig(flags: CCMFlags, cloudConfig: string): PluginConfig | undefined {
+  const limits = {
+    callTimeoutMs: flags['plugin-call-timeout'],
+    memoryLimitMB: flags['plugin-memory-limit-mb'],
+    poolSize: flags['plugin-pool-size'],
+  };
+  if (flags['plugin-config'] !== '') {
+    for (const name of SINGLE_PLUGIN_FLAGS) {
+      const value = flags[name];
+      if (Array.isArray(value) ? value.length > 0 : value !== '') {
+        throw new FlagError(name, 'not with --plugin-config (set it on the provider in the configuration file)');
+      }
+    }
+    try {
+      return loadPluginConfigFile(flags['plugin-config'], limits);
+    } catch (err) {
+      if (err instanceof PluginConfigError) throw new FlagError('plugin-config', err.message);
+      throw err;
+    }
+  }
+  if (flags.plugin === '') return undefined;
+  return singlePluginConfig({
+    name: flags['cloud-provider'],
+    plugin: flags.plugin,
+    sha256: flags['plugin-sha256'],
+    allowedHosts: flags['plugin-allowed-hosts'],
+    credentialsFile: flags['plugin-credentials'],
+    cloudConfig,
+    limits,
+  });
 }
 
 function requireReadable(flag: string, path: string): void {

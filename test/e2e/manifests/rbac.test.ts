@@ -54,6 +54,11 @@ describe('manifests/rbac.yaml', () => {
       'create a Lease in kube-system',
       { verb: 'create', group: 'coordination.k8s.io', resource: 'leases', namespace: 'kube-system' },
     ],
+    ['watch plugin ConfigMaps in kube-system', { verb: 'watch', resource: 'configmaps', namespace: 'kube-system' }],
+    [
+      'get a plugin ConfigMap',
+      { verb: 'get', resource: 'configmaps', namespace: 'kube-system', name: 'devcloud-plugin' },
+    ],
     ['create tokenreviews', { verb: 'create', group: 'authentication.k8s.io', resource: 'tokenreviews' }],
     [
       'create subjectaccessreviews',
@@ -65,6 +70,8 @@ describe('manifests/rbac.yaml', () => {
 
   it.each<[string, V1ResourceAttributes]>([
     ['read secrets', { verb: 'get', resource: 'secrets', namespace: 'kube-system' }],
+    ['read ConfigMaps outside kube-system', { verb: 'list', resource: 'configmaps', namespace: 'default' }],
+    ['change plugin ConfigMaps', { verb: 'update', resource: 'configmaps', namespace: 'kube-system' }],
     ['create nodes', { verb: 'create', resource: 'nodes' }],
     ['delete services', { verb: 'delete', resource: 'services', namespace: 'default' }],
     ['create services', { verb: 'create', resource: 'services', namespace: 'default' }],

@@ -96,4 +96,72 @@ describe('wasm-ccm command line', () => {
     }
     expect(parseCommandLine(['--version']).kind).toBe('version');
   });
+
+  describe('plugin configuration', () => {
+    const wasm = join(dir, 'p.wasm');
+    writeFileSync(wasm, 'wasm');
+
+    it('turns --plugin and its flags into a one-provider configuration named after --cloud-provider', () => {
+      const cloud = join(dir, 'cloud.json');
+      writeFileSync(cloud, '{"region":"r"}');
+      const { pluginConfig } = run([
+        '--cloud-provider=devcloud',
+        `--plugin=${wasm}`,
+        `--cloud-config=${cloud}`,
+        '--plugin-allowed-hosts=a:1,b',
+        '--plugin-call-timeout=3s',
+        '--plugin-pool-size=2',
+      ]);
+      expect(pluginConfig?.defaultProvider).toBe('devcloud');
+      expect(pluginConfig?.providers).toEqual([
+        expect.objectContaining({
+          name: 'devcloud',
+          source: { kind: 'file', path: wasm },
+          allowedHosts: ['a:1', 'b'],
+          cloudConfig: '{"region":"r"}',
+          limits: { callTimeoutMs: 3_000, memoryLimitMB: 256, poolSize: 2 },
+        }),
+      ]);
+      expect(run(['--cloud-provider=devcloud']).pluginConfig).toBeUndefined();
+    });
+
+    it('reads --plugin-config, with the plugin flags as default limits', () => {
+      const path = join(dir, 'plugins.yaml');
+      writeFileSync(path, 'providers:\n  - name: dc\n    source: {file: p.wasm}\n    limits: {poolSize: 4}\n');
+      const { pluginConfig } = run([
+        '--cloud-provider=devcloud',
+        `--plugin-config=${path}`,
+        '--plugin-call-timeout=7s',
+      ]);
+      expect(pluginConfig?.providers[0]?.limits).toEqual({ callTimeoutMs: 7_000, memoryLimitMB: 256, poolSize: 4 });
+    });
+
+    it.each([
+      [
+        'a field error',
+        'providers:\n  - name: dc\n    source: {configMap: {namespace: ns, name: x}}\n',
+        [],
+        /^--plugin-config: providers\[0\]\.source\.configMap\.key: required$/,
+      ],
+      ['an unreadable file', undefined, [], /^--plugin-config: cannot read ".*missing\.yaml" \(ENOENT\)$/],
+      ['--plugin beside it', 'providers: []\n', ['--plugin=WASM'], /^--plugin: not with --plugin-config/],
+      [
+        '--cloud-config beside it',
+        'providers: []\n',
+        ['--cloud-config=WASM'],
+        /^--cloud-config: not with --plugin-config/,
+      ],
+      [
+        '--plugin-allowed-hosts beside it',
+        'providers: []\n',
+        ['--plugin-allowed-hosts=x'],
+        /^--plugin-allowed-hosts: not with/,
+      ],
+    ])('refuses %s, naming --plugin-config or the conflicting flag', (_what, content, extra, message) => {
+      const path = join(dir, content === undefined ? 'missing.yaml' : `c-${Math.random().toString(36).slice(2)}.yaml`);
+      if (content !== undefined) writeFileSync(path, content);
+      const argv = ['--cloud-provider=x', `--plugin-config=${path}`, ...extra.map((a) => a.replace('WASM', wasm))];
+      expect(() => parseCommandLine(argv)).toThrow(message);
+    });
+  });
 });
