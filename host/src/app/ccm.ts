@@ -238,8 +238,16 @@ export async function startCCM(
   };
 
   if (flags['leader-elect']) {
+    // Its own client and rate limiter, as upstream builds one for leader election: renewals queued behind a burst
+    // of controller requests in a shared token bucket miss the renew deadline and cost the lease (and the process).
+    const leaseClient = new KubeClient(kubeConfig, {
+      qps: flags['kube-api-qps'],
+      burst: flags['kube-api-burst'],
+      registry,
+      userAgent: 'wasm-ccm/leader-election',
+    });
     elector = new LeaderElector({
-      lock: kubeLeaseLock(client, flags['leader-elect-resource-namespace'], flags['leader-elect-resource-name']),
+      lock: kubeLeaseLock(leaseClient, flags['leader-elect-resource-namespace'], flags['leader-elect-resource-name']),
       identity,
       leaseDurationMs: flags['leader-elect-lease-duration'],
       renewDeadlineMs: flags['leader-elect-renew-deadline'],

@@ -63,6 +63,7 @@ describe('leader election of wasm-ccm replicas (real processes, manifest RBAC)',
 
   let a: CCMProcess;
   let b: CCMProcess;
+  let c: CCMProcess;
   let bIdentity = '';
 
   it('exactly one of two replicas leads; after the leader is SIGKILLed the other initializes a new node within 15 s', async () => {
@@ -104,7 +105,7 @@ describe('leader election of wasm-ccm replicas (real processes, manifest RBAC)',
   it('a SIGTERMed leader releases the Lease at once and exits 0; the standby takes over', async () => {
     expect(bIdentity).not.toBe('');
     // A standby with the default timings (lease 15 s): it could only take over early if B really released.
-    const c = replica('le-c', []);
+    c = replica('le-c', []);
     await c.waitForLog('C to observe the leader', (r) => r.msg === 'new leader elected' && r.leader === bIdentity);
 
     const termAt = Date.now();
@@ -131,6 +132,51 @@ describe('leader election of wasm-ccm replicas (real processes, manifest RBAC)',
     expect((await lease()).spec?.holderIdentity).toBe(cIdentity);
     expect(Date.now() - termAt).toBeLessThan(8_000);
     console.log(`SIGTERM -> lease released in ${releasedMs} ms, standby leading after ${Date.now() - termAt} ms`);
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('keeps renewing the Lease while node syncs saturate the apiserver rate limit', async () => {
+    // 1 QPS and 20 workers: a burst of new nodes queues far more than a renew deadline (3 s) of requests. The
+    // renewals must not wait behind them (upstream gives leader election its own client and rate limiter).
+    const e = replica('le-e', [
+      '--kube-api-qps=1',
+      '--kube-api-burst=1',
+      '--concurrent-node-syncs=20',
+      '--plugin-pool-size=2',
+      '--leader-elect-lease-duration=4s',
+      '--leader-elect-renew-deadline=3s',
+      '--leader-elect-retry-period=1s',
+    ]);
+    const eIdentity = await identityOf(e);
+    await e.ready();
+    const batch = Array.from({ length: 20 }, () => uniqueName('le-flood'));
+    nodes.push(...batch);
+    for (const name of batch) cloud.addInstance({ name });
+    await Promise.all(batch.map((name) => core.createNode({ body: kubeletNode(name, { ready: true }) })));
+
+    await new Promise((r) => setTimeout(r, 8_000));
+    expect(
+      e.logs().filter((r) => r.msg === 'leaderelection lost' || r.msg === 'failed to renew lease: leadership lost'),
+    ).toEqual([]);
+    expect(e.process.running).toBe(true);
+    const held = await lease();
+    expect(held.spec?.holderIdentity).toBe(eIdentity);
+    const renewedAgoMs = Date.now() - new Date(held.spec?.renewTime ?? 0).getTime();
+    expect(renewedAgoMs).toBeLessThan(3_000);
+    // The flood is still being worked through at 1 QPS: the renewals did not wait for it.
+    const tainted = await Promise.all(
+      batch.map(async (name) => hasTaint(await core.readNode({ name }), UNINITIALIZED_TAINT.key)),
+    );
+    expect(tainted.filter(Boolean).length).toBeGreaterThan(0);
+    // With syncs queued for many seconds more, SIGTERM still gives the Lease back (after a bounded grace for
+    // in-flight work) rather than running into the forced exit, which would leave it held for a lease duration.
+    const termAt = Date.now();
+    expect(await e.stop()).toBe(0);
+    const exitMs = Date.now() - termAt;
+    console.log(`SIGTERM with a saturated rate limiter -> exit 0 after ${exitMs} ms`);
+    expect(exitMs).toBeLessThan(20_000);
+    expect(e.logs().some((r) => r.msg === 'released leader lease')).toBe(true);
+    expect((await lease()).spec?.holderIdentity ?? '').toBe('');
   });
 
   it('a Lease the manifest RBAC does not grant is refused with 403, logged, and never led', async () => {
