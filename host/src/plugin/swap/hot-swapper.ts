@@ -287,7 +287,7 @@ export class HotSwapper {
     };
     this.#counts.rejected++;
     this.#o.metrics.swapped(this.name, 'rejected', seconds);
-    this.#log.warn('plugin candidate rejected; the current plugin keeps serving', {
+    this.#log.warn('plugin candidate rejected', {
       sha256,
       version,
       reason,

@@ -1,0 +1,233 @@
+// Pieces of the hot-swap end-to-end tests (and bench/hot-swap.ts): plugin ConfigMaps, a --plugin-config file for
+// devcloud providers, wasm-ccm as a real process serving /debug/plugins on loopback, Nodes with devcloud instances,
+// LoadBalancer Services, and polling.
+import { writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1Service } from '@kubernetes/client-node';
+import type { Devcloud } from '../../../../devcloud/src/index.ts';
+import type { PluginStatus } from '../../../../host/src/plugin/swap/plugin-set.ts';
+import { CCMProcess } from '../../../support/ccm-process.ts';
+import type { ControlPlaneInfo } from '../../../support/controlplane/controlplane.ts';
+import { freePort } from '../../../support/controlplane/ports.ts';
+import { adminKubeConfig } from '../../../support/kube.ts';
+import { applyManifests, ccmIdentity, loadManifests } from '../../../support/manifests.ts';
+
+/** Where the operator RBAC lets the CCM read plugin ConfigMaps. */
+export const PLUGIN_NAMESPACE = 'kube-system';
+export const CLEANUP_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
+
+export interface Kube {
+  admin: KubeConfig;
+  core: CoreV1Api;
+  /** The CCM ServiceAccount's token (manifests/rbac.yaml applied). */
+  token: string;
+}
+
+export async function prepareKube(info: ControlPlaneInfo): Promise<Kube> {
+  const admin = adminKubeConfig(info);
+  await applyManifests(admin, loadManifests('rbac.yaml'));
+  const { token } = await ccmIdentity(info, admin);
+  return { admin, core: admin.makeApiClient(CoreV1Api), token };
+}
+
+/** Polls `fn` until it returns something other than undefined; errors count as "not yet". */
+export async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+}
+
+/** Creates or replaces a plugin ConfigMap: the module under `key`, and its signature under `<key>.sig` if given. */
+export async function putPluginConfigMap(
+  core: CoreV1Api,
+  name: string,
+  key: string,
+  module: Uint8Array,
+  signature?: string,
+): Promise<void> {
+  const body = {
+    metadata: { name, namespace: PLUGIN_NAMESPACE },
+    binaryData: { [key]: Buffer.from(module).toString('base64') },
+    ...(signature === undefined ? {} : { data: { [`${key}.sig`]: signature } }),
+  };
+  try {
+    await core.replaceNamespacedConfigMap({ name, namespace: PLUGIN_NAMESPACE, body });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 404) throw err;
+    await core.createNamespacedConfigMap({ namespace: PLUGIN_NAMESPACE, body });
+  }
+}
+
+/** A provider entry for devcloud `cloud`: its URL as cloud config, the brokered token, the one allowed host. */
+export function devcloudProvider(
+  dir: string,
+  cloud: Devcloud,
+  name: string,
+  source: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const host = `127.0.0.1:${cloud.port}`;
+  const credentials = join(dir, `${name}-${cloud.port}-credentials.json`);
+  writeFileSync(
+    credentials,
+    JSON.stringify({ credentials: [{ name: 'devcloud', hosts: [host], bearerToken: cloud.token }] }),
+    { mode: 0o600 },
+  );
+  return {
+    name,
+    source,
+    allowedHosts: [host],
+    credentials: { file: credentials },
+    cloudConfig: { url: cloud.url, region: 'dc-east-1' },
+    ...extra,
+  };
+}
+
+export function writePluginConfig(dir: string, tag: string, doc: Record<string, unknown>): string {
+  const path = join(dir, `${tag}-plugins.json`);
+  writeFileSync(path, JSON.stringify(doc, null, 2));
+  return path;
+}
+
+export interface ServingCCM {
+  ccm: CCMProcess;
+  /** https://127.0.0.1:<port> */
+  base: string;
+}
+
+/** Starts wasm-ccm serving /debug/plugins on loopback without delegated auth; resolves once controllers run. */
+export async function startServingCCM(
+  info: ControlPlaneInfo,
+  token: string,
+  args: string[],
+  options: { waitReady?: boolean } = {},
+): Promise<ServingCCM> {
+  const port = await freePort();
+  const ccm = new CCMProcess({
+    info,
+    token,
+    args: [
+      '--cloud-provider=devcloud',
+      `--secure-port=${port}`,
+      '--bind-address=127.0.0.1',
+      '--delegated-auth=false',
+      ...args,
+    ],
+  });
+  if (options.waitReady ?? true) await ccm.ready(60_000);
+  return { ccm, base: `https://127.0.0.1:${port}` };
+}
+
+/** GET over HTTPS from the CCM's self-signed server (not verified: loopback, test only). */
+export function httpsGet(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { rejectUnauthorized: false, timeout: 5_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+export async function debugPlugins(base: string): Promise<(PluginStatus & { calls: number })[]> {
+  const res = await httpsGet(`${base}/debug/plugins`);
+  if (res.status !== 200) throw new Error(`/debug/plugins: ${res.status} ${res.body}`);
+  return JSON.parse(res.body) as (PluginStatus & { calls: number })[];
+}
+
+/** Waits until /debug/plugins shows `provider` serving `version`. */
+export async function servingVersion(
+  base: string,
+  provider: string,
+  version: string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  await eventually(
+    `${provider} serving ${version}`,
+    async () => ((await debugPlugins(base)).find((p) => p.name === provider)?.version === version ? true : undefined),
+    timeoutMs,
+  );
+}
+
+/** An initialized Node (providerID set) with its devcloud instance, as a kubelet with --provider-id registers it. */
+export async function seedNode(core: CoreV1Api, cloud: Devcloud, name: string): Promise<void> {
+  const instance = cloud.addInstance({ name });
+  await core.createNode({
+    body: {
+      metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' } },
+      spec: { providerID: `devcloud://${instance.id}` },
+      status: { addresses: instance.addresses.map((a) => ({ type: a.type, address: a.address })) },
+    },
+  });
+}
+
+export function lbService(
+  name: string,
+  loadBalancerClass?: string,
+  annotations: Record<string, string> = {},
+): V1Service {
+  return {
+    metadata: { name, annotations },
+    spec: {
+      type: 'LoadBalancer',
+      ...(loadBalancerClass ? { loadBalancerClass } : {}),
+      selector: { app: name },
+      ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }],
+    },
+  };
+}
+
+/** The Service once it has an ingress IP. */
+export async function waitForIngress(
+  core: CoreV1Api,
+  namespace: string,
+  name: string,
+  timeoutMs = 20_000,
+): Promise<V1Service> {
+  return eventually(
+    `${namespace}/${name} has an ingress IP`,
+    async () => {
+      const svc = await core.readNamespacedService({ name, namespace });
+      return svc.status?.loadBalancer?.ingress?.[0]?.ip ? svc : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+export async function eventsAbout(
+  core: CoreV1Api,
+  namespace: string,
+  kind: string,
+  name: string,
+  reason?: string,
+): Promise<CoreV1Event[]> {
+  const list = await core.listNamespacedEvent({
+    namespace,
+    fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}${reason ? `,reason=${reason}` : ''}`,
+  });
+  return list.items;
+}
+
+/** devcloud load balancers made for Services of `namespace`, by Service name. */
+export function loadBalancersByService(cloud: Devcloud, namespace: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const lb of cloud.inventory().loadBalancers) {
+    const key = lb.tags['k8s-service'];
+    if (key?.startsWith(`${namespace}/`)) out.set(key.slice(namespace.length + 1), lb.vip);
+  }
+  return out;
+}

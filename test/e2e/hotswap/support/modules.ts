@@ -1,0 +1,60 @@
+// The modules the hot-swap tests and benchmark offer to a running CCM: the devcloud plugin as `npm run build:plugins`
+// built it (v1), its version variant (v2, same sources, version "2.0.0"), and two broken "devcloud"s from
+// test/e2e/hotswap/assembly (ccm_initialize traps; ABI 2.0). Builds are cached under test/e2e/hotswap/build.
+import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileAssemblyScript } from '../../../../plugin-sdk/tools/compile.ts';
+import { buildDevcloudVariant } from '../../../../plugins/devcloud/build-variant.ts';
+import { builtPlugin } from '../../../support/plugins.ts';
+
+const HERE = import.meta.dirname;
+const BUILD = join(HERE, '..', 'build');
+const CACHE = join(BUILD, 'cache');
+
+export interface HotswapModules {
+  v1: Uint8Array;
+  v2: Uint8Array;
+  trapInit: Uint8Array;
+  abiV2: Uint8Array;
+}
+
+let built: Promise<HotswapModules> | undefined;
+
+export function hotswapModules(): Promise<HotswapModules> {
+  built ??= (async () => {
+    const v1 = new Uint8Array(readFileSync(builtPlugin('devcloud')));
+    const { wasm: v2 } = await buildDevcloudVariant(2, { outFile: join(BUILD, 'devcloud-v2.wasm'), cacheDir: CACHE });
+    // Compilations run one at a time within a process (the compiler keeps global state).
+    const trapInit = (
+      await compileAssemblyScript(join(HERE, '..', 'assembly', 'trap-init.ts'), {
+        optimize: false,
+        cacheDir: CACHE,
+      })
+    ).wasm;
+    const abiV2 = (
+      await compileAssemblyScript(join(HERE, '..', 'assembly', 'abi-v2.ts'), {
+        optimize: false,
+        cacheDir: CACHE,
+      })
+    ).wasm;
+    return { v1, v2, trapInit, abiV2 };
+  })();
+  return built;
+}
+
+/** An Ed25519 key pair playing the vendor's release key. */
+export interface SigningKey {
+  privateKey: KeyObject;
+  publicKeyPem: string;
+  sign(bytes: Uint8Array): string;
+}
+
+export function signingKey(): SigningKey {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    privateKey,
+    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    sign: (bytes) => sign(null, bytes, privateKey).toString('base64'),
+  };
+}
