@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { loadPlugin } from '../host/src/plugin/index.ts';
 import { buildFixture } from '../test/unit/plugin/support/fixtures.ts';
 import { extismCaller, type RawCaller } from './lib/extism-modes.ts';
@@ -93,6 +93,8 @@ function directGet(agent: http.Agent, url: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  // The machine may be shared: the 1-minute load average before and after says how much else was running.
+  const loadBefore = loadavg()[0];
   const wasm = await buildFixture('echo', true);
   const module = await WebAssembly.compile(wasm);
 
@@ -158,6 +160,7 @@ async function main(): Promise<void> {
     measuredAt: new Date().toISOString(),
     node: process.version,
     cpus: availableParallelism(),
+    loadAverage1m: { before: loadBefore, after: loadavg()[0] },
     quick,
     isolated,
     extismForeground,
@@ -200,7 +203,8 @@ async function main(): Promise<void> {
     ),
   );
   console.log(
-    `\n${calls} brokered calls; ${quick ? 'quick run, results not written' : `written to ${RESULTS.pathname}`}`,
+    `\n${calls} brokered calls; load average ${loadBefore?.toFixed(2)} -> ${results.loadAverage1m.after?.toFixed(2)} ` +
+      `on ${results.cpus} CPUs; ${quick ? 'quick run, results not written' : `written to ${RESULTS.pathname}`}`,
   );
 }
 
