@@ -1,0 +1,52 @@
+// Resource use of a process from /proc (Linux): resident memory and CPU time, including every thread (the CCM's
+// plugin instances run in worker threads of the same process).
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface MemoryStats {
+  /** VmRSS: resident now. */
+  rssMb: number;
+  /** VmHWM: the peak resident size. */
+  peakMb: number;
+}
+
+export function memoryStats(pid: number): MemoryStats {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number => {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    if (!m) throw new Error(`/proc/${pid}/status has no ${field}`);
+    return Number(m[1]);
+  };
+  return { rssMb: round1(kb('VmRSS') / 1024), peakMb: round1(kb('VmHWM') / 1024) };
+}
+
+// USER_HZ is 100 on every Linux this runs on; getconf is not worth a child process.
+const TICKS_PER_SECOND = 100;
+
+/** User + system CPU seconds the process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may contain spaces and parentheses: count fields after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return (utime + stime) / TICKS_PER_SECOND;
+}
+
+/** The pid of the first process whose command line contains every one of `parts`, or undefined. */
+export function findPid(parts: readonly string[]): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    } catch {
+      continue; // exited meanwhile
+    }
+    if (parts.every((p) => cmdline.includes(p))) return Number(entry);
+  }
+  return undefined;
+}
+
+function round1(v: number): number {
+  return Math.round(v * 10) / 10;
+}
