@@ -184,7 +184,7 @@ describe.each([deployment(), daemonSet()])('$label ($file)', (w: Workload) => {
   it('campaigns for the one Lease the leader-election Role of rbac.yaml may update', () => {
     expect(flag(w.container, 'leader-elect')).toBe('true');
     const role = objectIn<V1Role>('rbac.yaml', 'Role', 'cloud-controller-manager:leader-election');
-    const names = role.rules.flatMap((r) => (r.verbs.includes('update') ? (r.resourceNames ?? []) : []));
+    const names = (role.rules ?? []).flatMap((r) => (r.verbs.includes('update') ? (r.resourceNames ?? []) : []));
     expect(names).toContain(flag(w.container, 'leader-elect-resource-name') ?? 'cloud-controller-manager');
     expect(flag(w.container, 'leader-elect-resource-namespace') ?? 'kube-system').toBe(role.metadata?.namespace);
   });

@@ -1,0 +1,50 @@
+# syntax=docker/dockerfile:1
+# The wasm-ccm image: `docker build -t wasm-ccm:0.1.0 .` from the repository root; manifests/ runs it.
+#
+# Base: the official Node image, Debian bookworm slim, at the exact Node version the project builds and tests with
+# (the `node` devDependency in package.json; a unit test keeps the two equal). Chosen over distroless nodejs24 for
+# that pin (distroless tracks its own Node patch release), for a shell to debug with (`kubectl exec`), and for one
+# base in every stage (the glibc and Node that install the dependencies are the ones that run them). The runtime
+# stage drops npm, npx, corepack and yarn, which it does not need and which are most of the base's CVE surface
+# beyond Node itself.
+ARG NODE_VERSION=24.21.0
+
+# Build: compile the host (tsc -> dist/) and the reference plugins, with the dev dependencies.
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY host ./host
+COPY plugin-sdk ./plugin-sdk
+COPY plugins ./plugins
+COPY scripts ./scripts
+RUN npm run build && npm run build:plugins
+
+# Runtime dependencies only (no compiler, test runner or linter); none of them has an install script.
+FROM node:${NODE_VERSION}-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM node:${NODE_VERSION}-bookworm-slim
+RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
+      /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-* \
+  && groupadd --gid 65532 nonroot \
+  && useradd --uid 65532 --gid 65532 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin nonroot
+WORKDIR /app
+ENV NODE_ENV=production
+# package.json: "type": "module" for dist/ (ES modules), and the version `--version` prints.
+COPY --from=deps /app/package.json ./package.json
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /src/dist/host ./dist/host
+# The reference plugins (devcloud, example), for the conformance kit and for trying the image; a cluster loads its
+# plugin from the ConfigMap mounted at /etc/wasm-ccm/plugins (manifests/).
+COPY --from=build /src/plugins/*/build/*.wasm /usr/lib/wasm-ccm/plugins/
+USER 65532:65532
+EXPOSE 10258
+# Node runs as PID 1 without an init: the kernel gives PID 1 no default signal actions, but wasm-ccm installs its own
+# SIGTERM/SIGINT handlers (graceful stop: in-flight calls finish, the Lease is released, exit 0), and it starts no
+# child processes (plugins run in worker threads), so there are no zombies to reap. No tini needed.
+# No HEALTHCHECK: Kubernetes probes /livez and /readyz on port 10258 (manifests/deployment.yaml).
+ENTRYPOINT ["node", "dist/host/src/main.js"]
