@@ -34,7 +34,7 @@ RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /us
   && useradd --uid 65532 --gid 65532 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin nonroot
 WORKDIR /app
 ENV NODE_ENV=production
-# package.json: "type": "module" for dist/ (ES modules), and the version `--version` prints.
+# package.json: "type": "module" makes Node load dist/ as ES modules.
 COPY --from=deps /app/package.json ./package.json
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/host ./dist/host
