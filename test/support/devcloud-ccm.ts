@@ -17,6 +17,8 @@ export interface DevcloudCCMOptions {
   /** CCM flags beyond the plugin's (e.g. --controllers=service, --cluster-cidr=...). */
   args: readonly string[];
   devcloud?: DevcloudOptions;
+  /** Start the CCM at once (default true); false leaves that to startCCM(), e.g. after seeding. */
+  startCCM?: boolean;
   /** Wait for the controllers to start (default true). */
   waitReady?: boolean;
   readyTimeoutMs?: number;
@@ -61,7 +63,9 @@ export class DevcloudCCM {
     const args = [...devcloudPluginArgs(options.info.dir, cloud, options.tag), ...options.args];
     const env = new DevcloudCCM(options.info, cloud, token, args);
     try {
-      await env.startCCM({ waitReady: options.waitReady, readyTimeoutMs: options.readyTimeoutMs });
+      if (options.startCCM ?? true) {
+        await env.startCCM({ waitReady: options.waitReady, readyTimeoutMs: options.readyTimeoutMs });
+      }
     } catch (err) {
       await env.stop().catch(() => undefined);
       throw err;

@@ -195,7 +195,11 @@ describe('LoadBalancer Services end to end (wasm-ccm process, devcloud plugin, d
     await expectInvariants(invariants());
   });
 
-  it('the invariant checker catches a stray load balancer and drifted backends, and passes once repaired', async () => {
+  it('the invariant checker catches a stray load balancer and drifted backends; a re-ensure repairs the drift', async () => {
+    // A Service of its own: no retry of an earlier test's failure can re-ensure it behind this test's back.
+    await core.createNamespacedService({ namespace, body: lbService('drift') });
+    const { lb } = await waitForIngress(core, env.cloud, namespace, 'drift');
+    await expectInvariants(invariants());
     const api = (method: string, path: string, body?: object) =>
       fetch(`${env.cloud.url}/v1${path}`, {
         method,
@@ -209,36 +213,27 @@ describe('LoadBalancer Services end to end (wasm-ccm process, devcloud plugin, d
       tags: { 'k8s-cluster': 'kubernetes', 'k8s-service': `${namespace}/ghost` },
     });
     expect(stray.status).toBe(201);
-    const web = loadBalancersOf(env.cloud, namespace, 'web')[0];
-    if (!web) throw new Error('web has no load balancer');
-    const { listeners, sourceRanges, healthCheckNodePort, tags, description } = web;
-    const drift = await api('PUT', `/load-balancers/${web.name}`, {
-      listeners,
+    const { listeners, sourceRanges, healthCheckNodePort, tags, description } = lb;
+    const drift = await api('PUT', `/load-balancers/${lb.name}`, {
+      ...{ listeners, sourceRanges, healthCheckNodePort, tags, description },
       backendInstanceIds: idsOf('a'),
-      sourceRanges,
-      healthCheckNodePort,
-      tags,
-      description,
     });
     expect(drift.status).toBe(200);
 
     const violations = await checkInvariants(invariants());
-    expect(violations).toHaveLength(2);
-    expect(violations.join('\n')).toContain(
-      `load balancer ${namespace}-ghost (Service ${namespace}/ghost) has no Service`,
-    );
-    expect(violations.join('\n')).toContain(`Service ${namespace}/web: load balancer ${web.name} backends`);
+    expect(violations).toEqual([
+      `Service ${namespace}/drift: load balancer ${lb.name} backends [${idsOf('a').join(', ')}] lack [${[
+        `${node('b')} (${instances.get(node('b'))})`,
+        `${node('c')} (${instances.get(node('c'))})`,
+      ]
+        .sort()
+        .join(', ')}] and should not have []`,
+      `load balancer ${namespace}-ghost (Service ${namespace}/ghost) has no Service wanting it`,
+    ]);
 
     expect((await api('DELETE', `/load-balancers/${namespace}-ghost`)).status).toBe(204);
-    const repair = await api('PUT', `/load-balancers/${web.name}`, {
-      listeners,
-      backendInstanceIds: web.backendInstanceIds,
-      sourceRanges,
-      healthCheckNodePort,
-      tags,
-      description,
-    });
-    expect(repair.status).toBe(200);
-    expect(await checkInvariants(invariants())).toEqual([]);
+    // The CCM does not poll the cloud (upstream neither); any change that re-ensures puts the full spec back.
+    await patchService(core, namespace, 'drift', { metadata: { annotations: { [`${ANNOTATION}description`]: 'x' } } });
+    await expectInvariants(invariants());
   });
 });
