@@ -2,22 +2,26 @@
 // wasm-ccm: exit 2 for a bad command line or kubeconfig (the message names the flag), 1 for a start-up failure
 // or a lost lease, 0 after a requested stop (SIGTERM/SIGINT).
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type CCMHandle, StartupError, startCCM } from './app/ccm.ts';
 import { KubeConfigError, loadKubeConfig } from './kube/client/kubeconfig.ts';
 import { createJsonLineLogger, type LogLevel } from './log/logger.ts';
 import { parseCommandLine } from './options/ccm-options.ts';
 import { FlagError } from './options/flagset.ts';
 
+/** Our package.json's version, found upwards from this file: host/src in the sources, dist/host/src when built. */
 function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as {
-      version?: string;
-    };
-    return pkg.version ?? 'unknown';
-  } catch {
-    return 'unknown';
+  let dir = import.meta.dirname;
+  for (let i = 0; i < 5; i++) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'wasm-ccm') return pkg.version ?? 'unknown';
+    } catch {
+      // not here; look further up
+    }
+    dir = dirname(dir);
   }
+  return 'unknown';
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
