@@ -6,7 +6,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { apiErrorInfo } from '../../../host/src/kube/client/errors.ts';
 import { patchOptions } from '../../../host/src/kube/client/patch.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+import { adminKubeConfig, kubeConfigFor, uniqueName } from '../../support/kube.ts';
+import { TcpProxy } from './support/tcp-proxy.ts';
 
 describe('KubeClient (real apiserver)', () => {
   const info = inject('controlPlane');
@@ -75,5 +76,30 @@ describe('KubeClient (real apiserver)', () => {
       .request({ method: 'POST', path: '/api/v1/nodes', body: { metadata: { name: 'Not_A_Valid_Name' } } })
       .catch((e: unknown) => e);
     expect(apiErrorInfo(invalid)).toMatchObject({ code: 422, reason: 'Invalid' });
+  });
+});
+
+describe('KubeClient connections', () => {
+  const info = inject('controlPlane');
+
+  it('reuses TLS connections instead of opening one per request', async () => {
+    const target = new URL(info.server);
+    const proxy = await TcpProxy.start(target.hostname, Number(target.port));
+    try {
+      // The apiserver's certificate is valid for 127.0.0.1, which the proxy also listens on.
+      const kc = kubeConfigFor(
+        { server: `https://127.0.0.1:${proxy.port}`, caPem: info.caPem },
+        'admin',
+        info.adminToken,
+      );
+      const client = new KubeClient(kc, { qps: 1000, burst: 1000 });
+      for (let i = 0; i < 30; i++) await client.request({ path: '/api/v1/namespaces/default' });
+      await Promise.all(Array.from({ length: 20 }, () => client.request({ path: '/version' })));
+      // One connection for the sequential requests; the concurrent burst may open a few more, never one each.
+      expect(proxy.connections).toBeGreaterThanOrEqual(1);
+      expect(proxy.connections).toBeLessThanOrEqual(12);
+    } finally {
+      await proxy.close();
+    }
   });
 });
