@@ -23,7 +23,7 @@ import {
   writePluginConfig,
 } from '../test/support/plugin-config.ts';
 import { builtPlugin } from '../test/support/plugins.ts';
-import { httpsGetInsecure } from './https.ts';
+import { httpsGetInsecure } from '../test/support/insecure-https.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const NODES = ['demo-node-1', 'demo-node-2', 'demo-node-3'];

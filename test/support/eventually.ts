@@ -2,7 +2,7 @@
 export async function eventually<T>(
   what: string,
   fn: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 15_000,
+  timeoutMs = 20_000,
   intervalMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -2,12 +2,12 @@
 // only to a token the apiserver vouches for and RBAC allows (ClusterRole wasm-ccm:metrics-reader of manifests/).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
 import type { CCMProcess } from '../../support/ccm-process.ts';
 import { freePort } from '../../support/controlplane/ports.ts';
+import { httpsGetInsecure } from '../../support/insecure-https.ts';
 import { mintIdentity } from '../../support/identity.ts';
 import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
 import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
@@ -28,21 +28,7 @@ interface Answer {
 
 /** GET over HTTPS; the CCM serves a self-signed certificate, so it is not verified here. */
 function get(url: string, token?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { rejectUnauthorized: false, headers: token ? { authorization: `Bearer ${token}` } : {}, timeout: 10_000 },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
-    req.on('error', reject);
-    req.end();
-  });
+  return httpsGetInsecure(url, { token });
 }
 
 describe('health, metrics and debug endpoints of the wasm-ccm process', () => {

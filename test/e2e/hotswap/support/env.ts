@@ -1,20 +1,19 @@
 // Pieces of the hot-swap end-to-end tests (and bench/hot-swap.ts): plugin ConfigMaps, a --plugin-config file for
 // devcloud providers, wasm-ccm as a real process serving /debug/plugins on loopback, Nodes with devcloud instances,
 // LoadBalancer Services, and polling.
-import { writeFileSync } from 'node:fs';
-import { request } from 'node:https';
-import { join } from 'node:path';
+import { eventually } from '../../../support/eventually.ts';
 import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import type { Devcloud } from '../../../../devcloud/src/index.ts';
 import type { PluginStatus } from '../../../../host/src/plugin/swap/plugin-set.ts';
 import { CCMProcess } from '../../../support/ccm-process.ts';
 import type { ControlPlaneInfo } from '../../../support/controlplane/controlplane.ts';
 import { freePort } from '../../../support/controlplane/ports.ts';
+import { httpsGetInsecure } from '../../../support/insecure-https.ts';
 import { adminKubeConfig } from '../../../support/kube.ts';
 import { applyManifests, ccmIdentity, loadManifests } from '../../../support/manifests.ts';
 
 /** Where the operator RBAC lets the CCM read plugin ConfigMaps. */
-export const PLUGIN_NAMESPACE = 'kube-system';
+export { PLUGIN_NAMESPACE } from '../../../support/plugin-config.ts';
 export const CLEANUP_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
 
 export interface Kube {
@@ -32,72 +31,10 @@ export async function prepareKube(info: ControlPlaneInfo): Promise<Kube> {
 }
 
 /** Polls `fn` until it returns something other than undefined; errors count as "not yet". */
-export async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-}
+export { eventually };
 
 /** Creates or replaces a plugin ConfigMap: the module under `key`, and its signature under `<key>.sig` if given. */
-export async function putPluginConfigMap(
-  core: CoreV1Api,
-  name: string,
-  key: string,
-  module: Uint8Array,
-  signature?: string,
-): Promise<void> {
-  const body = {
-    metadata: { name, namespace: PLUGIN_NAMESPACE },
-    binaryData: { [key]: Buffer.from(module).toString('base64') },
-    ...(signature === undefined ? {} : { data: { [`${key}.sig`]: signature } }),
-  };
-  try {
-    await core.replaceNamespacedConfigMap({ name, namespace: PLUGIN_NAMESPACE, body });
-  } catch (err) {
-    if ((err as { code?: number }).code !== 404) throw err;
-    await core.createNamespacedConfigMap({ namespace: PLUGIN_NAMESPACE, body });
-  }
-}
-
-/** A provider entry for devcloud `cloud`: its URL as cloud config, the brokered token, the one allowed host. */
-export function devcloudProvider(
-  dir: string,
-  cloud: Devcloud,
-  name: string,
-  source: Record<string, unknown>,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> {
-  const host = `127.0.0.1:${cloud.port}`;
-  const credentials = join(dir, `${name}-${cloud.port}-credentials.json`);
-  writeFileSync(
-    credentials,
-    JSON.stringify({ credentials: [{ name: 'devcloud', hosts: [host], bearerToken: cloud.token }] }),
-    { mode: 0o600 },
-  );
-  return {
-    name,
-    source,
-    allowedHosts: [host],
-    credentials: { file: credentials },
-    cloudConfig: { url: cloud.url, region: 'dc-east-1' },
-    ...extra,
-  };
-}
-
-export function writePluginConfig(dir: string, tag: string, doc: Record<string, unknown>): string {
-  const path = join(dir, `${tag}-plugins.json`);
-  writeFileSync(path, JSON.stringify(doc, null, 2));
-  return path;
-}
+export { devcloudProvider, putPluginConfigMap, writePluginConfig } from '../../../support/plugin-config.ts';
 
 export interface ServingCCM {
   ccm: CCMProcess;
@@ -128,20 +65,7 @@ export async function startServingCCM(
   return { ccm, base: `https://127.0.0.1:${port}` };
 }
 
-/** GET over HTTPS from the CCM's self-signed server (not verified: loopback, test only). */
-export function httpsGet(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { rejectUnauthorized: false, timeout: 5_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
-    req.on('error', reject);
-    req.end();
-  });
-}
+export const httpsGet = (url: string) => httpsGetInsecure(url, { timeoutMs: 5_000 });
 
 export async function debugPlugins(base: string): Promise<(PluginStatus & { calls: number })[]> {
   const res = await httpsGet(`${base}/debug/plugins`);

@@ -1,4 +1,5 @@
 // Small helpers of the service/route end-to-end tests: Service shapes, merge patches, events, and polling.
+import { eventually } from '../../../support/eventually.ts';
 import {
   type CoreV1Api,
   type CoreV1Event,
@@ -12,25 +13,7 @@ import { TAG_SERVICE } from '../../../support/invariants.ts';
 
 const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-/** Polls `fn` until it returns something other than undefined/false; errors count as "not yet". */
-export async function eventually<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-}
+export { eventually };
 
 export function lbService(name: string, annotations?: Record<string, string>): V1Service {
   return {
