@@ -11,7 +11,7 @@ import {
   validateEnvelope,
   validateRequest,
 } from '../plugin/abi/index.ts';
-import { errorFromPlugin } from '../plugin/envelope/decode-answer.ts';
+import { errorFromPlugin } from '../plugin/index.ts';
 import type { LoadedPlugin } from '../plugin/index.ts';
 
 export type Outcome<M extends MethodName> =
