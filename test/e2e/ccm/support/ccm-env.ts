@@ -92,10 +92,19 @@ function readyCondition(ready: boolean, at: Date) {
 /** Sets the Ready condition through nodes/status, as the kubelet (or the node lifecycle controller) does. */
 export async function setReady(admin: KubeConfig, name: string, ready: boolean): Promise<void> {
   const core = admin.makeApiClient(CoreV1Api);
-  const node = await core.readNodeStatus({ name });
-  const others = (node.status?.conditions ?? []).filter((c) => c.type !== 'Ready');
-  node.status = { ...node.status, conditions: [...others, readyCondition(ready, new Date())] };
-  await core.replaceNodeStatus({ name, body: node });
+  // Read-modify-write races the CCM's own status patches (addresses right after initialization): retry on
+  // conflict, as a kubelet does.
+  for (let attempt = 0; ; attempt++) {
+    const node = await core.readNodeStatus({ name });
+    const others = (node.status?.conditions ?? []).filter((c) => c.type !== 'Ready');
+    node.status = { ...node.status, conditions: [...others, readyCondition(ready, new Date())] };
+    try {
+      await core.replaceNodeStatus({ name, body: node });
+      return;
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409 || attempt >= 10) throw err;
+    }
+  }
 }
 
 export function hasTaint(node: V1Node, key: string): boolean {
