@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the upstream cloud-controller-manager peer (k8s.io/cloud-provider with the test-only Go devcloud provider of
+# test/peer/go) that the parity test runs wasm-ccm against. Test fixture only, never shipped. Cached outside the
+# work tree keyed by cloud-provider version and the hash of the module's go.mod/go.sum and sources, so a warm
+# machine never rebuilds. Idempotent; safe to run concurrently (written to a temp name and renamed).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+module="$root/test/peer/go"
+cache="${WASM_CCM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/wasm-ccm}"
+bin="$cache/bin"
+version=v0.36.3 # k8s.io/cloud-provider, matching kube-apiserver v1.36.3
+
+die() { echo "build-peer: $*" >&2; exit 1; }
+
+command -v go >/dev/null 2>&1 || die "Go is not installed (need Go >= 1.26 on PATH to build the upstream CCM peer)"
+gov=$(go env GOVERSION) || die "'go env GOVERSION' failed"
+case "$gov" in
+  go1.2[6-9]*|go1.[3-9][0-9]*) ;;
+  *) die "Go $gov is too old: k8s.io/cloud-provider $version needs Go >= 1.26" ;;
+esac
+grep -q "k8s.io/cloud-provider $version\$" "$module/go.mod" || die "$module/go.mod does not require k8s.io/cloud-provider $version"
+
+export CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS="-buildvcs=false -trimpath"
+export GOSUMDB="${GOSUMDB:-off}" # go.sum pins every hash
+mkdir -p "$bin"
+
+# The provider's sources are part of the key too: editing them must rebuild.
+h=$(cd "$module" && cat go.mod go.sum $(find . -name '*.go' | LC_ALL=C sort) | sha256sum | cut -c1-10)
+out="$bin/upstream-ccm-$version-$h"
+if [ -x "$out" ]; then
+  echo "build-peer: upstream-ccm $version cached at $out"
+else
+  echo "build-peer: building upstream-ccm $version (a cold build takes minutes; output cached at $out)"
+  start=$SECONDS tmp="$out.tmp.$$"
+  (cd "$module" && go build -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$version" -o "$tmp" .) ||
+    { rm -f "$tmp"; die "building the upstream CCM peer failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"; }
+  mv -f "$tmp" "$out"
+  echo "build-peer: built upstream-ccm in $((SECONDS - start)) s"
+fi
+ln -sfn "$(basename "$out")" "$bin/upstream-ccm"
+echo "build-peer: ready: $bin/upstream-ccm"
