@@ -1,0 +1,326 @@
+// wasm-ccm against the upstream cloud-controller-manager (k8s.io/cloud-provider v0.36.3 with the Go devcloud provider
+// of test/peer/go; `npm run build:peer`), each on its own fresh control plane and devcloud, with the same flags:
+//   1. node-init: N kubelet-shaped Nodes (tainted, Ready) registered at once; seconds until every taint is gone;
+//   2. service-lb: M LoadBalancer Services at once with devcloud at L ms per call; seconds until every one has an
+//      external IP;
+//   3. steady: Nodes up to S_N (initialized, excluded from LBs so no LB work) and ClusterIP Services up to S_S in the
+//      caches; resident memory after the CCM has settled.
+// CPU seconds of the CCM process are measured per phase. Results: bench/results/compare.{json,md,svg}.
+// Usage: npm run bench:compare -- [--nodes=1000] [--services=1000] [--latency-ms=50] [--steady-nodes=5000]
+//   [--steady-services=10000] [--quick] [--qps=200] [--burst=400] [--concurrent-service-syncs=10]
+import { writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { HttpMethod } from '@kubernetes/client-node';
+import { type Devcloud, startDevcloud } from '../devcloud/src/index.ts';
+import { KubeClient } from '../host/src/kube/client/client.ts';
+import { CCMProcess } from '../test/support/ccm-process.ts';
+import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
+import { adminKubeConfig } from '../test/support/kube.ts';
+import { PeerCCM } from '../test/support/peer-ccm.ts';
+import { devcloudPluginArgs, kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
+import { NodeInitWatch } from './lib/node-init-watch.ts';
+import { cpuSeconds, memoryStats } from './lib/proc-stats.ts';
+import { formatTable } from './lib/table.ts';
+
+type Impl = 'wasm_ccm' | 'upstream';
+
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string' },
+    services: { type: 'string' },
+    'latency-ms': { type: 'string', default: '50' },
+    'steady-nodes': { type: 'string' },
+    'steady-services': { type: 'string' },
+    qps: { type: 'string', default: '200' },
+    burst: { type: 'string', default: '400' },
+    'concurrent-service-syncs': { type: 'string', default: '10' },
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string', default: new URL('./results/compare', import.meta.url).pathname },
+  },
+});
+
+function int(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name}: expected a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+const quick = values.quick;
+const NODES = int('nodes', values.nodes, quick ? 100 : 1000);
+const SERVICES = int('services', values.services, quick ? 100 : 1000);
+const LATENCY_MS = int('latency-ms', values['latency-ms'], 50);
+const STEADY_NODES = int('steady-nodes', values['steady-nodes'], quick ? 500 : 5000);
+const STEADY_SERVICES = int('steady-services', values['steady-services'], quick ? 1000 : 10000);
+const QPS = int('qps', values.qps, 200);
+const BURST = int('burst', values.burst, 400);
+const SERVICE_SYNCS = int('concurrent-service-syncs', values['concurrent-service-syncs'], 10);
+const CREATE_CONCURRENCY = 50;
+const SETTLE_MS = 20_000;
+const EXCLUDE = 'node.kubernetes.io/exclude-from-external-load-balancers';
+const RUN_LABEL = 'bench.wasm-ccm/compare';
+
+const FLAGS = [
+  '--leader-elect=false',
+  '--controllers=cloud-node,cloud-node-lifecycle,service',
+  `--kube-api-qps=${QPS}`,
+  `--kube-api-burst=${BURST}`,
+  `--concurrent-service-syncs=${SERVICE_SYNCS}`,
+];
+
+async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const round = (v: number, digits = 1): number => Math.round(v * 10 ** digits) / 10 ** digits;
+
+interface ImplResult {
+  node_init_s: number;
+  node_init_cpu_s: number;
+  service_lb_s: number;
+  service_lb_cpu_s: number;
+  steady_rss_mb: number;
+  steady_cpu_s: number;
+  idle_rss_mb: number;
+  total_cpu_s: number;
+  load_avg: [number, number];
+}
+
+function names(prefix: string, n: number, from = 0): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix}-${String(i + from).padStart(5, '0')}`);
+}
+
+async function run(impl: Impl): Promise<ImplResult> {
+  const loadStart = loadavg()[0] ?? 0;
+  const cp = await ControlPlane.start({ apiserverFlags: ['--max-requests-inflight=800'] });
+  let cloud: Devcloud | undefined;
+  let ccm: { stop(): Promise<number | null> } | undefined;
+  try {
+    cloud = await startDevcloud({ token: 'compare-token' });
+    const admin = new KubeClient(adminKubeConfig(cp.info), { qps: 1_000_000, burst: 1_000_000, userAgent: 'bench' });
+    const log = (m: string): void => console.log(`  [${impl}] ${m}`);
+
+    let pid: number | undefined;
+    if (impl === 'upstream') {
+      const peer = new PeerCCM({ info: cp.info, cloud, args: FLAGS });
+      ccm = peer;
+      pid = peer.process.pid;
+    } else {
+      const proc = new CCMProcess({
+        info: cp.info,
+        token: cp.info.adminToken,
+        args: [...devcloudPluginArgs(cp.info.dir, cloud, 'compare'), ...FLAGS],
+      });
+      ccm = proc;
+      pid = proc.process.pid;
+      await proc.ready(60_000);
+    }
+    if (pid === undefined) throw new Error(`${impl}: no pid`);
+
+    // Warm-up: one node initialized means the controllers run (the same readiness signal for both).
+    const watch = new NodeInitWatch(admin, RUN_LABEL, UNINITIALIZED_TAINT.key);
+    await watch.start();
+    cloud.addInstance({ name: 'warmup' });
+    await admin.request({
+      method: HttpMethod.POST,
+      path: '/api/v1/nodes',
+      body: kubeletNode('warmup', { ready: true, labels: { [RUN_LABEL]: 'warmup' } }),
+    });
+    await watch.waitCleared(1, 60_000);
+    const idle = memoryStats(pid);
+    const cpuStart = cpuSeconds(pid);
+
+    // 1. node-init burst.
+    const burst = names('burst', NODES);
+    burst.forEach((name) => cloud!.addInstance({ name }));
+    let cpu0 = cpuSeconds(pid);
+    const t0 = performance.now();
+    await inParallel(burst, CREATE_CONCURRENCY, (name) =>
+      admin.request({
+        method: HttpMethod.POST,
+        path: '/api/v1/nodes',
+        body: kubeletNode(name, { ready: true, labels: { [RUN_LABEL]: 'burst' } }),
+      }),
+    );
+    await watch.waitCleared(NODES + 1, 600_000, (n) => log(`${n - 1}/${NODES} nodes initialized`));
+    const nodeInit = (Math.max(...watch.cleared.values()) - t0) / 1000;
+    const nodeInitCpu = cpuSeconds(pid) - cpu0;
+    await watch.stop();
+    log(`node-init ${round(nodeInit)} s`);
+
+    // 2. LoadBalancer Services with cloud latency.
+    cloud.setKnobs({ latencyMs: LATENCY_MS });
+    const lbs = names('lb', SERVICES);
+    cpu0 = cpuSeconds(pid);
+    const t1 = performance.now();
+    await inParallel(lbs, CREATE_CONCURRENCY, (name) =>
+      admin.request({
+        method: HttpMethod.POST,
+        path: '/api/v1/namespaces/default/services',
+        body: { metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80, targetPort: 80 }] } },
+      }),
+    );
+    for (;;) {
+      const list = await admin.request<{
+        items: { spec?: { type?: string }; status?: { loadBalancer?: { ingress?: unknown[] } } }[];
+      }>({
+        path: '/api/v1/namespaces/default/services',
+      });
+      const done = list.items.filter((s) => (s.status?.loadBalancer?.ingress?.length ?? 0) > 0).length;
+      if (done >= SERVICES) break;
+      if (performance.now() - t1 > 900_000) throw new Error(`${impl}: only ${done}/${SERVICES} LBs after 900 s`);
+      await sleep(500);
+    }
+    const serviceLb = (performance.now() - t1) / 1000;
+    const serviceLbCpu = cpuSeconds(pid) - cpu0;
+    log(`service-lb ${round(serviceLb)} s`);
+    cloud.setKnobs({ latencyMs: 0 });
+
+    // 3. Steady state: fill the caches, then let it settle.
+    const moreNodes = Math.max(0, STEADY_NODES - NODES - 1);
+    const moreServices = Math.max(0, STEADY_SERVICES - SERVICES - 1); // the "kubernetes" Service counts
+    const steadyNodes = names('steady', moreNodes);
+    steadyNodes.forEach((name) => cloud!.addInstance({ name }));
+    cpu0 = cpuSeconds(pid);
+    await inParallel(steadyNodes, CREATE_CONCURRENCY, (name) => {
+      const body = kubeletNode(name, { ready: true, labels: { [RUN_LABEL]: 'steady', [EXCLUDE]: 'true' } });
+      body.spec = {}; // already initialized: nothing for cloud-node, not an LB backend
+      return admin.request({ method: HttpMethod.POST, path: '/api/v1/nodes', body });
+    });
+    await inParallel(names('cip', moreServices), CREATE_CONCURRENCY, (name) =>
+      admin.request({
+        method: HttpMethod.POST,
+        path: '/api/v1/namespaces/default/services',
+        body: { metadata: { name }, spec: { type: 'ClusterIP', ports: [{ port: 80, targetPort: 80 }] } },
+      }),
+    );
+    log(`caches filled (${STEADY_NODES} nodes, ${STEADY_SERVICES} services); settling ${SETTLE_MS / 1000} s`);
+    await sleep(SETTLE_MS);
+    const steadyCpu = cpuSeconds(pid) - cpu0;
+    const steady = memoryStats(pid);
+    const totalCpu = cpuSeconds(pid) - cpuStart;
+    log(`steady RSS ${steady.rssMb} MB`);
+    return {
+      node_init_s: round(nodeInit),
+      node_init_cpu_s: round(nodeInitCpu),
+      service_lb_s: round(serviceLb),
+      service_lb_cpu_s: round(serviceLbCpu),
+      steady_rss_mb: steady.rssMb,
+      steady_cpu_s: round(steadyCpu),
+      idle_rss_mb: idle.rssMb,
+      total_cpu_s: round(totalCpu),
+      load_avg: [round(loadStart), round(loadavg()[0] ?? 0)],
+    };
+  } finally {
+    await ccm?.stop().catch(() => undefined);
+    await cloud?.stop().catch(() => undefined);
+    await cp.stop().catch(() => undefined);
+  }
+}
+
+function svg(scenarios: { name: string; ratio: number }[]): string {
+  const rowH = 34;
+  const left = 260;
+  const width = 760;
+  const max = Math.max(2, ...scenarios.map((s) => s.ratio));
+  const scale = (width - left - 80) / max;
+  const bars = scenarios
+    .map((s, i) => {
+      const y = 40 + i * rowH;
+      const w = Math.max(1, s.ratio * scale);
+      const color = s.ratio <= 1 ? '#2e7d32' : '#c62828';
+      return (
+        `<text x="${left - 8}" y="${y + 17}" text-anchor="end" font-size="13">${s.name}</text>` +
+        `<rect x="${left}" y="${y + 4}" width="${w.toFixed(1)}" height="18" fill="${color}"/>` +
+        `<text x="${(left + w + 6).toFixed(1)}" y="${y + 17}" font-size="13">${s.ratio.toFixed(2)}x</text>`
+      );
+    })
+    .join('\n  ');
+  const one = left + scale;
+  const height = 60 + scenarios.length * rowH;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">
+  <text x="10" y="22" font-size="15" font-weight="bold">wasm-ccm / upstream CCM (lower is better; 1.0 = equal)</text>
+  <line x1="${one.toFixed(1)}" y1="34" x2="${one.toFixed(1)}" y2="${height - 10}" stroke="#555" stroke-dasharray="4 3"/>
+  ${bars}
+</svg>
+`;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  console.log(
+    `compare: ${NODES} nodes, ${SERVICES} LB services at ${LATENCY_MS} ms, steady ${STEADY_NODES} nodes / ${STEADY_SERVICES} services`,
+  );
+  const results: Partial<Record<Impl, ImplResult>> = {};
+  for (const impl of ['upstream', 'wasm_ccm'] as const) {
+    console.log(`${impl}:`);
+    results[impl] = await run(impl);
+  }
+  const u = results.upstream!;
+  const w = results.wasm_ccm!;
+  const scenario = (name: string, unit: string, key: keyof Omit<ImplResult, 'load_avg'>) => ({
+    name,
+    unit,
+    wasm_ccm: w[key],
+    upstream: u[key],
+    ratio: round(w[key] / u[key], 2),
+  });
+  const scenarios = [
+    scenario(`node-init: ${NODES} nodes burst`, 's', 'node_init_s'),
+    scenario(`node-init CPU`, 'CPU s', 'node_init_cpu_s'),
+    scenario(`service-lb: ${SERVICES} LBs at ${LATENCY_MS} ms`, 's', 'service_lb_s'),
+    scenario(`service-lb CPU`, 'CPU s', 'service_lb_cpu_s'),
+    scenario(`steady RSS: ${STEADY_NODES} nodes / ${STEADY_SERVICES} services`, 'MB', 'steady_rss_mb'),
+    scenario(`idle RSS (1 node)`, 'MB', 'idle_rss_mb'),
+    scenario(`CPU, whole run`, 'CPU s', 'total_cpu_s'),
+  ];
+  const report = {
+    benchmark: 'compare',
+    date: new Date().toISOString(),
+    upstream: 'k8s.io/cloud-provider v0.36.3 + test/peer/go devcloud provider (Go)',
+    wasm_ccm: 'host/src/main.ts + plugins/devcloud (AssemblyScript/Wasm)',
+    flags: FLAGS,
+    parameters: {
+      nodes: NODES,
+      services: SERVICES,
+      latency_ms: LATENCY_MS,
+      steady_nodes: STEADY_NODES,
+      steady_services: STEADY_SERVICES,
+    },
+    machine: { cpus: availableParallelism(), node: process.version },
+    load_avg: { upstream: u.load_avg, wasm_ccm: w.load_avg },
+    wall_s: Math.round((Date.now() - started) / 1000),
+    scenarios,
+  };
+  writeFileSync(`${values.out}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  const table = formatTable(
+    ['scenario', 'unit', 'wasm-ccm', 'upstream', 'ratio'],
+    scenarios.map((s) => [s.name, s.unit, String(s.wasm_ccm), String(s.upstream), s.ratio.toFixed(2)]),
+  );
+  const md = [
+    '# wasm-ccm vs the upstream cloud-controller-manager',
+    '',
+    `${report.date}; ${report.machine.cpus} CPUs (shared), load average ${JSON.stringify(report.load_avg)}; each`,
+    `implementation on its own fresh control plane and devcloud; flags \`${FLAGS.join(' ')}\`.`,
+    `Ratio = wasm-ccm / upstream (lower is better for wasm-ccm). Produced by \`npm run bench:compare\`.`,
+    '',
+    '| scenario | unit | wasm-ccm | upstream | ratio |',
+    '|---|---|---|---|---|',
+    ...scenarios.map((s) => `| ${s.name} | ${s.unit} | ${s.wasm_ccm} | ${s.upstream} | ${s.ratio.toFixed(2)} |`),
+    '',
+    '![ratios](compare.svg)',
+    '',
+  ].join('\n');
+  writeFileSync(`${values.out}.md`, md);
+  writeFileSync(`${values.out}.svg`, svg(scenarios));
+  console.log(`\n${table}\n\nwrote ${values.out}.{json,md,svg}`);
+}
+
+await main();
