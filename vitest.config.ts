@@ -2,6 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // The JSON report feeds the plain "N passed, N failed" closing line (scripts/test-summary.ts).
+    reporters: ['default', 'json'],
+    outputFile: { json: 'node_modules/.cache/wasm-ccm/test-results.json' },
     projects: [
       {
         test: {
