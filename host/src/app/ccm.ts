@@ -13,12 +13,13 @@ import { PluginSet } from '../plugin/swap/plugin-set.ts';
 import {
   buildControllers,
   type ControllerContext,
+  eventRecorder,
   routeControllerWanted,
   type RunningController,
 } from './controllers.ts';
 import { type SharedInformers, sharedInformers } from './informers.ts';
 import { startCCMServer } from './serving.ts';
-import { EventRecorder, kubeEventSink } from '../kube/events/recorder.ts';
+import type { EventRecorder } from '../kube/events/recorder.ts';
 
 export const SHUTDOWN_DEADLINE_MS = 30_000;
 /** How long a SIGTERM waits for in-flight syncs before giving the Lease back anyway. */
@@ -99,6 +100,7 @@ export async function startCCM(
     registry,
     userAgent: 'wasm-ccm',
   });
+  // Aborted by a signal during start-up, and by shutdown(): it ends the start, the controllers and the informers.
   const stopping = new AbortController();
   const abortStart = (): void => stopping.abort();
   if (startSignal?.aborted) abortStart();
@@ -109,11 +111,7 @@ export async function startCCM(
     throw new StartupError('--plugin: a provider plugin (.wasm) is required (or --plugin-config)');
   }
   // Warning events about refused modules go on their ConfigMap; flushed with the controllers' at shutdown.
-  const pluginEvents = new EventRecorder({
-    sink: kubeEventSink(client),
-    component: 'wasm-ccm',
-    logger: logger.child({ component: 'events' }),
-  });
+  const pluginEvents = eventRecorder(client, logger, 'wasm-ccm');
   let plugins: PluginSet;
   try {
     // Every provider's current module is verified and initialized now; afterwards each is swapped in place
@@ -192,7 +190,6 @@ export async function startCCM(
     );
   };
 
-  const controllersStop = new AbortController();
   let resolveDone: (code: number) => void = () => {};
   const done = new Promise<number>((r) => (resolveDone = r));
   let shuttingDown = false;
@@ -221,7 +218,6 @@ export async function startCCM(
     forced.unref();
     void (async () => {
       stopping.abort();
-      controllersStop.abort();
       // In-flight syncs may finish, but a sync queued behind a saturated rate limiter must not hold the Lease until
       // the forced exit: that exit does not release it, and a standby would wait a whole lease duration more.
       if (!(await settledWithin(leading, IN_FLIGHT_GRACE_MS))) {
@@ -259,7 +255,7 @@ export async function startCCM(
       callbacks: {
         onStartedLeading: (signal) => {
           logger.info('started leading', { identity });
-          const both = AbortSignal.any([signal, controllersStop.signal]);
+          const both = AbortSignal.any([signal, stopping.signal]);
           leading = runControllers(both);
           return leading;
         },
@@ -276,7 +272,7 @@ export async function startCCM(
     });
     void elector.run();
   } else {
-    leading = runControllers(controllersStop.signal);
+    leading = runControllers(stopping.signal);
   }
 
   // From here on a signal reaches us through shutdown().

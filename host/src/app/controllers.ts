@@ -36,12 +36,13 @@ export interface ControllerContext {
   loadBalancing?: { balancer: LoadBalancer; classes: ReadonlySet<string> };
 }
 
+/** An event recorder writing through `client`, with `component` as the events' source. */
+export function eventRecorder(client: KubeClient, logger: Logger, component: string): EventRecorder {
+  return new EventRecorder({ sink: kubeEventSink(client), component, logger: logger.child({ component: 'events' }) });
+}
+
 function recorder(ctx: ControllerContext, component: string): EventRecorder {
-  const r = new EventRecorder({
-    sink: kubeEventSink(ctx.client),
-    component,
-    logger: ctx.logger.child({ component: 'events' }),
-  });
+  const r = eventRecorder(ctx.client, ctx.logger, component);
   ctx.recorders.push(r);
   return r;
 }

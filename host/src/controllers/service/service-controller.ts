@@ -183,12 +183,7 @@ export class ServiceController {
     if (!hasCleanupFinalizer(svc as V1Service)) await addFinalizer(this.o.client, svc);
     const nodes = this.loadBalancerNodes();
     if (nodes.length === 0) {
-      this.o.recorder.recordEvent(
-        svc,
-        'Warning',
-        'UnAvailableLoadBalancer',
-        'There are no available nodes for LoadBalancer',
-      );
+      this.warnNoNodes(svc);
     }
     this.lastSyncedNodes.set(objectKey(svc), nodeSetKey(nodes as V1Node[]));
     let status: LoadBalancerStatus;
@@ -328,15 +323,19 @@ export class ServiceController {
       this.metrics.updateHostLatency.observe((performance.now() - started) / 1000);
     }
     if (nodes.length === 0) {
-      this.o.recorder.recordEvent(
-        svc,
-        'Warning',
-        'UnAvailableLoadBalancer',
-        'There are no available nodes for LoadBalancer',
-      );
+      this.warnNoNodes(svc);
     } else {
       this.o.recorder.recordEvent(svc, 'Normal', 'UpdatedLoadBalancer', 'Updated load balancer with new hosts');
     }
+  }
+
+  private warnNoNodes(svc: WireService): void {
+    this.o.recorder.recordEvent(
+      svc,
+      'Warning',
+      'UnAvailableLoadBalancer',
+      'There are no available nodes for LoadBalancer',
+    );
   }
 
   healthy(): void {
