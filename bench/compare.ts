@@ -8,6 +8,8 @@
 // CPU seconds of the CCM process are measured per phase. Results: bench/results/compare.{json,md,svg}.
 // Usage: npm run bench:compare -- [--nodes=1000] [--services=1000] [--latency-ms=50] [--steady-nodes=5000]
 //   [--steady-services=10000] [--quick] [--qps=200] [--burst=400] [--concurrent-service-syncs=10]
+//   [--only=wasm_ccm|upstream]   (one implementation, raw numbers printed, no report written)
+//   [--cpu-prof=DIR]   (wasm-ccm's threads write V8 CPU profiles to DIR)
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +39,8 @@ const { values } = parseArgs({
     burst: { type: 'string', default: '400' },
     'concurrent-service-syncs': { type: 'string', default: '10' },
     quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'cpu-prof': { type: 'string' },
     out: { type: 'string', default: new URL('./results/compare', import.meta.url).pathname },
   },
 });
@@ -117,6 +121,7 @@ async function run(impl: Impl): Promise<ImplResult> {
         info: cp.info,
         token: cp.info.adminToken,
         args: [...devcloudPluginArgs(cp.info.dir, cloud, 'compare'), ...FLAGS],
+        nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [],
       });
       ccm = proc;
       pid = proc.process.pid;
@@ -260,8 +265,14 @@ async function main(): Promise<void> {
   );
   const results: Partial<Record<Impl, ImplResult>> = {};
   for (const impl of ['upstream', 'wasm_ccm'] as const) {
+    if (values.only !== undefined && values.only !== impl) continue;
     console.log(`${impl}:`);
     results[impl] = await run(impl);
+  }
+  if (values.only !== undefined) {
+    // One implementation alone (profiling, or a quick look): its raw numbers, no ratios and no report files.
+    console.log(JSON.stringify(results, null, 2));
+    return;
   }
   const u = results.upstream!;
   const w = results.wasm_ccm!;

@@ -20,6 +20,8 @@ export interface CCMProcessOptions {
   args: string[];
   /** Directory for the kubeconfig and the log; defaults to a new one inside the control plane's directory. */
   dir?: string;
+  /** Options for Node itself, before the script (a benchmark's --cpu-prof, say). */
+  nodeArgs?: string[];
 }
 
 export class CCMProcess {
@@ -33,7 +35,7 @@ export class CCMProcess {
     this.process = new ManagedProcess(
       'wasm-ccm',
       process.execPath,
-      [CCM_MAIN, `--kubeconfig=${kubeconfig}`, '--secure-port=0', ...options.args],
+      [...(options.nodeArgs ?? []), CCM_MAIN, `--kubeconfig=${kubeconfig}`, '--secure-port=0', ...options.args],
       { logPath: join(this.dir, `ccm-${Date.now()}.log`) },
     );
   }
