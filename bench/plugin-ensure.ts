@@ -1,0 +1,230 @@
+// Cost of one large plugin call: the real devcloud plugin's EnsureLoadBalancer with a realistic node list (default
+// 1,000 nodes of an initialized kubelet: 8 labels, 3 annotations, 3 addresses), through the whole host path
+// (LoadedPlugin.call: JSON.stringify and encode on the main thread, the channel, the worker, the ABI check of the
+// answer) against a devcloud at zero latency in a thread of this process. Per call it reports wall time and the CPU
+// time of the main thread, of the plugin's worker thread and of devcloud's thread.
+//
+//   npm run bench:plugin-ensure -- [--nodes 1000] [--iterations 40] [--plugin PATH] [--out PATH]
+//
+// Rows: "decode" sends the request with an unknown devcloud annotation, which the plugin refuses (Invalid) right
+// after decoding it, before any cloud call: input transfer, decode and an error answer. "ensure" is the steady
+// state of a Service whose LB exists: decode, GET the LB, PUT the full spec with every backend. Writes
+// bench/results/plugin-ensure.json (not with --plugin or --quick) and prints a table.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import type { Node, Service } from '../host/src/plugin/abi/index.ts';
+import { type LoadedPlugin, loadPlugin } from '../host/src/plugin/index.ts';
+import { buildPlugin, discoverPlugins } from '../scripts/build-plugins.ts';
+import type { DevcloudThreadData, DevcloudThreadReady } from './lib/devcloud-thread.ts';
+import { percentile } from './lib/stats.ts';
+import { formatTable } from './lib/table.ts';
+import { ownThreadCpuUs, threadCpuNs } from './lib/thread-cpu.ts';
+
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '1000' },
+    iterations: { type: 'string', default: '40' },
+    plugin: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string', default: new URL('./results/plugin-ensure.json', import.meta.url).pathname },
+  },
+});
+const nodeCount = Number(values.nodes);
+const iterations = values.quick ? 5 : Number(values.iterations);
+const PLUGIN_THREAD = 'wasm-ccm-plugin';
+const DEVCLOUD_THREAD = 'devcloud';
+
+interface Row {
+  case: string;
+  nodes: number;
+  request_bytes: number;
+  calls: number;
+  wall_p50_us: number;
+  wall_mean_us: number;
+  main_cpu_us: number;
+  plugin_cpu_us: number;
+  devcloud_cpu_us: number;
+}
+
+function kubeletNode(inst: DevcloudThreadReady['instances'][number], i: number): Node {
+  const zone = `dc-east-1${'abc'[i % 3]}`;
+  return {
+    name: inst.name,
+    uid: randomUUID(),
+    providerID: `devcloud://${inst.id}`,
+    labels: {
+      'beta.kubernetes.io/arch': 'amd64',
+      'beta.kubernetes.io/os': 'linux',
+      'kubernetes.io/arch': 'amd64',
+      'kubernetes.io/hostname': inst.name,
+      'kubernetes.io/os': 'linux',
+      'node.kubernetes.io/instance-type': 'dc.large',
+      'topology.kubernetes.io/region': 'dc-east-1',
+      'topology.kubernetes.io/zone': zone,
+    },
+    annotations: {
+      'node.alpha.kubernetes.io/ttl': '0',
+      'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+      'kwok.x-k8s.io/node': 'fake',
+    },
+    addresses: inst.addresses.map((a) => ({ type: a.type as Node['addresses'][number]['type'], address: a.address })),
+  };
+}
+
+function service(annotations: Record<string, string>): Service {
+  return {
+    name: 'web',
+    namespace: 'bench',
+    uid: randomUUID(),
+    labels: { app: 'web' },
+    annotations,
+    ports: [
+      { name: 'http', protocol: 'TCP', port: 80, nodePort: 30080, targetPort: '8080', appProtocol: '' },
+      { name: 'https', protocol: 'TCP', port: 443, nodePort: 30443, targetPort: '8443', appProtocol: '' },
+    ],
+    loadBalancerIP: '',
+    loadBalancerSourceRanges: [],
+    externalTrafficPolicy: 'Cluster',
+    healthCheckNodePort: 0,
+    ipFamilies: ['IPv4'],
+    ipFamilyPolicy: 'SingleStack',
+    loadBalancerClass: '',
+    sessionAffinity: 'None',
+    externalIPs: [],
+  };
+}
+
+async function measure(name: string, nodes: Node[], call: () => Promise<unknown>): Promise<Row> {
+  for (let i = 0; i < Math.min(5, iterations); i++) await call();
+  const walls: number[] = [];
+  const main0 = ownThreadCpuUs();
+  const plugin0 = threadCpuNs(PLUGIN_THREAD);
+  const cloud0 = threadCpuNs(DEVCLOUD_THREAD);
+  for (let i = 0; i < iterations; i++) {
+    const start = process.hrtime.bigint();
+    await call();
+    walls.push(Number(process.hrtime.bigint() - start) / 1000);
+  }
+  const per = (v: number): number => Math.round(v / iterations);
+  const sorted = [...walls].sort((a, b) => a - b);
+  return {
+    case: name,
+    nodes: nodes.length,
+    request_bytes: 0,
+    calls: iterations,
+    wall_p50_us: Math.round(percentile(sorted, 50)),
+    wall_mean_us: per(walls.reduce((a, b) => a + b, 0)),
+    main_cpu_us: per(ownThreadCpuUs() - main0),
+    plugin_cpu_us: per((threadCpuNs(PLUGIN_THREAD) - plugin0) / 1000),
+    devcloud_cpu_us: per((threadCpuNs(DEVCLOUD_THREAD) - cloud0) / 1000),
+  };
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg()[0];
+  let pluginPath = values.plugin;
+  if (pluginPath === undefined) {
+    const devcloud = discoverPlugins().find((p) => p.name === 'devcloud');
+    if (!devcloud) throw new Error('plugins/devcloud not found');
+    pluginPath = (await buildPlugin(devcloud)).outFile;
+  }
+
+  const token = randomBytes(16).toString('hex');
+  const cloudThread = new Worker(new URL('./lib/devcloud-thread.ts', import.meta.url), {
+    workerData: { instances: nodeCount, token } satisfies DevcloudThreadData,
+    name: DEVCLOUD_THREAD,
+  });
+  const ready = await new Promise<DevcloudThreadReady>((resolve, reject) => {
+    cloudThread.once('message', (m: DevcloudThreadReady) => resolve(m));
+    cloudThread.once('error', reject);
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'wccm-bench-ensure-'));
+  const credentialsFile = join(dir, 'credentials.json');
+  const host = new URL(ready.url).host;
+  writeFileSync(credentialsFile, JSON.stringify({ credentials: [{ name: 'dc', hosts: [host], bearerToken: token }] }));
+
+  let plugin: LoadedPlugin | undefined;
+  try {
+    plugin = await loadPlugin({
+      source: { path: pluginPath },
+      cloudConfig: JSON.stringify({ url: ready.url, region: 'dc-east-1', zone: 'dc-east-1a' }),
+      clusterName: 'kubernetes',
+      allowedHosts: [host],
+      credentials: { file: credentialsFile, reloadIntervalMs: 0 },
+      pool: { size: 1, spares: 0 },
+    });
+    const loaded = plugin;
+    const nodes = ready.instances.map(kubeletNode);
+    const bad = { 'service.beta.kubernetes.io/devcloud-bench-unknown': 'x' };
+    const decodeRequest = { clusterName: 'kubernetes', service: service(bad), nodes };
+    const ensureRequest = { clusterName: 'kubernetes', service: service({}), nodes };
+    const requestBytes = Buffer.byteLength(JSON.stringify(ensureRequest));
+
+    const decode = await measure('decode (Invalid)', nodes, async () => {
+      try {
+        await loaded.call('ensureLoadBalancer', decodeRequest);
+      } catch (err) {
+        if ((err as { code?: string }).code === 'Invalid') return;
+        throw err;
+      }
+      throw new Error('the decode-only request was not refused');
+    });
+    const ensure = await measure('ensure (GET + PUT)', nodes, async () => {
+      const answer = await loaded.call('ensureLoadBalancer', ensureRequest);
+      if (answer.status.ingress.length !== 1) throw new Error(`unexpected answer ${JSON.stringify(answer)}`);
+    });
+    const rows = [decode, ensure].map((r) => ({ ...r, request_bytes: requestBytes }));
+
+    const results = {
+      measuredAt: new Date().toISOString(),
+      node: process.version,
+      cpus: availableParallelism(),
+      loadAverage1m: { before: loadBefore, after: loadavg()[0] },
+      plugin: pluginPath,
+      rows,
+    };
+    const write = !values.quick && values.plugin === undefined;
+    if (write) writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(
+      formatTable(
+        [
+          'case',
+          'nodes',
+          'request KiB',
+          'calls',
+          'wall p50 us',
+          'wall mean us',
+          'main CPU us',
+          'plugin CPU us',
+          'devcloud CPU us',
+        ],
+        rows.map((r) => [
+          r.case,
+          String(r.nodes),
+          (r.request_bytes / 1024).toFixed(0),
+          String(r.calls),
+          String(r.wall_p50_us),
+          String(r.wall_mean_us),
+          String(r.main_cpu_us),
+          String(r.plugin_cpu_us),
+          String(r.devcloud_cpu_us),
+        ]),
+      ),
+    );
+    console.log(
+      `\nCPU columns are per call. Load average ${loadBefore?.toFixed(2)} -> ${results.loadAverage1m.after?.toFixed(2)} ` +
+        `on ${results.cpus} CPUs; ${write ? `written to ${values.out}` : 'results not written'}`,
+    );
+  } finally {
+    await plugin?.close();
+    cloudThread.postMessage('stop');
+    await new Promise((resolve) => cloudThread.once('exit', resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
