@@ -79,8 +79,12 @@ export interface PluginLoadOptions {
   /** Hosts the plugin may reach with ccm_http: exact `host` or `host:port`. Default none. */
   allowedHosts?: string[];
   credentials?: CredentialOptions;
-  /** Instances serving calls concurrently (default 2) and pre-warmed spares (default 1). */
-  pool?: { size?: number; spares?: number };
+  /**
+   * Instances serving calls concurrently (default 2), idle ones kept ready beyond the busy ones (default 1), the
+   * fewest kept when idle, spares not counted (default 1), and how long an instance above that level may idle
+   * before it is stopped (default 60 s). See pool/instance-pool.ts.
+   */
+  pool?: { size?: number; spares?: number; minInstances?: number | undefined; idleTimeoutMs?: number | undefined };
   limits?: Partial<PluginLimits>;
   logger?: Logger;
   /** Where the wasm_ccm_plugin_* metrics are registered; none when absent. */

@@ -68,7 +68,7 @@ ${PEM.trim()
     signature: ${SIGNATURE}
     allowedHosts: ["devcloud.example:8990", "10.0.0.1"]
     credentials: {file: creds.json}
-    limits: {callTimeout: 1m30s, memoryLimitMB: 128, poolSize: 3}
+    limits: {callTimeout: 1m30s, memoryLimitMB: 128, poolSize: 3, poolMinSize: 2, poolIdleTimeout: 5m}
     cloudConfigFile: cloud.json
     capabilities: [instancesV2, loadBalancer, routes]
     shadow: {calls: 5}
@@ -88,7 +88,7 @@ ${PEM.trim()
       sha256: DIGEST,
       allowedHosts: ['devcloud.example:8990', '10.0.0.1'],
       credentialsFile: join(dir, 'creds.json'),
-      limits: { callTimeoutMs: 90_000, memoryLimitMB: 128, poolSize: 3 },
+      limits: { callTimeoutMs: 90_000, memoryLimitMB: 128, poolSize: 3, poolMinSize: 2, poolIdleTimeoutMs: 300_000 },
       cloudConfig: '{"region":"r1"}',
       capabilities: ['instancesV2', 'loadBalancer', 'routes'],
       shadow: { calls: 5, seconds: 30 },
@@ -288,7 +288,7 @@ describe('plugin configuration: every error names its field', () => {
     [
       'limits unknown field',
       one({ limits: { cpu: 1 } }),
-      'providers[0].limits.cpu: unknown field (known: callTimeout, memoryLimitMB, poolSize)',
+      'providers[0].limits.cpu: unknown field (known: callTimeout, memoryLimitMB, poolSize, poolMinSize, poolIdleTimeout)',
     ],
     [
       'callTimeout not a duration',
@@ -312,6 +312,17 @@ describe('plugin configuration: every error names its field', () => {
       'providers[0].limits.memoryLimitMB: must be from 1 to 4096, got 5000',
     ],
     ['poolSize zero', one({ limits: { poolSize: 0 } }), 'providers[0].limits.poolSize: must be from 1 to 64, got 0'],
+    [
+      'poolMinSize above poolSize',
+      one({ limits: { poolSize: 2, poolMinSize: 3 } }),
+      'providers[0].limits.poolMinSize: must not be above poolSize (2), got 3',
+    ],
+    ['poolMinSize zero', one({ limits: { poolMinSize: 0 } }), 'providers[0].limits.poolMinSize: must be from 1 to 64'],
+    [
+      'poolIdleTimeout below a second',
+      one({ limits: { poolIdleTimeout: '10ms' } }),
+      'providers[0].limits.poolIdleTimeout: must be from 1s to 86400s',
+    ],
     [
       'cloudConfig and file',
       one({ cloudConfig: 'x', cloudConfigFile: 'cloud.json' }),

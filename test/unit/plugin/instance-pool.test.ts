@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ExitCause } from '../../../host/src/plugin/instance/plugin-instance.ts';
 import {
   type InstanceExitListener,
@@ -32,6 +32,7 @@ class FakeInstance {
 
 const pools: InstancePool<FakeInstance>[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   await Promise.all(pools.splice(0).map((p) => p.close()));
 });
 
@@ -68,8 +69,8 @@ const hold = () => {
 };
 
 describe('instance pool', () => {
-  it('starts size + spares instances and serves up to size calls at once, queueing the rest', async () => {
-    const { pool, started } = makePool();
+  it('serves up to size calls at once, queueing the rest', async () => {
+    const { pool, started } = makePool({ minInstances: 2 });
     await pool.fill();
     expect(started).toHaveLength(3);
     const gates = [hold(), hold(), hold()];
@@ -173,3 +174,245 @@ describe('instance pool', () => {
     gate.release();
   });
 });
+
+describe('instance pool: elastic size', () => {
+  const live = (started: FakeInstance[]) => started.filter((i) => i.alive).length;
+  // Lets the fake starts (5 ms each) finish under fake timers.
+  const settle = (ms = 20) => vi.advanceTimersByTimeAsync(ms);
+
+  it('rests at minInstances + spares, not size + spares', async () => {
+    const { pool, started } = makePool({ size: 10, spares: 1 });
+    await pool.fill();
+    expect(started).toHaveLength(2);
+    expect(pool.stats).toMatchObject({ idle: 2, busy: 0, starting: 0 });
+  });
+
+  it('fill waits for instances already starting, and fails when one of them cannot start', async () => {
+    const { pool, started } = makePool({ size: 4, spares: 1 });
+    await pool.fill();
+    // Taking the spare starts a new one in the background; fill() resolves only once it is ready.
+    const gate = hold();
+    const running = pool.use(() => gate.held, 1000);
+    const running2 = pool.use(() => gate.held, 1000);
+    expect(pool.stats.starting).toBe(1);
+    await pool.fill();
+    expect(pool.stats).toMatchObject({ starting: 0, idle: 1, busy: 2 });
+    expect(started).toHaveLength(3);
+    gate.release();
+    await Promise.all([running, running2]);
+
+    const failing = makePool({ size: 2, spares: 1, failStarts: 1 });
+    await expect(failing.pool.fill()).rejects.toThrow('initialize said no');
+  });
+
+  it('grows with concurrent calls up to size, keeping a spare ahead, never above size + spares', async () => {
+    vi.useFakeTimers();
+    const { pool, started } = makePool({ size: 4, spares: 1 });
+    const filling = pool.fill();
+    await settle();
+    await filling;
+    const gates = Array.from({ length: 7 }, hold);
+    const calls = gates.map((g) => pool.use(() => g.held, 10_000));
+    await settle();
+    // 4 busy (size), 3 waiting, and one spare ready: 5 instances.
+    expect(pool.stats).toMatchObject({ busy: 4, waiting: 3, idle: 1, starting: 0 });
+    expect(live(started)).toBe(5);
+    for (const g of gates) g.release();
+    await settle();
+    await Promise.all(calls);
+    expect(live(started)).toBe(5);
+  });
+
+  it('starts one instance per queued caller and hands it over as soon as it is ready', async () => {
+    vi.useFakeTimers();
+    const { pool, started } = makePool({ size: 3, spares: 0 });
+    const filling = pool.fill();
+    await settle();
+    await filling;
+    expect(started).toHaveLength(1);
+    const gates = [hold(), hold(), hold()];
+    const served: number[] = [];
+    const calls = gates.map((g) =>
+      pool.use(async (i) => {
+        served.push(i.id);
+        await g.held;
+      }, 10_000),
+    );
+    expect(pool.stats).toMatchObject({ busy: 1, waiting: 2, starting: 2 });
+    await settle(6);
+    expect(pool.stats).toMatchObject({ busy: 3, waiting: 0, starting: 0 });
+    expect(new Set(served).size).toBe(3);
+    for (const g of gates) g.release();
+    await Promise.all(calls);
+  });
+
+  it('stops instances idle past the timeout, oldest first, down to minInstances + spares', async () => {
+    vi.useFakeTimers();
+    const { pool, started, restarts } = makePool({ size: 4, spares: 1, idleTimeoutMs: 60_000 });
+    const filling = pool.fill();
+    await settle();
+    await filling;
+    const gates = Array.from({ length: 4 }, hold);
+    const calls = gates.map((g) => pool.use(() => g.held, 10_000));
+    await settle();
+    expect(live(started)).toBe(5);
+    for (const g of gates) g.release();
+    await Promise.all(calls);
+    await vi.advanceTimersByTimeAsync(59_000);
+    expect(live(started)).toBe(5);
+    // Keeps a recently used one: one more call 30 s in makes the most recently released instance fresh again.
+    const recent = await pool.use(async (i) => i, 100);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(live(started)).toBe(2);
+    expect(recent.alive).toBe(true);
+    expect(started.filter((i) => !i.alive).every((i) => i.cause === 'closed')).toBe(true);
+    // Shrinking is not a loss: nothing counted as a restart, nothing started in its place.
+    expect(restarts).toEqual([]);
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect(live(started)).toBe(2);
+    expect(started).toHaveLength(5);
+  });
+
+  it('never stops an instance below what running calls need', async () => {
+    vi.useFakeTimers();
+    const { pool, started } = makePool({ size: 4, spares: 1, idleTimeoutMs: 1_000 });
+    const filling = pool.fill();
+    await settle();
+    await filling;
+    const gates = Array.from({ length: 3 }, hold);
+    const calls = gates.map((g) => pool.use(() => g.held, 100_000));
+    await settle();
+    expect(live(started)).toBe(4);
+    await vi.advanceTimersByTimeAsync(60_000);
+    // 3 busy + 1 spare stay while the calls run.
+    expect(live(started)).toBe(4);
+    gates[0]?.release();
+    gates[1]?.release();
+    await Promise.all(calls.slice(0, 2));
+    await vi.advanceTimersByTimeAsync(1_500);
+    // One call still running: it and a spare remain.
+    expect(live(started)).toBe(2);
+    expect(pool.stats).toMatchObject({ busy: 1, idle: 1 });
+    gates[2]?.release();
+    await calls[2];
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(live(started)).toBe(2);
+  });
+
+  it('keeps minInstances + spares alive when idle, however long', async () => {
+    vi.useFakeTimers();
+    const { pool, started } = makePool({ size: 8, spares: 1, minInstances: 3, idleTimeoutMs: 1_000 });
+    const filling = pool.fill();
+    await settle();
+    await filling;
+    expect(live(started)).toBe(4);
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    expect(live(started)).toBe(4);
+  });
+
+  it('with an infinite idle timeout, never shrinks', async () => {
+    vi.useFakeTimers();
+    const { pool, started } = makePool({ size: 3, spares: 1, idleTimeoutMs: Number.POSITIVE_INFINITY });
+    const gates = Array.from({ length: 3 }, hold);
+    const calls = gates.map((g) => pool.use(() => g.held, 10_000));
+    await settle();
+    for (const g of gates) g.release();
+    await Promise.all(calls);
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    expect(live(started)).toBe(4);
+  });
+
+  it('replaces an instance lost under load, and the spare serves its successor at once', async () => {
+    vi.useFakeTimers();
+    const { pool, started, restarts } = makePool({ size: 3, spares: 1 });
+    const filling = pool.fill();
+    await settle();
+    await filling;
+    const gate = hold();
+    const running = pool.use(() => gate.held, 10_000);
+    const deadline = hold();
+    const losing = pool.use(async (i) => {
+      // A call dies at its deadline, long after the spare taken for it was replaced.
+      await deadline.held;
+      i.die('timeout', 'past its deadline');
+      return i;
+    }, 10_000);
+    await settle();
+    deadline.release();
+    const lost = await losing;
+    // The successor gets an idle instance without waiting for a start.
+    let successor: FakeInstance | undefined;
+    void pool.use(async (i) => (successor = i), 10_000);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(successor?.alive).toBe(true);
+    expect(successor).not.toBe(lost);
+    expect(restarts).toEqual(['timeout']);
+    await settle();
+    // One call running + a spare + the instance that replaced the lost one, until it idles out.
+    expect(live(started)).toBe(3);
+    expect(pool.stats).toMatchObject({ busy: 1, idle: 2, starting: 0 });
+    gate.release();
+    await running;
+  });
+
+  it('restarts to the resting level after an idle instance crashes', async () => {
+    vi.useFakeTimers();
+    const { pool, started, restarts } = makePool({ size: 5, spares: 1, minInstances: 2 });
+    const filling = pool.fill();
+    await settle();
+    await filling;
+    started[0]?.die('crash', 'worker out of memory');
+    await settle();
+    expect(restarts).toEqual(['crash']);
+    expect(live(started)).toBe(3);
+  });
+
+  it('queued callers still time out when no instance can start', async () => {
+    vi.useFakeTimers();
+    const { pool } = makePool({ size: 2, spares: 0, failStarts: 100, restartBackoffMs: 1_000 });
+    const first = pool.use(async () => 1, 50);
+    const expectation = expect(first).rejects.toThrow(/within 50 ms \(instances fail to start: initialize said no\)/);
+    await vi.advanceTimersByTimeAsync(60);
+    await expectation;
+  });
+
+  it('recycles every instance after a config change and comes back to the resting level', async () => {
+    vi.useFakeTimers();
+    const { pool, started } = makePool({ size: 4, spares: 1 });
+    const gates = Array.from({ length: 3 }, hold);
+    const calls = gates.map((g) => pool.use(() => g.held, 10_000));
+    await settle();
+    const before = started.filter((i) => i.alive);
+    pool.recycle();
+    for (const g of gates) g.release();
+    await Promise.all(calls);
+    await settle();
+    expect(before.every((i) => !i.alive)).toBe(true);
+    expect(live(started)).toBe(2);
+  });
+
+  it('close stops every instance and the idle timer', async () => {
+    vi.useFakeTimers();
+    const { pool, started } = makePool({ size: 3, spares: 1, idleTimeoutMs: 1_000 });
+    const gates = Array.from({ length: 3 }, hold);
+    const calls = gates.map((g) => pool.use(() => g.held, 10_000));
+    await settle();
+    for (const g of gates) g.release();
+    await Promise.all(calls);
+    await pool.close();
+    expect(started.every((i) => !i.alive && i.cause === 'closed')).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('refuses a minInstances outside 1..size and a non-positive idle timeout', () => {
+    const base = { spares: 1, logger: recordingLogger().logger, onRestart: () => {}, start: async () => never() };
+    expect(() => new InstancePool<FakeInstance>({ ...base, size: 2, minInstances: 3 })).toThrow(RangeError);
+    expect(() => new InstancePool<FakeInstance>({ ...base, size: 2, minInstances: 0 })).toThrow(RangeError);
+    expect(() => new InstancePool<FakeInstance>({ ...base, size: 2, idleTimeoutMs: 0 })).toThrow(RangeError);
+  });
+});
+
+function never(): never {
+  throw new Error('not started in this test');
+}

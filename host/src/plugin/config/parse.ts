@@ -220,15 +220,25 @@ function parseSignature(entry: Field, ctx: Context): SignaturePolicy | undefined
 
 function parseLimits(field: Field, defaults: LimitDefaults): ProviderLimits {
   if (!field.present) return { ...defaults };
-  field.mapping(['callTimeout', 'memoryLimitMB', 'poolSize']);
+  field.mapping(['callTimeout', 'memoryLimitMB', 'poolSize', 'poolMinSize', 'poolIdleTimeout']);
   const timeout = field.child('callTimeout');
   const memory = field.child('memoryLimitMB');
   const pool = field.child('poolSize');
-  return {
+  const min = field.child('poolMinSize');
+  const idle = field.child('poolIdleTimeout');
+  const limits: ProviderLimits = {
     callTimeoutMs: timeout.present ? timeout.duration(1, 10 * 60_000) : defaults.callTimeoutMs,
     memoryLimitMB: memory.present ? memory.integer(1, 4096) : defaults.memoryLimitMB,
     poolSize: pool.present ? pool.integer(1, 64) : defaults.poolSize,
   };
+  if (min.present) {
+    limits.poolMinSize = min.integer(1, 64);
+    if (limits.poolSize > 0 && limits.poolMinSize > limits.poolSize) {
+      min.fail(`must not be above poolSize (${limits.poolSize}), got ${limits.poolMinSize}`);
+    }
+  }
+  if (idle.present) limits.poolIdleTimeoutMs = idle.duration(1000, 24 * 3_600_000);
+  return limits;
 }
 
 function parseCloudConfig(entry: Field, ctx: Context): string {

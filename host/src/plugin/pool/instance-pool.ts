@@ -1,7 +1,10 @@
-// A fixed number of plugin instances serving calls, plus pre-warmed spares. An instance serves one call at a time;
-// `size` calls run concurrently and further callers queue. When an instance is lost (deadline, trap, crash, limit)
-// an idle one takes the next call at once and a replacement starts in the background, with backoff when starting
-// fails, so the pool keeps size + spares instances whenever it can.
+// An elastic set of plugin instances. An instance serves one call at a time; at most `size` calls run concurrently
+// and further callers queue. The pool keeps only what the load needs: the instances busy (at least `minInstances`)
+// plus `spares` idle ones ready to take the next call at once, never more than size + spares. Each plugin instance is
+// a worker thread of ~20 MB resident, so an idle CCM keeps minInstances + spares of them, not size + spares.
+// Instances above that level that sit idle for `idleTimeoutMs` are stopped (oldest first).
+// When an instance is lost (deadline, trap, crash, limit) an idle one takes the next call at once and a replacement
+// starts in the background, with backoff when starting fails.
 import type { Logger } from '../../log/logger.ts';
 import type { ExitCause } from '../instance/plugin-instance.ts';
 
@@ -18,10 +21,14 @@ export type InstanceExitListener<I> = (instance: I, cause: ExitCause, detail: st
 export type InstanceStarter<I> = (onExit: InstanceExitListener<I>) => Promise<I>;
 
 export interface InstancePoolOptions<I extends PoolInstance> {
-  /** Concurrent calls. */
+  /** Most calls served concurrently. */
   size: number;
-  /** Idle instances kept ready beyond `size`, to take over when one is lost. */
+  /** Idle instances kept ready beyond those busy, to take the next call (or a lost one's successor) at once. */
   spares: number;
+  /** Instances kept however idle the pool is, spares not counted (1 to size). Default 1. */
+  minInstances?: number;
+  /** Instances above minInstances + spares idle this long are stopped. Default 60 s; Infinity never shrinks. */
+  idleTimeoutMs?: number;
   start: InstanceStarter<I>;
   logger: Logger;
   onRestart: (cause: ExitCause) => void;
@@ -29,6 +36,9 @@ export interface InstancePoolOptions<I extends PoolInstance> {
   restartBackoffMs?: number;
   maxRestartBackoffMs?: number;
 }
+
+export const DEFAULT_MIN_INSTANCES = 1;
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 export class PoolClosedError extends Error {
   override name = 'PoolClosedError';
@@ -46,20 +56,34 @@ interface Waiter<I> {
 
 export class InstancePool<I extends PoolInstance> {
   readonly #options: InstancePoolOptions<I>;
+  readonly #minInstances: number;
+  readonly #idleTimeoutMs: number;
+  /** Oldest release first: the stack's top is the most recently used instance, its bottom the longest idle. */
   readonly #idle: I[] = [];
+  readonly #idleSince = new WeakMap<I, number>();
   readonly #busy = new Set<I>();
   readonly #generation = new WeakMap<I, number>();
   #currentGeneration = 0;
   #starting = 0;
+  readonly #inFlight = new Set<Promise<I>>();
   #waiters: Waiter<I>[] = [];
   #closed = false;
   #backoffMs: number;
   #retryTimer: NodeJS.Timeout | undefined;
+  #shrinkTimer: NodeJS.Timeout | undefined;
   #lastStartError: string | undefined;
 
   constructor(options: InstancePoolOptions<I>) {
     if (options.size < 1) throw new RangeError('pool size must be at least 1');
+    const min = options.minInstances ?? DEFAULT_MIN_INSTANCES;
+    if (!Number.isInteger(min) || min < 1 || min > options.size) {
+      throw new RangeError(`pool minInstances must be from 1 to size (${options.size}), got ${min}`);
+    }
+    const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    if (!(idleTimeoutMs > 0)) throw new RangeError(`pool idleTimeoutMs must be positive, got ${idleTimeoutMs}`);
     this.#options = options;
+    this.#minInstances = min;
+    this.#idleTimeoutMs = idleTimeoutMs;
     this.#backoffMs = options.restartBackoffMs ?? 100;
   }
 
@@ -70,16 +94,19 @@ export class InstancePool<I extends PoolInstance> {
       return;
     }
     this.#generation.set(instance, this.#currentGeneration);
-    this.#idle.push(instance);
+    this.#pushIdle(instance);
     this.#dispatch();
+    this.#scheduleShrink();
   }
 
-  /** Starts instances until size + spares exist; resolves when they are all ready, rejects if one fails to start. */
+  /**
+   * Starts instances up to what the pool wants now (at rest: minInstances + spares); resolves when they and any
+   * started earlier are ready, rejects if one fails to start.
+   */
   async fill(): Promise<void> {
-    const missing = this.#target - this.#count;
-    const started: Promise<I>[] = [];
-    for (let i = 0; i < missing; i++) started.push(this.#startOne());
-    await Promise.all(started);
+    const missing = this.#desired - this.#count;
+    for (let i = 0; i < missing; i++) this.#launch();
+    await Promise.all(this.#inFlight);
   }
 
   get stats(): { idle: number; busy: number; starting: number; waiting: number } {
@@ -105,6 +132,7 @@ export class InstancePool<I extends PoolInstance> {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#retryTimer);
+    clearTimeout(this.#shrinkTimer);
     for (const waiter of this.#waiters.splice(0)) {
       clearTimeout(waiter.timer);
       waiter.reject(new PoolClosedError('the plugin is shutting down'));
@@ -113,8 +141,10 @@ export class InstancePool<I extends PoolInstance> {
     await Promise.all(all.map((i) => i.terminate('closed', 'pool closed')));
   }
 
-  get #target(): number {
-    return this.#options.size + this.#options.spares;
+  /** Instances wanted now: one per call running or waiting (at least minInstances, at most size), plus spares. */
+  get #desired(): number {
+    const demand = Math.min(this.#options.size, Math.max(this.#minInstances, this.#busy.size + this.#waiters.length));
+    return demand + this.#options.spares;
   }
 
   get #count(): number {
@@ -124,8 +154,12 @@ export class InstancePool<I extends PoolInstance> {
   #acquire(queueTimeoutMs: number): Promise<I> {
     if (this.#closed) return Promise.reject(new PoolClosedError('the plugin is shut down'));
     const ready = this.#takeIdle();
-    if (ready !== undefined) return Promise.resolve(ready);
-    return new Promise<I>((resolve, reject) => {
+    if (ready !== undefined) {
+      // Taking an idle instance may have used up the spares: start the next one before it is needed.
+      this.#refill();
+      return Promise.resolve(ready);
+    }
+    const promise = new Promise<I>((resolve, reject) => {
       const waiter: Waiter<I> = {
         resolve,
         reject,
@@ -137,11 +171,13 @@ export class InstancePool<I extends PoolInstance> {
       };
       this.#waiters.push(waiter);
     });
+    this.#refill();
+    return promise;
   }
 
   #takeIdle(): I | undefined {
     if (this.#busy.size >= this.#options.size) return undefined;
-    // Most recently used first: it is the one with warm caches; spares stay parked.
+    // Most recently used first: it is the one with warm caches, and the others can age out.
     let instance = this.#idle.pop();
     while (instance !== undefined && !instance.alive) instance = this.#idle.pop();
     if (instance !== undefined) this.#busy.add(instance);
@@ -151,12 +187,18 @@ export class InstancePool<I extends PoolInstance> {
   #release(instance: I): void {
     this.#busy.delete(instance);
     if (instance.alive && !this.#closed) {
-      if (this.#generation.get(instance) === this.#currentGeneration) this.#idle.push(instance);
+      if (this.#generation.get(instance) === this.#currentGeneration) this.#pushIdle(instance);
       else void instance.terminate('recycle', 'recycled');
     }
     // An instance that died during its call was still counted as busy when its exit was reported.
     if (!instance.alive) this.#refill();
     this.#dispatch();
+    this.#scheduleShrink();
+  }
+
+  #pushIdle(instance: I): void {
+    this.#idleSince.set(instance, Date.now());
+    this.#idle.push(instance);
   }
 
   #dispatch(): void {
@@ -173,6 +215,7 @@ export class InstancePool<I extends PoolInstance> {
   readonly onInstanceExit: InstanceExitListener<I> = (instance, cause, detail) => {
     const index = this.#idle.indexOf(instance);
     if (index >= 0) this.#idle.splice(index, 1);
+    // 'closed': the pool ended it on purpose (shutdown, or idle beyond the resting level), not a loss to replace.
     if (this.#closed || cause === 'closed') return;
     this.#options.onRestart(cause);
     this.#options.logger.warn('plugin instance replaced', { instance: instance.id, cause, detail });
@@ -181,10 +224,47 @@ export class InstancePool<I extends PoolInstance> {
 
   #refill(): void {
     if (this.#closed || this.#retryTimer !== undefined) return;
-    while (this.#count < this.#target) {
-      this.#startOne().catch(() => {
+    while (this.#count < this.#desired) {
+      this.#launch().catch(() => {
         // Logged in #startOne; retried after a backoff.
       });
+    }
+  }
+
+  #launch(): Promise<I> {
+    const started = this.#startOne();
+    this.#inFlight.add(started);
+    const forget = (): void => void this.#inFlight.delete(started);
+    started.then(forget, forget);
+    return started;
+  }
+
+  // One timer for the whole pool, due when the longest-idle instance above the resting level expires.
+  #scheduleShrink(): void {
+    if (this.#closed || this.#shrinkTimer !== undefined || !Number.isFinite(this.#idleTimeoutMs)) return;
+    if (this.#count <= this.#desired || this.#idle.length === 0) return;
+    const oldest = this.#idleSince.get(this.#idle[0] as I) ?? Date.now();
+    const delay = Math.max(0, oldest + this.#idleTimeoutMs - Date.now());
+    this.#shrinkTimer = setTimeout(() => {
+      this.#shrinkTimer = undefined;
+      this.#shrink();
+      this.#scheduleShrink();
+    }, delay);
+    this.#shrinkTimer.unref();
+  }
+
+  #shrink(): void {
+    const now = Date.now();
+    // Only instances idle past the timeout go, oldest first, and never below what the pool wants right now.
+    while (this.#count > this.#desired && this.#idle.length > 0) {
+      const oldest = this.#idle[0] as I;
+      if (now - (this.#idleSince.get(oldest) ?? now) < this.#idleTimeoutMs) break;
+      this.#idle.shift();
+      this.#options.logger.debug('plugin instance stopped after idling', {
+        instance: oldest.id,
+        idleMs: now - (this.#idleSince.get(oldest) ?? now),
+      });
+      void oldest.terminate('closed', 'idle beyond the pool minimum');
     }
   }
 

@@ -98,6 +98,8 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
   const pool = new InstancePool<PluginInstance>({
     size: options.pool?.size ?? 2,
     spares: options.pool?.spares ?? 1,
+    minInstances: options.pool?.minInstances,
+    idleTimeoutMs: options.pool?.idleTimeoutMs,
     logger: delegatingLogger(() => logger),
     onRestart: (cause) => metrics.instanceRestarted(cause),
     start: async (onExit) => {

@@ -7,6 +7,7 @@ import type { Registry } from 'prom-client';
 import type { Capability } from '../abi/index.ts';
 import type { ProviderConfig } from '../config/types.ts';
 import { loadPlugin, WasmProvider } from '../index.ts';
+import type { PluginLoadOptions } from '../options.ts';
 
 export interface CandidateInfo {
   providerName: string;
@@ -44,6 +45,18 @@ export interface WasmLoaderOptions {
   registry: Registry | undefined;
 }
 
+// A poolMinSize above a default (flag-derived) size is honoured by growing the size: the operator asked for that
+// many instances to be kept.
+function poolOptions(limits: ProviderConfig['limits'], defaultSize: number): PluginLoadOptions['pool'] {
+  const size = limits.poolSize > 0 ? limits.poolSize : defaultSize;
+  const minInstances = limits.poolMinSize;
+  return {
+    size: Math.max(size, minInstances ?? 1),
+    minInstances,
+    idleTimeoutMs: limits.poolIdleTimeoutMs,
+  };
+}
+
 export function wasmCandidateLoader(config: ProviderConfig, options: WasmLoaderOptions): CandidateLoader {
   return async (bytes, label) => {
     const plugin = await loadPlugin({
@@ -52,7 +65,7 @@ export function wasmCandidateLoader(config: ProviderConfig, options: WasmLoaderO
       clusterName: options.clusterName,
       allowedHosts: config.allowedHosts,
       credentials: config.credentialsFile === undefined ? undefined : { file: config.credentialsFile },
-      pool: { size: config.limits.poolSize > 0 ? config.limits.poolSize : options.defaultPoolSize },
+      pool: poolOptions(config.limits, options.defaultPoolSize),
       limits: {
         callTimeoutMs: config.limits.callTimeoutMs,
         memoryBytes: config.limits.memoryLimitMB * 1024 * 1024,

@@ -1,0 +1,149 @@
+// Resident memory of the wasm-ccm process, for comparing settings quickly: one control plane and devcloud for the
+// whole run; each variant is a fresh CCM process (same flags as bench:compare) measured
+//   idle:   with one initialized Node, `--idle-wait` seconds after the controllers started;
+//   steady: after `--nodes` Nodes (initialized, excluded from LBs) and `--services` ClusterIP Services exist and the
+//           CCM has settled `--settle` seconds. The cluster is filled once, while the first variant runs (its caches
+//           fill through the watch, as in bench:compare); later variants start on the full cluster (initial list).
+// CPU is user + system seconds of the CCM from its start to the steady measurement.
+// Usage: node bench/rss.ts [--nodes=5000] [--services=10000] [--idle-wait=10] [--settle=20]
+//   [--variant='name|node args|ccm args' ...]  (space-separated args; default one variant "current")
+//   [--heap-snapshot=DIR]  (each variant writes a heap snapshot of the main thread at steady state, via SIGUSR2)
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { HttpMethod } from '@kubernetes/client-node';
+import { startDevcloud } from '../devcloud/src/index.ts';
+import { KubeClient } from '../host/src/kube/client/client.ts';
+import { CCMProcess } from '../test/support/ccm-process.ts';
+import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
+import { adminKubeConfig } from '../test/support/kube.ts';
+import { devcloudPluginArgs, kubeletNode } from '../test/e2e/ccm/support/ccm-env.ts';
+import { cpuSeconds, memoryStats } from './lib/proc-stats.ts';
+
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '5000' },
+    services: { type: 'string', default: '10000' },
+    'idle-wait': { type: 'string', default: '10' },
+    settle: { type: 'string', default: '20' },
+    variant: { type: 'string', multiple: true },
+    'concurrent-service-syncs': { type: 'string', default: '10' },
+    'heap-snapshot': { type: 'string' },
+  },
+});
+
+const NODES = Number(values.nodes);
+const SERVICES = Number(values.services);
+const IDLE_WAIT_MS = Number(values['idle-wait']) * 1000;
+const SETTLE_MS = Number(values.settle) * 1000;
+const EXCLUDE = 'node.kubernetes.io/exclude-from-external-load-balancers';
+const FLAGS = [
+  '--leader-elect=false',
+  '--controllers=cloud-node,cloud-node-lifecycle,service',
+  '--kube-api-qps=200',
+  '--kube-api-burst=400',
+  `--concurrent-service-syncs=${values['concurrent-service-syncs']}`,
+];
+
+interface Variant {
+  name: string;
+  nodeArgs: string[];
+  args: string[];
+}
+
+const variants: Variant[] = (values.variant ?? ['current||']).map((spec) => {
+  const [name = 'current', nodeArgs = '', args = ''] = spec.split('|');
+  const words = (s: string): string[] => s.split(' ').filter((w) => w !== '');
+  return { name, nodeArgs: words(nodeArgs), args: words(args) };
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+function threads(pid: number): number {
+  const m = /^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1] ?? 0);
+}
+
+const names = (prefix: string, n: number): string[] =>
+  Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(5, '0')}`);
+
+const cp = await ControlPlane.start({ apiserverFlags: ['--max-requests-inflight=800'] });
+const cloud = await startDevcloud({ token: 'rss-token' });
+const admin = new KubeClient(adminKubeConfig(cp.info), { qps: 1_000_000, burst: 1_000_000, userAgent: 'bench' });
+const rows: string[] = [];
+let filled = false;
+try {
+  cloud.addInstance({ name: 'warmup' });
+  await admin.request({ method: HttpMethod.POST, path: '/api/v1/nodes', body: kubeletNode('warmup', { ready: true }) });
+  for (const variant of variants) {
+    const nodeArgs = [...variant.nodeArgs];
+    if (values['heap-snapshot']) {
+      mkdirSync(values['heap-snapshot'], { recursive: true });
+      nodeArgs.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${values['heap-snapshot']}`);
+    }
+    const ccm = new CCMProcess({
+      info: cp.info,
+      token: cp.info.adminToken,
+      args: [...devcloudPluginArgs(cp.info.dir, cloud, 'rss'), ...FLAGS, ...variant.args],
+      nodeArgs,
+    });
+    try {
+      const pid = ccm.process.pid;
+      if (pid === undefined) throw new Error('no pid');
+      await ccm.ready(120_000);
+      await sleep(IDLE_WAIT_MS);
+      const idle = filled ? undefined : memoryStats(pid);
+      const idleThreads = threads(pid);
+      if (!filled) {
+        const t0 = Date.now();
+        const nodes = names('rss-node', NODES);
+        nodes.forEach((name) => cloud.addInstance({ name }));
+        await inParallel(nodes, 50, (name) => {
+          const body = kubeletNode(name, { ready: true, labels: { [EXCLUDE]: 'true' } });
+          body.spec = {};
+          return admin.request({ method: HttpMethod.POST, path: '/api/v1/nodes', body });
+        });
+        await inParallel(names('rss-svc', SERVICES), 50, (name) =>
+          admin.request({
+            method: HttpMethod.POST,
+            path: '/api/v1/namespaces/default/services',
+            body: { metadata: { name }, spec: { type: 'ClusterIP', ports: [{ port: 80, targetPort: 80 }] } },
+          }),
+        );
+        filled = true;
+        console.log(`  filled ${NODES} nodes / ${SERVICES} services in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      }
+      await sleep(SETTLE_MS);
+      const steady = memoryStats(pid);
+      const cpu = cpuSeconds(pid);
+      if (values['heap-snapshot']) {
+        const before = new Set(readdirSync(values['heap-snapshot']));
+        process.kill(pid, 'SIGUSR2');
+        for (let i = 0; i < 600; i++) {
+          await sleep(500);
+          const fresh = readdirSync(values['heap-snapshot']).filter((f) => !before.has(f));
+          // The file is complete once its size stops changing.
+          if (fresh.length > 0 && i > 10) break;
+        }
+      }
+      const row =
+        `${variant.name}: idle ${idle ? `${idle.rssMb} MB` : '(cluster full)'} (${idleThreads} threads), ` +
+        `steady ${steady.rssMb} MB (peak ${steady.peakMb} MB), CPU ${cpu.toFixed(1)} s`;
+      console.log(row);
+      rows.push(row);
+    } finally {
+      await ccm.stop().catch(() => undefined);
+    }
+  }
+} finally {
+  await cloud.stop().catch(() => undefined);
+  await cp.stop().catch(() => undefined);
+}
+console.log(rows.join('\n'));
