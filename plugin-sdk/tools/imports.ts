@@ -1,5 +1,5 @@
-// What a compiled plugin may import (plugin-sdk/ABI.md): the Extism kernel functions the SDK uses and the three wasm-ccm
-// host functions. Anything else either fails to link on the host (get_log_level, log_trace and http_headers on Extism
+// What a compiled plugin may import (plugin-sdk/ABI.md): the Extism kernel functions the SDK uses and the wasm-ccm host
+// functions. Anything else either fails to link on the host (get_log_level, log_trace and http_headers on Extism
 // 1.0.3; env.abort and WASI, which the sandbox does not provide) or is outside the ABI (http_request, var_*, config_*).
 
 export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
@@ -17,7 +17,7 @@ export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
     'output_set',
     'error_set',
   ],
-  'extism:host/user': ['ccm_http', 'ccm_log', 'ccm_now_ms'],
+  'extism:host/user': ['ccm_http', 'ccm_log', 'ccm_now_ms', 'ccm_input_read'],
 };
 
 const WHY: Record<string, string> = {

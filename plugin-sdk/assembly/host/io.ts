@@ -1,12 +1,18 @@
 // Moving JSON between the plugin and the host over Extism's kernel. as-pdk does the block work; its outputString is not
-// used because it sizes the block by UTF-16 length and breaks on non-ASCII text (shared runtime-facts).
+// used because it sizes the block by UTF-16 length and breaks on non-ASCII text (shared runtime-facts). The input comes
+// in with one ccm_input_read instead of as-pdk's Host.input, which makes a host call per 8 bytes (a 700 KiB request
+// was ~90,000 calls).
 import { Host, Memory } from "@extism/as-pdk";
-import { length } from "@extism/as-pdk/lib/env";
+import { input_length, length } from "@extism/as-pdk/lib/env";
 import { JsonWriter } from "../json/writer";
+import { ccm_input_read } from "./imports";
 
 /** The call's input (the request JSON). */
 export function readInput(): Uint8Array {
-  return Host.input();
+  const size = <i32>input_length();
+  const bytes = new Uint8Array(size);
+  ccm_input_read(bytes.dataStart, size);
+  return bytes;
 }
 
 /** Sets the call's output to the writer's bytes. */

@@ -84,6 +84,65 @@ describe('guest kernel', () => {
     expect(() => call('load_u8', 99n << 48n)).toThrow(/names no memory block/);
   });
 
+  describe('ccm_input_read', () => {
+    const input = Uint8Array.from({ length: 20 }, (_, i) => i + 1);
+    function withMemory(pages = 1) {
+      const { kernel } = setup();
+      const memory = new WebAssembly.Memory({ initial: pages, maximum: 4 });
+      kernel.attachMemory(memory);
+      kernel.beginCall(input);
+      return { kernel, memory };
+    }
+
+    it('copies the whole input, or its first bytes, to the address the guest gives', () => {
+      const { kernel, memory } = withMemory();
+      kernel.inputRead(100, 20);
+      expect([...new Uint8Array(memory.buffer, 100, 20)]).toEqual([...input]);
+      kernel.inputRead(0, 3);
+      expect([...new Uint8Array(memory.buffer, 0, 4)]).toEqual([1, 2, 3, 0]);
+    });
+
+    it('accepts zero bytes anywhere within memory, also with an empty input', () => {
+      const { kernel, memory } = withMemory();
+      expect(() => kernel.inputRead(0, 0)).not.toThrow();
+      expect(() => kernel.inputRead(65536, 0)).not.toThrow(); // one past the end, nothing written
+      kernel.beginCall(new Uint8Array(0));
+      expect(() => kernel.inputRead(12, 0)).not.toThrow();
+      expect(new Uint8Array(memory.buffer).every((b) => b === 0)).toBe(true);
+    });
+
+    it('writes into memory the guest grew since the last call', () => {
+      const { kernel, memory } = withMemory();
+      memory.grow(1);
+      kernel.inputRead(65536 + 10, 20);
+      expect([...new Uint8Array(memory.buffer, 65536 + 10, 20)]).toEqual([...input]);
+    });
+
+    it('refuses addresses and lengths past the end of memory, and negative ones, writing nothing', () => {
+      const { kernel, memory } = withMemory();
+      expect(() => kernel.inputRead(65536 - 19, 20)).toThrow(GuestAddressError);
+      expect(() => kernel.inputRead(65536 - 19, 20)).toThrow(
+        'ccm_input_read: 20 bytes at address 0xffed run past the end of linear memory (65536 bytes)',
+      );
+      expect(() => kernel.inputRead(65537, 0)).toThrow(GuestAddressError);
+      expect(() => kernel.inputRead(-1, 20)).toThrow(/address 0xffffffff run past the end/);
+      expect(() => kernel.inputRead(-8, 4)).toThrow(GuestAddressError); // wraps to 4 GiB - 8, not to a small address
+      expect(new Uint8Array(memory.buffer).every((b) => b === 0)).toBe(true);
+    });
+
+    it('refuses more bytes than the input has, and negative lengths', () => {
+      const { kernel } = withMemory();
+      expect(() => kernel.inputRead(0, 21)).toThrow('ccm_input_read: asked for 21 bytes of an input of 20');
+      expect(() => kernel.inputRead(0, -1)).toThrow(/asked for 4294967295 bytes/);
+    });
+
+    it('is an address error when the plugin exports no memory', () => {
+      const { kernel } = setup();
+      kernel.beginCall(input);
+      expect(() => kernel.inputRead(0, 4)).toThrow(/exports no memory/);
+    });
+  });
+
   it('captures the error text the guest sets', () => {
     const { kernel, context, call } = setup();
     kernel.beginCall(new Uint8Array(0));

@@ -26,8 +26,17 @@ describe('import policy', () => {
         { module: 'extism:host/user', name: 'ccm_http', func: i64ToI64 },
         { module: 'extism:host/user', name: 'ccm_log', func: { params: ['i64'], results: [] } },
         { module: 'extism:host/user', name: 'ccm_now_ms', func: { params: [], results: ['i64'] } },
+        { module: 'extism:host/user', name: 'ccm_input_read', func: { params: ['i32', 'i32'], results: [] } },
       ]),
     ).not.toThrow();
+  });
+
+  it('refuses ccm_input_read with any other signature (it takes wasm32 pointers)', () => {
+    expect(
+      violations([
+        { module: 'extism:host/user', name: 'ccm_input_read', func: { params: ['i64', 'i64'], results: [] } },
+      ]),
+    ).toEqual(['extism:host/user.ccm_input_read: has type (i64, i64) -> (), expected (i32, i32) -> ()']);
   });
 
   it('refuses WASI with a message saying there is none', () => {

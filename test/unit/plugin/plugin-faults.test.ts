@@ -85,6 +85,12 @@ describe('a misbehaving plugin', () => {
     ['kernel-bomb', InternalError, /allocated more than its kernel memory budget of 32 MiB in one call/, 'limit'],
     ['huge', InternalError, /output of 20971520 bytes is above the limit of 4 MiB/, 'limit'],
     [
+      'bad-input-address',
+      InternalError,
+      /the plugin passed a bad address: ccm_input_read: 16 bytes at address 0xfffffff0 run past the end of linear memory/,
+      'trap',
+    ],
+    [
       'loop',
       TimeoutError,
       /ccm_instance_metadata did not finish within 400 ms; its instance was terminated/,

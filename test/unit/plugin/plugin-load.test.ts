@@ -52,6 +52,16 @@ describe('loading a plugin', () => {
     expect(provider.instancesV2()).toBeUndefined();
   });
 
+  it('hands the input over in one ccm_input_read call or through the kernel 8 bytes at a time, alike', async () => {
+    const provider = await load({ source: { bytes: await buildFixture('echo') } });
+    const text = `{"n":"zürich ☁ 🚀"}`.repeat(5000) + 'tail';
+    for (const input of [new TextEncoder().encode(text), new Uint8Array(0), Uint8Array.of(7, 8, 9)]) {
+      for (const exportName of ['bench_echo', 'bench_echo_kernel']) {
+        expect(await provider.plugin.callExport(exportName, input)).toEqual(input);
+      }
+    }
+  });
+
   it('verifies a pinned digest before anything else', async () => {
     const bytes = await buildFixture('echo');
     const pinned = await load({ source: { bytes }, sha256: sha256Hex(bytes) });

@@ -1,7 +1,8 @@
 // Runs SDK test modules (plugin-sdk/tests/assembly/*.ts) under @extism/extism 1.0.3 the way the host does: foreground,
-// fake ccm_http/ccm_log/ccm_now_ms under extism:host/user, plugin.reset() after every call.
+// fake ccm_http/ccm_log/ccm_now_ms under extism:host/user, ccm_input_read copying the call's input into the guest's
+// memory, plugin.reset() after every call.
 import { join } from 'node:path';
-import createPlugin, { type CallContext, type Plugin } from '@extism/extism';
+import createPlugin, { type CallContext, type ExtismPluginOptions, type Plugin } from '@extism/extism';
 import { compileAssemblyScript, SDK_DIR } from '../../../plugin-sdk/tools/compile.ts';
 
 export const FIXTURES = join(SDK_DIR, 'tests', 'assembly');
@@ -19,15 +20,22 @@ export class FakeHost {
   /** What ccm_http answers; gets the parsed request. */
   httpAnswer: (request: unknown) => unknown = () => ({ error: { code: 'Network', message: 'no network in tests' } });
   nowMs = 1_700_000_000_123n;
+  /** The input of the call in progress and the guest's memory, for ccm_input_read. */
+  input: Uint8Array = new Uint8Array(0);
+  memory: WebAssembly.Memory | null = null;
 
-  functions(): Record<string, Record<string, (ctx: CallContext, ...args: bigint[]) => bigint | void>> {
+  functions(): NonNullable<ExtismPluginOptions['functions']> {
     return {
       'extism:host/user': {
-        ccm_log: (ctx, offset) => {
-          this.logs.push(ctx.read(offset!)!.json());
+        ccm_input_read: (_ctx: CallContext, address: number, length: number) => {
+          if (this.memory === null) throw new Error('ccm_input_read before the memory is known');
+          new Uint8Array(this.memory.buffer, address, length).set(this.input.subarray(0, length));
         },
-        ccm_http: (ctx, offset) => {
-          const request: unknown = ctx.read(offset!)!.json();
+        ccm_log: (ctx: CallContext, offset: bigint) => {
+          this.logs.push(ctx.read(offset)!.json());
+        },
+        ccm_http: (ctx: CallContext, offset: bigint) => {
+          const request: unknown = ctx.read(offset)!.json();
           this.httpRequests.push(request);
           return ctx.store(JSON.stringify(this.httpAnswer(request)));
         },
@@ -48,8 +56,11 @@ export interface TestPlugin {
 
 export async function load(wasm: Uint8Array, host = new FakeHost()): Promise<TestPlugin> {
   const plugin = await createPlugin({ wasm: [{ data: wasm }] }, { useWasi: false, functions: host.functions() });
+  const memory = (await plugin.getInstance()).exports.memory;
+  host.memory = memory instanceof WebAssembly.Memory ? memory : null;
   const call = async (fn: string, input: string | Uint8Array | object = ''): Promise<string> => {
     const data = typeof input === 'string' || input instanceof Uint8Array ? input : JSON.stringify(input);
+    host.input = typeof data === 'string' ? new TextEncoder().encode(data) : data;
     try {
       const out = await plugin.call(fn, data);
       return out === null ? '' : out.text();

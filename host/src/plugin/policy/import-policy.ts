@@ -41,6 +41,8 @@ export const HOST_FUNCTIONS: Readonly<Record<string, Signature>> = {
   ccm_http: [[I64], [I64]],
   ccm_log: [[I64], []],
   ccm_now_ms: [[], [I64]],
+  // ABI 1.1: (guest address, length), linear memory pointers of a wasm32 module.
+  ccm_input_read: [[I32, I32], []],
 };
 
 // Kernel names that exist in other Extism runtimes but must not be used here, and why.

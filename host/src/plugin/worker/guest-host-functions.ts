@@ -1,7 +1,7 @@
 // The wasm-ccm host functions (`extism:host/user`) as the guest sees them from inside its worker. They are
 // synchronous (Extism foreground mode): ccm_http hands the request to the main thread through the channel and
 // blocks until the answer is there, so the HTTP client and the credentials stay on the main thread. ccm_log posts
-// the record without waiting for anyone.
+// the record without waiting for anyone. ccm_input_read copies the call's input straight into the guest's memory.
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
 import { Channel, ChannelState, HostRequestKind } from '../channel/channel.ts';
 import type { GuestKernel } from './guest-kernel.ts';
@@ -57,5 +57,9 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
       host.log({ source: 'ccm_log', level: 'info', text });
     },
     ccm_now_ms: (): bigint => BigInt(Date.now()),
+    // ABI 1.1: the whole input in one call (as-pdk moves it 8 bytes per host call). Pointers are i32: plugins are wasm32.
+    ccm_input_read: (_context: CallContext, address: number, length: number): void => {
+      host.kernel.inputRead(address, length);
+    },
   };
 }

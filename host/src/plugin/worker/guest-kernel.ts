@@ -8,6 +8,9 @@
 // is charged against a per-call budget. And the input/output bookkeeping (input_*, output_set, error_set) is ours
 // so the runner can call the export itself and see its i32 return code, which js-sdk 1.0.3 discards.
 //
+// ccm_input_read (ABI 1.1, a wasm-ccm host function, wired in guest-host-functions.ts) is served here too: it copies
+// the input straight into the guest's linear memory, one host call for the whole input.
+//
 // Functions are installed through createPlugin's `functions` option under the kernel's namespace: js-sdk binds each
 // with the CallContext as first argument and puts it over its own implementation in the import object.
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
@@ -44,6 +47,7 @@ export class GuestKernel {
   #output: CapturedBytes | null = null;
   #error: CapturedBytes | null = null;
   #chargedBytes = 0;
+  #memory: WebAssembly.Memory | null = null;
 
   constructor(budgetBytes: number, maxOutputBytes: number) {
     this.#budgetBytes = budgetBytes;
@@ -67,6 +71,35 @@ export class GuestKernel {
 
   get error(): CapturedBytes | null {
     return this.#error;
+  }
+
+  /** The guest's linear memory, for the host functions that copy straight into it (ccm_input_read). */
+  attachMemory(memory: WebAssembly.Memory | null): void {
+    this.#memory = memory;
+  }
+
+  /**
+   * ccm_input_read: copies the first `length` bytes of the call's input to guest memory at `address`, in one host call
+   * instead of one per 8 bytes. The arguments arrive as signed i32s; both are read as unsigned, so a negative value is
+   * an address or length past 2 GiB and fails the bounds checks like any other out-of-range value.
+   */
+  inputRead(address: number, length: number): void {
+    const at = address >>> 0;
+    const bytes = length >>> 0;
+    if (bytes > this.#input.byteLength) {
+      throw new GuestAddressError(`ccm_input_read: asked for ${bytes} bytes of an input of ${this.#input.byteLength}`);
+    }
+    const memory = this.#memory;
+    if (memory === null) throw new GuestAddressError('ccm_input_read: the plugin exports no memory');
+    // Read at every call: the guest may have grown its memory (which replaces the buffer) since the last one.
+    const size = memory.buffer.byteLength;
+    if (at + bytes > size) {
+      throw new GuestAddressError(
+        `ccm_input_read: ${bytes} bytes at address 0x${at.toString(16)} run past the end of linear memory (${size} bytes)`,
+      );
+    }
+    if (bytes === 0) return;
+    new Uint8Array(memory.buffer, at, bytes).set(this.#input.subarray(0, bytes));
   }
 
   /** Forgets the call's blocks; Extism's plugin.reset() drops them on its side. */

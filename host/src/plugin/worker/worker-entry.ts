@@ -63,6 +63,8 @@ const plugin = await createPlugin(start.module, {
   },
 });
 const instance = await plugin.getInstance();
+const memory = instance.exports.memory;
+kernel.attachMemory(memory instanceof WebAssembly.Memory ? memory : null);
 // Extism only calls a reactor's _initialize when WASI is on; wasm-ccm plugins have no WASI, so do it here.
 const initialize = instance.exports._initialize;
 if (typeof initialize === 'function') (initialize as () => void)();
