@@ -1,8 +1,8 @@
 // The CCM's one door to the apiserver. Every request -- generated typed clients, our raw JSON requests and watch
-// connections -- goes through one transport that (1) waits on a client-side token bucket (client-go's
-// --kube-api-qps / --kube-api-burst, default 20 / 30) and (2) records rest_client_* metrics. client-node 2.0.1
-// lets a Configuration carry its own HttpLibrary (`httpApi`), which is where this transport plugs in; its
-// makeApiClient builds a Configuration without that hook, so use KubeClient.api() instead.
+// connections -- (1) waits on one client-side token bucket (client-go's --kube-api-qps / --kube-api-burst, default
+// 20 / 30), (2) records rest_client_* metrics and (3) shares one connection pool. Raw requests and watches go
+// straight to undici; typed clients go through client-node 2.0.1's fetch, which lets a Configuration carry its own
+// HttpLibrary (`httpApi`); its makeApiClient builds a Configuration without that hook, so use KubeClient.api().
 import {
   type ApiConstructor,
   type ApiType,
@@ -18,6 +18,7 @@ import {
   wrapHttpLibrary,
 } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
+import { Agent, type Dispatcher } from 'undici';
 import { type Clock, realClock } from '../clock.ts';
 import { TokenBucket } from '../token-bucket.ts';
 import { KubeApiError } from './errors.ts';
@@ -55,6 +56,15 @@ export const DEFAULT_QPS = 20;
 export const DEFAULT_BURST = 30;
 const DEFAULT_TIMEOUT_MS = 60_000;
 const CONNECTION_POOL_MAX_AGE_MS = 5 * 60_000;
+const AUTH_TTL_MS = 10_000;
+
+interface Connection {
+  dispatcher: Dispatcher;
+  /** Headers the kubeconfig's user adds (Authorization), as client-node computes them. */
+  headers: Record<string, string>;
+  createdAt: number;
+  authAt: number;
+}
 
 export class KubeClient {
   readonly kubeConfig: KubeConfig;
@@ -68,14 +78,21 @@ export class KubeClient {
   private readonly inner = new IsomorphicFetchHttpLibrary();
   private readonly userAgent: string;
   private readonly timeoutMs: number;
-  private pool: { dispatcher: NonNullable<ReturnType<RequestContext['getDispatcher']>>; createdAt: number } | undefined;
+  private readonly origin: string;
+  /** The server URL's path (a proxy's prefix, say), prepended to every request path. */
+  private readonly basePath: string;
+  private conn: Connection | undefined;
+  private refreshing: Promise<Connection> | undefined;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster?.server) throw new Error('KubeClient: the kubeconfig has no current cluster with a server');
     this.kubeConfig = kubeConfig;
     this.server = cluster.server.replace(/\/+$/, '');
-    this.host = new URL(this.server).host;
+    const url = new URL(this.server);
+    this.host = url.host;
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '');
     this.clock = options.clock ?? realClock;
     this.limiter = new TokenBucket(options.qps ?? DEFAULT_QPS, options.burst ?? DEFAULT_BURST, this.clock);
     this.metrics = restMetrics(options.registry);
@@ -101,15 +118,14 @@ export class KubeClient {
     const method = options.method ?? HttpMethod.GET;
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    const ctx = await this.context(method, options.path, options.query, signal);
-    if (options.body !== undefined) {
-      ctx.setHeaderParam('Content-Type', options.contentType ?? 'application/json');
-      ctx.setBody(JSON.stringify(options.body));
-    }
-    const response = await this.send(ctx);
+    const hasBody = options.body !== undefined;
+    const response = await this.dispatch(method, options.path, options.query, signal, {
+      ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
+      ...(hasBody ? { contentType: options.contentType ?? 'application/json' } : {}),
+    });
     const text = await response.body.text();
-    if (response.httpStatusCode >= 300) {
-      throw KubeApiError.fromResponse(response.httpStatusCode, text, `${method} ${options.path}`);
+    if (response.statusCode >= 300) {
+      throw KubeApiError.fromResponse(response.statusCode, text, `${method} ${options.path}`);
     }
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
@@ -130,53 +146,108 @@ export class KubeClient {
    * Aborting `signal` closes the connection.
    */
   async watch(path: string, query: Query, signal: AbortSignal): Promise<AsyncGenerator<WatchEvent>> {
-    const ctx = await this.context(HttpMethod.GET, path, { ...query, watch: true }, signal);
-    const response = await this.send(ctx);
-    if (response.httpStatusCode !== 200) {
-      throw KubeApiError.fromResponse(response.httpStatusCode, await response.body.text(), `watch ${path}`);
+    // No body timeout: a quiet watch is normal, and the informer has its own idle limit.
+    const response = await this.dispatch(HttpMethod.GET, path, { ...query, watch: true }, signal, { bodyTimeout: 0 });
+    if (response.statusCode !== 200) {
+      throw KubeApiError.fromResponse(response.statusCode, await response.body.text(), `watch ${path}`);
     }
-    const stream = response.body.stream();
-    if (!stream) throw new Error(`watch ${path}: response has no body`);
-    return readWatchEvents(stream);
-  }
-
-  private async context(method: HttpMethod, path: string, query: Query | undefined, signal: AbortSignal) {
-    const url = new URL(this.server + path);
-    for (const [key, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    }
-    const ctx = new RequestContext(url.toString(), method);
-    await this.kubeConfig.applySecurityAuthentication(ctx);
-    this.reuseConnections(ctx);
-    ctx.setHeaderParam('Accept', 'application/json');
-    ctx.setHeaderParam('User-Agent', this.userAgent);
-    ctx.setSignal(signal);
-    return ctx;
+    return readWatchEvents(response.body);
   }
 
   /**
-   * client-node builds a new connection pool (undici Agent) for every request, so every request paid a TLS
-   * handshake (the largest CPU cost of node initialization at 200 QPS). Keep one pool and hand it to every request;
-   * replace it every few minutes so client certificates rotated on disk are picked up. Auth headers are still set
-   * per request, so rotated tokens work at once.
+   * The raw requests' transport: undici's request API on the pooled connection. client-node's fetch path costs
+   * more than twice the CPU per request (WHATWG Request/Headers/streams, and a new connection pool per request
+   * that is built and thrown away), which at a few hundred requests per second was the largest CPU cost of
+   * node initialization.
    */
+  private async dispatch(
+    method: HttpMethod,
+    path: string,
+    query: Query | undefined,
+    signal: AbortSignal,
+    extra: { body?: string; contentType?: string; bodyTimeout?: number },
+  ): Promise<Dispatcher.ResponseData> {
+    const { dispatcher, headers: auth } = await this.connection();
+    const headers: Record<string, string> = { ...auth, accept: 'application/json', 'user-agent': this.userAgent };
+    if (extra.contentType !== undefined) headers['content-type'] = extra.contentType;
+    let search = '';
+    if (query) {
+      const params = new URLSearchParams();
+      for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+      const encoded = params.toString();
+      if (encoded !== '') search = `?${encoded}`;
+    }
+    const waited = await this.limiter.wait(signal);
+    this.metrics.rateLimited(method, this.host, waited / 1000);
+    signal.throwIfAborted();
+    const started = this.clock.now();
+    let code = '<error>';
+    try {
+      const response = await dispatcher.request({
+        origin: this.origin,
+        path: this.basePath + path + search,
+        method,
+        headers,
+        signal,
+        ...(extra.body !== undefined ? { body: extra.body } : {}),
+        ...(extra.bodyTimeout !== undefined ? { bodyTimeout: extra.bodyTimeout } : {}),
+      });
+      code = String(response.statusCode);
+      // A rejected credential may have been rotated since it was read: read it again for the next request.
+      if (response.statusCode === 401 && this.conn) this.conn.authAt = -Infinity;
+      return response;
+    } finally {
+      this.metrics.request(method, this.host, code, (this.clock.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * The pooled connection and the kubeconfig's auth headers. client-node derives both per request (reading CA,
+   * certificate and token files each time); the headers are re-read every AUTH_TTL_MS (client-go re-reads a token
+   * file once a minute) and after a 401, the pool is replaced every CONNECTION_POOL_MAX_AGE_MS so client
+   * certificates rotated on disk are picked up.
+   */
+  private async connection(): Promise<Connection> {
+    const now = this.clock.now();
+    const conn = this.conn;
+    if (conn && now - conn.authAt < AUTH_TTL_MS && now - conn.createdAt < CONNECTION_POOL_MAX_AGE_MS) return conn;
+    this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async refresh(): Promise<Connection> {
+    const ctx = new RequestContext(`${this.server}/`, HttpMethod.GET);
+    await this.kubeConfig.applySecurityAuthentication(ctx);
+    const now = this.clock.now();
+    const fresh = ctx.getDispatcher() as Dispatcher | undefined;
+    const old = this.conn;
+    const keep = old !== undefined && now - old.createdAt < CONNECTION_POOL_MAX_AGE_MS;
+    let dispatcher: Dispatcher;
+    if (keep) {
+      dispatcher = old.dispatcher;
+      void fresh?.close().catch(() => undefined);
+    } else {
+      // Without TLS options (plain http) client-node leaves the dispatcher to fetch's global one.
+      dispatcher = fresh ?? new Agent();
+      // close() lets requests already using the old pool finish.
+      void old?.dispatcher.close().catch(() => undefined);
+    }
+    this.conn = { dispatcher, headers: ctx.getHeaders(), createdAt: keep ? old.createdAt : now, authAt: now };
+    return this.conn;
+  }
+
+  /** Typed clients build their own request context (and connection pool): give them the shared pool. */
   private reuseConnections(ctx: RequestContext): void {
     const fresh = ctx.getDispatcher();
-    if (!fresh) return;
-    const now = this.clock.now();
-    if (!this.pool || now - this.pool.createdAt > CONNECTION_POOL_MAX_AGE_MS) {
-      const old = this.pool?.dispatcher;
-      this.pool = { dispatcher: fresh, createdAt: now };
-      // close() lets requests already using the old pool finish.
-      void old?.close().catch(() => undefined);
-      return;
-    }
-    if (fresh !== this.pool.dispatcher) void fresh.close().catch(() => undefined);
-    ctx.setDispatcher(this.pool.dispatcher);
+    const pooled = this.conn?.dispatcher;
+    if (!fresh || !pooled || fresh === pooled) return;
+    void fresh.close().catch(() => undefined);
+    ctx.setDispatcher(pooled as NonNullable<ReturnType<RequestContext['getDispatcher']>>);
   }
 
   private async send(ctx: RequestContext): Promise<ResponseContext> {
     const method = ctx.getHttpMethod();
+    this.reuseConnections(ctx);
     const waited = await this.limiter.wait(ctx.getSignal());
     this.metrics.rateLimited(method, this.host, waited / 1000);
     ctx.getSignal()?.throwIfAborted();

@@ -20,29 +20,24 @@ export class WatchDecodeError extends Error {
   }
 }
 
-export async function* readWatchEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<WatchEvent> {
-  const reader = body.getReader();
+/** `body`: a Node stream or a web ReadableStream; returning early (break) destroys it, closing the connection. */
+export async function* readWatchEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<WatchEvent> {
   const decoder = new TextDecoder();
   let buffered = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffered += decoder.decode(value, { stream: true });
-      let newline = buffered.indexOf('\n');
-      while (newline >= 0) {
-        const line = buffered.slice(0, newline).trim();
-        buffered = buffered.slice(newline + 1);
-        if (line !== '') yield decodeEvent(line);
-        newline = buffered.indexOf('\n');
-      }
+  for await (const chunk of body) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let start = 0;
+    let newline = buffered.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffered.slice(start, newline).trim();
+      if (line !== '') yield decodeEvent(line);
+      start = newline + 1;
+      newline = buffered.indexOf('\n', start);
     }
-    const rest = (buffered + decoder.decode()).trim();
-    if (rest !== '') yield decodeEvent(rest);
-  } finally {
-    // Reached on break/return by the consumer too: cancelling the body closes the connection.
-    await reader.cancel().catch(() => undefined);
+    buffered = buffered.slice(start);
   }
+  const rest = (buffered + decoder.decode()).trim();
+  if (rest !== '') yield decodeEvent(rest);
 }
 
 export function decodeEvent(line: string): WatchEvent {
