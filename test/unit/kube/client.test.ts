@@ -236,6 +236,37 @@ describe('KubeClient transport', () => {
   });
 });
 
+describe('KubeClient credentials', () => {
+  it('reuses the kubeconfig\'s auth headers for 10 s, and reads them again after a 401', async () => {
+    const auth: string[] = [];
+    let status = 200;
+    handler = (req, res) => {
+      auth.push(req.headers.authorization ?? '');
+      json(res, status, status === 200 ? {} : { kind: 'Status', code: status, reason: 'Unauthorized' });
+    };
+    const clock = new FakeClock();
+    const kc = kubeConfig();
+    const client = new KubeClient(kc, { clock });
+    await client.request({ path: '/a' });
+    (kc.users[0] as { token?: string }).token = 'rotated';
+    await client.request({ path: '/b' });
+    status = 401;
+    await expect(client.request({ path: '/c' })).rejects.toMatchObject({ code: 401 });
+    status = 200;
+    await client.request({ path: '/d' });
+    (kc.users[0] as { token?: string }).token = 'rotated-again';
+    await clock.advance(10_001);
+    await client.request({ path: '/e' });
+    expect(auth).toEqual([
+      'Bearer tok',
+      'Bearer tok',
+      'Bearer tok',
+      'Bearer rotated',
+      'Bearer rotated-again',
+    ]);
+  });
+});
+
 describe('watch decoding', () => {
   function stream(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
     return new ReadableStream({
