@@ -15,6 +15,37 @@ describe('channel', () => {
     expect(channel.reserve(1001)).toBe(false);
   });
 
+  it('writes text as UTF-8 straight into the payload, growing it as needed', () => {
+    const channel = Channel.create(16, 4096);
+    const decode = (offset: number, length: number): string =>
+      new TextDecoder().decode(channel.payload.slice(offset, offset + length));
+    expect(channel.writeText(3, 'plain ascii')).toBe(11);
+    expect(decode(3, 11)).toBe('plain ascii');
+    const mixed = 'zürich ☁ 東京 🚀 '.repeat(20);
+    const bytes = Buffer.byteLength(mixed);
+    expect(channel.writeText(5, mixed)).toBe(bytes); // more bytes than UTF-16 units: needs a second, exact growth
+    expect(decode(5, bytes)).toBe(mixed);
+    expect(channel.payload.length).toBeGreaterThanOrEqual(5 + bytes);
+    expect(channel.writeText(0, '')).toBe(0);
+  });
+
+  it('writes text whose last character only just fits, or just does not', () => {
+    // 8 payload bytes from offset 2: room for 6. '€' is 3 bytes: two fit exactly, a third needs growth.
+    const fits = Channel.create(8, 64);
+    expect(fits.writeText(2, '€€')).toBe(6);
+    expect(fits.payload.length).toBe(8);
+    const grows = Channel.create(8, 64);
+    expect(grows.writeText(2, 'ab€€')).toBe(8);
+    expect(new TextDecoder().decode(grows.payload.slice(2, 10))).toBe('ab€€');
+  });
+
+  it('refuses text that would not fit under the maximum, by units or by bytes', () => {
+    const channel = Channel.create(8, 64);
+    expect(channel.writeText(0, 'x'.repeat(65))).toBe(-1);
+    expect(channel.writeText(0, '€'.repeat(30))).toBe(-1); // 30 units, 90 bytes
+    expect(channel.writeText(4, '€'.repeat(20))).toBe(64 - 4);
+  });
+
   it('hands state and bytes to another thread, which sees growth made on this one', async () => {
     const channel = Channel.create(8, 1 << 20);
     // The worker waits for `call`, reads the payload length it sees, answers with `done`.

@@ -139,6 +139,12 @@ describe('a misbehaving plugin', () => {
     const big = { ...node('ok'), labels: { blob: 'x'.repeat(70 * 1024) } };
     const before = await callsOnInstance();
     await expect(instances.instanceMetadata(big)).rejects.toThrow(/input of \d+ bytes is above the limit of 65536/);
+    // Under the limit in UTF-16 units, over it in UTF-8 bytes: caught once written into the channel.
+    const wide = { ...node('ok'), labels: { blob: 'é'.repeat(40 * 1024) } };
+    const bytes = Buffer.byteLength(JSON.stringify({ node: wide }));
+    await expect(instances.instanceMetadata(wide)).rejects.toThrow(
+      `input of ${bytes} bytes is above the limit of 65536`,
+    );
     expect(await callsOnInstance()).toBe(before + 1);
   });
 

@@ -53,12 +53,15 @@ export class Channel {
   readonly header: Int32Array;
   #payload: Uint8Array;
   #payloadView: DataView;
+  // Length-tracking, like #payload: a Buffer for its UTF-8 writer (see writeText).
+  readonly #payloadBuffer: Buffer;
 
   constructor(buffer: SharedArrayBuffer) {
     this.buffer = buffer;
     this.header = new Int32Array(buffer, 0, HEADER_BYTES / 4);
     this.#payload = new Uint8Array(buffer, HEADER_BYTES);
     this.#payloadView = new DataView(buffer, HEADER_BYTES);
+    this.#payloadBuffer = Buffer.from(buffer, HEADER_BYTES);
   }
 
   static create(initialPayloadBytes: number, maxPayloadBytes: number): Channel {
@@ -94,6 +97,28 @@ export class Channel {
   get payloadView(): DataView {
     void this.payload;
     return this.#payloadView;
+  }
+
+  /**
+   * Writes `text` as UTF-8 into the payload at `offset`, growing the buffer as needed, with no intermediate copy.
+   * Returns the bytes written, or -1 when they would not fit under the maximum.
+   *
+   * Buffer#write rather than TextEncoder#encodeInto (which accepts shared views too): measured on Node 24 with a 600 KiB
+   * JSON text, both take ~30 us for a one-byte string, but encodeInto takes ~500 us once the text holds a single
+   * non-Latin-1 character (a two-byte string) where Buffer#write stays at ~40 us. encode + set took 700-900 us.
+   */
+  writeText(offset: number, text: string): number {
+    // UTF-8 takes at least one byte per UTF-16 unit: start with that much room, and work out the exact size only when
+    // the write may have been cut short (Buffer#write stops before a character that does not fit, and none takes
+    // more than 4 bytes).
+    if (!this.reserve(offset + text.length)) return -1;
+    const room = this.payload.length - offset;
+    const written = this.#payloadBuffer.write(text, offset, room, 'utf8');
+    if (room - written >= 4) return written;
+    const exact = Buffer.byteLength(text, 'utf8');
+    if (exact === written) return written;
+    if (!this.reserve(offset + exact)) return -1;
+    return this.#payloadBuffer.write(text, offset, exact, 'utf8');
   }
 
   /** Copies payload bytes out into a fresh, unshared buffer. */

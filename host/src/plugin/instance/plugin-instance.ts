@@ -85,15 +85,19 @@ export class PluginInstance {
     return this.#busy;
   }
 
-  /** Calls an export with `input`; resolves with its output bytes. Rejects with InstanceCallError. */
-  async call(exportName: string, input: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+  /**
+   * Calls an export with `input` (bytes, or text that is written into the channel as UTF-8 without an intermediate
+   * copy); resolves with its output bytes. Rejects with InstanceCallError.
+   */
+  async call(exportName: string, input: Uint8Array | string, timeoutMs: number): Promise<Uint8Array> {
     if (!this.alive) throw new InstanceCallError('crash', `the plugin instance is gone (${this.#exitReason})`);
     if (this.#busy) throw new Error(`plugin instance ${this.id} is already serving a call`);
-    if (input.byteLength > this.#options.maxInputBytes) {
-      throw new InstanceCallError(
-        'inputTooLarge',
-        `input of ${input.byteLength} bytes is above the limit of ${this.#options.maxInputBytes}`,
-      );
+    // Text takes at least a byte per UTF-16 unit: longer text is too large whatever it holds. Shorter text is checked
+    // once it is written (#writeRequest).
+    const atLeast = typeof input === 'string' ? input.length : input.byteLength;
+    if (atLeast > this.#options.maxInputBytes) {
+      const bytes = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
+      throw new InstanceCallError('inputTooLarge', this.#tooLarge(bytes));
     }
     this.#busy = true;
     try {
@@ -109,17 +113,39 @@ export class PluginInstance {
     await this.#worker.terminate();
   }
 
-  async #run(exportName: string, input: Uint8Array, deadline: number, timeoutMs: number): Promise<Uint8Array> {
+  #tooLarge(bytes: number): string {
+    return `input of ${bytes} bytes is above the limit of ${this.#options.maxInputBytes}`;
+  }
+
+  /** Puts the export's name and the input into the channel; returns the input's size in bytes. */
+  #writeRequest(name: Uint8Array, input: Uint8Array | string): number {
+    const channel = this.#channel;
+    let bytes: number;
+    if (typeof input === 'string') {
+      bytes = channel.writeText(name.byteLength, input);
+      if (bytes < 0 || bytes > this.#options.maxInputBytes) {
+        const size = bytes < 0 ? Buffer.byteLength(input, 'utf8') : bytes;
+        throw new InstanceCallError(
+          'inputTooLarge',
+          size > this.#options.maxInputBytes ? this.#tooLarge(size) : `input of ${size} bytes does not fit the channel`,
+        );
+      }
+    } else {
+      bytes = input.byteLength;
+      if (!channel.reserve(name.byteLength + bytes)) {
+        throw new InstanceCallError('inputTooLarge', `input of ${bytes} bytes does not fit the channel`);
+      }
+      channel.payload.set(input, name.byteLength);
+    }
+    channel.payload.set(name, 0);
+    return bytes;
+  }
+
+  async #run(exportName: string, input: Uint8Array | string, deadline: number, timeoutMs: number): Promise<Uint8Array> {
     const channel = this.#channel;
     const name = encodedName(exportName);
-    if (!channel.reserve(name.byteLength + input.byteLength)) {
-      throw new InstanceCallError('inputTooLarge', `input of ${input.byteLength} bytes does not fit the channel`);
-    }
-    const payload = channel.payload;
-    payload.set(name, 0);
-    payload.set(input, name.byteLength);
+    channel.length = this.#writeRequest(name, input);
     channel.aux = name.byteLength;
-    channel.length = input.byteLength;
     channel.publish(ChannelState.call);
     for (;;) {
       const state = channel.state;

@@ -25,8 +25,6 @@ import type { PluginMetrics } from '../metrics/plugin-metrics.ts';
 import type { PluginLimits } from '../options.ts';
 import { type InstancePool, PoolTimeoutError } from '../pool/instance-pool.ts';
 
-const encoder = new TextEncoder();
-
 export interface LoadedPluginParts {
   description: DescribeResponse;
   /** SHA-256 of the module as loaded (before the memory cap rewrote it). */
@@ -71,9 +69,10 @@ export class LoadedPlugin {
     const context: ProviderErrorContext = { provider: this.providerName, method };
     const started = performance.now();
     try {
+      // The JSON text goes to the instance as it is: it is encoded straight into the channel (no byte copy here).
       const output = await this.#run(
         METHODS[method].exportName,
-        encoder.encode(JSON.stringify(request)),
+        JSON.stringify(request),
         this.timeoutFor(method),
         context,
       );
@@ -107,7 +106,7 @@ export class LoadedPlugin {
 
   async #run(
     exportName: string,
-    input: Uint8Array,
+    input: Uint8Array | string,
     timeoutMs: number,
     context: ProviderErrorContext,
   ): Promise<Uint8Array> {
