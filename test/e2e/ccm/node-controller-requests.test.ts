@@ -89,8 +89,16 @@ describe('cloud-node controller: apiserver requests per initialization', () => {
     const name = uniqueName('req-init');
     await registered(name);
     const { ctl, requests } = controller();
+    const before = informers.nodes.cache.get(name)?.metadata?.resourceVersion;
     await ctl.syncNode(name);
     expect(await requests()).toEqual({ PUT: 1, PATCH: 1 });
+    // The Synced event is about the node as the sync found it, as upstream's (its pre-update copy).
+    await recorder.flush();
+    const events = await adminClient.request<{ items: { involvedObject: { resourceVersion?: string } }[] }>({
+      path: '/api/v1/namespaces/default/events',
+      query: { fieldSelector: `involvedObject.name=${name},reason=Synced` },
+    });
+    expect(events.items.map((e) => e.involvedObject.resourceVersion)).toEqual([before]);
     // The update started from the trimmed cache (conditions cut to type and status); the apiserver keeps the
     // stored status on a node update, so nothing of the kubelet's status is lost.
     const node = await adminClient.request<ReturnType<typeof kubeletNode>>({ path: `/api/v1/nodes/${name}` });

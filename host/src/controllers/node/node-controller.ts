@@ -98,7 +98,9 @@ export class CloudNodeController {
     await this.updateNodeAddress(updated, meta);
     if (Number.isFinite(created)) this.metrics.initialSyncDelay.observe((Date.now() - created) / 1000);
     this.log.info('initialized node with cloud provider', { node: name, providerID: updated.spec?.providerID });
-    this.o.recorder.recordEvent(updated, 'Normal', 'Synced', 'Node synced successfully');
+    // About the node as this sync found it (upstream records on its copy from before the update), so the
+    // event's involvedObject.resourceVersion is the same as upstream's.
+    this.o.recorder.recordEvent(cached, 'Normal', 'Synced', 'Node synced successfully');
   }
 
   private async reconcileLabels(node: WireNode): Promise<void> {
