@@ -46,6 +46,23 @@ describe('channel', () => {
     expect(channel.writeText(4, '€'.repeat(20))).toBe(64 - 4);
   });
 
+  it('copies payload bytes out, small or large, into fresh or given memory', () => {
+    const channel = Channel.create(16, 1 << 20);
+    channel.reserve(100_000);
+    for (let i = 0; i < 100_000; i++) channel.payload[i] = i % 251;
+    const expected = (offset: number, length: number): number[] => Array.from({ length }, (_, i) => (offset + i) % 251);
+    expect([...channel.copyOut(3, 10)]).toEqual(expected(3, 10));
+    const large = channel.copyOut(7, 90_000);
+    expect(large.byteLength).toBe(90_000);
+    expect(large.buffer.byteLength).toBe(90_000); // a buffer of its own, not shared
+    expect([...large.subarray(89_990)]).toEqual(expected(7 + 89_990, 10));
+    const target = new Uint8Array(50_000);
+    channel.copyTo(target, 11, 40_000);
+    expect([...target.subarray(39_995, 40_001)]).toEqual([...expected(11 + 39_995, 5), 0]);
+    expect(() => channel.copyTo(new Uint8Array(10), 0, 11)).toThrow(RangeError);
+    expect(() => channel.copyTo(target, channel.payload.length - 5, 10)).toThrow(RangeError);
+  });
+
   it('hands state and bytes to another thread, which sees growth made on this one', async () => {
     const channel = Channel.create(8, 1 << 20);
     // The worker waits for `call`, reads the payload length it sees, answers with `done`.

