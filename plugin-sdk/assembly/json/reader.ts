@@ -3,7 +3,7 @@
 // value at once; callers add their part of the path on the way out (`prefix`), giving messages such as
 // `.node.addresses[1].type: expected string, got number`.
 
-import { scanEscapedString, scanNumber } from "./scan";
+import { asciiString, scanEscapedString, scanNumber } from "./scan";
 
 const MAX_DEPTH: i32 = 256; // deeper documents are refused rather than risking the Wasm stack
 
@@ -12,8 +12,10 @@ export class JsonReader {
   private pos: usize;
   private end: usize;
   private start: usize;
-  // Per open container: whether the next element is its first (no comma expected before it).
-  private first: bool[] = [];
+  // Per open container: whether the next element is its first (no comma expected before it). A fixed array and a
+  // depth rather than a growable list: every object of a document pushes and pops here.
+  private first: StaticArray<bool> = new StaticArray<bool>(MAX_DEPTH);
+  private depth: i32 = 0;
   /** The first problem met, as a path suffix such as `.a[2]: expected string, got number`; null while all is well. */
   error: string | null = null;
 
@@ -117,12 +119,12 @@ export class JsonReader {
     if (this.error !== null) return false;
     this.ws();
     if (this.pos < this.end && load<u8>(this.pos) == 0x7b) {
-      if (this.first.length >= MAX_DEPTH) {
+      if (this.depth >= MAX_DEPTH) {
         this.fail("JSON nested deeper than " + MAX_DEPTH.toString() + " levels");
         return false;
       }
       this.pos++;
-      this.first.push(true);
+      unchecked((this.first[this.depth++] = true));
       return true;
     }
     this.wrongKind("object");
@@ -138,18 +140,18 @@ export class JsonReader {
       return null;
     }
     let c = load<u8>(this.pos);
-    const top = this.first.length - 1;
+    const top = this.depth - 1;
     if (top < 0) {
       this.fail("nextKey() called outside an object");
       return null;
     }
     if (c == 0x7d) {
       this.pos++;
-      this.first.pop();
+      this.depth--;
       return null;
     }
     if (unchecked(this.first[top])) {
-      this.first[top] = false;
+      unchecked((this.first[top] = false));
     } else {
       if (c != 0x2c) {
         this.syntax(", or }");
@@ -178,12 +180,12 @@ export class JsonReader {
     if (this.error !== null) return false;
     this.ws();
     if (this.pos < this.end && load<u8>(this.pos) == 0x5b) {
-      if (this.first.length >= MAX_DEPTH) {
+      if (this.depth >= MAX_DEPTH) {
         this.fail("JSON nested deeper than " + MAX_DEPTH.toString() + " levels");
         return false;
       }
       this.pos++;
-      this.first.push(true);
+      unchecked((this.first[this.depth++] = true));
       return true;
     }
     this.wrongKind("list");
@@ -199,18 +201,18 @@ export class JsonReader {
       return false;
     }
     const c = load<u8>(this.pos);
-    const top = this.first.length - 1;
+    const top = this.depth - 1;
     if (top < 0) {
       this.fail("nextItem() called outside a list");
       return false;
     }
     if (c == 0x5d) {
       this.pos++;
-      this.first.pop();
+      this.depth--;
       return false;
     }
     if (unchecked(this.first[top])) {
-      this.first[top] = false;
+      unchecked((this.first[top] = false));
       return true;
     }
     if (c != 0x2c) {
@@ -351,14 +353,17 @@ export class JsonReader {
     let p = this.pos + 1;
     const s = p;
     const end = this.end;
-    // Fast path: no escapes and no control characters, so the bytes between the quotes are the UTF-8 of the value.
+    let high: u32 = 0;
+    // Fast path: no escapes and no control characters, so the bytes between the quotes are the UTF-8 of the value;
+    // when they are all ASCII, they are the UTF-16 units too.
     while (p < end) {
-      const c = load<u8>(p);
+      const c = <u32>load<u8>(p);
       if (c == 0x22) {
         this.pos = p + 1;
-        return String.UTF8.decodeUnsafe(s, p - s);
+        return high < 0x80 ? asciiString(s, p - s) : String.UTF8.decodeUnsafe(s, p - s);
       }
       if (c == 0x5c || c < 0x20) break;
+      high |= c;
       p++;
     }
     const scan = scanEscapedString(s, end);

@@ -23,6 +23,18 @@ describe('JSON reader and tree', () => {
     expect(JSON.parse(out)).toEqual(doc);
   });
 
+  it('reads repeated and distinct short strings exactly, whatever the reader reuses between them', async () => {
+    // Far more distinct short strings than the reader's table of recent ones, each repeated, around the length where
+    // it stops keeping them (48 bytes), mixed with non-ASCII ones of the same lengths.
+    const words: string[] = [];
+    for (let i = 0; i < 3000; i++) words.push(`k${i.toString(36)}`.padEnd(i % 60, String.fromCharCode(97 + (i % 26))));
+    const doc = {
+      items: words.map((w, i) => ({ [w]: words[(i * 7) % words.length], again: w, wide: `${w}é`, empty: '' })),
+    };
+    const out = await probe.call('json_roundtrip', JSON.stringify(doc));
+    expect(JSON.parse(out)).toEqual(doc);
+  });
+
   it('decodes \\u escapes, including surrogate pairs written as two escapes', async () => {
     const input = '{"a":"\\u00e9\\u4e2d\\ud83d\\ude00\\u0041","b":"\\"\\\\\\/\\b\\f\\n\\r\\t"}';
     expect(JSON.parse(await probe.call('json_roundtrip', input))).toEqual({ a: 'é中😀A', b: '"\\/\b\f\n\r\t' });
