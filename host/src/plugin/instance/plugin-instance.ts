@@ -68,7 +68,7 @@ export class PluginInstance {
       env: {},
       argv: [],
       // Importing js-sdk loads node:wasi, which prints an ExperimentalWarning in every worker; WASI stays off.
-      execArgv: [...process.execArgv, '--no-warnings'],
+      execArgv: [...workerExecArgv(), '--no-warnings'],
       resourceLimits: options.resourceLimits,
       name: 'wasm-ccm-plugin',
     });
@@ -288,6 +288,13 @@ function encodedName(exportName: string): Uint8Array {
     if (encodedNames.size < 256) encodedNames.set(exportName, bytes);
   }
   return bytes;
+}
+
+// V8 heap sizing flags of the main process (--max-semi-space-size, say) are refused by new Worker(); a worker's heap
+// is sized by resourceLimits instead. Everything else (--cpu-prof, --inspect...) is passed on.
+const WORKER_REFUSED_FLAG = /^--(max|min)-(semi|old)-space-size|^--max-heap-size|^--semi-space-growth-factor/;
+export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
+  return execArgv.filter((arg) => !WORKER_REFUSED_FLAG.test(arg.replaceAll('_', '-')));
 }
 
 function describeWorkerError(err: Error): string {
