@@ -3,7 +3,7 @@
 // value at once; callers add their part of the path on the way out (`prefix`), giving messages such as
 // `.node.addresses[1].type: expected string, got number`.
 
-import { asciiString, scanEscapedString, scanNumber } from "./scan";
+import { asciiString, FNV_OFFSET, FNV_PRIME, scanEscapedString, scanNumber } from "./scan";
 
 const MAX_DEPTH: i32 = 256; // deeper documents are refused rather than risking the Wasm stack
 
@@ -354,16 +354,18 @@ export class JsonReader {
     const s = p;
     const end = this.end;
     let high: u32 = 0;
+    let hash: u32 = FNV_OFFSET;
     // Fast path: no escapes and no control characters, so the bytes between the quotes are the UTF-8 of the value;
-    // when they are all ASCII, they are the UTF-16 units too.
+    // when they are all ASCII, they are the UTF-16 units too. The hash is asciiString's, computed in the same pass.
     while (p < end) {
       const c = <u32>load<u8>(p);
       if (c == 0x22) {
         this.pos = p + 1;
-        return high < 0x80 ? asciiString(s, p - s) : String.UTF8.decodeUnsafe(s, p - s);
+        return high < 0x80 ? asciiString(s, p - s, hash) : String.UTF8.decodeUnsafe(s, p - s);
       }
       if (c == 0x5c || c < 0x20) break;
       high |= c;
+      hash = (hash ^ c) * FNV_PRIME;
       p++;
     }
     const scan = scanEscapedString(s, end);

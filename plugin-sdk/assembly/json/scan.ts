@@ -82,13 +82,17 @@ const INTERN_SLOTS: u32 = 1024; // a power of two
 const INTERN_MAX_BYTES: usize = 48;
 const interned = new StaticArray<string | null>(<i32>INTERN_SLOTS);
 
-/** The string of `n` ASCII bytes at `p` (the caller has checked they are ASCII): interned when short. */
-export function asciiString(p: usize, n: usize): string {
+// FNV-1a over the bytes: hash = (hash ^ byte) * FNV_PRIME from FNV_OFFSET.
+export const FNV_OFFSET: u32 = 0x811c9dc5;
+export const FNV_PRIME: u32 = 0x01000193;
+
+/**
+ * The string of `n` ASCII bytes at `p` (the caller has checked they are ASCII), interned when short. `hash` is the
+ * FNV-1a hash of the bytes (the reader computes it while it looks for the closing quote).
+ */
+export function asciiString(p: usize, n: usize, hash: u32): string {
   if (n > INTERN_MAX_BYTES) return widen(p, n);
-  // FNV-1a over the bytes.
-  let h: u32 = 0x811c9dc5;
-  for (let i: usize = 0; i < n; i++) h = (h ^ <u32>load<u8>(p + i)) * 0x01000193;
-  const slot = <i32>(h & (INTERN_SLOTS - 1));
+  const slot = <i32>(hash & (INTERN_SLOTS - 1));
   const cached = unchecked(interned[slot]);
   if (cached !== null && sameAscii(cached, p, n)) return cached;
   const fresh = widen(p, n);

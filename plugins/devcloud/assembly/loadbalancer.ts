@@ -135,6 +135,15 @@ function specOf(cluster: string, svc: Service, opts: LbOptions, backends: string
     .set("description", JsonValue.ofString(opts.description));
 }
 
+// A new object with the same fields (the values are shared, not copied): building the spec a second time for the
+// create path cost as much as the first, a JsonValue per backend.
+function shallowCopy(obj: JsonValue): JsonValue {
+  const out = JsonValue.newObject();
+  const keys = obj.keys();
+  for (let i = 0; i < keys.length; i++) out.set(keys[i], obj.get(keys[i]));
+  return out;
+}
+
 // devcloud's refusals that are about what the Service asked for become Invalid, naming the Service's field.
 function writeError(what: string, res: HttpResult, opts: LbOptions): PluginError {
   if (res.error === null && (res.status == 400 || res.status == 409)) {
@@ -167,7 +176,8 @@ export function ensureLoadBalancer(
   let res = api.get(lbPath(name));
   if (res.status == 404 && res.error === null) {
     if (!create) return internal("load balancer " + name + " does not exist; EnsureLoadBalancer creates it");
-    const body = specOf(cluster, svc, opts, backends.ids).set("name", JsonValue.ofString(name));
+    // The spec plus name and VIP; `spec` itself stays as it is for the PUT below (a 409 from a concurrent create).
+    const body = shallowCopy(spec).set("name", JsonValue.ofString(name));
     if (opts.vip.length > 0) body.set("vip", JsonValue.ofString(opts.vip));
     const created = api.post("/load-balancers", body);
     if (created.status == 201) {
