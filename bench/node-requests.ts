@@ -19,6 +19,7 @@ import { adminKubeConfig } from '../test/support/kube.ts';
 import { PeerCCM } from '../test/support/peer-ccm.ts';
 import { devcloudPluginArgs, kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
 import { NodeInitWatch } from './lib/node-init-watch.ts';
+import { cpuSeconds } from './lib/proc-stats.ts';
 
 type Impl = 'wasm_ccm' | 'upstream';
 
@@ -67,6 +68,10 @@ export interface RequestCounts {
   perNode: Record<string, number>;
   total: number;
   totalPerNode: number;
+  /** Seconds from the burst's start until every node lost the taint (audit logging slows the apiserver a bit). */
+  initS?: number;
+  /** CPU seconds of the CCM process (every thread) over that time. */
+  initCpuS?: number;
 }
 
 /** Counts the CCM's requests in an audit log since `sinceMs` (wall clock); everything but the bench's own. */
@@ -113,8 +118,11 @@ async function run(impl: Impl): Promise<RequestCounts> {
   try {
     cloud = await startDevcloud({ token: 'requests-token' });
     const admin = new KubeClient(adminKubeConfig(cp.info), { qps: 1_000_000, burst: 1_000_000, userAgent: 'bench' });
+    let pid: number | undefined;
     if (impl === 'upstream') {
-      ccm = new PeerCCM({ info: cp.info, cloud, args: FLAGS });
+      const peer = new PeerCCM({ info: cp.info, cloud, args: FLAGS });
+      ccm = peer;
+      pid = peer.process.pid;
     } else {
       const proc = new CCMProcess({
         info: cp.info,
@@ -122,6 +130,7 @@ async function run(impl: Impl): Promise<RequestCounts> {
         args: [...devcloudPluginArgs(cp.info.dir, cloud, 'requests'), ...FLAGS],
       });
       ccm = proc;
+      pid = proc.process.pid;
       await proc.ready(60_000);
     }
     const watch = new NodeInitWatch(admin, RUN_LABEL, UNINITIALIZED_TAINT.key);
@@ -138,7 +147,10 @@ async function run(impl: Impl): Promise<RequestCounts> {
     // Let the warm-up node's status patch, event and any start-up traffic finish before the window opens.
     await new Promise((r) => setTimeout(r, SETTLE_MS));
 
+    if (pid === undefined) throw new Error(`${impl}: no pid`);
     const since = Date.now();
+    const t0 = performance.now();
+    const cpu0 = cpuSeconds(pid);
     const names = Array.from({ length: NODES }, (_, i) => `burst-${String(i).padStart(5, '0')}`);
     names.forEach((name) => cloud!.addInstance({ name }));
     // As bench:compare registers them: 50 at a time.
@@ -148,10 +160,13 @@ async function run(impl: Impl): Promise<RequestCounts> {
     };
     await Promise.all(Array.from({ length: 50 }, registrar));
     await watch.waitCleared(NODES + 1, 300_000);
+    const initS = (Math.max(...watch.cleared.values()) - t0) / 1000;
+    const initCpuS = cpuSeconds(pid) - cpu0;
     await watch.stop();
     // Status patches and events follow the taint removal; give them time to land.
     await new Promise((r) => setTimeout(r, SETTLE_MS));
-    return countRequests(auditLog, since, NODES);
+    const round = (v: number): number => Math.round(v * 10) / 10;
+    return { ...countRequests(auditLog, since, NODES), initS: round(initS), initCpuS: round(initCpuS) };
   } finally {
     await ccm?.stop().catch(() => undefined);
     await cloud?.stop().catch(() => undefined);
@@ -170,6 +185,7 @@ if (values.json) {
 } else {
   for (const [impl, r] of Object.entries(results)) {
     console.log(`${impl}: ${r.total} requests for ${r.nodes} nodes = ${r.totalPerNode} per node`);
+    console.log(`  initialized in ${r.initS} s, ${r.initCpuS} CPU s`);
     for (const [k, v] of Object.entries(r.requests).sort((a, b) => b[1] - a[1])) {
       console.log(`  ${k.padEnd(40)} ${String(v).padStart(6)}  ${r.perNode[k]}/node`);
     }
