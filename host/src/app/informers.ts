@@ -20,7 +20,8 @@ export function trimNode(node: WireNode): WireNode {
     spec: node.spec,
     status: {
       addresses: status?.addresses,
-      conditions: status?.conditions?.map((c) => ({ type: c.type, status: c.status })),
+      // reason stays: the route controller, like upstream's, skips a NetworkUnavailable write only when it matches too.
+      conditions: status?.conditions?.map((c) => ({ type: c.type, status: c.status, reason: c.reason })),
     },
   };
 }

@@ -1,5 +1,5 @@
 // The route controller against the real apiserver with a recording FakeProvider.
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RouteController } from '../../../host/src/controllers/route/route-controller.ts';
 import { silentLogger } from '../../../host/src/log/logger.ts';
@@ -106,6 +106,37 @@ describe('route controller', () => {
     cloud.calls.length = 0;
     await controller.reconcile();
     expect(cloud.callNames()).toEqual(['list-routes']);
+  });
+
+  it('takes over a NetworkUnavailable condition with the right status but another reason, as upstream does', async () => {
+    const now = new Date();
+    await core.patchNodeStatus(
+      {
+        name: `${prefix}-a`,
+        body: {
+          status: {
+            conditions: [
+              {
+                type: 'NetworkUnavailable',
+                status: 'False',
+                reason: 'SomeCNIIsUp',
+                message: 'set by a CNI',
+                lastHeartbeatTime: now,
+                lastTransitionTime: now,
+              },
+            ],
+          },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
+    await eventually('informer sees the foreign reason', () =>
+      harness.informers.nodes.cache
+        .get(`${prefix}-a`)
+        ?.status?.conditions?.some((c) => c.type === 'NetworkUnavailable' && c.reason === 'SomeCNIIsUp'),
+    );
+    await controller.reconcile();
+    expect(await condition(`${prefix}-a`)).toMatchObject({ status: 'False', reason: 'RouteCreated' });
   });
 
   it('reports a failed creation as a FailedToCreateRoute Warning on the Node and marks it unavailable', async () => {

@@ -111,8 +111,11 @@ export class RouteController {
     routesCreated: boolean,
   ): Promise<void> {
     const current = node?.status?.conditions?.find((c) => c.type === 'NetworkUnavailable');
-    const want = routesCreated ? 'False' : 'True';
-    if (current?.status === want) return;
+    // Upstream leaves the condition alone only when both status and reason are already its own.
+    const want = routesCreated
+      ? { status: 'False', reason: 'RouteCreated' }
+      : { status: 'True', reason: 'NoRouteCreated' };
+    if (current?.status === want.status && current.reason === want.reason) return;
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const condition = routesCreated
       ? {
