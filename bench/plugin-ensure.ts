@@ -1,8 +1,8 @@
 // Cost of one large plugin call: the real devcloud plugin's EnsureLoadBalancer with a realistic node list (default
 // 1,000 nodes of an initialized kubelet: 8 labels, 3 annotations, 3 addresses), through the whole host path
-// (LoadedPlugin.call: JSON.stringify and encode on the main thread, the channel, the worker, the ABI check of the
-// answer) against a devcloud at zero latency in a thread of this process. Per call it reports wall time and the CPU
-// time of the main thread, of the plugin's worker thread and of devcloud's thread.
+// (LoadedPlugin.call: JSON.stringify and its UTF-8 write into the channel on the main thread, the worker, the ABI
+// check of the answer) against a devcloud at zero latency in a thread of this process. Per call it reports wall time
+// and the CPU time of the main thread, of the plugin's worker thread and of devcloud's thread.
 //
 //   npm run bench:plugin-ensure -- [--nodes 1000] [--iterations 40] [--plugin PATH] [--out PATH]
 //
@@ -230,7 +230,7 @@ async function main(): Promise<void> {
       ),
     );
     console.log(
-      `\nCPU columns are per call. Load average ${loadBefore?.toFixed(2)} -> ${results.loadAverage1m.after?.toFixed(2)} ` +
+      `\nwall mean and CPU columns: per call, the best of ${ROUNDS} rounds. Load average ${loadBefore?.toFixed(2)} -> ${results.loadAverage1m.after?.toFixed(2)} ` +
         `on ${results.cpus} CPUs; ${write ? `written to ${values.out}` : 'results not written'}`,
     );
   } finally {
