@@ -13,7 +13,7 @@ export function startCall(): JsonReader {
   return new JsonReader(readInput());
 }
 
-function writeError(err: PluginError): void {
+export function writeError(err: PluginError): void {
   const w = new JsonWriter(64 + err.message.length);
   w.beginObject();
   w.key("error");

@@ -153,7 +153,16 @@ export function emitAsTypes(model: AbiModel): string {
   for (const def of typeOrder(model)) {
     if (def.doc) out.push(`/** ${def.doc} */`);
     out.push(`export class ${def.name} {`);
-    for (const f of def.fields) out.push(`  ${f.name}: ${asType(f.type)} = ${defaultValue(f.type)};`);
+    for (const f of def.fields) {
+      if (f.refOf !== null) {
+        out.push(
+          `  /** ABI 1.${f.since}: names the ${f.refOf} list this instance keeps; 0 for none (the SDK resolves it). */`,
+        );
+      } else if (f.since > 0) {
+        out.push(`  /** ABI 1.${f.since}. */`);
+      }
+      out.push(`  ${f.name}: ${asType(f.type)} = ${defaultValue(f.type)};`);
+    }
     if (def.fields.length > 0) out.push('');
     out.push('  encode(w: JsonWriter): void {', '    w.beginObject();');
     for (const f of def.fields) {
@@ -229,18 +238,52 @@ export function emitAsProvider(model: AbiModel): string {
   return out.join('\n');
 }
 
+interface KeptSlot {
+  /** The module global holding the list (one per reference field name, shared by every method that has it). */
+  slot: string;
+  element: string;
+}
+
+// List references (fields with refOf): each names a list the instance keeps across calls (ABI.md, "Kept lists").
+function keptSlots(model: AbiModel): Map<string, KeptSlot> {
+  const slots = new Map<string, KeptSlot>();
+  for (const m of model.methods) {
+    for (const f of model.types.get(m.request)!.fields) {
+      if (f.refOf === null) continue;
+      const list = model.types.get(m.request)!.fields.find((x) => x.name === f.refOf)!.type;
+      const element = list.kind === 'list' && list.of.kind === 'ref' ? list.of.name : '';
+      const slot = `kept${f.name[0]!.toUpperCase()}${f.name.slice(1)}`;
+      const seen = slots.get(f.name);
+      if (seen !== undefined && seen.element !== element) {
+        throw new Error(`abi definition: list reference ${f.name} stands for lists of ${seen.element} and ${element}`);
+      }
+      slots.set(f.name, { slot, element });
+    }
+  }
+  return slots;
+}
+
 export function emitAsExports(model: AbiModel): string {
   const used = new Set<string>();
   for (const m of model.methods) used.add(m.request).add(m.response);
+  const slots = keptSlots(model);
+  for (const { element } of slots.values()) used.add(element);
   const out = [
     HEADER,
     '// A plugin re-exports these from its entry file: export * from "@wasm-ccm/plugin-sdk/exports";',
     'import { answer, providerFor, rememberInitialize, startCall } from "../dispatch";',
+    ...(slots.size > 0 ? ['import { KeptList, unknownListRef } from "../kept-lists";'] : []),
     `import {\n${[...used]
       .sort()
       .map((t) => `  ${t},`)
       .join('\n')}\n} from "./types.generated";\n`,
   ];
+  for (const [field, { slot, element }] of slots) {
+    out.push(
+      `/** The ${element} list the host last sent with a ${field}. */`,
+      `const ${slot} = new KeptList<${element}>();\n`,
+    );
+  }
   for (const m of model.methods) {
     out.push(
       `/** ${m.name}${m.capability ? ` (${m.capability})` : ''} */`,
@@ -251,6 +294,19 @@ export function emitAsExports(model: AbiModel): string {
       '  if (p === null) return 0;',
     );
     if (m.name === 'initialize') out.push('  rememberInitialize(req);');
+    for (const f of model.types.get(m.request)!.fields) {
+      if (f.refOf === null) continue;
+      const slot = slots.get(f.name)!.slot;
+      const local = `${f.refOf}Resolved`;
+      out.push(
+        `  const ${local} = ${slot}.resolve(req.${f.name}, req.${f.refOf});`,
+        `  if (${local} === null) {`,
+        `    unknownListRef("${f.name}", req.${f.name});`,
+        '    return 0;',
+        '  }',
+        `  req.${f.refOf} = ${local};`,
+      );
+    }
     out.push(
       `  const out = new ${m.response}();`,
       `  answer<${m.response}>(p.${m.name}(req, out), out);`,

@@ -55,7 +55,13 @@ export function emitTsTypes(model: AbiModel): string {
       out.push(`${doc}export type ${def.name} = Record<string, never>;\n`);
       continue;
     }
-    const body = def.fields.map((f) => `  ${f.name}: ${tsType(f.type)};`).join('\n');
+    // Fields a later minor added are optional: a peer of an earlier minor neither sends nor expects them.
+    const body = def.fields
+      .map(
+        (f) =>
+          `${f.since > 0 ? `  /** ABI 1.${f.since}. */\n` : ''}  ${f.name}${f.since > 0 ? '?' : ''}: ${tsType(f.type)};`,
+      )
+      .join('\n');
     out.push(`${doc}export interface ${def.name} {\n${body}\n}\n`);
   }
 

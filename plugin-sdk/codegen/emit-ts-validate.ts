@@ -69,9 +69,17 @@ function objectChecker(model: AbiModel, typeName: string): string {
     `  if (typeof x !== 'object' || x === null || Array.isArray(x)) return \`: expected object, got \${show(x)}\`;`,
   ];
   if (def.fields.length > 0) lines.push('  const o = x as Record<string, unknown>;');
-  if (def.fields.some((f) => f.type.kind !== 'string')) lines.push('  let e: string | undefined;');
+  if (def.fields.some((f) => f.type.kind !== 'string' || f.since > 0)) lines.push('  let e: string | undefined;');
   for (const f of def.fields) {
-    if (f.type.kind === 'string') {
+    if (f.since > 0) {
+      // Added by a later minor: absent is fine, present must be right.
+      lines.push(
+        `  if (o.${f.name} !== undefined) {`,
+        `    e = ${checker(f.type)}(o.${f.name});`,
+        `    if (e !== undefined) return \`.${f.name}\${e}\`;`,
+        '  }',
+      );
+    } else if (f.type.kind === 'string') {
       // Strings are most fields: inline the test instead of calling the helper.
       lines.push(
         `  if (typeof o.${f.name} !== 'string') return \`.${f.name}: expected string, got \${show(o.${f.name})}\`;`,

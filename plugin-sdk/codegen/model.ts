@@ -14,6 +14,13 @@ export type FieldType =
 export interface Field {
   name: string;
   type: FieldType;
+  /** The minor that added the field: 0 for 1.0. Fields added later are optional on the wire (absent from older peers). */
+  since: number;
+  /**
+   * Set on a list-reference field (an i32 naming a list the instance keeps, ABI 1.2): the list field of the same type
+   * it stands for. See ABI.md, "Kept lists".
+   */
+  refOf: string | null;
 }
 
 export interface TypeDef {
@@ -87,6 +94,42 @@ function parseFieldType(spec: string, where: string, model: AbiModel, typeNames:
   return fail(where, `unknown field type "${spec}"`);
 }
 
+// A field is a type name, or {type, since?, refOf?, doc?} for what a later minor added.
+function parseField(name: string, spec: unknown, where: string, model: AbiModel, typeNames: Set<string>): Field {
+  if (typeof spec === 'string')
+    return { name, type: parseFieldType(spec, where, model, typeNames), since: 0, refOf: null };
+  const o = record(spec, where);
+  for (const key of Object.keys(o)) {
+    if (!['type', 'since', 'refOf', 'doc'].includes(key)) fail(where, `unknown key "${key}"`);
+  }
+  const type = parseFieldType(str(o.type, `${where}.type`), where, model, typeNames);
+  let since = 0;
+  if (o.since !== undefined) {
+    const m = /^(\d+)\.(\d+)$/.exec(str(o.since, `${where}.since`));
+    if (!m || Number(m[1]) !== model.major || Number(m[2]) > model.minor) {
+      fail(where, `since must be "${model.major}.<minor>" up to ${model.major}.${model.minor}`);
+    }
+    since = Number(m[2]);
+  }
+  if (o.doc !== undefined) str(o.doc, `${where}.doc`);
+  const refOf = o.refOf === undefined ? null : str(o.refOf, `${where}.refOf`);
+  if (refOf !== null && (type.kind !== 'i32' || since === 0)) {
+    fail(where, 'a list reference (refOf) is an i32 added after 1.0');
+  }
+  return { name, type, since, refOf };
+}
+
+// A list reference must name a list field of an object type in the same type.
+function checkRefs(fields: readonly Field[], where: string): void {
+  for (const f of fields) {
+    if (f.refOf === null) continue;
+    const target = fields.find((x) => x.name === f.refOf);
+    if (target === undefined || target.type.kind !== 'list' || target.type.of.kind !== 'ref') {
+      fail(`${where}.${f.name}`, `refOf "${f.refOf}" must name a list of objects of the same type`);
+    }
+  }
+}
+
 export function parseAbi(json: unknown): AbiModel {
   const root = record(json, '(root)');
   const abi = record(root.abi, 'abi');
@@ -119,8 +162,9 @@ export function parseAbi(json: unknown): AbiModel {
     for (const [fieldName, spec] of Object.entries(record(def.fields, `types.${name}.fields`))) {
       const where = `types.${name}.fields.${fieldName}`;
       if (!IDENT.test(fieldName)) fail(where, 'not an identifier');
-      fields.push({ name: fieldName, type: parseFieldType(str(spec, where), where, model, typeNames) });
+      fields.push(parseField(fieldName, spec, where, model, typeNames));
     }
+    checkRefs(fields, `types.${name}.fields`);
     model.types.set(name, { name, doc: def.doc === undefined ? '' : str(def.doc, `types.${name}.doc`), fields });
   }
 

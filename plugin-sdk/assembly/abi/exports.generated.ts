@@ -2,6 +2,7 @@
 
 // A plugin re-exports these from its entry file: export * from "@wasm-ccm/plugin-sdk/exports";
 import { answer, providerFor, rememberInitialize, startCall } from '../dispatch';
+import { KeptList, unknownListRef } from '../kept-lists';
 import {
   CreateRouteRequest,
   CreateRouteResponse,
@@ -41,6 +42,7 @@ import {
   ListRoutesResponse,
   MasterRequest,
   MasterResponse,
+  Node,
   NodeAddressesByProviderIDRequest,
   NodeAddressesRequest,
   NodeAddressesResponse,
@@ -48,6 +50,9 @@ import {
   UpdateLoadBalancerResponse,
   Zone,
 } from './types.generated';
+
+/** The Node list the host last sent with a nodesRef. */
+const keptNodesRef = new KeptList<Node>();
 
 /** describe */
 export function ccm_describe(): i32 {
@@ -210,6 +215,12 @@ export function ccm_ensure_load_balancer(): i32 {
   const req = EnsureLoadBalancerRequest.decode(r);
   const p = providerFor(r);
   if (p === null) return 0;
+  const nodesResolved = keptNodesRef.resolve(req.nodesRef, req.nodes);
+  if (nodesResolved === null) {
+    unknownListRef('nodesRef', req.nodesRef);
+    return 0;
+  }
+  req.nodes = nodesResolved;
   const out = new EnsureLoadBalancerResponse();
   answer<EnsureLoadBalancerResponse>(p.ensureLoadBalancer(req, out), out);
   return 0;
@@ -221,6 +232,12 @@ export function ccm_update_load_balancer(): i32 {
   const req = UpdateLoadBalancerRequest.decode(r);
   const p = providerFor(r);
   if (p === null) return 0;
+  const nodesResolved = keptNodesRef.resolve(req.nodesRef, req.nodes);
+  if (nodesResolved === null) {
+    unknownListRef('nodesRef', req.nodesRef);
+    return 0;
+  }
+  req.nodes = nodesResolved;
   const out = new UpdateLoadBalancerResponse();
   answer<UpdateLoadBalancerResponse>(p.updateLoadBalancer(req, out), out);
   return 0;

@@ -4,9 +4,9 @@ import { JsonReader } from '../json/reader';
 import { JsonWriter } from '../json/writer';
 
 export const ABI_MAJOR: i32 = 1;
-export const ABI_MINOR: i32 = 1;
+export const ABI_MINOR: i32 = 2;
 /** What ccm_describe answers as `abi`. */
-export const ABI_VERSION: string = '1.1';
+export const ABI_VERSION: string = '1.2';
 
 /** Error codes of the envelope (see PluginError). */
 export namespace ErrorCode {
@@ -1451,6 +1451,8 @@ export class EnsureLoadBalancerRequest {
   clusterName: string = '';
   service: Service = new Service();
   nodes: Array<Node> = new Array<Node>();
+  /** ABI 1.2: names the nodes list this instance keeps; 0 for none (the SDK resolves it). */
+  nodesRef: i32 = 0;
 
   encode(w: JsonWriter): void {
     w.beginObject();
@@ -1464,6 +1466,8 @@ export class EnsureLoadBalancerRequest {
       unchecked(this.nodes[i0]).encode(w);
     }
     w.endArray();
+    w.key('nodesRef');
+    w.i32(this.nodesRef);
     w.endObject();
   }
 
@@ -1479,6 +1483,8 @@ export class EnsureLoadBalancerRequest {
         o.service = Service.decode(r);
       } else if (k == 'nodes') {
         o.nodes = decodeListNode(r);
+      } else if (k == 'nodesRef') {
+        o.nodesRef = r.readI32();
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -1527,6 +1533,8 @@ export class UpdateLoadBalancerRequest {
   clusterName: string = '';
   service: Service = new Service();
   nodes: Array<Node> = new Array<Node>();
+  /** ABI 1.2: names the nodes list this instance keeps; 0 for none (the SDK resolves it). */
+  nodesRef: i32 = 0;
 
   encode(w: JsonWriter): void {
     w.beginObject();
@@ -1540,6 +1548,8 @@ export class UpdateLoadBalancerRequest {
       unchecked(this.nodes[i0]).encode(w);
     }
     w.endArray();
+    w.key('nodesRef');
+    w.i32(this.nodesRef);
     w.endObject();
   }
 
@@ -1555,6 +1565,8 @@ export class UpdateLoadBalancerRequest {
         o.service = Service.decode(r);
       } else if (k == 'nodes') {
         o.nodes = decodeListNode(r);
+      } else if (k == 'nodesRef') {
+        o.nodesRef = r.readI32();
       } else {
         r.skip(); // unknown fields are ignored
       }

@@ -48,4 +48,19 @@ describe('ABI definition checks', () => {
     (def.types as Record<string, { fields: Record<string, string> }>).Zone!.fields.next = 'list<Zone>';
     expect(() => parseAbi(def)).toThrow(/recursive type \(Zone -> Zone\)/);
   });
+
+  it('checks fields added by a later minor and list references', () => {
+    type Fields = Record<string, unknown>;
+    const fieldsOf = (def: Record<string, unknown>, type: string): Fields =>
+      (def.types as Record<string, { fields: Fields }>)[type]!.fields;
+    let def = base();
+    fieldsOf(def, 'Zone').extra = { type: 'string', since: '1.99' };
+    expect(() => parseAbi(def)).toThrow(/types\.Zone\.fields\.extra: since must be/);
+    def = base();
+    fieldsOf(def, 'EnsureLoadBalancerRequest').nodesRef = { type: 'i32', since: '1.2', refOf: 'clusterName' };
+    expect(() => parseAbi(def)).toThrow(/refOf "clusterName" must name a list of objects/);
+    const model = parseAbi(base());
+    const nodesRef = model.types.get('EnsureLoadBalancerRequest')!.fields.find((f) => f.name === 'nodesRef');
+    expect(nodesRef).toMatchObject({ since: 2, refOf: 'nodes', type: { kind: 'i32' } });
+  });
 });

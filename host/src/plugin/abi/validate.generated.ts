@@ -483,6 +483,10 @@ function checkEnsureLoadBalancerRequest(x: unknown): string | undefined {
   if (e !== undefined) return `.service${e}`;
   e = checkListNode(o.nodes);
   if (e !== undefined) return `.nodes${e}`;
+  if (o.nodesRef !== undefined) {
+    e = checkI32(o.nodesRef);
+    if (e !== undefined) return `.nodesRef${e}`;
+  }
   return undefined;
 }
 
@@ -504,6 +508,10 @@ function checkUpdateLoadBalancerRequest(x: unknown): string | undefined {
   if (e !== undefined) return `.service${e}`;
   e = checkListNode(o.nodes);
   if (e !== undefined) return `.nodes${e}`;
+  if (o.nodesRef !== undefined) {
+    e = checkI32(o.nodesRef);
+    if (e !== undefined) return `.nodesRef${e}`;
+  }
   return undefined;
 }
 
