@@ -24,6 +24,7 @@ import type { PluginInstance } from '../instance/plugin-instance.ts';
 import type { PluginMetrics } from '../metrics/plugin-metrics.ts';
 import type { PluginLimits } from '../options.ts';
 import { type InstancePool, PoolTimeoutError } from '../pool/instance-pool.ts';
+import { isNodeListMethod, type NodeListRequest, NodeListRefs, speaksKeptLists } from './node-list-refs.ts';
 
 export interface LoadedPluginParts {
   description: DescribeResponse;
@@ -43,12 +44,17 @@ export class LoadedPlugin {
   readonly capabilities: ReadonlySet<Capability>;
   readonly sha256: string;
   readonly #parts: LoadedPluginParts;
+  /** Node lists kept by instances (ABI 1.2); undefined for plugins of an older SDK, which always get the list. */
+  readonly #nodeLists: NodeListRefs | undefined;
 
   constructor(parts: LoadedPluginParts) {
     this.#parts = parts;
     this.description = parts.description;
     this.capabilities = parts.capabilities;
     this.sha256 = parts.sha256;
+    this.#nodeLists = speaksKeptLists(parts.description.abi)
+      ? new NodeListRefs(() => parts.logger.warn('plugin instance did not hold its node list; sent it again'))
+      : undefined;
   }
 
   /** The limits the plugin runs under (defaults filled in). */
@@ -69,11 +75,17 @@ export class LoadedPlugin {
     const context: ProviderErrorContext = { provider: this.providerName, method };
     const started = performance.now();
     try {
+      const exportName = METHODS[method].exportName;
+      const timeoutMs = this.timeoutFor(method);
+      const nodeLists = this.#nodeLists;
       // The JSON text goes to the instance as it is: it is encoded straight into the channel (no byte copy here).
+      const encode = (wire: object): string | Uint8Array => JSON.stringify(wire);
       const output = await this.#run(
-        METHODS[method].exportName,
-        JSON.stringify(request),
-        this.timeoutFor(method),
+        // Whether an instance gets the node list or only its reference depends on the instance the pool picks.
+        nodeLists !== undefined && isNodeListMethod(method)
+          ? (instance) => nodeLists.call(instance, exportName, request as NodeListRequest, timeoutMs, encode)
+          : (instance) => instance.call(exportName, encode(request), timeoutMs),
+        timeoutMs,
         context,
       );
       const response = decodeAnswer(method, output, context);
@@ -92,7 +104,10 @@ export class LoadedPlugin {
     input: Uint8Array,
     timeoutMs = this.#parts.limits.callTimeoutMs,
   ): Promise<Uint8Array> {
-    return this.#run(exportName, input, timeoutMs, { provider: this.providerName, method: exportName });
+    return this.#run((instance) => instance.call(exportName, input, timeoutMs), timeoutMs, {
+      provider: this.providerName,
+      method: exportName,
+    });
   }
 
   timeoutFor(method: MethodName): number {
@@ -105,14 +120,13 @@ export class LoadedPlugin {
   }
 
   async #run(
-    exportName: string,
-    input: Uint8Array | string,
+    exec: (instance: PluginInstance) => Promise<Uint8Array>,
     timeoutMs: number,
     context: ProviderErrorContext,
   ): Promise<Uint8Array> {
     const queueTimeoutMs = this.#parts.limits.queueTimeoutMs ?? timeoutMs;
     try {
-      return await this.#parts.pool.use((instance) => instance.call(exportName, input, timeoutMs), queueTimeoutMs);
+      return await this.#parts.pool.use(exec, queueTimeoutMs);
     } catch (err) {
       const failure = toProviderError(err, context);
       if (err instanceof InstanceCallError && err.instanceLost) {
