@@ -7,8 +7,9 @@
 // CPU is user + system seconds of the CCM from its start to the steady measurement.
 // Usage: node bench/rss.ts [--nodes=5000] [--services=10000] [--idle-wait=10] [--settle=20]
 //   [--variant='name|node args|ccm args' ...]  (space-separated args; default one variant "current")
-//   [--heap-snapshot=DIR]  (each variant writes a heap snapshot of the main thread at steady state, via SIGUSR2)
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+//   [--heap-snapshot=DIR]  (the first variant writes a heap snapshot of the main thread at steady state, via SIGUSR2)
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HttpMethod } from '@kubernetes/client-node';
 import { startDevcloud } from '../devcloud/src/index.ts';
@@ -84,9 +85,10 @@ try {
   await admin.request({ method: HttpMethod.POST, path: '/api/v1/nodes', body: kubeletNode('warmup', { ready: true }) });
   for (const variant of variants) {
     const nodeArgs = [...variant.nodeArgs];
-    if (values['heap-snapshot']) {
-      mkdirSync(values['heap-snapshot'], { recursive: true });
-      nodeArgs.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${values['heap-snapshot']}`);
+    const snapshot = variant === variants[0] ? values['heap-snapshot'] : undefined;
+    if (snapshot) {
+      mkdirSync(snapshot, { recursive: true });
+      nodeArgs.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshot}`);
     }
     const ccm = new CCMProcess({
       info: cp.info,
@@ -123,14 +125,17 @@ try {
       await sleep(SETTLE_MS);
       const steady = memoryStats(pid);
       const cpu = cpuSeconds(pid);
-      if (values['heap-snapshot']) {
-        const before = new Set(readdirSync(values['heap-snapshot']));
+      if (snapshot) {
+        const before = new Set(readdirSync(snapshot));
         process.kill(pid, 'SIGUSR2');
+        // Written once its size stops changing.
+        let last = -1;
         for (let i = 0; i < 600; i++) {
-          await sleep(500);
-          const fresh = readdirSync(values['heap-snapshot']).filter((f) => !before.has(f));
-          // The file is complete once its size stops changing.
-          if (fresh.length > 0 && i > 10) break;
+          await sleep(1000);
+          const fresh = readdirSync(snapshot).filter((f) => !before.has(f));
+          const size = fresh.length > 0 ? statSync(join(snapshot, fresh[0] as string)).size : -1;
+          if (size > 0 && size === last) break;
+          last = size;
         }
       }
       const row =
