@@ -7,6 +7,7 @@
 // CPU is user + system seconds of the CCM from its start to the steady measurement.
 // Usage: node bench/rss.ts [--nodes=5000] [--services=10000] [--idle-wait=10] [--settle=20]
 //   [--variant='name|node args|ccm args' ...]  (space-separated args; default one variant "current")
+//   [--compiled]  (run dist/host/src/main.js, as the image does; `npm run build` first)
 //   [--heap-snapshot=DIR]  (the first variant writes a heap snapshot of the main thread at steady state, via SIGUSR2)
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { HttpMethod } from '@kubernetes/client-node';
 import { startDevcloud } from '../devcloud/src/index.ts';
 import { KubeClient } from '../host/src/kube/client/client.ts';
-import { CCMProcess } from '../test/support/ccm-process.ts';
+import { CCM_MAIN, CCM_MAIN_COMPILED, CCMProcess } from '../test/support/ccm-process.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { devcloudPluginArgs, kubeletNode } from '../test/e2e/ccm/support/ccm-env.ts';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     variant: { type: 'string', multiple: true },
     'concurrent-service-syncs': { type: 'string', default: '10' },
     'heap-snapshot': { type: 'string' },
+    compiled: { type: 'boolean', default: false },
   },
 });
 
@@ -95,6 +97,7 @@ try {
       token: cp.info.adminToken,
       args: [...devcloudPluginArgs(cp.info.dir, cloud, 'rss'), ...FLAGS, ...variant.args],
       nodeArgs,
+      main: values.compiled ? CCM_MAIN_COMPILED : CCM_MAIN,
     });
     try {
       const pid = ccm.process.pid;

@@ -6,6 +6,8 @@ import { kubeconfigJSON } from './controlplane/controlplane.ts';
 import { ManagedProcess } from './controlplane/process.ts';
 
 export const CCM_MAIN = join(import.meta.dirname, '..', '..', 'host', 'src', 'main.ts');
+/** The compiled entry point (`npm run build`), which is what the image runs. */
+export const CCM_MAIN_COMPILED = join(import.meta.dirname, '..', '..', 'dist', 'host', 'src', 'main.js');
 
 export interface LogRecord {
   level?: string;
@@ -22,6 +24,8 @@ export interface CCMProcessOptions {
   dir?: string;
   /** Options for Node itself, before the script (a benchmark's --cpu-prof, say). */
   nodeArgs?: string[];
+  /** The script to run (default CCM_MAIN, the TypeScript sources). */
+  main?: string;
 }
 
 export class CCMProcess {
@@ -35,7 +39,13 @@ export class CCMProcess {
     this.process = new ManagedProcess(
       'wasm-ccm',
       process.execPath,
-      [...(options.nodeArgs ?? []), CCM_MAIN, `--kubeconfig=${kubeconfig}`, '--secure-port=0', ...options.args],
+      [
+        ...(options.nodeArgs ?? []),
+        options.main ?? CCM_MAIN,
+        `--kubeconfig=${kubeconfig}`,
+        '--secure-port=0',
+        ...options.args,
+      ],
       { logPath: join(this.dir, `ccm-${Date.now()}.log`) },
     );
   }
