@@ -8,8 +8,11 @@
 //
 // Rows: "decode" sends the request with an unknown devcloud annotation, which the plugin refuses (Invalid) right
 // after decoding it, before any cloud call: input transfer, decode and an error answer. "ensure" is the steady
-// state of a Service whose LB exists: decode, GET the LB, PUT the full spec with every backend. Writes
-// bench/results/plugin-ensure.json (not with --plugin or --quick) and prints a table.
+// state of a Service whose LB exists: decode, GET the LB, PUT the full spec with every backend. Both send a mutable
+// array, so the whole list goes every call. The "(cached)" rows send one frozen array again and again, as the service
+// controller does while the nodes do not change: with a plugin of ABI 1.2 the instance gets the list once and then
+// only its reference (ABI.md, "Kept lists"). Writes bench/results/plugin-ensure.json (not with --plugin or --quick)
+// and prints a table.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -191,7 +194,27 @@ async function main(): Promise<void> {
       const answer = await loaded.call('ensureLoadBalancer', ensureRequest);
       if (answer.status.ingress.length !== 1) throw new Error(`unexpected answer ${JSON.stringify(answer)}`);
     });
-    const rows = [decode, ensure].map((r) => ({ ...r, request_bytes: requestBytes }));
+    // One frozen array, reused: what the service controller hands out per node-set content version.
+    const sameNodes = Object.freeze([...nodes]) as Node[];
+    const decodeCached = await measure('decode (Invalid), same node list again (cached)', nodes, async () => {
+      try {
+        await loaded.call('ensureLoadBalancer', { ...decodeRequest, nodes: sameNodes });
+      } catch (err) {
+        if ((err as { code?: string }).code === 'Invalid') return;
+        throw err;
+      }
+      throw new Error('the decode-only request was not refused');
+    });
+    const ensureCached = await measure('ensure (GET + PUT), same node list again (cached)', nodes, async () => {
+      const answer = await loaded.call('ensureLoadBalancer', { ...ensureRequest, nodes: sameNodes });
+      if (answer.status.ingress.length !== 1) throw new Error(`unexpected answer ${JSON.stringify(answer)}`);
+    });
+    // What a cached call carries: the request without its list (nodes [] and the reference).
+    const cachedBytes = Buffer.byteLength(JSON.stringify({ ...ensureRequest, nodes: [], nodesRef: 1 }));
+    const rows = [decode, ensure, decodeCached, ensureCached].map((r) => ({
+      ...r,
+      request_bytes: r.case.endsWith('(cached)') ? cachedBytes : requestBytes,
+    }));
 
     const results = {
       measuredAt: new Date().toISOString(),
