@@ -1,8 +1,9 @@
 // The devcloud plugin's load balancers and routes, through the real runtime against an embedded devcloud; what the
 // plugin did is read back from devcloud's inventory.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LoadBalancer as CloudLB } from '../../../devcloud/src/index.ts';
 import type { Service } from '../../../host/src/plugin/abi/index.ts';
+import { PluginInstance } from '../../../host/src/plugin/instance/plugin-instance.ts';
 import type { WasmProvider } from '../../../host/src/plugin/index.ts';
 import {
   type CloudEnv,
@@ -84,6 +85,44 @@ describe('devcloud plugin: load balancers', () => {
     const missing = await failure(lb.updateLoadBalancer('kubernetes', service({ name: 'other' }), []));
     expect(missing.code).toBe('Internal');
     expect(missing.message).toContain('kubernetes-default-other does not exist');
+  });
+
+  it('frozen node lists reused across Services (sent once, then by reference: ABI 1.2) give the right backends', async () => {
+    const lb = provider.loadBalancer()!;
+    const all = Object.freeze([node('n1', pid('n1')), node('n2', pid('n2')), node('n3', pid('n3'))]) as ReturnType<
+      typeof node
+    >[];
+    const two = Object.freeze([node('n1', pid('n1')), node('n2', pid('n2'))]) as typeof all;
+    // What each load balancer call carried: the whole list, or only its reference.
+    const sent: string[] = [];
+    const original = PluginInstance.prototype.call;
+    const spy = vi.spyOn(PluginInstance.prototype, 'call').mockImplementation(function (
+      this: PluginInstance,
+      name,
+      input,
+      timeoutMs,
+    ) {
+      const text = typeof input === 'string' ? input : new TextDecoder().decode(input);
+      if (name.endsWith('e_load_balancer')) sent.push(text.includes('"nodes":[]') ? 'ref' : 'list');
+      return original.call(this, name, input, timeoutMs);
+    });
+    try {
+      await lb.ensureLoadBalancer('kubernetes', service({ name: 'a' }), all);
+      await lb.ensureLoadBalancer('kubernetes', service({ name: 'b' }), all);
+      await lb.updateLoadBalancer('kubernetes', service({ name: 'a' }), two);
+      // Back to the first list, which the instance no longer keeps: it is sent again.
+      await lb.ensureLoadBalancer('kubernetes', service({ name: 'c' }), all);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(sent).toEqual(['list', 'ref', 'list', 'list']);
+    const backends = Object.fromEntries(lbs().map((l) => [l.name, l.backendInstanceIds]));
+    expect(backends).toEqual({
+      'kubernetes-default-a': [ids.n1, ids.n2].sort(),
+      'kubernetes-default-b': [ids.n1, ids.n2, ids.n3].sort(),
+      'kubernetes-default-c': [ids.n1, ids.n2, ids.n3].sort(),
+    });
+    expect(provider.plugin.description.abi).toBe('1.2');
   });
 
   it('GetLoadBalancer and EnsureLoadBalancerDeleted only see their own LBs; delete is idempotent', async () => {
