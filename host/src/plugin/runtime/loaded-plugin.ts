@@ -18,6 +18,7 @@ import {
   type Requests,
   type Responses,
 } from '../abi/index.ts';
+import { jsonPayload } from '../abi/cached-json.ts';
 import { decodeAnswer } from '../envelope/decode-answer.ts';
 import { InstanceCallError } from '../instance/instance-errors.ts';
 import type { PluginInstance } from '../instance/plugin-instance.ts';
@@ -79,7 +80,8 @@ export class LoadedPlugin {
       const timeoutMs = this.timeoutFor(method);
       const nodeLists = this.#nodeLists;
       // The JSON text goes to the instance as it is: it is encoded straight into the channel (no byte copy here).
-      const encode = (wire: object): string | Uint8Array => JSON.stringify(wire);
+      // Parts serialized once (the node list of load balancer calls) come as bytes instead, spliced, not redone.
+      const encode = (wire: object): string | Uint8Array => jsonPayload(wire);
       const output = await this.#run(
         // Whether an instance gets the node list or only its reference depends on the instance the pool picks.
         nodeLists !== undefined && isNodeListMethod(method)

@@ -1,0 +1,76 @@
+// Plugin requests travel as UTF-8 JSON. Some parts of them are large and change rarely: every load balancer call
+// carries the whole node list (~0.6 MB for 1,000 nodes), and serializing and encoding it per call was most of the
+// main thread's CPU. Such a part is serialized once, registered here with its bytes, and spliced into every request
+// that carries it. (JSON.rawJSON cannot do this: it accepts primitives only, not arrays or objects.)
+
+const encoder = new TextEncoder();
+const registry = new WeakMap<object, Uint8Array>();
+
+/**
+ * Registers `text` as the serialization of `value` and returns `value`. The caller guarantees that `text` is
+ * JSON.stringify(value) and that `value` is frozen all the way down, so the bytes can never go stale; a value that
+ * is not even shallowly frozen is refused.
+ */
+export function withCachedJSON<T extends object>(value: T, text: string): T {
+  if (!Object.isFrozen(value)) throw new TypeError('withCachedJSON: the value must be frozen');
+  registry.set(value, encoder.encode(text));
+  return value;
+}
+
+/** Whether `value` carries a registered serialization. */
+export function hasCachedJSON(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && registry.has(value);
+}
+
+function cachedBytes(value: unknown): Uint8Array | undefined {
+  return typeof value === 'object' && value !== null ? registry.get(value) : undefined;
+}
+
+/**
+ * JSON.stringify(value), as the plugin instance takes it: the text itself, or its UTF-8 bytes when the registered
+ * serialization of `value` or of one of its top-level fields was spliced in instead of recomputed. Deeper registered
+ * values are not looked for: requests are flat objects whose fields are the large parts.
+ */
+export function jsonPayload(value: unknown): string | Uint8Array {
+  const whole = cachedBytes(value);
+  // A copy: the cached bytes must not be handed to code that could write into them.
+  if (whole) return whole.slice();
+  if (!isPlainObject(value) || !Object.values(value).some((v) => cachedBytes(v) !== undefined)) {
+    return JSON.stringify(value);
+  }
+  const parts: Uint8Array[] = [];
+  let text = '{';
+  let first = true;
+  for (const [key, field] of Object.entries(value)) {
+    const bytes = cachedBytes(field);
+    const json = bytes ? undefined : (JSON.stringify(field) as string | undefined);
+    // JSON.stringify leaves out fields whose value has no JSON form (undefined, functions, symbols).
+    if (!bytes && json === undefined) continue;
+    text += `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    if (bytes) {
+      parts.push(encoder.encode(text), bytes);
+      text = '';
+    } else {
+      text += json;
+    }
+  }
+  parts.push(encoder.encode(`${text}}`));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.byteLength;
+  }
+  return out;
+}
+
+/** An object JSON.stringify serializes field by field: not an array, no toJSON of its own. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as { toJSON?: unknown }).toJSON !== 'function'
+  );
+}
