@@ -12,9 +12,11 @@ import { deletedObject, type Informer } from '../../kube/informer/informer.ts';
 import { ItemExponentialFailureRateLimiter } from '../../kube/workqueue/rate-limiters.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
-import { toABINode, toABIService } from '../convert.ts';
+import type { Node } from '../../plugin/abi/index.ts';
+import { toABIService } from '../convert.ts';
 import type { WireNode } from '../framework/node-updates.ts';
 import { runWorkers } from '../framework/workers.ts';
+import { LoadBalancerNodeSet } from './load-balancer-nodes.ts';
 import { serviceControllerMetrics } from './metrics.ts';
 import {
   hasCleanupFinalizer,
@@ -22,8 +24,6 @@ import {
   needsCleanup,
   needsUpdate,
   nodeChangeAffectsLoadBalancers,
-  nodeIncludedInLoadBalancers,
-  nodeSetKey,
   wantsLoadBalancer,
 } from './rules.ts';
 import { addFinalizer, patchLoadBalancerStatus, removeFinalizer, type WireService } from './service-updates.ts';
@@ -63,8 +63,9 @@ export class ServiceController {
   private readonly classes: ReadonlySet<string>;
   /** The last version of each Service we acted on: a new UID under the same key means delete the old LB first. */
   private readonly seen = new Map<string, WireService>();
-  /** key -> node set (name=providerID) its load balancer was last given. */
+  /** key -> identity of the node set its load balancer was last given (LoadBalancerNodeSet.identity). */
   private readonly lastSyncedNodes = new Map<string, string>();
+  private readonly nodeSet: LoadBalancerNodeSet;
 
   constructor(options: ServiceControllerOptions) {
     this.o = options;
@@ -77,6 +78,7 @@ export class ServiceController {
       rateLimiter: new ItemExponentialFailureRateLimiter(5_000, 300_000),
     });
     this.nodeQueue = new RateLimitingQueue<string>({ name: 'node', registry: options.registry });
+    this.nodeSet = new LoadBalancerNodeSet(options.nodes);
     options.services.addEventHandler({
       onAdd: (svc) => {
         if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service, this.classes)) {
@@ -181,19 +183,15 @@ export class ServiceController {
     this.o.recorder.recordEvent(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
     // The finalizer goes on before the first cloud call, so a load balancer can never outlive its Service.
     if (!hasCleanupFinalizer(svc as V1Service)) await addFinalizer(this.o.client, svc);
-    const nodes = this.loadBalancerNodes();
+    const nodes = this.nodeSet.nodes();
     if (nodes.length === 0) {
       this.warnNoNodes(svc);
     }
-    this.lastSyncedNodes.set(objectKey(svc), nodeSetKey(nodes as V1Node[]));
+    this.lastSyncedNodes.set(objectKey(svc), this.nodeSet.identity());
     let status: LoadBalancerStatus;
     try {
       this.metrics.loadBalancerSync.inc();
-      status = await this.o.balancer.ensureLoadBalancer(
-        cluster,
-        abiService,
-        nodes.map((n) => toABINode(n as V1Node)),
-      );
+      status = await this.o.balancer.ensureLoadBalancer(cluster, abiService, nodes);
     } catch (err) {
       if (isImplementedElsewhere(err)) {
         this.log.debug('load balancer implemented by a different controller', { service: objectKey(svc) });
@@ -259,26 +257,25 @@ export class ServiceController {
     this.o.recorder.recordEvent(old, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
   }
 
-  private loadBalancerNodes(): WireNode[] {
-    return this.o.nodes.cache.list().filter((n) => nodeIncludedInLoadBalancers(n as V1Node));
-  }
-
   /** Re-checks every served load balancer's node set; updates those whose set changed. */
   async nodeSync(): Promise<void> {
     const started = performance.now();
-    const nodes = this.loadBalancerNodes();
-    const setKey = nodeSetKey(nodes as V1Node[]);
-    const abiNodes = nodes.map((n) => toABINode(n as V1Node));
-    const services = this.o.services.cache
-      .list()
-      .filter((s) => wantsLoadBalancer(s as V1Service, this.classes) && !needsCleanup(s as V1Service, this.classes));
+    const setKey = this.nodeSet.identity();
+    const services = this.o.services.cache.list().filter((s) => {
+      const last = this.lastSyncedNodes.get(objectKey(s));
+      // Not yet ensured (no record): its full sync will pass the current nodes.
+      if (last === undefined || last === setKey) return false;
+      return wantsLoadBalancer(s as V1Service, this.classes) && !needsCleanup(s as V1Service, this.classes);
+    });
+    // Taken with the identity, before any await: the nodes given are the set recorded as given.
+    const abiNodes = services.length > 0 ? this.nodeSet.nodes() : [];
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < services.length) {
         const svc = services[next++] as WireService;
         const key = objectKey(svc);
+        // A full sync may have given it the current set meanwhile, or it may be gone.
         const last = this.lastSyncedNodes.get(key);
-        // Not yet ensured (no record): its full sync will pass the current nodes.
         if (last === undefined || last === setKey) continue;
         try {
           await this.updateLoadBalancerHosts(svc, abiNodes);
@@ -297,7 +294,7 @@ export class ServiceController {
     this.metrics.nodeSyncLatency.observe((performance.now() - started) / 1000);
   }
 
-  private async updateLoadBalancerHosts(svc: WireService, nodes: ReturnType<typeof toABINode>[]): Promise<void> {
+  private async updateLoadBalancerHosts(svc: WireService, nodes: Node[]): Promise<void> {
     this.requireFreshLease();
     const started = performance.now();
     const abiService = toABIService(svc as V1Service);

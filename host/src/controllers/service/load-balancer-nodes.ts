@@ -1,0 +1,145 @@
+// The nodes every load balancer is given, kept up to date from the Node informer's events. Listing, filtering and
+// converting every node on every ensure, and sorting the whole set on every node sync, cost O(nodes) per call and
+// O(nodes^2) over a burst of node adds; here each node event costs O(1) plus the conversion of that one node.
+import { createHash } from 'node:crypto';
+import type { V1Node } from '@kubernetes/client-node';
+import { objectKey } from '../../kube/client/wire.ts';
+import { type EventHandlers, isTombstone } from '../../kube/informer/informer.ts';
+import { withCachedJSON } from '../../plugin/abi/cached-json.ts';
+import type { Node } from '../../plugin/abi/index.ts';
+import { toABINode } from '../convert.ts';
+import type { WireNode } from '../framework/node-updates.ts';
+import { nodeIncludedInLoadBalancers } from './rules.ts';
+
+/** What the set needs of the Node informer. */
+export interface NodeEventSource {
+  addEventHandler(handlers: EventHandlers<WireNode>): () => void;
+}
+
+interface Entry {
+  /** `name=providerID` while the node is included, as upstream compares node sets. */
+  member: string | undefined;
+  /** The node's ABI form, frozen, while it is included. */
+  abi: Node | undefined;
+  /** JSON.stringify(abi). */
+  json: string | undefined;
+}
+
+// 8 lanes of 32 bits: the whole SHA-256 of each member.
+const LANES = 8;
+
+export class LoadBalancerNodeSet {
+  /** Every node in the informer's order (included or not), so the list keeps the order a cache listing had. */
+  private readonly entries = new Map<string, Entry>();
+  /** Sum (mod 2^32 per lane) of the members' hashes: order-independent and updated in O(1) per change. */
+  private readonly digest = new Uint32Array(LANES);
+  private members = 0;
+  private membershipVersion = 0;
+  private contentVersion = 0;
+  private identityCache: { version: number; value: string } | undefined;
+  private listCache: { version: number; value: Node[] } | undefined;
+  /** Stops following the informer. */
+  readonly detach: () => void;
+
+  constructor(source: NodeEventSource) {
+    this.detach = source.addEventHandler({
+      onAdd: (node) => this.upsert(node),
+      // A periodic resync redelivers the same object: nothing to do.
+      onUpdate: (old, node) => (old === node ? undefined : this.upsert(node)),
+      onDelete: (obj) => this.remove(isTombstone(obj) ? obj.key : objectKey(obj)),
+    });
+  }
+
+  /** How many nodes load balancers get. */
+  get size(): number {
+    return this.members;
+  }
+
+  /**
+   * The node set as upstream compares it (name -> providerID), as a short string: two calls return equal strings
+   * exactly when the sets are equal (but for a SHA-256-sized chance of a collision of the digest sums). A node that goes and comes back
+   * unchanged gives the same identity again, so it costs no load balancer update, as upstream.
+   */
+  identity(): string {
+    if (this.identityCache?.version !== this.membershipVersion) {
+      const lanes = Array.from(this.digest, (lane) => lane.toString(16).padStart(8, '0')).join('');
+      this.identityCache = { version: this.membershipVersion, value: `${this.members}:${lanes}` };
+    }
+    return this.identityCache.value;
+  }
+
+  /**
+   * The included nodes in ABI form. The same array is returned until an included node's ABI form changes; it and
+   * its nodes are frozen (a provider cannot corrupt what the next call gets) and it carries its serialization, so a
+   * Wasm call splices it in instead of re-serializing ~1 KB per node. Typed mutable only because the provider
+   * interface takes `Node[]`.
+   */
+  nodes(): Node[] {
+    if (this.listCache?.version !== this.contentVersion) {
+      const abis: Node[] = [];
+      const texts: string[] = [];
+      for (const entry of this.entries.values()) {
+        if (entry.abi === undefined || entry.json === undefined) continue;
+        abis.push(entry.abi);
+        texts.push(entry.json);
+      }
+      const list = withCachedJSON(Object.freeze(abis), `[${texts.join(',')}]`) as Node[];
+      this.listCache = { version: this.contentVersion, value: list };
+    }
+    return this.listCache.value;
+  }
+
+  private upsert(node: WireNode): void {
+    const key = objectKey(node);
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = { member: undefined, abi: undefined, json: undefined };
+      this.entries.set(key, entry);
+    }
+    const included = nodeIncludedInLoadBalancers(node as V1Node);
+    this.setMember(entry, included ? `${node.metadata?.name ?? ''}=${node.spec?.providerID ?? ''}` : undefined);
+    if (!included) {
+      if (entry.abi !== undefined) this.contentVersion++;
+      entry.abi = entry.json = undefined;
+      return;
+    }
+    const abi = toABINode(node as V1Node);
+    const json = JSON.stringify(abi);
+    // Most node updates (conditions, heartbeats) leave the ABI form as it was: the cached list stays valid then.
+    if (json === entry.json) return;
+    entry.abi = freezeNode(abi);
+    entry.json = json;
+    this.contentVersion++;
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.setMember(entry, undefined);
+    if (entry.abi !== undefined) this.contentVersion++;
+    this.entries.delete(key);
+  }
+
+  private setMember(entry: Entry, member: string | undefined): void {
+    if (member === entry.member) return;
+    if (entry.member !== undefined) this.addToDigest(entry.member, -1);
+    if (member !== undefined) this.addToDigest(member, 1);
+    entry.member = member;
+    this.membershipVersion++;
+  }
+
+  private addToDigest(member: string, sign: 1 | -1): void {
+    const hash = createHash('sha256').update(member).digest();
+    // Uint32Array stores modulo 2^32, so a removal exactly undoes its addition.
+    for (let i = 0; i < LANES; i++) this.digest[i] = (this.digest[i] ?? 0) + sign * hash.readUInt32LE(i * 4);
+    this.members += sign;
+  }
+}
+
+function freezeNode(node: Node): Node {
+  Object.freeze(node.labels);
+  Object.freeze(node.annotations);
+  for (const address of node.addresses) Object.freeze(address);
+  Object.freeze(node.addresses);
+  return Object.freeze(node);
+}
