@@ -35,7 +35,7 @@ describe('jsonPayload', () => {
       const payload = jsonPayload(request);
       expect(payload).toBeInstanceOf(Uint8Array);
       expect(text(payload)).toBe(JSON.stringify(request));
-      expect(payload).toEqual(new TextEncoder().encode(JSON.stringify(request)));
+      expect(new Uint8Array(payload as Uint8Array)).toEqual(new TextEncoder().encode(JSON.stringify(request)));
     }
   });
 
