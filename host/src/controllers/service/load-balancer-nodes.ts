@@ -1,7 +1,7 @@
 // The nodes every load balancer is given, kept up to date from the Node informer's events. Listing, filtering and
 // converting every node on every ensure, and sorting the whole set on every node sync, cost O(nodes) per call and
 // O(nodes^2) over a burst of node adds; here each node event costs O(1) plus the conversion of that one node.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { V1Node } from '@kubernetes/client-node';
 import { objectKey } from '../../kube/client/wire.ts';
 import { type EventHandlers, isTombstone } from '../../kube/informer/informer.ts';
@@ -62,8 +62,7 @@ export class LoadBalancerNodeSet {
    */
   identity(): string {
     if (this.identityCache?.version !== this.membershipVersion) {
-      const lanes = Array.from(this.digest, (lane) => lane.toString(16).padStart(8, '0')).join('');
-      this.identityCache = { version: this.membershipVersion, value: `${this.members}:${lanes}` };
+      this.identityCache = { version: this.membershipVersion, value: `${this.members}:${this.digest.join(',')}` };
     }
     return this.identityCache.value;
   }
@@ -129,9 +128,9 @@ export class LoadBalancerNodeSet {
   }
 
   private addToDigest(member: string, sign: 1 | -1): void {
-    const hash = createHash('sha256').update(member).digest();
+    const h = hash('sha256', member, 'buffer');
     // Uint32Array stores modulo 2^32, so a removal exactly undoes its addition.
-    for (let i = 0; i < LANES; i++) this.digest[i] = (this.digest[i] ?? 0) + sign * hash.readUInt32LE(i * 4);
+    for (let i = 0; i < LANES; i++) this.digest[i] = (this.digest[i] ?? 0) + sign * h.readUInt32LE(i * 4);
     this.members += sign;
   }
 }
