@@ -115,7 +115,11 @@ export const CCM_FLAGS = {
     help: 'linear memory cap per plugin instance',
     validate: atLeastOne,
   },
-  'plugin-pool-size': { type: 'int', default: 0, help: 'most plugin instances serving calls at once (0: one per concurrent sync + 1); idle pools shrink' },
+  'plugin-pool-size': {
+    type: 'int',
+    default: 0,
+    help: 'most plugin instances serving calls at once (0: one per concurrent sync + 1); idle pools shrink',
+  },
   v: { type: 'int', default: 0, help: 'log verbosity (0 info, 2 debug, 4 trace)' },
 } as const;
 

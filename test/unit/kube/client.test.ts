@@ -237,7 +237,7 @@ describe('KubeClient transport', () => {
 });
 
 describe('KubeClient credentials', () => {
-  it('reuses the kubeconfig\'s auth headers for 10 s, and reads them again after a 401', async () => {
+  it("reuses the kubeconfig's auth headers for 10 s, and reads them again after a 401", async () => {
     const auth: string[] = [];
     let status = 200;
     handler = (req, res) => {
@@ -257,13 +257,7 @@ describe('KubeClient credentials', () => {
     (kc.users[0] as { token?: string }).token = 'rotated-again';
     await clock.advance(10_001);
     await client.request({ path: '/e' });
-    expect(auth).toEqual([
-      'Bearer tok',
-      'Bearer tok',
-      'Bearer tok',
-      'Bearer rotated',
-      'Bearer rotated-again',
-    ]);
+    expect(auth).toEqual(['Bearer tok', 'Bearer tok', 'Bearer tok', 'Bearer rotated', 'Bearer rotated-again']);
   });
 });
 
