@@ -47,4 +47,6 @@ EXPOSE 10258
 # SIGTERM/SIGINT handlers (graceful stop: in-flight calls finish, the Lease is released, exit 0), and it starts no
 # child processes (plugins run in worker threads), so there are no zombies to reap. No tini needed.
 # No HEALTHCHECK: Kubernetes probes /livez and /readyz on port 10258 (manifests/deployment.yaml).
-ENTRYPOINT ["node", "dist/host/src/main.js"]
+# --max-semi-space-size=1: a 1 MiB nursery for the main thread's short-lived JSON garbage keeps RSS ~50 MB lower at
+# 5,000 Nodes / 10,000 Services for no measurable CPU (test/support/image.ts has the numbers; benchmarks use the same).
+ENTRYPOINT ["node", "--max-semi-space-size=1", "dist/host/src/main.js"]

@@ -11,7 +11,7 @@
 //   [--only=wasm_ccm|upstream]   (one implementation, raw numbers printed, no report written)
 //   [--cpu-prof=DIR]   (wasm-ccm's threads write V8 CPU profiles to DIR)
 //   [--ccm-build=dist|source]   (default dist: `npm run build` first, then run dist/host/src/main.js as the image does)
-//   [--ccm-node-args='...']   (options for wasm-ccm's Node, space-separated)
+//   [--ccm-node-args='...']   (options for wasm-ccm's Node, space-separated; default the image's, test/support/image.ts)
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -24,6 +24,7 @@ import { KubeClient } from '../host/src/kube/client/client.ts';
 import { CCM_MAIN, CCM_MAIN_COMPILED, CCMProcess } from '../test/support/ccm-process.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
+import { IMAGE_NODE_ARGS } from '../test/support/image.ts';
 import { PeerCCM } from '../test/support/peer-ccm.ts';
 import { devcloudPluginArgs, kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
 import { NodeInitWatch } from './lib/node-init-watch.ts';
@@ -46,7 +47,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'ccm-build': { type: 'string', default: 'dist' },
-    'ccm-node-args': { type: 'string', default: '' },
+    'ccm-node-args': { type: 'string', default: IMAGE_NODE_ARGS.join(' ') },
     out: { type: 'string', default: new URL('./results/compare', import.meta.url).pathname },
   },
 });

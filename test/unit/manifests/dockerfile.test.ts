@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyArgs, dockerignore, execForm, parseDockerfile, type Stage } from './dockerfile-model.ts';
+import { IMAGE_NODE_ARGS } from '../../support/image.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -48,7 +49,11 @@ describe('Dockerfile', () => {
     const entrypoints = runtime.instructions.filter((i) => i.keyword === 'ENTRYPOINT');
     expect(entrypoints).toHaveLength(1);
     const argv = execForm(entrypoints[0]?.args ?? '');
-    expect(argv).toEqual(['node', 'dist/host/src/main.js']);
+    expect(argv, 'the Node options benchmarks run with (test/support/image.ts)').toEqual([
+      'node',
+      ...IMAGE_NODE_ARGS,
+      'dist/host/src/main.js',
+    ]);
     expect(runtime.instructions.filter((i) => i.keyword === 'CMD')).toEqual([]);
     // tsc: rootDir "." and outDir "dist" map host/src/main.ts to dist/host/src/main.js, with .ts imports
     // rewritten to .js.
