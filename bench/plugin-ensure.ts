@@ -22,6 +22,7 @@ import { Worker } from 'node:worker_threads';
 import type { Node, Service } from '../host/src/plugin/abi/index.ts';
 import { type LoadedPlugin, loadPlugin } from '../host/src/plugin/index.ts';
 import { buildPlugin, discoverPlugins } from '../scripts/build-plugins.ts';
+import { abiService } from '../test/support/abi-fixtures.ts';
 import type { DevcloudThreadData, DevcloudThreadReady } from './lib/devcloud-thread.ts';
 import { percentile } from './lib/stats.ts';
 import { formatTable } from './lib/table.ts';
@@ -79,8 +80,7 @@ function kubeletNode(inst: DevcloudThreadReady['instances'][number], i: number):
 }
 
 function service(annotations: Record<string, string>): Service {
-  return {
-    name: 'web',
+  return abiService({
     namespace: 'bench',
     uid: randomUUID(),
     labels: { app: 'web' },
@@ -89,16 +89,7 @@ function service(annotations: Record<string, string>): Service {
       { name: 'http', protocol: 'TCP', port: 80, nodePort: 30080, targetPort: '8080', appProtocol: '' },
       { name: 'https', protocol: 'TCP', port: 443, nodePort: 30443, targetPort: '8443', appProtocol: '' },
     ],
-    loadBalancerIP: '',
-    loadBalancerSourceRanges: [],
-    externalTrafficPolicy: 'Cluster',
-    healthCheckNodePort: 0,
-    ipFamilies: ['IPv4'],
-    ipFamilyPolicy: 'SingleStack',
-    loadBalancerClass: '',
-    sessionAffinity: 'None',
-    externalIPs: [],
-  };
+  });
 }
 
 // The machine is shared (2 cores, other work comes and goes): calls run in ROUNDS rounds, and each per-call column is

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
-import type { Node, Service } from '../../../host/src/plugin/abi/index.ts';
 import { WasmProvider } from '../../../host/src/plugin/index.ts';
 import { buildPlugin, discoverPlugins } from '../../../scripts/build-plugins.ts';
 import { compileAssemblyScript } from '../../../plugin-sdk/tools/compile.ts';
@@ -87,30 +86,7 @@ export function loadDevcloudPlugin(path: string, env: CloudEnv, options: LoadOpt
   });
 }
 
-export function node(name: string, providerID = '', labels: Record<string, string> = {}): Node {
-  return { name, uid: `uid-${name}`, providerID, labels, annotations: {}, addresses: [] };
-}
-
-export function service(overrides: Partial<Service> = {}): Service {
-  return {
-    name: 'web',
-    namespace: 'default',
-    uid: '6d1c1f1e-2b3c-4d5e-6f7a-8b9c0d1e2f30',
-    labels: {},
-    annotations: {},
-    ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080, targetPort: '8080', appProtocol: '' }],
-    loadBalancerIP: '',
-    loadBalancerSourceRanges: [],
-    externalTrafficPolicy: 'Cluster',
-    healthCheckNodePort: 0,
-    ipFamilies: ['IPv4'],
-    ipFamilyPolicy: 'SingleStack',
-    loadBalancerClass: '',
-    sessionAffinity: 'None',
-    externalIPs: [],
-    ...overrides,
-  };
-}
+export { abiNode as node, abiService as service } from '../../support/abi-fixtures.ts';
 
 /** What a rejected promise was, for assertions on provider errors. */
 export async function failure(

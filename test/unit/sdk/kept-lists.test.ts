@@ -2,6 +2,7 @@
 // The test provider answers ingress 203.0.113.<number of nodes>, so the answer shows which list it was given.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEnvelope } from '../../../host/src/plugin/abi/index.ts';
+import { abiService } from '../../support/abi-fixtures.ts';
 import { compileFixture, load, type TestPlugin } from './harness.ts';
 
 let provider: TestPlugin;
@@ -13,23 +14,7 @@ afterAll(async () => {
   await provider?.plugin.close();
 });
 
-const service = {
-  name: 'web',
-  namespace: 'default',
-  uid: 'u1',
-  labels: {},
-  annotations: {},
-  ports: [],
-  loadBalancerIP: '',
-  loadBalancerSourceRanges: [],
-  externalTrafficPolicy: 'Cluster',
-  healthCheckNodePort: 0,
-  ipFamilies: ['IPv4'],
-  ipFamilyPolicy: 'SingleStack',
-  loadBalancerClass: '',
-  sessionAffinity: 'None',
-  externalIPs: [],
-};
+const service = abiService({ uid: 'u1', ports: [] });
 const nodes = (n: number) =>
   Array.from({ length: n }, (_, i) => ({
     name: `n${i}`,

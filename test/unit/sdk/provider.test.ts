@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHODS, type MethodName, validateEnvelope } from '../../../host/src/plugin/abi/index.ts';
+import { abiService } from '../../support/abi-fixtures.ts';
 import { compileFixture, load, type TestPlugin } from './harness.ts';
 
 let provider: TestPlugin;
@@ -14,23 +15,8 @@ afterAll(async () => {
   await unregistered?.plugin.close();
 });
 
-const service = (annotations: Record<string, string> = {}) => ({
-  name: 'web',
-  namespace: 'default',
-  uid: '1b4e28ba-2fa1-11d2-883f-0016d3cca427',
-  labels: {},
-  annotations,
-  ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080, targetPort: '8080', appProtocol: '' }],
-  loadBalancerIP: '',
-  loadBalancerSourceRanges: [],
-  externalTrafficPolicy: 'Cluster',
-  healthCheckNodePort: 0,
-  ipFamilies: ['IPv4'],
-  ipFamilyPolicy: 'SingleStack',
-  loadBalancerClass: '',
-  sessionAffinity: 'None',
-  externalIPs: [],
-});
+const service = (annotations: Record<string, string> = {}) =>
+  abiService({ uid: '1b4e28ba-2fa1-11d2-883f-0016d3cca427', annotations });
 const node = (name: string) => ({ name, uid: name, providerID: '', labels: {}, annotations: {}, addresses: [] });
 
 // Every answer must also pass the host's validator: the two sides are generated from the same definition.
