@@ -229,7 +229,7 @@ async function run(impl: Impl): Promise<ImplResult> {
     const steadyCpu = cpuSeconds(pid) - cpu0;
     const steady = memoryStats(pid);
     const totalCpu = cpuSeconds(pid) - cpuStart;
-    log(`steady RSS ${steady.rssMb} MB`);
+    log(`steady RSS ${steady.rssMb} MB, ${steady.threads} threads (idle: ${idle.rssMb} MB, ${idle.threads} threads)`);
     return {
       node_init_s: round(nodeInit),
       node_init_cpu_s: round(nodeInitCpu),

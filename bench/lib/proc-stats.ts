@@ -7,6 +7,8 @@ export interface MemoryStats {
   rssMb: number;
   /** VmHWM: the peak resident size. */
   peakMb: number;
+  /** Threads: the main thread, Node's own, and one per plugin instance. */
+  threads: number;
 }
 
 export function memoryStats(pid: number): MemoryStats {
@@ -16,7 +18,8 @@ export function memoryStats(pid: number): MemoryStats {
     if (!m) throw new Error(`/proc/${pid}/status has no ${field}`);
     return Number(m[1]);
   };
-  return { rssMb: round1(kb('VmRSS') / 1024), peakMb: round1(kb('VmHWM') / 1024) };
+  const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  return { rssMb: round1(kb('VmRSS') / 1024), peakMb: round1(kb('VmHWM') / 1024), threads };
 }
 
 // USER_HZ is 100 on every Linux this runs on; getconf is not worth a child process.
