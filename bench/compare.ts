@@ -21,17 +21,15 @@ import { parseArgs } from 'node:util';
 import { HttpMethod } from '@kubernetes/client-node';
 import { type Devcloud, startDevcloud } from '../devcloud/src/index.ts';
 import { KubeClient } from '../host/src/kube/client/client.ts';
-import { CCM_MAIN, CCM_MAIN_COMPILED, CCMProcess } from '../test/support/ccm-process.ts';
+import { CCM_MAIN, CCM_MAIN_COMPILED } from '../test/support/ccm-process.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { IMAGE_NODE_ARGS } from '../test/support/image.ts';
-import { PeerCCM } from '../test/support/peer-ccm.ts';
-import { devcloudPluginArgs, kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
+import { kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
 import { NodeInitWatch } from './lib/node-init-watch.ts';
+import { type Impl, startCCM } from './lib/start-ccm.ts';
 import { cpuSeconds, memoryStats } from './lib/proc-stats.ts';
 import { formatTable } from './lib/table.ts';
-
-type Impl = 'wasm_ccm' | 'upstream';
 
 const { values } = parseArgs({
   options: {
@@ -125,27 +123,19 @@ async function run(impl: Impl): Promise<ImplResult> {
     const admin = new KubeClient(adminKubeConfig(cp.info), { qps: 1_000_000, burst: 1_000_000, userAgent: 'bench' });
     const log = (m: string): void => console.log(`  [${impl}] ${m}`);
 
-    let pid: number | undefined;
-    if (impl === 'upstream') {
-      const peer = new PeerCCM({ info: cp.info, cloud, args: FLAGS });
-      ccm = peer;
-      pid = peer.process.pid;
-    } else {
-      const proc = new CCMProcess({
-        info: cp.info,
-        token: cp.info.adminToken,
-        args: [...devcloudPluginArgs(cp.info.dir, cloud, 'compare'), ...FLAGS],
-        main: CCM_SCRIPT,
-        nodeArgs: [
-          ...CCM_NODE_ARGS,
-          ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []),
-        ],
-      });
-      ccm = proc;
-      pid = proc.process.pid;
-      await proc.ready(60_000);
-    }
-    if (pid === undefined) throw new Error(`${impl}: no pid`);
+    const started = await startCCM(impl, {
+      info: cp.info,
+      cloud,
+      flags: FLAGS,
+      name: 'compare',
+      main: CCM_SCRIPT,
+      nodeArgs: [
+        ...CCM_NODE_ARGS,
+        ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []),
+      ],
+    });
+    ccm = started;
+    const { pid } = started;
 
     // Warm-up: one node initialized means the controllers run (the same readiness signal for both).
     const watch = new NodeInitWatch(admin, RUN_LABEL, UNINITIALIZED_TAINT.key);

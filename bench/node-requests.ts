@@ -13,15 +13,12 @@ import { parseArgs } from 'node:util';
 import { HttpMethod } from '@kubernetes/client-node';
 import { type Devcloud, startDevcloud } from '../devcloud/src/index.ts';
 import { KubeClient } from '../host/src/kube/client/client.ts';
-import { CCMProcess } from '../test/support/ccm-process.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
-import { PeerCCM } from '../test/support/peer-ccm.ts';
-import { devcloudPluginArgs, kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
+import { kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
 import { NodeInitWatch } from './lib/node-init-watch.ts';
+import { type Impl, startCCM } from './lib/start-ccm.ts';
 import { cpuSeconds } from './lib/proc-stats.ts';
-
-type Impl = 'wasm_ccm' | 'upstream';
 
 const { values } = parseArgs({
   options: {
@@ -118,21 +115,9 @@ async function run(impl: Impl): Promise<RequestCounts> {
   try {
     cloud = await startDevcloud({ token: 'requests-token' });
     const admin = new KubeClient(adminKubeConfig(cp.info), { qps: 1_000_000, burst: 1_000_000, userAgent: 'bench' });
-    let pid: number | undefined;
-    if (impl === 'upstream') {
-      const peer = new PeerCCM({ info: cp.info, cloud, args: FLAGS });
-      ccm = peer;
-      pid = peer.process.pid;
-    } else {
-      const proc = new CCMProcess({
-        info: cp.info,
-        token: cp.info.adminToken,
-        args: [...devcloudPluginArgs(cp.info.dir, cloud, 'requests'), ...FLAGS],
-      });
-      ccm = proc;
-      pid = proc.process.pid;
-      await proc.ready(60_000);
-    }
+    const started = await startCCM(impl, { info: cp.info, cloud, flags: FLAGS, name: 'requests' });
+    ccm = started;
+    const { pid } = started;
     const watch = new NodeInitWatch(admin, RUN_LABEL, UNINITIALIZED_TAINT.key);
     await watch.start();
     const register = (name: string) =>
@@ -147,7 +132,6 @@ async function run(impl: Impl): Promise<RequestCounts> {
     // Let the warm-up node's status patch, event and any start-up traffic finish before the window opens.
     await new Promise((r) => setTimeout(r, SETTLE_MS));
 
-    if (pid === undefined) throw new Error(`${impl}: no pid`);
     const since = Date.now();
     const t0 = performance.now();
     const cpu0 = cpuSeconds(pid);

@@ -1,0 +1,53 @@
+// Starts one of the two CCMs the comparison benchmarks measure, on a given control plane and devcloud, with the
+// same flags: the upstream CCM (test/peer) or wasm-ccm with the devcloud plugin (operator RBAC aside: admin token).
+import type { Devcloud } from '../../devcloud/src/index.ts';
+import { CCMProcess } from '../../test/support/ccm-process.ts';
+import type { ControlPlaneInfo } from '../../test/support/controlplane/controlplane.ts';
+import { PeerCCM } from '../../test/support/peer-ccm.ts';
+import { devcloudPluginArgs } from '../../test/e2e/ccm/support/ccm-env.ts';
+
+export type Impl = 'wasm_ccm' | 'upstream';
+
+export interface StartedCCM {
+  pid: number;
+  stop(): Promise<number | null>;
+}
+
+export interface StartCCMOptions {
+  info: ControlPlaneInfo;
+  cloud: Devcloud;
+  flags: string[];
+  /** Names the plugin config's directory (wasm-ccm only). */
+  name: string;
+  /** wasm-ccm only: the script (default: the .ts sources) and options for its Node. */
+  main?: string;
+  nodeArgs?: string[];
+}
+
+/** Resolves once the process runs; wasm-ccm also once its controllers started (the peer logs no such line). */
+export async function startCCM(impl: Impl, o: StartCCMOptions): Promise<StartedCCM> {
+  if (impl === 'upstream') {
+    const peer = new PeerCCM({ info: o.info, cloud: o.cloud, args: o.flags });
+    return { pid: pidOf(peer.process.pid, impl), stop: () => peer.stop() };
+  }
+  const proc = new CCMProcess({
+    info: o.info,
+    token: o.info.adminToken,
+    args: [...devcloudPluginArgs(o.info.dir, o.cloud, o.name), ...o.flags],
+    ...(o.main ? { main: o.main } : {}),
+    nodeArgs: o.nodeArgs ?? [],
+  });
+  const started = { pid: pidOf(proc.process.pid, impl), stop: () => proc.stop() };
+  try {
+    await proc.ready(60_000);
+  } catch (err) {
+    await proc.stop().catch(() => undefined);
+    throw err;
+  }
+  return started;
+}
+
+function pidOf(pid: number | undefined, impl: Impl): number {
+  if (pid === undefined) throw new Error(`${impl}: no pid`);
+  return pid;
+}
