@@ -177,12 +177,7 @@ export class KubeClient {
       const encoded = params.toString();
       if (encoded !== '') search = `?${encoded}`;
     }
-    const waited = await this.limiter.wait(signal);
-    this.metrics.rateLimited(method, this.host, waited / 1000);
-    signal.throwIfAborted();
-    const started = this.clock.now();
-    let code = '<error>';
-    try {
+    return this.metered(method, signal, async () => {
       const response = await dispatcher.request({
         origin: this.origin,
         path: this.basePath + path + search,
@@ -192,9 +187,26 @@ export class KubeClient {
         ...(extra.body !== undefined ? { body: extra.body } : {}),
         ...(extra.bodyTimeout !== undefined ? { bodyTimeout: extra.bodyTimeout } : {}),
       });
-      code = String(response.statusCode);
       // A rejected credential may have been rotated since it was read: read it again for the next request.
       if (response.statusCode === 401 && this.conn) this.conn.authAt = -Infinity;
+      return { response, statusCode: response.statusCode };
+    });
+  }
+
+  /** Waits on the rate limiter, then runs the request and records its rest_client_* metrics. */
+  private async metered<R>(
+    method: string,
+    signal: AbortSignal | undefined,
+    run: () => Promise<{ response: R; statusCode: number }>,
+  ): Promise<R> {
+    const waited = await this.limiter.wait(signal);
+    this.metrics.rateLimited(method, this.host, waited / 1000);
+    signal?.throwIfAborted();
+    const started = this.clock.now();
+    let code = '<error>';
+    try {
+      const { response, statusCode } = await run();
+      code = String(statusCode);
       return response;
     } finally {
       this.metrics.request(method, this.host, code, (this.clock.now() - started) / 1000);
@@ -246,19 +258,10 @@ export class KubeClient {
   }
 
   private async send(ctx: RequestContext): Promise<ResponseContext> {
-    const method = ctx.getHttpMethod();
     this.reuseConnections(ctx);
-    const waited = await this.limiter.wait(ctx.getSignal());
-    this.metrics.rateLimited(method, this.host, waited / 1000);
-    ctx.getSignal()?.throwIfAborted();
-    const started = this.clock.now();
-    let code = '<error>';
-    try {
+    return this.metered(ctx.getHttpMethod(), ctx.getSignal(), async () => {
       const response = await this.inner.send(ctx).toPromise();
-      code = String(response.httpStatusCode);
-      return response;
-    } finally {
-      this.metrics.request(method, this.host, code, (this.clock.now() - started) / 1000);
-    }
+      return { response, statusCode: response.httpStatusCode };
+    });
   }
 }
