@@ -261,6 +261,42 @@ describe('KubeClient credentials', () => {
   });
 });
 
+describe('KubeClient connection pool', () => {
+  it('sends a request that waited on the limiter across a pool replacement on the new pool', async () => {
+    handler = (_req, res) => json(res, 200, {});
+    const clock = new FakeClock();
+    // One token per 10 minutes: the second request waits past the pool's 5-minute age.
+    const client = new KubeClient(kubeConfig(), { qps: 1 / 600, burst: 1, clock });
+    await client.request({ path: '/first' });
+    const waiting = client.request({ path: '/waited' });
+    await flushMicrotasks();
+    await clock.advance(5 * 60_000 + 1);
+    // Another request now replaces the aged pool (and closes the old one) before it, too, waits for a token.
+    const later = client.request({ path: '/later' });
+    await flushMicrotasks();
+    await clock.advance(5 * 60_000);
+    await expect(waiting).resolves.toEqual({});
+    await clock.advance(10 * 60_000);
+    await expect(later).resolves.toEqual({});
+  });
+
+  it('does the same for a typed client request', async () => {
+    handler = (_req, res) => json(res, 200, { kind: 'NodeList', apiVersion: 'v1', metadata: {}, items: [] });
+    const clock = new FakeClock();
+    const client = new KubeClient(kubeConfig(), { qps: 1 / 600, burst: 1, clock });
+    await client.request({ path: '/first' });
+    const waiting = client.api(CoreV1Api).listNode();
+    await flushMicrotasks();
+    await clock.advance(5 * 60_000 + 1);
+    const later = client.request({ path: '/later' });
+    await flushMicrotasks();
+    await clock.advance(5 * 60_000);
+    await expect(waiting).resolves.toMatchObject({ kind: 'NodeList' });
+    await clock.advance(10 * 60_000);
+    await expect(later).resolves.toMatchObject({ kind: 'NodeList' });
+  });
+});
+
 describe('watch decoding', () => {
   function stream(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
     return new ReadableStream({

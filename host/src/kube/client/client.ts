@@ -167,9 +167,6 @@ export class KubeClient {
     signal: AbortSignal,
     extra: { body?: string; contentType?: string; bodyTimeout?: number },
   ): Promise<Dispatcher.ResponseData> {
-    const { dispatcher, headers: auth } = await this.connection();
-    const headers: Record<string, string> = { ...auth, accept: 'application/json', 'user-agent': this.userAgent };
-    if (extra.contentType !== undefined) headers['content-type'] = extra.contentType;
     let search = '';
     if (query) {
       const params = new URLSearchParams();
@@ -178,6 +175,10 @@ export class KubeClient {
       if (encoded !== '') search = `?${encoded}`;
     }
     return this.metered(method, signal, async () => {
+      // Taken after the limiter's wait, which can outlast the pool: a pool replaced meanwhile is closed.
+      const { dispatcher, headers: auth } = await this.connection();
+      const headers: Record<string, string> = { ...auth, accept: 'application/json', 'user-agent': this.userAgent };
+      if (extra.contentType !== undefined) headers['content-type'] = extra.contentType;
       const response = await dispatcher.request({
         origin: this.origin,
         path: this.basePath + path + search,
@@ -258,8 +259,8 @@ export class KubeClient {
   }
 
   private async send(ctx: RequestContext): Promise<ResponseContext> {
-    this.reuseConnections(ctx);
     return this.metered(ctx.getHttpMethod(), ctx.getSignal(), async () => {
+      this.reuseConnections(ctx);
       const response = await this.inner.send(ctx).toPromise();
       return { response, statusCode: response.httpStatusCode };
     });
