@@ -81,7 +81,10 @@ export function nodeChangeAffectsLoadBalancers(oldNode: V1Node, newNode: V1Node)
   );
 }
 
-/** The node set as upstream compares it: name -> providerID. */
+/**
+ * The node set as upstream compares it: name -> providerID, sorted. The controller keeps an incremental identity of
+ * the same set (LoadBalancerNodeSet.identity); this plain form is what its tests check that identity against.
+ */
 export function nodeSetKey(nodes: readonly V1Node[]): string {
   return nodes
     .map((n) => `${n.metadata?.name ?? ''}=${n.spec?.providerID ?? ''}`)

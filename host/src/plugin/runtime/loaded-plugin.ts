@@ -79,14 +79,13 @@ export class LoadedPlugin {
       const exportName = METHODS[method].exportName;
       const timeoutMs = this.timeoutFor(method);
       const nodeLists = this.#nodeLists;
-      // The JSON text goes to the instance as it is: it is encoded straight into the channel (no byte copy here).
-      // Parts serialized once (the node list of load balancer calls) come as bytes instead, spliced, not redone.
-      const encode = (wire: object): string | Uint8Array => jsonPayload(wire);
+      // jsonPayload: JSON text, encoded straight into the channel (no byte copy here); or bytes, when a part
+      // serialized once (the node list of load balancer calls) was spliced in instead of redone.
       const output = await this.#run(
         // Whether an instance gets the node list or only its reference depends on the instance the pool picks.
         nodeLists !== undefined && isNodeListMethod(method)
-          ? (instance) => nodeLists.call(instance, exportName, request as NodeListRequest, timeoutMs, encode)
-          : (instance) => instance.call(exportName, encode(request), timeoutMs),
+          ? (instance) => nodeLists.call(instance, exportName, request as NodeListRequest, timeoutMs, jsonPayload)
+          : (instance) => instance.call(exportName, jsonPayload(request), timeoutMs),
         timeoutMs,
         context,
       );
