@@ -116,19 +116,7 @@ export class JsonReader {
 
   /** Enters an object; false (and a recorded problem) when the next value is not one. */
   beginObject(): bool {
-    if (this.error !== null) return false;
-    this.ws();
-    if (this.pos < this.end && load<u8>(this.pos) == 0x7b) {
-      if (this.depth >= MAX_DEPTH) {
-        this.fail("JSON nested deeper than " + MAX_DEPTH.toString() + " levels");
-        return false;
-      }
-      this.pos++;
-      unchecked((this.first[this.depth++] = true));
-      return true;
-    }
-    this.wrongKind("object");
-    return false;
+    return this.enter(0x7b, "object");
   }
 
   /** The next key of the current object, positioned at its value; null at the end of the object (or on error). */
@@ -177,9 +165,14 @@ export class JsonReader {
 
   /** Enters a list; false (and a recorded problem) when the next value is not one. */
   beginArray(): bool {
+    return this.enter(0x5b, "list");
+  }
+
+  /** Enters the container that `open` ({ or [) starts, if it comes next. */
+  private enter(open: u8, kind: string): bool {
     if (this.error !== null) return false;
     this.ws();
-    if (this.pos < this.end && load<u8>(this.pos) == 0x5b) {
+    if (this.pos < this.end && load<u8>(this.pos) == open) {
       if (this.depth >= MAX_DEPTH) {
         this.fail("JSON nested deeper than " + MAX_DEPTH.toString() + " levels");
         return false;
@@ -188,7 +181,7 @@ export class JsonReader {
       unchecked((this.first[this.depth++] = true));
       return true;
     }
-    this.wrongKind("list");
+    this.wrongKind(kind);
     return false;
   }
 
