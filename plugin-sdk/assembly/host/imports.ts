@@ -1,5 +1,6 @@
 // The only imports a wasm-ccm plugin has besides Extism's kernel (plugin-sdk/ABI.md, "Host functions"). Each JSON block
-// travels as an Extism memory offset; ccm_input_read (ABI 1.1) takes a pointer into the plugin's own memory instead. This file uses function decorators, which only AssemblyScript understands.
+// travels as an Extism memory offset; ccm_input_read (ABI 1.1) takes a pointer into the plugin's own memory instead.
+// This file uses function decorators, which only AssemblyScript understands.
 
 @external("extism:host/user", "ccm_http")
 export declare function ccm_http(request: u64): u64;

@@ -258,12 +258,10 @@ export class InstancePool<I extends PoolInstance> {
     // Only instances idle past the timeout go, oldest first, and never below what the pool wants right now.
     while (this.#count > this.#desired && this.#idle.length > 0) {
       const oldest = this.#idle[0] as I;
-      if (now - (this.#idleSince.get(oldest) ?? now) < this.#idleTimeoutMs) break;
+      const idleMs = now - (this.#idleSince.get(oldest) ?? now);
+      if (idleMs < this.#idleTimeoutMs) break;
       this.#idle.shift();
-      this.#options.logger.debug('plugin instance stopped after idling', {
-        instance: oldest.id,
-        idleMs: now - (this.#idleSince.get(oldest) ?? now),
-      });
+      this.#options.logger.debug('plugin instance stopped after idling', { instance: oldest.id, idleMs });
       void oldest.terminate('closed', 'idle beyond the pool minimum');
     }
   }
