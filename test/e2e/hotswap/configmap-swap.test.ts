@@ -23,6 +23,7 @@ import {
   startServingCCM,
   waitForIngress,
   writePluginConfig,
+  deleteServices,
 } from './support/env.ts';
 import { type HotswapModules, hotswapModules, type SigningKey, signingKey } from './support/modules.ts';
 
@@ -62,15 +63,7 @@ describe('hot swap through a plugin ConfigMap (API source, signed modules)', () 
 
   afterAll(async () => {
     // Services first, while the CCM still runs: their finalizers go only once their load balancers are deleted.
-    const services = await kube?.core.listNamespacedService({ namespace }).catch(() => undefined);
-    await Promise.allSettled(
-      (services?.items ?? []).map((s) =>
-        kube.core.deleteNamespacedService({ namespace, name: s.metadata?.name ?? '' }),
-      ),
-    );
-    await eventually('services gone', async () =>
-      (await kube.core.listNamespacedService({ namespace })).items.length === 0 ? true : undefined,
-    ).catch(() => undefined);
+    await deleteServices(kube, namespace);
     const code = await env?.ccm.stop();
     await kube?.core.deleteNode({ name: nodeName }).catch(() => undefined);
     await kube?.core.deleteNamespace({ name: namespace }).catch(() => undefined);

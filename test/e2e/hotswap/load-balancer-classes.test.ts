@@ -22,6 +22,7 @@ import {
   startServingCCM,
   waitForIngress,
   writePluginConfig,
+  deleteServices,
 } from './support/env.ts';
 import { type HotswapModules, hotswapModules } from './support/modules.ts';
 
@@ -78,15 +79,8 @@ describe('two providers on different loadBalancerClasses', () => {
   });
 
   afterAll(async () => {
-    const services = await kube?.core.listNamespacedService({ namespace }).catch(() => undefined);
-    await Promise.allSettled(
-      (services?.items ?? []).map((s) =>
-        kube.core.deleteNamespacedService({ namespace, name: s.metadata?.name ?? '' }),
-      ),
-    );
-    await eventually('services gone', async () =>
-      (await kube.core.listNamespacedService({ namespace })).items.length === 0 ? true : undefined,
-    ).catch(() => undefined);
+    // Services first, while the CCM still runs: their finalizers go only once their load balancers are deleted.
+    await deleteServices(kube, namespace);
     const code = await env?.ccm.stop();
     await kube?.core.deleteNode({ name: nodeName }).catch(() => undefined);
     await kube?.core.deleteNamespace({ name: namespace }).catch(() => undefined);

@@ -20,6 +20,7 @@ import {
   servingVersion,
   startServingCCM,
   waitForIngress,
+  deleteServices,
 } from './support/env.ts';
 import { type HotswapModules, hotswapModules } from './support/modules.ts';
 
@@ -60,15 +61,8 @@ describe('hot swap through a mounted ConfigMap volume (--plugin shorthand)', () 
   });
 
   afterAll(async () => {
-    const services = await kube?.core.listNamespacedService({ namespace }).catch(() => undefined);
-    await Promise.allSettled(
-      (services?.items ?? []).map((s) =>
-        kube.core.deleteNamespacedService({ namespace, name: s.metadata?.name ?? '' }),
-      ),
-    );
-    await eventually('services gone', async () =>
-      (await kube.core.listNamespacedService({ namespace })).items.length === 0 ? true : undefined,
-    ).catch(() => undefined);
+    // Services first, while the CCM still runs: their finalizers go only once their load balancers are deleted.
+    await deleteServices(kube, namespace);
     const code = await env?.ccm.stop();
     await kube?.core.deleteNode({ name: nodeName }).catch(() => undefined);
     await kube?.core.deleteNamespace({ name: namespace }).catch(() => undefined);

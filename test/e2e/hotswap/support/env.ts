@@ -30,6 +30,21 @@ export async function prepareKube(info: ControlPlaneInfo): Promise<Kube> {
   return { admin, core: admin.makeApiClient(CoreV1Api), token };
 }
 
+/**
+ * Teardown: deletes every Service of `namespace` and waits (best effort) until they are gone. Call it while the CCM
+ * still runs: their finalizers go only once their load balancers are deleted.
+ */
+export async function deleteServices(kube: Kube | undefined, namespace: string): Promise<void> {
+  if (!kube) return;
+  const services = await kube.core.listNamespacedService({ namespace }).catch(() => undefined);
+  await Promise.allSettled(
+    (services?.items ?? []).map((s) => kube.core.deleteNamespacedService({ namespace, name: s.metadata?.name ?? '' })),
+  );
+  await eventually('services gone', async () =>
+    (await kube.core.listNamespacedService({ namespace })).items.length === 0 ? true : undefined,
+  ).catch(() => undefined);
+}
+
 /** Polls `fn` until it returns something other than undefined; errors count as "not yet". */
 export { eventually };
 
