@@ -115,8 +115,22 @@ export class JsonReader {
   }
 
   /** Enters an object; false (and a recorded problem) when the next value is not one. */
+  // beginObject and beginArray are kept as two copies on purpose: folded into one enter(open, kind) the 1,000-node
+  // decode of bench:plugin-ensure went from 8.2-8.5 ms to 8.6-13 ms of plugin CPU (six alternating runs each).
   beginObject(): bool {
-    return this.enter(0x7b, "object");
+    if (this.error !== null) return false;
+    this.ws();
+    if (this.pos < this.end && load<u8>(this.pos) == 0x7b) {
+      if (this.depth >= MAX_DEPTH) {
+        this.fail("JSON nested deeper than " + MAX_DEPTH.toString() + " levels");
+        return false;
+      }
+      this.pos++;
+      unchecked((this.first[this.depth++] = true));
+      return true;
+    }
+    this.wrongKind("object");
+    return false;
   }
 
   /** The next key of the current object, positioned at its value; null at the end of the object (or on error). */
@@ -165,14 +179,9 @@ export class JsonReader {
 
   /** Enters a list; false (and a recorded problem) when the next value is not one. */
   beginArray(): bool {
-    return this.enter(0x5b, "list");
-  }
-
-  /** Enters the container that `open` ({ or [) starts, if it comes next. */
-  private enter(open: u8, kind: string): bool {
     if (this.error !== null) return false;
     this.ws();
-    if (this.pos < this.end && load<u8>(this.pos) == open) {
+    if (this.pos < this.end && load<u8>(this.pos) == 0x5b) {
       if (this.depth >= MAX_DEPTH) {
         this.fail("JSON nested deeper than " + MAX_DEPTH.toString() + " levels");
         return false;
@@ -181,7 +190,7 @@ export class JsonReader {
       unchecked((this.first[this.depth++] = true));
       return true;
     }
-    this.wrongKind(kind);
+    this.wrongKind("list");
     return false;
   }
 
