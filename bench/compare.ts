@@ -28,7 +28,7 @@ import { IMAGE_NODE_ARGS } from '../test/support/image.ts';
 import { kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
 import { NodeInitWatch } from './lib/node-init-watch.ts';
 import { type Impl, startCCM } from './lib/start-ccm.ts';
-import { cpuSeconds, memoryStats } from './lib/proc-stats.ts';
+import { cpuSeconds, memoryStats, threadCpuDelta, threadCpuSeconds } from './lib/proc-stats.ts';
 import { formatTable } from './lib/table.ts';
 
 const { values } = parseArgs({
@@ -154,6 +154,12 @@ async function run(impl: Impl): Promise<ImplResult> {
     const burst = names('burst', NODES);
     burst.forEach((name) => cloud!.addInstance({ name }));
     let cpu0 = cpuSeconds(pid);
+    let threads0 = threadCpuSeconds(pid);
+    const threadLog = (phase: string): void => {
+      const now = threadCpuSeconds(pid);
+      log(`${phase} CPU by thread: ${threadCpuDelta(threads0, now)}`);
+      threads0 = now;
+    };
     const t0 = performance.now();
     await inParallel(burst, CREATE_CONCURRENCY, (name) =>
       admin.request({
@@ -167,6 +173,7 @@ async function run(impl: Impl): Promise<ImplResult> {
     const nodeInitCpu = cpuSeconds(pid) - cpu0;
     await watch.stop();
     log(`node-init ${round(nodeInit)} s`);
+    threadLog('node-init');
 
     // 2. LoadBalancer Services with cloud latency.
     cloud.setKnobs({ latencyMs: LATENCY_MS });
@@ -194,6 +201,7 @@ async function run(impl: Impl): Promise<ImplResult> {
     const serviceLb = (performance.now() - t1) / 1000;
     const serviceLbCpu = cpuSeconds(pid) - cpu0;
     log(`service-lb ${round(serviceLb)} s`);
+    threadLog('service-lb');
     cloud.setKnobs({ latencyMs: 0 });
 
     // 3. Steady state: fill the caches, then let it settle.
@@ -217,6 +225,7 @@ async function run(impl: Impl): Promise<ImplResult> {
     log(`caches filled (${STEADY_NODES} nodes, ${STEADY_SERVICES} services); settling ${SETTLE_MS / 1000} s`);
     await sleep(SETTLE_MS);
     const steadyCpu = cpuSeconds(pid) - cpu0;
+    threadLog('steady');
     const steady = memoryStats(pid);
     const totalCpu = cpuSeconds(pid) - cpuStart;
     log(`steady RSS ${steady.rssMb} MB, ${steady.threads} threads (idle: ${idle.rssMb} MB, ${idle.threads} threads)`);

@@ -35,6 +35,32 @@ export function cpuSeconds(pid: number): number {
   return (utime + stime) / TICKS_PER_SECOND;
 }
 
+/** CPU seconds per thread name (a thread's comm: "node" for the main thread, Node and V8 helpers, each plugin
+ * worker by its name) of a process so far; schedstat's first field is nanoseconds on CPU. */
+export function threadCpuSeconds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      out.set(name, (out.get(name) ?? 0) + ns / 1e9);
+    } catch {
+      // the thread exited meanwhile
+    }
+  }
+  return out;
+}
+
+/** What each thread name used between two threadCpuSeconds() readings, largest first, as "name 1.23 s, ...". */
+export function threadCpuDelta(before: Map<string, number>, after: Map<string, number>): string {
+  return [...after]
+    .map(([name, s]) => [name, s - (before.get(name) ?? 0)] as const)
+    .filter(([, s]) => s >= 0.005)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, s]) => `${name} ${s.toFixed(2)} s`)
+    .join(', ');
+}
+
 /** The pid of the first process whose command line contains every one of `parts`, or undefined. */
 export function findPid(parts: readonly string[]): number | undefined {
   for (const entry of readdirSync('/proc')) {
