@@ -1,12 +1,15 @@
-// HTTP to the cloud API through the host (ccm_http). The host enforces the plugin's allow-list, follows redirects only
-// within it, caps response sizes and attaches brokered credentials; the plugin never sees those.
-import { HttpError, HttpErrorCode, HttpRequest } from "./abi/types.generated";
+// HTTP to the cloud API through the host (ccm_http_bytes, ABI 1.3). The host enforces the plugin's allow-list, follows
+// redirects only within it, caps response sizes and attaches brokered credentials; the plugin never sees those.
+// Bodies travel as bytes (http-frame.ts): a JSON body is written once as UTF-8 and a response is parsed from its bytes,
+// where ccm_http (ABI 1.0) JSON-escaped both and widened the response to UTF-16 on the way.
+import { HttpError, HttpRequest } from "./abi/types.generated";
 import { internal, PluginError, retryAfter } from "./errors";
-import { ccm_http } from "./host/imports";
-import { fromBlock, toBlock } from "./host/io";
-import { JsonReader } from "./json/reader";
+import { exchange } from "./http-frame";
+import { decodeUtf8 } from "./json/scan";
 import { JsonValue } from "./json/value";
 import { JsonWriter } from "./json/writer";
+
+const NO_BYTES = new Uint8Array(0);
 
 /** The outcome of one request: a response (any status), or `error` when no response was had. */
 export class HttpResult {
@@ -15,9 +18,27 @@ export class HttpResult {
   status: i32 = 0;
   /** Response headers, names in lower case; repeated headers joined with ", ". */
   headers: Map<string, string> = new Map();
-  body: string = "";
+  /** The response body as it came (binary-safe). */
+  bodyBytes: Uint8Array = NO_BYTES;
   /** Why there is no response: code is one of HttpErrorCode (Forbidden, Timeout, TooLarge, Network). */
   error: HttpError | null = null;
+  private text: string | null = null;
+
+  /** The response body as UTF-8 text (decoded on first use; invalid sequences become U+FFFD). */
+  get body(): string {
+    let text = this.text;
+    if (text === null) {
+      const start = this.bodyBytes.dataStart;
+      text = decodeUtf8(start, start + <usize>this.bodyBytes.length);
+      this.text = text;
+    }
+    return text;
+  }
+
+  set body(text: string) {
+    this.bodyBytes = Uint8Array.wrap(String.UTF8.encode(text));
+    this.text = text;
+  }
 
   /** A response with a 2xx status. */
   get ok(): bool {
@@ -32,7 +53,15 @@ export class HttpResult {
 
   /** The body parsed as JSON; null when it is not JSON (JsonValue.lastError() says why). */
   json(): JsonValue | null {
-    return JsonValue.parse(this.body);
+    return JsonValue.parseBytes(this.bodyBytes);
+  }
+
+  /**
+   * The body's top-level object with only the fields named in `keys` (the others are checked and skipped, not built),
+   * or null when the body is not JSON. Cheaper than json() when a large response is needed for a few fields.
+   */
+  jsonFields(keys: string[]): JsonValue | null {
+    return JsonValue.parseFields(this.bodyBytes, keys);
   }
 
   /**
@@ -52,44 +81,17 @@ export class HttpResult {
   }
 }
 
-/** Sends one request as it is. */
+/** Sends one request as it is (its body as UTF-8). */
 export function send(req: HttpRequest): HttpResult {
-  const w = new JsonWriter(128 + req.body.length);
-  req.encode(w);
-  const block = toBlock(w);
-  const answer = fromBlock(ccm_http(block.offset));
-  block.free();
-  const result = decodeAnswer(answer);
+  return sendBytes(req, Uint8Array.wrap(String.UTF8.encode(req.body)));
+}
+
+/** Sends one request with `body` as its body, byte for byte (`req.body` is not used). */
+export function sendBytes(req: HttpRequest, body: Uint8Array): HttpResult {
+  const result = exchange(req, body);
   result.method = req.method;
   result.url = req.url;
   return result;
-}
-
-// The host answers {status, headers, body} or {error: {code, message}}.
-function decodeAnswer(bytes: Uint8Array): HttpResult {
-  const res = new HttpResult();
-  const r = new JsonReader(bytes);
-  if (r.beginObject()) {
-    let k = r.nextKey();
-    while (k !== null) {
-      if (k == "status") res.status = r.readI32();
-      else if (k == "headers") res.headers = r.readMap();
-      else if (k == "body") res.body = r.readString();
-      else if (k == "error") res.error = HttpError.decode(r);
-      else r.skip();
-      if (r.failed) r.prefix("." + k!);
-      k = r.nextKey();
-    }
-  }
-  r.finish();
-  const e = r.error;
-  if (e !== null) {
-    const err = new HttpError();
-    err.code = HttpErrorCode.Network;
-    err.message = "malformed answer from ccm_http: answer" + e;
-    res.error = err;
-  }
-  return res;
 }
 
 /**
@@ -120,10 +122,14 @@ export class HttpClient {
   }
 
   request(method: string, path: string, body: string = "", headers: Map<string, string> | null = null): HttpResult {
+    return this.requestBytes(method, path, Uint8Array.wrap(String.UTF8.encode(body)), headers);
+  }
+
+  /** A request whose body is `body`, byte for byte. */
+  requestBytes(method: string, path: string, body: Uint8Array, headers: Map<string, string> | null = null): HttpResult {
     const req = new HttpRequest();
     req.method = method;
     req.url = this.baseUrl + path;
-    req.body = body;
     req.timeoutMs = this.timeoutMs;
     const defaults = this.headers.keys();
     for (let i = 0; i < defaults.length; i++) req.headers.set(defaults[i], this.headers.get(defaults[i]));
@@ -131,7 +137,7 @@ export class HttpClient {
       const extra = headers.keys();
       for (let i = 0; i < extra.length; i++) req.headers.set(extra[i], headers.get(extra[i]));
     }
-    return send(req);
+    return sendBytes(req, body);
   }
 
   get(path: string): HttpResult {
@@ -142,18 +148,30 @@ export class HttpClient {
     return this.request("DELETE", path);
   }
 
+  /** A request whose body is JSON already serialized as UTF-8 (say a JsonWriter's view()), as application/json. */
+  jsonRequest(method: string, path: string, json: Uint8Array): HttpResult {
+    return this.requestBytes(method, path, json, jsonContent());
+  }
+
   /** POST with a JSON body (content-type application/json). */
   post(path: string, body: JsonValue): HttpResult {
-    return this.request("POST", path, body.toString(), jsonContent());
+    return this.jsonRequest("POST", path, jsonBytes(body));
   }
 
   put(path: string, body: JsonValue): HttpResult {
-    return this.request("PUT", path, body.toString(), jsonContent());
+    return this.jsonRequest("PUT", path, jsonBytes(body));
   }
 
   patch(path: string, body: JsonValue): HttpResult {
-    return this.request("PATCH", path, body.toString(), jsonContent());
+    return this.jsonRequest("PATCH", path, jsonBytes(body));
   }
+}
+
+// The value's JSON as UTF-8, written once (toString() would build a UTF-16 string only to encode it again).
+function jsonBytes(body: JsonValue): Uint8Array {
+  const w = new JsonWriter(1024);
+  body.write(w);
+  return w.view();
 }
 
 function jsonContent(): Map<string, string> {

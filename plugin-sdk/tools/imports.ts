@@ -17,7 +17,7 @@ export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
     'output_set',
     'error_set',
   ],
-  'extism:host/user': ['ccm_http', 'ccm_log', 'ccm_now_ms', 'ccm_input_read'],
+  'extism:host/user': ['ccm_http', 'ccm_log', 'ccm_now_ms', 'ccm_input_read', 'ccm_http_bytes', 'ccm_http_answer_read'],
 };
 
 const WHY: Record<string, string> = {

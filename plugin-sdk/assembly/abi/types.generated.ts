@@ -4,9 +4,9 @@ import { JsonReader } from '../json/reader';
 import { JsonWriter } from '../json/writer';
 
 export const ABI_MAJOR: i32 = 1;
-export const ABI_MINOR: i32 = 2;
+export const ABI_MINOR: i32 = 3;
 /** What ccm_describe answers as `abi`. */
-export const ABI_VERSION: string = '1.2';
+export const ABI_VERSION: string = '1.3';
 
 /** Error codes of the envelope (see PluginError). */
 export namespace ErrorCode {
@@ -2064,7 +2064,7 @@ export class MasterResponse {
   }
 }
 
-/** ccm_http input. body is UTF-8 text, "" for none; timeoutMs 0 means the host's default. */
+/** ccm_http input. body is UTF-8 text, "" for none; timeoutMs 0 means the host's default. ccm_http_bytes (1.3) sends it without body as the head of a frame, the body following as bytes (ABI.md, Host functions). */
 export class HttpRequest {
   method: string = '';
   url: string = '';
@@ -2116,7 +2116,7 @@ export class HttpRequest {
   }
 }
 
-/** ccm_http answer when the request was made. Header names are lower case; repeated headers are joined with ", ". */
+/** ccm_http answer when the request was made. Header names are lower case; repeated headers are joined with ", ". ccm_http_bytes (1.3) answers it without body as the head of a frame, the body following as bytes. */
 export class HttpResponse {
   status: i32 = 0;
   headers: Map<string, string> = new Map<string, string>();

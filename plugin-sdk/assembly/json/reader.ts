@@ -3,7 +3,7 @@
 // value at once; callers add their part of the path on the way out (`prefix`), giving messages such as
 // `.node.addresses[1].type: expected string, got number`.
 
-import { asciiString, FNV_OFFSET, FNV_PRIME, scanEscapedString, scanNumber } from "./scan";
+import { asciiString, decodeUtf8, FNV_OFFSET, FNV_PRIME, scanEscapedString, scanNumber } from "./scan";
 
 const MAX_DEPTH: i32 = 256; // deeper documents are refused rather than risking the Wasm stack
 
@@ -312,7 +312,7 @@ export class JsonReader {
     this.ws();
     const c = this.pos < this.end ? load<u8>(this.pos) : 0;
     if (c == 0x22) {
-      this.stringBody();
+      this.skipStringBody();
     } else if (c == 0x7b) {
       this.beginObject();
       while (this.nextKey() !== null) this.skip();
@@ -350,6 +350,22 @@ export class JsonReader {
     return scan.value;
   }
 
+  // Moves past a string at pos (at its opening quote) without building its value unless it has escapes.
+  private skipStringBody(): void {
+    let p = this.pos + 1;
+    const end = this.end;
+    while (p < end) {
+      const c = <u32>load<u8>(p);
+      if (c == 0x22) {
+        this.pos = p + 1;
+        return;
+      }
+      if (c == 0x5c || c < 0x20) break;
+      p++;
+    }
+    this.stringBody(); // escapes or a problem: the full scan checks them
+  }
+
   // Reads a string at pos (which is at its opening quote) and returns its value.
   private stringBody(): string {
     let p = this.pos + 1;
@@ -363,7 +379,7 @@ export class JsonReader {
       const c = <u32>load<u8>(p);
       if (c == 0x22) {
         this.pos = p + 1;
-        return high < 0x80 ? asciiString(s, p - s, hash) : String.UTF8.decodeUnsafe(s, p - s);
+        return high < 0x80 ? asciiString(s, p - s, hash) : decodeUtf8(s, p);
       }
       if (c == 0x5c || c < 0x20) break;
       high |= c;

@@ -194,41 +194,70 @@ export function scanEscapedString(s: usize, end: usize): StringScan {
       p++;
       continue;
     }
-    let need = 0;
-    let cp: u32 = 0;
-    let min: u32 = 0;
-    if ((c & 0xe0) == 0xc0) {
-      need = 1;
-      cp = c & 0x1f;
-      min = 0x80;
-    } else if ((c & 0xf0) == 0xe0) {
-      need = 2;
-      cp = c & 0x0f;
-      min = 0x800;
-    } else if ((c & 0xf8) == 0xf0) {
-      need = 3;
-      cp = c & 0x07;
-      min = 0x10000;
-    }
-    let q = p + 1;
-    let ok = need > 0;
-    for (let i = 0; ok && i < need; i++) {
-      if (q >= end || (load<u8>(q) & 0xc0) != 0x80) ok = false;
-      else cp = (cp << 6) | (load<u8>(q++) & 0x3f);
-    }
-    // Overlong forms, surrogates encoded in UTF-8 and code points past U+10FFFF are invalid too.
-    if (!ok || cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) {
-      n = pushUnit(n, 0xfffd);
+    filled = n;
+    p = pushUtf8(p, end);
+    n = filled;
+  }
+}
+
+// Units in scratch, for pushUtf8 (AssemblyScript functions return one value).
+let filled: i32 = 0;
+
+// Decodes the UTF-8 sequence at p (its first byte is not ASCII) onto scratch after `filled` units, an invalid one as
+// U+FFFD (one per bad byte, as WHATWG decoders do); returns where the next sequence starts.
+function pushUtf8(p: usize, end: usize): usize {
+  const c = <u32>load<u8>(p);
+  let need = 0;
+  let cp: u32 = 0;
+  let min: u32 = 0;
+  if ((c & 0xe0) == 0xc0) {
+    need = 1;
+    cp = c & 0x1f;
+    min = 0x80;
+  } else if ((c & 0xf0) == 0xe0) {
+    need = 2;
+    cp = c & 0x0f;
+    min = 0x800;
+  } else if ((c & 0xf8) == 0xf0) {
+    need = 3;
+    cp = c & 0x07;
+    min = 0x10000;
+  }
+  let q = p + 1;
+  let ok = need > 0;
+  for (let i = 0; ok && i < need; i++) {
+    if (q >= end || (load<u8>(q) & 0xc0) != 0x80) ok = false;
+    else cp = (cp << 6) | (load<u8>(q++) & 0x3f);
+  }
+  // Overlong forms, surrogates encoded in UTF-8 and code points past U+10FFFF are invalid too.
+  if (!ok || cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) {
+    filled = pushUnit(filled, 0xfffd);
+    return p + 1;
+  }
+  if (cp >= 0x10000) {
+    cp -= 0x10000;
+    filled = pushUnit(filled, 0xd800 + (cp >> 10));
+    filled = pushUnit(filled, 0xdc00 + (cp & 0x3ff));
+  } else {
+    filled = pushUnit(filled, cp);
+  }
+  return q;
+}
+
+/**
+ * The UTF-8 bytes [p, end) as a string, invalid sequences as U+FFFD. (String.UTF8.decode reads past a bad lead
+ * byte into the bytes after it.)
+ */
+export function decodeUtf8(p: usize, end: usize): string {
+  filled = 0;
+  while (p < end) {
+    const c = <u32>load<u8>(p);
+    if (c < 0x80) {
+      filled = pushUnit(filled, c);
       p++;
-      continue;
-    }
-    p = q;
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      n = pushUnit(n, 0xd800 + (cp >> 10));
-      n = pushUnit(n, 0xdc00 + (cp & 0x3ff));
     } else {
-      n = pushUnit(n, cp);
+      p = pushUtf8(p, end);
     }
   }
+  return String.UTF16.decodeUnsafe(scratch.dataStart, <usize>filled << 1);
 }

@@ -65,7 +65,11 @@ export class JsonValue {
 
   static parseBytes(bytes: Uint8Array): JsonValue | null {
     const r = new JsonReader(bytes);
-    const v = JsonValue.read(r);
+    return JsonValue.finished(r, JsonValue.read(r));
+  }
+
+  // The parse's outcome: `v` when the reader read one whole valid document, else null with lastError set.
+  private static finished(r: JsonReader, v: JsonValue): JsonValue | null {
     r.finish();
     const e = r.error;
     if (e !== null) {
@@ -74,6 +78,34 @@ export class JsonValue {
     }
     lastParseError = "";
     return v;
+  }
+
+  /**
+   * Parses a document keeping only the named fields of its top-level object; the other fields are checked and
+   * skipped without building them (a 1,000-element list skipped costs no allocation). A document that is not an
+   * object is parsed whole. Null when it is not valid JSON (JsonValue.lastError says why).
+   */
+  static parseFields(bytes: Uint8Array, keys: string[]): JsonValue | null {
+    const r = new JsonReader(bytes);
+    let v: JsonValue;
+    if (r.peekKind() == "object") {
+      v = JsonValue.newObject();
+      r.beginObject();
+      let k = r.nextKey();
+      while (k !== null) {
+        if (keys.includes(k)) {
+          const item = JsonValue.read(r);
+          if (r.failed) r.prefix("." + k);
+          else v.set(k, item);
+        } else {
+          r.skip();
+        }
+        k = r.nextKey();
+      }
+    } else {
+      v = JsonValue.read(r);
+    }
+    return JsonValue.finished(r, v);
   }
 
   /** Why the last parse returned null, e.g. `$.items[2]: invalid JSON at byte 40: expected , or ]`. */

@@ -211,11 +211,16 @@ export class JsonWriter {
    * JSON here makes the whole answer invalid.
    */
   raw(json: string): void {
-    this.separate();
     const bytes = String.UTF8.encode(json);
-    const n = bytes.byteLength;
+    this.rawBytes(Uint8Array.wrap(bytes));
+  }
+
+  /** Inserts an already serialized JSON value given as UTF-8 bytes (unchecked, as raw()). */
+  rawBytes(json: Uint8Array): void {
+    this.separate();
+    const n = json.length;
     const p = this.reserve(n);
-    memory.copy(p, changetype<usize>(bytes), <usize>n);
+    memory.copy(p, json.dataStart, <usize>n);
     this.len += n;
   }
 }

@@ -164,6 +164,12 @@ export function http_probe(): i32 {
   w.string(res.header("Content-Type"));
   w.key("body");
   w.string(res.body);
+  w.key("bodyLength");
+  w.i32(res.bodyBytes.length);
+  const picked = res.jsonFields(["id"]);
+  w.key("fields");
+  if (picked === null) w.null();
+  else picked.write(w);
   const parsed = res.json();
   w.key("json");
   if (parsed === null) w.null();
@@ -176,6 +182,39 @@ export function http_probe(): i32 {
   w.key("asPluginError");
   res.toPluginError().encode(w);
   w.endObject();
+  return output(w);
+}
+
+/**
+ * Input {"keys": [...], "text": "<a JSON document>"} -> JsonValue.parseFields of the text's bytes with those keys,
+ * written back; {"parseError": "..."} when it is not JSON.
+ */
+export function json_fields_probe(): i32 {
+  const input = JsonValue.parseBytes(Host.input())!;
+  const keysValue = input.get("keys");
+  const keys: string[] = [];
+  for (let i = 0; i < keysValue.length; i++) keys.push(keysValue.at(i).asString());
+  const v = JsonValue.parseFields(Uint8Array.wrap(String.UTF8.encode(input.get("text").asString())), keys);
+  const w = new JsonWriter();
+  if (v === null) {
+    w.beginObject();
+    w.key("parseError");
+    w.string(JsonValue.lastError());
+    w.endObject();
+  } else {
+    v.write(w);
+  }
+  return output(w);
+}
+
+/** Writes [1, <the input bytes as a raw value>, 3] with JsonWriter.rawBytes. */
+export function raw_bytes_probe(): i32 {
+  const w = new JsonWriter(4);
+  w.beginArray();
+  w.i32(1);
+  w.rawBytes(Host.input());
+  w.i32(3);
+  w.endArray();
   return output(w);
 }
 

@@ -24,6 +24,11 @@ export class Api {
     return this.client.put(path, body);
   }
 
+  /** A request with a JSON body already serialized (a JsonWriter's bytes). */
+  sendJson(method: string, path: string, json: Uint8Array): HttpResult {
+    return this.client.jsonRequest(method, path, json);
+  }
+
   delete(path: string): HttpResult {
     return this.client.delete(path);
   }

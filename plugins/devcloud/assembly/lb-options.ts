@@ -21,6 +21,8 @@ export class LbOptions {
   selectorKeys: string[] = [];
   selectorValues: string[] = [];
   selectorHasValue: bool[] = [];
+  /** The selector annotation as written ("" for none): equal texts select the same backends. */
+  selectorText: string = "";
   /** 0 = no health check. */
   healthCheckNodePort: i32 = 0;
   error: PluginError | null = null;
@@ -108,6 +110,7 @@ export function parseOptions(svc: Service, cluster: string): LbOptions {
 
   const selector = annotation(svc, BACKEND_SELECTOR);
   if (selector !== null) {
+    opts.selectorText = selector;
     const parts = selector.split(",");
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i].trim();

@@ -7,6 +7,7 @@ import {
   HttpResult,
   IPMode,
   JsonValue,
+  JsonWriter,
   LoadBalancerIngress,
   LoadBalancerStatus,
   Log,
@@ -25,6 +26,8 @@ import { loadBalancerName } from "./names";
 export const TAG_CLUSTER = "k8s-cluster";
 export const TAG_SERVICE = "k8s-service";
 export const TAG_UID = "k8s-service-uid";
+// The fields of a devcloud LB this provider reads; its list of backends (thousands of ids) is skipped unread.
+const LB_FIELDS: string[] = ["vip", "tags"];
 
 function lbPath(name: string): string {
   return "/load-balancers/" + encodeURIComponent(name);
@@ -59,7 +62,7 @@ export function getLoadBalancer(
   const res = api.get(lbPath(name));
   if (res.status == 404 && res.error === null) return null;
   if (!res.ok) return cloudError("get load balancer " + name, res);
-  const lb = res.json();
+  const lb = res.jsonFields(LB_FIELDS);
   if (lb === null) return internal("get load balancer " + name + ": devcloud answered no JSON");
   if (!owned(lb, cluster, svc)) return null;
   out.exists = true;
@@ -69,14 +72,38 @@ export function getLoadBalancer(
 
 class Backends {
   ids: string[] = [];
+  /** `ids` as a JSON array, UTF-8. */
+  json: Uint8Array = new Uint8Array(0);
   error: PluginError | null = null;
+}
+
+// The backends of the last node list and selector this instance saw. While the host sends the same node objects (a
+// kept list, ABI 1.2: all Services share it until a node changes) they are reused: working them out and writing them
+// was about a thousand string operations and a sort per call. Only backends known from providerIDs alone are kept;
+// a lookup by name depends on the cloud's state at the time.
+class BackendsMemo {
+  nodes: Node[] = [];
+  selector: string = "";
+  backends: Backends | null = null;
+}
+const memo = new BackendsMemo();
+
+function sameNodes(a: Node[], b: Node[]): bool {
+  if (a.length != b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (changetype<usize>(a[i]) != changetype<usize>(b[i])) return false;
+  }
+  return true;
 }
 
 // Instance ids of the nodes the selector admits. A node without a providerID is looked up by name; one whose
 // instance is gone is left out (devcloud refuses unknown ids, and the node is on its way out).
 function backendsOf(api: Api, nodes: Node[], opts: LbOptions): Backends {
+  const kept = memo.backends;
+  if (kept !== null && memo.selector == opts.selectorText && sameNodes(memo.nodes, nodes)) return kept;
   const out = new Backends();
   const seen = new Set<string>();
+  let lookedUp = false;
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i];
     if (!opts.selects(node)) continue;
@@ -85,6 +112,7 @@ function backendsOf(api: Api, nodes: Node[], opts: LbOptions): Backends {
       id = instanceIdOf(node.providerID);
       if (id === null) Log.warn("node is not a devcloud instance; not a backend", fields().set("node", node.name));
     } else {
+      lookedUp = true;
       const found = lookupByName(api, node.name);
       if (found.error !== null) {
         out.error = found.error;
@@ -99,49 +127,66 @@ function backendsOf(api: Api, nodes: Node[], opts: LbOptions): Backends {
     }
   }
   out.ids.sort();
+  const w = new JsonWriter(16 + out.ids.length * 24);
+  w.strings(out.ids);
+  out.json = w.toBytes();
+  if (!lookedUp) {
+    memo.nodes = nodes;
+    memo.selector = opts.selectorText;
+    memo.backends = out;
+  }
   return out;
 }
 
-function specOf(cluster: string, svc: Service, opts: LbOptions, backends: string[]): JsonValue {
-  const listeners = JsonValue.newArray();
+// The load balancer's spec as devcloud's JSON, written straight to bytes; `name` (and the VIP asked for) only when
+// creating it.
+function specJson(cluster: string, svc: Service, opts: LbOptions, backends: Backends, name: string | null): Uint8Array {
+  const w = new JsonWriter(512 + backends.json.length);
+  w.beginObject();
+  w.key("listeners");
+  w.beginArray();
   for (let i = 0; i < svc.ports.length; i++) {
     const p = svc.ports[i];
-    listeners.push(
-      JsonValue.newObject()
-        .set("protocol", JsonValue.ofString(p.protocol.length > 0 ? p.protocol : "TCP"))
-        .set("port", JsonValue.ofNumber(p.port))
-        .set("nodePort", JsonValue.ofNumber(p.nodePort)),
-    );
+    w.beginObject();
+    w.key("protocol");
+    w.string(p.protocol.length > 0 ? p.protocol : "TCP");
+    w.key("port");
+    w.i32(p.port);
+    w.key("nodePort");
+    w.i32(p.nodePort);
+    w.endObject();
   }
-  const ids = JsonValue.newArray();
-  for (let i = 0; i < backends.length; i++) ids.push(JsonValue.ofString(backends[i]));
-  const ranges = JsonValue.newArray();
-  for (let i = 0; i < svc.loadBalancerSourceRanges.length; i++) {
-    ranges.push(JsonValue.ofString(svc.loadBalancerSourceRanges[i].trim()));
+  w.endArray();
+  w.key("backendInstanceIds");
+  w.rawBytes(backends.json);
+  w.key("sourceRanges");
+  w.beginArray();
+  for (let i = 0; i < svc.loadBalancerSourceRanges.length; i++) w.string(svc.loadBalancerSourceRanges[i].trim());
+  w.endArray();
+  w.key("healthCheckNodePort");
+  if (opts.healthCheckNodePort > 0) w.i32(opts.healthCheckNodePort);
+  else w.null();
+  w.key("tags");
+  w.beginObject();
+  w.key(TAG_CLUSTER);
+  w.string(cluster);
+  w.key(TAG_SERVICE);
+  w.string(serviceKey(svc));
+  w.key(TAG_UID);
+  w.string(svc.uid);
+  w.endObject();
+  w.key("description");
+  w.string(opts.description);
+  if (name !== null) {
+    w.key("name");
+    w.string(name);
+    if (opts.vip.length > 0) {
+      w.key("vip");
+      w.string(opts.vip);
+    }
   }
-  const tags = JsonValue.newObject()
-    .set(TAG_CLUSTER, JsonValue.ofString(cluster))
-    .set(TAG_SERVICE, JsonValue.ofString(serviceKey(svc)))
-    .set(TAG_UID, JsonValue.ofString(svc.uid));
-  return JsonValue.newObject()
-    .set("listeners", listeners)
-    .set("backendInstanceIds", ids)
-    .set("sourceRanges", ranges)
-    .set(
-      "healthCheckNodePort",
-      opts.healthCheckNodePort > 0 ? JsonValue.ofNumber(opts.healthCheckNodePort) : JsonValue.ofNull(),
-    )
-    .set("tags", tags)
-    .set("description", JsonValue.ofString(opts.description));
-}
-
-// A new object with the same fields (the values are shared, not copied): building the spec a second time for the
-// create path cost as much as the first, a JsonValue per backend.
-function shallowCopy(obj: JsonValue): JsonValue {
-  const out = JsonValue.newObject();
-  const keys = obj.keys();
-  for (let i = 0; i < keys.length; i++) out.set(keys[i], obj.get(keys[i]));
-  return out;
+  w.endObject();
+  return w.view();
 }
 
 // devcloud's refusals that are about what the Service asked for become Invalid, naming the Service's field.
@@ -171,17 +216,13 @@ export function ensureLoadBalancer(
   const backends = backendsOf(api, nodes, opts);
   if (backends.error !== null) return backends.error;
   const name = nameOf(cluster, svc);
-  const spec = specOf(cluster, svc, opts, backends.ids);
 
   let res = api.get(lbPath(name));
   if (res.status == 404 && res.error === null) {
     if (!create) return internal("load balancer " + name + " does not exist; EnsureLoadBalancer creates it");
-    // The spec plus name and VIP; `spec` itself stays as it is for the PUT below (a 409 from a concurrent create).
-    const body = shallowCopy(spec).set("name", JsonValue.ofString(name));
-    if (opts.vip.length > 0) body.set("vip", JsonValue.ofString(opts.vip));
-    const created = api.post("/load-balancers", body);
+    const created = api.sendJson("POST", "/load-balancers", specJson(cluster, svc, opts, backends, name));
     if (created.status == 201) {
-      const lb = created.json();
+      const lb = created.jsonFields(LB_FIELDS);
       if (lb === null) return internal("create load balancer " + name + ": devcloud answered no JSON");
       statusOf(lb, out);
       Log.info("created load balancer", fields().set("name", name).set("service", serviceKey(svc)));
@@ -193,7 +234,7 @@ export function ensureLoadBalancer(
     res = api.get(lbPath(name)); // created concurrently (another instance of this plugin): update it instead
   }
   if (!res.ok) return cloudError("get load balancer " + name, res);
-  const lb = res.json();
+  const lb = res.jsonFields(LB_FIELDS);
   if (lb === null) return internal("get load balancer " + name + ": devcloud answered no JSON");
 
   const ownerCluster = tag(lb, "tags", TAG_CLUSTER);
@@ -227,9 +268,9 @@ export function ensureLoadBalancer(
     );
   }
   // Same cluster and Service, another UID: the LB of an earlier Service of that name; the PUT re-tags it.
-  const updated = api.put(lbPath(name), spec);
+  const updated = api.sendJson("PUT", lbPath(name), specJson(cluster, svc, opts, backends, null));
   if (!updated.ok) return writeError("update load balancer " + name, updated, opts);
-  const after = updated.json();
+  const after = updated.jsonFields(LB_FIELDS);
   if (after === null) return internal("update load balancer " + name + ": devcloud answered no JSON");
   statusOf(after, out);
   return null;
@@ -245,7 +286,7 @@ export function ensureLoadBalancerDeleted(api: Api, cluster: string, svc: Servic
   const res = api.get(lbPath(name));
   if (res.status == 404 && res.error === null) return null;
   if (!res.ok) return cloudError("get load balancer " + name, res);
-  const lb = res.json();
+  const lb = res.jsonFields(LB_FIELDS);
   if (lb === null) return internal("get load balancer " + name + ": devcloud answered no JSON");
   if (!owned(lb, cluster, svc)) {
     Log.info("load balancer is not this Service's; left alone", fields().set("name", name).set("uid", svc.uid));

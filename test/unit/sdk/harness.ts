@@ -17,19 +17,29 @@ export async function compileFixture(name: string): Promise<Uint8Array> {
 export class FakeHost {
   logs: unknown[] = [];
   httpRequests: unknown[] = [];
-  /** What ccm_http answers; gets the parsed request. */
+  /**
+   * What ccm_http and ccm_http_bytes answer; gets the parsed request (for ccm_http_bytes its head with `body` as text
+   * and `bodyBytes`). A `body` that is a Uint8Array goes as it is through ccm_http_bytes.
+   */
   httpAnswer: (request: unknown) => unknown = () => ({ error: { code: 'Network', message: 'no network in tests' } });
+  /** Replaces ccm_http_bytes' framing of the answer (malformed answers). */
+  httpFrame: ((answer: unknown) => Uint8Array) | null = null;
+  #pendingAnswer: Uint8Array = new Uint8Array(0);
   nowMs = 1_700_000_000_123n;
   /** The input of the call in progress and the guest's memory, for ccm_input_read. */
   input: Uint8Array = new Uint8Array(0);
   memory: WebAssembly.Memory | null = null;
 
+  #guestBytes(address: number, length: number): Uint8Array {
+    if (this.memory === null) throw new Error('a pointer host function before the memory is known');
+    return new Uint8Array(this.memory.buffer, address, length);
+  }
+
   functions(): NonNullable<ExtismPluginOptions['functions']> {
     return {
       'extism:host/user': {
         ccm_input_read: (_ctx: CallContext, address: number, length: number) => {
-          if (this.memory === null) throw new Error('ccm_input_read before the memory is known');
-          new Uint8Array(this.memory.buffer, address, length).set(this.input.subarray(0, length));
+          this.#guestBytes(address, length).set(this.input.subarray(0, length));
         },
         ccm_log: (ctx: CallContext, offset: bigint) => {
           this.logs.push(ctx.read(offset)!.json());
@@ -39,10 +49,40 @@ export class FakeHost {
           this.httpRequests.push(request);
           return ctx.store(JSON.stringify(this.httpAnswer(request)));
         },
+        ccm_http_bytes: (_ctx: CallContext, address: number, length: number): number => {
+          const frame = this.#guestBytes(address, length).slice();
+          const headLength = new DataView(frame.buffer).getUint32(0, true);
+          const head = JSON.parse(new TextDecoder().decode(frame.subarray(4, 4 + headLength))) as object;
+          const bodyBytes = frame.subarray(4 + headLength);
+          const request = { ...head, body: new TextDecoder().decode(bodyBytes), bodyBytes };
+          this.httpRequests.push(request);
+          const answer = this.httpAnswer(request);
+          this.#pendingAnswer = this.httpFrame !== null ? this.httpFrame(answer) : frameAnswer(answer);
+          return this.#pendingAnswer.byteLength;
+        },
+        ccm_http_answer_read: (_ctx: CallContext, address: number, length: number) => {
+          this.#guestBytes(address, length).set(this.#pendingAnswer.subarray(0, length));
+        },
         ccm_now_ms: () => this.nowMs,
       },
     };
   }
+}
+
+/** An answer as ccm_http_bytes frames it: [u32 LE head length][head JSON][body bytes]. */
+export function frame(head: unknown, body: Uint8Array | string = ''): Uint8Array {
+  const headBytes = new TextEncoder().encode(JSON.stringify(head));
+  const bodyBytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  const out = new Uint8Array(4 + headBytes.byteLength + bodyBytes.byteLength);
+  new DataView(out.buffer).setUint32(0, headBytes.byteLength, true);
+  out.set(headBytes, 4);
+  out.set(bodyBytes, 4 + headBytes.byteLength);
+  return out;
+}
+
+function frameAnswer(answer: unknown): Uint8Array {
+  const { body, ...head } = answer as { body?: string | Uint8Array };
+  return frame(head, body ?? '');
 }
 
 export interface TestPlugin {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateValue } from '../../../host/src/plugin/abi/index.ts';
-import { compileFixture, FakeHost, load, type TestPlugin } from './harness.ts';
+import { compileFixture, FakeHost, frame, load, type TestPlugin } from './harness.ts';
 
 let probe: TestPlugin;
 let host: FakeHost;
@@ -12,14 +12,15 @@ afterAll(async () => {
   await probe?.plugin.close();
 });
 
-describe('HTTP client over ccm_http', () => {
+describe('HTTP client over ccm_http_bytes', () => {
   it('sends method, URL, merged headers, JSON body and timeout as a valid HttpRequest', async () => {
     host.httpRequests = [];
     host.httpAnswer = () => ({ status: 201, headers: { 'content-type': 'application/json' }, body: '{"id":"i-ü"}' });
     const out = await probe.json('http_probe', { method: 'POST', path: '/instances', body: { name: 'vm-ü', n: 2 } });
     expect(host.httpRequests).toHaveLength(1);
-    const sent = host.httpRequests[0] as Record<string, unknown>;
+    const { bodyBytes, ...sent } = host.httpRequests[0] as Record<string, unknown>;
     expect(validateValue('HttpRequest', sent).ok).toBe(true);
+    expect(bodyBytes).toEqual(new TextEncoder().encode('{"name":"vm-ü","n":2}'));
     expect(sent).toEqual({
       method: 'POST',
       url: 'https://api.example/v1/instances',
@@ -32,9 +33,30 @@ describe('HTTP client over ccm_http', () => {
       status: 201,
       contentType: 'application/json',
       body: '{"id":"i-ü"}',
+      bodyLength: 13,
+      fields: { id: 'i-ü' },
       json: { id: 'i-ü' },
       errorCode: '',
     });
+  });
+
+  it('moves bodies as bytes both ways: invalid UTF-8 arrives intact and decodes to U+FFFD only as text', async () => {
+    host.httpRequests = [];
+    host.httpAnswer = () => ({ status: 200, headers: {}, body: new Uint8Array([0x61, 0xff, 0x00, 0x62]) });
+    const out = await probe.json('http_probe', { method: 'PATCH', path: '/bin', body: 'a\u0000b' });
+    expect((host.httpRequests[0] as { bodyBytes: Uint8Array }).bodyBytes).toEqual(new Uint8Array([0x61, 0, 0x62]));
+    expect(out).toMatchObject({ ok: true, bodyLength: 4, body: 'a\ufffd\u0000b', json: null, fields: null });
+  });
+
+  it('reads only the asked-for top-level fields with jsonFields, and checks the skipped ones', async () => {
+    const big = { id: 'lb-1', backends: Array.from({ length: 500 }, (_, i) => `i-${i}`), nested: { a: [{ b: 'c' }] } };
+    host.httpAnswer = () => ({ status: 200, headers: {}, body: JSON.stringify(big) });
+    expect(await probe.json('http_probe', { method: 'GET', path: '/lb' })).toMatchObject({
+      fields: { id: 'lb-1' },
+      json: big,
+    });
+    host.httpAnswer = () => ({ status: 200, headers: {}, body: '{"id":"x","skipped":[1,2,}' });
+    expect(await probe.json('http_probe', { method: 'GET', path: '/lb' })).toMatchObject({ fields: null, json: null });
   });
 
   it('passes extra headers and text bodies for other methods', async () => {
@@ -82,13 +104,26 @@ describe('HTTP client over ccm_http', () => {
     });
   });
 
-  it('treats a malformed host answer as a Network error naming the problem', async () => {
-    host.httpAnswer = () => ({ status: '200', headers: {}, body: '' });
-    expect(await probe.json('http_probe', { method: 'GET', path: '/x' })).toMatchObject({
-      ok: false,
-      errorCode: 'Network',
-      errorMessage: 'malformed answer from ccm_http: answer.status: expected number, got string',
-    });
+  it.each([
+    ['a head of the wrong shape', frame({ status: '200', headers: {} }), 'head.status: expected number, got string'],
+    [
+      'a head that is not JSON',
+      new Uint8Array([2, 0, 0, 0, 0x7b, 0x5d, 0x7d]),
+      'head: invalid JSON at byte 1: expected',
+    ],
+    ['three bytes', new Uint8Array([1, 0, 0]), 'it has 3 bytes, no head length'],
+    ['a head length past the end', new Uint8Array([9, 0, 0, 0, 0x7b, 0x7d]), 'its head length 9 runs past its end'],
+  ])('treats a malformed host answer (%s) as a Network error naming the problem', async (_what, bytes, why) => {
+    host.httpFrame = () => bytes;
+    try {
+      expect(await probe.json('http_probe', { method: 'GET', path: '/x' })).toMatchObject({
+        ok: false,
+        errorCode: 'Network',
+        errorMessage: expect.stringContaining(`malformed answer from ccm_http_bytes: ${why}`),
+      });
+    } finally {
+      host.httpFrame = null;
+    }
   });
 });
 

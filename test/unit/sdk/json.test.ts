@@ -35,6 +35,29 @@ describe('JSON reader and tree', () => {
     expect(JSON.parse(out)).toEqual(doc);
   });
 
+  it('parseFields keeps only the named top-level fields, skipping the others (escaped strings too) after checking them', async () => {
+    const text = JSON.stringify({ a: 1, skip: ['x', 'y\n"z', { deep: [true, null, 2.5] }], b: { c: 'd' }, e: 'é' });
+    expect(JSON.parse(await probe.call('json_fields_probe', { keys: ['a', 'b'], text }))).toEqual({
+      a: 1,
+      b: { c: 'd' },
+    });
+    expect(JSON.parse(await probe.call('json_fields_probe', { keys: [], text }))).toEqual({});
+    expect(JSON.parse(await probe.call('json_fields_probe', { keys: ['a'], text: '[1,{"a":2}]' }))).toEqual([
+      1,
+      { a: 2 },
+    ]);
+    expect(JSON.parse(await probe.call('json_fields_probe', { keys: ['a'], text: '{"a":1,"z":"\\q"}' }))).toEqual({
+      parseError: '$: invalid JSON at byte 12: expected a valid escape',
+    });
+    expect(JSON.parse(await probe.call('json_fields_probe', { keys: ['a'], text: '{"a":[1,}' }))).toEqual({
+      parseError: '$.a[1]: invalid JSON at byte 8: expected a value',
+    });
+  });
+
+  it('writes raw JSON bytes in place with rawBytes, separated like any value', async () => {
+    expect(await probe.call('raw_bytes_probe', '{"k":["v"]}')).toBe('[1,{"k":["v"]},3]');
+  });
+
   it('decodes \\u escapes, including surrogate pairs written as two escapes', async () => {
     const input = '{"a":"\\u00e9\\u4e2d\\ud83d\\ude00\\u0041","b":"\\"\\\\\\/\\b\\f\\n\\r\\t"}';
     expect(JSON.parse(await probe.call('json_roundtrip', input))).toEqual({ a: 'é中😀A', b: '"\\/\b\f\n\r\t' });
@@ -47,6 +70,11 @@ describe('JSON reader and tree', () => {
   it('replaces invalid UTF-8 with U+FFFD instead of failing', async () => {
     const bytes = new Uint8Array([0x5b, 0x22, 0x61, 0xff, 0x62, 0x5c, 0x6e, 0x22, 0x5d]); // ["a\xffb\n"]
     expect(JSON.parse(await probe.call('json_roundtrip', bytes))).toEqual(['a\ufffdb\n']);
+  });
+
+  it('replaces invalid UTF-8 in strings without escapes too (the fast path)', async () => {
+    const bytes = new Uint8Array([0x5b, 0x22, 0xc3, 0xa9, 0xff, 0x62, 0xe2, 0x82, 0x22, 0x5d]); // ["é\xffb\xe2\x82"]
+    expect(JSON.parse(await probe.call('json_roundtrip', bytes))).toEqual(['é\ufffdb\ufffd\ufffd']);
   });
 
   it('reads numbers per the JSON grammar', async () => {

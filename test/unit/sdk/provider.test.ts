@@ -32,7 +32,7 @@ describe('envelopes', () => {
   it('describe reports the ABI version, identity and capabilities', async () => {
     expect(await answer('describe', {})).toEqual({
       ok: {
-        abi: '1.2',
+        abi: '1.3',
         providerName: 'test',
         version: '1.2.3',
         capabilities: ['zones', 'loadBalancer'],
