@@ -1,6 +1,6 @@
 // The shared memory one plugin instance and the main thread talk through. A call is a hand-over of one state word:
 // the main thread writes the request and flips `state` to `call`; the worker (blocked in Atomics.wait) runs it and
-// flips it to `done`, or to `hostRequest` when the plugin needs the main thread (ccm_http), which answers with
+// flips it to `done`, or to `hostRequest` when the plugin needs the main thread (ccm_http*), which answers with
 // `hostReply`. The main thread never blocks: it waits with Atomics.waitAsync. Nothing is copied through
 // postMessage on the call path.
 //
@@ -43,7 +43,12 @@ export const CallOutcome = {
 export type CallOutcomeValue = (typeof CallOutcome)[keyof typeof CallOutcome];
 
 /** What a host request asks for (the `kind` slot when state is `hostRequest`). */
-export const HostRequestKind = { http: 1 } as const;
+export const HostRequestKind = {
+  /** ccm_http: JSON request and answer. */
+  http: 1,
+  /** ccm_http_bytes (ABI 1.3): framed request and answer (http/http-frame.ts). */
+  httpBytes: 2,
+} as const;
 
 const Slot = { state: 0, kind: 1, length: 2, aux: 3 } as const;
 const HEADER_BYTES = 64;

@@ -1,12 +1,14 @@
-// Makes the HTTP requests plugins ask for (ccm_http), on the main thread. The broker is where the sandbox's network
-// policy lives: only allow-listed hosts, redirects followed only within the allow-list, a response size cap, a
-// per-request timeout bounded by the call's deadline, and credentials attached here, never seen by the plugin.
+// Makes the HTTP requests plugins ask for (ccm_http, and ccm_http_bytes with framed binary bodies), on the main
+// thread. The broker is where the sandbox's network policy lives: only allow-listed hosts, redirects followed only
+// within the allow-list, a response size cap, a per-request timeout bounded by the call's deadline, and credentials
+// attached here, never seen by the plugin.
 import http from 'node:http';
 import https from 'node:https';
 import { validateValue } from '../abi/index.ts';
 import type { HttpError, HttpRequest, HttpResponse } from '../abi/index.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
 import type { HostAllowList } from './allow-list.ts';
+import { buildFrame, errorFrame, splitFrame } from './http-frame.ts';
 
 export interface HttpBrokerOptions {
   allowList: HostAllowList;
@@ -21,6 +23,16 @@ export interface HttpBrokerOptions {
 }
 
 type Answer = HttpResponse | { error: HttpError };
+
+/** What a request carries besides its body (ccm_http_bytes's head). */
+type RequestHead = Omit<HttpRequest, 'body'>;
+
+/** A response as it arrived: the body is left in its chunks until the answer is written. */
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  chunks: Buffer[];
+}
 
 /** A request that could not be made; becomes `{error: {code, message}}` for the plugin. */
 class BrokerError extends Error {
@@ -63,18 +75,37 @@ export class HttpBroker {
   async handle(requestBytes: Uint8Array, call: AbortSignal): Promise<Uint8Array> {
     let answer: Answer;
     try {
-      answer = await this.request(parseRequest(requestBytes), call);
+      const request = parseRequest(requestBytes);
+      const body = request.body === '' ? undefined : Buffer.from(request.body, 'utf8');
+      const response = await this.#exchange(request, body, call);
+      answer = {
+        status: response.status,
+        headers: response.headers,
+        body: Buffer.concat(response.chunks).toString('utf8'),
+      };
     } catch (err) {
-      answer =
-        err instanceof BrokerError
-          ? { error: { code: err.code, message: err.message } }
-          : { error: { code: 'Network', message: (err as Error).message } };
+      answer = { error: brokerError(err) };
     }
     return encoder.encode(JSON.stringify(answer));
   }
 
+  /**
+   * Serves one ccm_http_bytes request (ABI 1.3): a frame in (`http-frame.ts`: JSON head, raw body), a frame out (JSON
+   * status and headers, the response body as it came). `call` aborts at the call's deadline. Never rejects.
+   */
+  async handleBytes(requestBytes: Uint8Array, call: AbortSignal): Promise<Uint8Array> {
+    try {
+      const { head, body } = parseFramedRequest(requestBytes);
+      const response = await this.#exchange(head, body.byteLength === 0 ? undefined : body, call);
+      return buildFrame(`{"status":${response.status},"headers":${JSON.stringify(response.headers)}}`, response.chunks);
+    } catch (err) {
+      const { code, message } = brokerError(err);
+      return errorFrame(code, message);
+    }
+  }
+
   /** Makes the request, following redirects within the allow-list, within its own timeout and the call's. */
-  async request(request: HttpRequest, call: AbortSignal): Promise<HttpResponse> {
+  async #exchange(request: RequestHead, body: Uint8Array | undefined, call: AbortSignal): Promise<RawResponse> {
     const { maxTimeoutMs, defaultTimeoutMs } = this.#options;
     const timeoutMs = Math.min(request.timeoutMs > 0 ? request.timeoutMs : defaultTimeoutMs, maxTimeoutMs);
     // One controller and one timer per request (AbortSignal.timeout + AbortSignal.any cost more per request).
@@ -84,7 +115,7 @@ export class HttpBroker {
     call.addEventListener('abort', abort, { once: true });
     if (call.aborted) abort();
     try {
-      return await this.#follow(request, controller.signal);
+      return await this.#follow(request, body, controller.signal);
     } catch (err) {
       if (!controller.signal.aborted || (err instanceof BrokerError && err.code !== 'Network')) throw err;
       const limit = call.aborted ? "the call's deadline" : `${timeoutMs} ms`;
@@ -95,11 +126,11 @@ export class HttpBroker {
     }
   }
 
-  async #follow(request: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
+  async #follow(request: RequestHead, firstBody: Uint8Array | undefined, signal: AbortSignal): Promise<RawResponse> {
     const { maxRedirects } = this.#options;
     let url = this.#checkUrl(request.url, 'request to');
     let method = request.method.toUpperCase();
-    let body = request.body;
+    let body = firstBody;
     for (let hop = 0; ; hop++) {
       const response = await this.#send(method, url, request.headers, body, signal);
       const location = response.headers.location;
@@ -110,7 +141,7 @@ export class HttpBroker {
       // As browsers do: 303, and 301/302 after a POST, continue as a GET without a body.
       if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
         method = method === 'HEAD' ? 'HEAD' : 'GET';
-        body = '';
+        body = undefined;
       }
     }
   }
@@ -146,9 +177,9 @@ export class HttpBroker {
     method: string,
     url: URL,
     pluginHeaders: Record<string, string>,
-    body: string,
+    body: Uint8Array | undefined,
     signal: AbortSignal,
-  ): Promise<HttpResponse> {
+  ): Promise<RawResponse> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(pluginHeaders)) {
       const lower = name.toLowerCase();
@@ -156,13 +187,12 @@ export class HttpBroker {
     }
     // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts).
     Object.assign(headers, this.#options.credentials.headersFor(url));
-    const payload = body === '' ? undefined : Buffer.from(body, 'utf8');
-    if (payload !== undefined) headers['content-length'] = String(payload.byteLength);
+    if (body !== undefined) headers['content-length'] = String(body.byteLength);
     const secure = url.protocol === 'https:';
     const client = secure ? https : http;
     const maxBytes = this.#options.maxResponseBytes;
 
-    return new Promise<HttpResponse>((resolve, reject) => {
+    return new Promise<RawResponse>((resolve, reject) => {
       if (signal.aborted) {
         reject(new BrokerError('Network', 'aborted'));
         return;
@@ -184,17 +214,13 @@ export class HttpBroker {
             chunks.push(chunk);
           });
           res.on('end', () => {
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: flattenHeaders(res.headers),
-              body: Buffer.concat(chunks).toString('utf8'),
-            });
+            resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), chunks });
           });
           res.on('error', (err) => reject(networkError(url, err)));
         },
       );
       req.on('error', (err) => reject(networkError(url, err)));
-      req.end(payload);
+      req.end(body);
     });
   }
 }
@@ -209,6 +235,33 @@ function parseRequest(bytes: Uint8Array): HttpRequest {
   const checked = validateValue('HttpRequest', value);
   if (!checked.ok) throw new BrokerError('Network', `malformed ccm_http request: ${checked.error}`);
   return checked.value;
+}
+
+/** The head and body of a ccm_http_bytes request; the body is a view into `bytes`. */
+function parseFramedRequest(bytes: Uint8Array): { head: RequestHead; body: Uint8Array } {
+  const frame = splitFrame(bytes);
+  if (typeof frame === 'string') throw new BrokerError('Network', `malformed ccm_http_bytes request: ${frame}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(frame.head));
+  } catch (err) {
+    throw new BrokerError('Network', `ccm_http_bytes request head is not UTF-8 JSON: ${(err as Error).message}`);
+  }
+  const head = typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+  if (head !== undefined && Object.hasOwn(head, 'body')) {
+    // Refused rather than ignored: a plugin that put its body there would otherwise send an empty one.
+    throw new BrokerError('Network', 'malformed ccm_http_bytes request: the body goes after the head, not in it');
+  }
+  // The head is an HttpRequest without its body: checked as one with an empty body.
+  const checked = validateValue('HttpRequest', head === undefined ? value : { ...head, body: '' }, 'head');
+  if (!checked.ok) throw new BrokerError('Network', `malformed ccm_http_bytes request: ${checked.error}`);
+  return { head: checked.value, body: frame.body };
+}
+
+function brokerError(err: unknown): HttpError {
+  return err instanceof BrokerError
+    ? { code: err.code, message: err.message }
+    : { code: 'Network', message: (err as Error).message };
 }
 
 function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {

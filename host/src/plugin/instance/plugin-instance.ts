@@ -2,6 +2,7 @@
 // through. One call at a time (an Extism instance is not reentrant); the pool provides concurrency.
 import { Worker } from 'node:worker_threads';
 import { CallOutcome, Channel, ChannelState, HostRequestKind } from '../channel/channel.ts';
+import { errorFrame } from '../http/http-frame.ts';
 import type { LogMessage, WorkerLimits, WorkerStartData } from '../worker/worker-protocol.ts';
 import { isWorkerMessage } from '../worker/worker-protocol.ts';
 import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
@@ -9,8 +10,13 @@ import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
 // Same extension as this file: .ts when Node runs the sources, .js when they were compiled to dist/.
 const WORKER_URL = new URL(`../worker/worker-entry${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url);
 
-/** Serves a plugin's ccm_http on the main thread: request JSON in, answer JSON out; `call` aborts at the deadline. */
-export type HttpRequestHandler = (request: Uint8Array, call: AbortSignal) => Promise<Uint8Array>;
+/** Serves a plugin's HTTP requests on the main thread (http/http-broker.ts); `call` aborts at the deadline. */
+export interface HostHttp {
+  /** ccm_http: request JSON in, answer JSON out. */
+  handle(request: Uint8Array, call: AbortSignal): Promise<Uint8Array>;
+  /** ccm_http_bytes (ABI 1.3): request frame in, answer frame out (http/http-frame.ts). */
+  handleBytes(request: Uint8Array, call: AbortSignal): Promise<Uint8Array>;
+}
 
 export interface InstanceOptions {
   module: WebAssembly.Module;
@@ -20,7 +26,7 @@ export interface InstanceOptions {
   /** V8 heap limits of the worker (its own JS, not the guest's linear memory). */
   resourceLimits: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number };
   startTimeoutMs: number;
-  http: HttpRequestHandler;
+  http: HostHttp;
   onLog: (message: LogMessage) => void;
   /** Called once when the worker is gone, whatever the reason. */
   onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void;
@@ -56,7 +62,8 @@ export class PluginInstance {
       options.limits.maxOutputBytes,
       options.limits.maxHttpRequestBytes,
     );
-    const channel = Channel.create(64 * 1024, payloadMax);
+    // Limits below the usual start size give a smaller channel: a growable buffer cannot start above its maximum.
+    const channel = Channel.create(Math.min(64 * 1024, payloadMax), payloadMax);
     const data: WorkerStartData = {
       module: options.module,
       channel: channel.buffer,
@@ -171,27 +178,32 @@ export class PluginInstance {
   async #serveHostRequest(deadline: number): Promise<boolean> {
     const channel = this.#channel;
     const request = channel.copyOut(0, channel.length);
+    const kind = channel.kind;
+    // The answers made here must be in the format of the import that asked.
+    const fail = kind === HostRequestKind.httpBytes ? errorFrame : hostError;
     let answer: Uint8Array;
     // This instance owns the deadline: at the deadline the request is aborted and the call ends as a timeout,
     // whatever the request's own outcome.
     const call = new AbortController();
     const timer = setTimeout(() => call.abort(), Math.max(0, deadline - Date.now()));
     try {
-      if (channel.kind === HostRequestKind.http) {
-        answer = await this.#options.http(request, call.signal);
+      if (kind === HostRequestKind.http) {
+        answer = await this.#options.http.handle(request, call.signal);
+      } else if (kind === HostRequestKind.httpBytes) {
+        answer = await this.#options.http.handleBytes(request, call.signal);
       } else {
-        answer = hostError('Network', `unknown host request ${channel.kind}`);
+        answer = fail('Network', `unknown host request ${kind}`);
       }
     } catch (err) {
       // The worker is blocked until it gets an answer: a failing handler must still give it one.
-      answer = hostError('Network', `the host failed to make the request: ${(err as Error).message}`);
+      answer = fail('Network', `the host failed to make the request: ${(err as Error).message}`);
     } finally {
       clearTimeout(timer);
     }
     if (call.signal.aborted || Date.now() >= deadline) return false;
     if (!this.alive) return true;
     if (!channel.reserve(answer.byteLength)) {
-      answer = hostError('TooLarge', 'the answer does not fit the channel');
+      answer = fail('TooLarge', 'the answer does not fit the channel');
     }
     channel.payload.set(answer, 0);
     channel.length = answer.byteLength;

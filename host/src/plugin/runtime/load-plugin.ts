@@ -83,7 +83,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
       config: credentials.exposedConfig(),
       resourceLimits: { maxOldGenerationSizeMb: limits.workerHeapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       startTimeoutMs: limits.startTimeoutMs,
-      http: (request, call) => broker.handle(request, call),
+      http: broker,
       onLog: pluginLogForwarder(() => logger),
       onExit,
     });

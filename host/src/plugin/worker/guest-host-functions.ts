@@ -1,9 +1,10 @@
 // The wasm-ccm host functions (`extism:host/user`) as the guest sees them from inside its worker. They are
-// synchronous (Extism foreground mode): ccm_http hands the request to the main thread through the channel and
-// blocks until the answer is there, so the HTTP client and the credentials stay on the main thread. ccm_log posts
+// synchronous (Extism foreground mode): ccm_http and ccm_http_bytes hand the request to the main thread through the
+// channel and block until the answer is there, so the HTTP client and the credentials stay on the main thread. ccm_log posts
 // the record without waiting for anyone. ccm_input_read copies the call's input straight into the guest's memory.
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
 import { Channel, ChannelState, HostRequestKind } from '../channel/channel.ts';
+import { errorFrame } from '../http/http-frame.ts';
 import type { GuestKernel } from './guest-kernel.ts';
 import type { LogMessage } from './worker-protocol.ts';
 
@@ -20,36 +21,46 @@ const encoder = new TextEncoder();
 // The function type js-sdk's `functions` option takes (its arguments are typed loosely there).
 type HostFunction = NonNullable<ExtismPluginOptions['functions']>[string][string];
 
-export function createHostFunctions(host: HostFunctionContext): Record<string, HostFunction> {
-  const httpError = (context: CallContext, code: string, message: string): bigint =>
-    context.store(encoder.encode(JSON.stringify({ error: { code, message } })));
+type HttpErrorAnswer = (code: string, message: string) => Uint8Array;
+const jsonError: HttpErrorAnswer = (code, message) => encoder.encode(JSON.stringify({ error: { code, message } }));
 
-  return {
-    ccm_http: (context: CallContext, requestAddress: bigint): bigint => {
-      const request = host.kernel.blockBytes(context, requestAddress);
-      if (request.byteLength > host.maxHttpRequestBytes) {
-        return httpError(
-          context,
+export function createHostFunctions(host: HostFunctionContext): Record<string, HostFunction> {
+  // Both HTTP imports: the same hand-over, told apart by `kind`; the answers made here are in the import's own format.
+  const http = (context: CallContext, requestAddress: bigint, kind: number, errorAnswer: HttpErrorAnswer): bigint => {
+    const request = host.kernel.blockBytes(context, requestAddress);
+    if (request.byteLength > host.maxHttpRequestBytes) {
+      return context.store(
+        errorAnswer(
           'TooLarge',
           `request of ${request.byteLength} bytes is above the limit of ${host.maxHttpRequestBytes}`,
-        );
-      }
-      const { channel } = host;
-      if (!channel.reserve(request.byteLength))
-        return httpError(context, 'TooLarge', 'request does not fit the channel');
-      channel.payload.set(request, 0);
-      channel.length = request.byteLength;
-      channel.kind = HostRequestKind.http;
-      channel.publish(ChannelState.hostRequest);
-      channel.waitWhile(ChannelState.hostRequest);
-      const answer = channel.copyOut(0, channel.length);
-      // Back to "running a call"; nobody waits for this value, so no wake-up.
-      channel.set(ChannelState.call);
-      if (!host.kernel.tryCharge(answer.byteLength)) {
-        return httpError(context, 'TooLarge', 'the answer does not fit the kernel memory budget left for this call');
-      }
-      return context.store(answer);
-    },
+        ),
+      );
+    }
+    const { channel } = host;
+    if (!channel.reserve(request.byteLength))
+      return context.store(errorAnswer('TooLarge', 'request does not fit the channel'));
+    channel.payload.set(request, 0);
+    channel.length = request.byteLength;
+    channel.kind = kind;
+    channel.publish(ChannelState.hostRequest);
+    channel.waitWhile(ChannelState.hostRequest);
+    const answer = channel.copyOut(0, channel.length);
+    // Back to "running a call"; nobody waits for this value, so no wake-up.
+    channel.set(ChannelState.call);
+    if (!host.kernel.tryCharge(answer.byteLength)) {
+      return context.store(
+        errorAnswer('TooLarge', 'the answer does not fit the kernel memory budget left for this call'),
+      );
+    }
+    return context.store(answer);
+  };
+
+  return {
+    ccm_http: (context: CallContext, requestAddress: bigint): bigint =>
+      http(context, requestAddress, HostRequestKind.http, jsonError),
+    // ABI 1.3: framed head and raw body both ways (http/http-frame.ts).
+    ccm_http_bytes: (context: CallContext, requestAddress: bigint): bigint =>
+      http(context, requestAddress, HostRequestKind.httpBytes, errorFrame),
     ccm_log: (context: CallContext, recordAddress: bigint): void => {
       const bytes = host.kernel.blockBytes(context, recordAddress);
       // Decoding is capped: a record over the size limit is dropped by log() anyway.

@@ -11,7 +11,7 @@ export const FIXTURE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../
 const BUILD_DIR = join(FIXTURE_DIR, 'build');
 const SDK_HOST_DIR = resolve(FIXTURE_DIR, '../../../plugin-sdk/assembly/host');
 
-export type FixtureName = 'faulty' | 'echo' | 'abi-major-2' | 'missing-export' | 'init-fails';
+export type FixtureName = 'faulty' | 'echo' | 'abi-major-2' | 'missing-export' | 'init-fails' | 'http-bytes';
 
 const built = new Map<string, Promise<Uint8Array>>();
 

@@ -7,6 +7,8 @@ export interface SeenRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The body's bytes as received (binary bodies). */
+  raw: Buffer;
 }
 
 export interface TestServer {
@@ -26,12 +28,8 @@ export async function startServer(routes: Record<string, Route>): Promise<TestSe
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const request = {
-        method: req.method ?? '',
-        path,
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      };
+      const raw = Buffer.concat(chunks);
+      const request = { method: req.method ?? '', path, headers: req.headers, body: raw.toString('utf8'), raw };
       seen.push(request);
       const route = routes[path];
       if (route) route(request, res);

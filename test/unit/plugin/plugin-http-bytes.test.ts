@@ -1,0 +1,113 @@
+// ccm_http_bytes (ABI 1.3) from inside a plugin, through the worker, the channel and the broker: the fixture passes
+// the test's frame to the host unchanged and outputs the answer frame, so binary bodies and malformed frames take
+// the whole path. The answers the worker and the instance make themselves (limits) are framed too.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LoadedPlugin, loadPlugin } from '../../../host/src/plugin/index.ts';
+import { buildFixture } from './support/fixtures.ts';
+import { BINARY, type FramedAnswer, readAnswerFrame, requestFrame } from './support/frames.ts';
+import { startServer, type TestServer } from './support/http-servers.ts';
+
+const TOKEN = 'brokered-token-bytes';
+let api: TestServer;
+let plugin: LoadedPlugin;
+let tight: LoadedPlugin;
+
+const get = (url: string, fields: Record<string, unknown> = {}): Record<string, unknown> => ({
+  method: 'GET',
+  url,
+  headers: {},
+  timeoutMs: 0,
+  ...fields,
+});
+
+async function send(p: LoadedPlugin, frame: Uint8Array): Promise<FramedAnswer> {
+  return readAnswerFrame(await p.callExport('http_bytes', frame));
+}
+
+beforeAll(async () => {
+  api = await startServer({
+    '/echo': (req, res) => {
+      res.setHeader('x-auth', req.headers.authorization ?? 'none');
+      res.end(req.raw);
+    },
+    '/12k': (_req, res) => res.end(Buffer.alloc(12 * 1024, 7)),
+    '/20k': (_req, res) => res.end(Buffer.alloc(20 * 1024, 7)),
+  });
+  const credentialsFile = join(mkdtempSync(join(tmpdir(), 'wasm-ccm-http-bytes-')), 'credentials.json');
+  writeFileSync(
+    credentialsFile,
+    JSON.stringify({ credentials: [{ name: 'api', hosts: [api.host], bearerToken: TOKEN }] }),
+  );
+  const bytes = await buildFixture('http-bytes');
+  const common = {
+    source: { bytes },
+    allowedHosts: [api.host],
+    credentials: { file: credentialsFile, reloadIntervalMs: 0 },
+    pool: { size: 1, spares: 0 },
+  };
+  plugin = await loadPlugin(common);
+  // Channel of 16 KiB (the largest of input + 1 KiB, output and HTTP request), kernel budget of 8 KiB per call.
+  tight = await loadPlugin({
+    ...common,
+    limits: {
+      maxInputBytes: 8 * 1024,
+      maxOutputBytes: 16 * 1024,
+      maxHttpRequestBytes: 1024,
+      kernelMemoryBytes: 8 * 1024,
+      maxHttpResponseBytes: 1024 * 1024,
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([plugin?.close(), tight?.close()]);
+  await api?.close();
+});
+
+describe('ccm_http_bytes from a plugin', () => {
+  it('carries a binary body both ways, with the brokered credential', async () => {
+    const answer = await send(plugin, requestFrame(get(api.url('/echo'), { method: 'PUT' }), BINARY));
+    expect(answer.head).toMatchObject({ status: 200, headers: { 'x-auth': `Bearer ${TOKEN}` } });
+    expect(answer.body.equals(BINARY)).toBe(true);
+    expect(api.seen.at(-1)?.raw.equals(BINARY)).toBe(true);
+  });
+
+  it('gets framed errors from the broker, and for malformed frames', async () => {
+    const refused = await send(plugin, requestFrame(get('http://outside.example/')));
+    expect(refused.head.error).toMatchObject({ code: 'Forbidden' });
+    expect(refused.body.byteLength).toBe(0);
+    const short = await send(plugin, Uint8Array.of(1, 2));
+    expect(short.head.error).toMatchObject({ code: 'Network', message: expect.stringContaining('shorter than') });
+    const badHead = await send(plugin, requestFrame('{"method":'));
+    expect(badHead.head.error?.message).toContain('not UTF-8 JSON');
+  });
+
+  it('gets a framed TooLarge for a request above the limit, made by the worker', async () => {
+    const before = api.seen.length;
+    const answer = await send(tight, requestFrame(get(api.url('/echo'), { method: 'PUT' }), Buffer.alloc(2000)));
+    expect(answer.head.error).toMatchObject({
+      code: 'TooLarge',
+      message: expect.stringContaining('above the limit of 1024'),
+    });
+    expect(answer.body.byteLength).toBe(0);
+    expect(api.seen.length).toBe(before);
+  });
+
+  it('gets a framed TooLarge for an answer over the kernel budget, and over the channel', async () => {
+    const budget = await send(tight, requestFrame(get(api.url('/12k'))));
+    expect(budget.head.error).toMatchObject({
+      code: 'TooLarge',
+      message: expect.stringContaining('kernel memory budget'),
+    });
+    const channel = await send(tight, requestFrame(get(api.url('/20k'))));
+    expect(channel.head.error).toMatchObject({
+      code: 'TooLarge',
+      message: 'the answer does not fit the channel',
+    });
+    // The instance is fine afterwards.
+    expect((await send(tight, requestFrame(get(api.url('/echo'), { method: 'POST' }), BINARY))).body).toEqual(BINARY);
+  });
+});
