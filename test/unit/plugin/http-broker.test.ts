@@ -1,10 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
 import { HostAllowList } from '../../../host/src/plugin/http/allow-list.ts';
 import { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
+import { selfSignedCertificate } from '../../../host/src/server/tls.ts';
 import { startServer, type TestServer } from './support/http-servers.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
@@ -38,7 +41,7 @@ beforeAll(async () => {
   api = await startServer({
     '/echo': (req, res) => {
       res.setHeader('set-cookie', ['a=1', 'b=2']);
-      res.setHeader('x-custom', 'Value');
+      res.setHeader('X-Custom', 'Value'); // sent as written; the plugin gets it lower case
       res.end(
         JSON.stringify({
           method: req.method,
@@ -177,6 +180,19 @@ describe('HTTP broker', () => {
     expect(notJson.error?.message).toContain('not UTF-8 JSON');
   });
 
+  it('answers a header or method the HTTP client refuses with a Network error saying which', async () => {
+    expect((await ask({ url: api.url('/echo'), headers: { 'X-Bad': 'a\r\nb' } })).error).toMatchObject({
+      code: 'Network',
+      message: expect.stringMatching(/x-bad/i),
+    });
+    expect((await ask({ url: api.url('/echo'), method: 'NOT A TOKEN' })).error).toMatchObject({
+      code: 'Network',
+      message: expect.stringMatching(/method/i),
+    });
+    // And the connection pool still serves the next request.
+    expect((await ask({ url: api.url('/utf8') })).body).toBe('grüße ☁');
+  });
+
   it('reports connection failures as Network', async () => {
     const closed = await startServer({});
     const host = closed.host;
@@ -200,5 +216,42 @@ describe('HTTP broker', () => {
       message: expect.stringContaining('ECONNREFUSED'),
     });
     lonely.close();
+  });
+
+  it('reaches an https host trusted through the tls option, and refuses it otherwise', async () => {
+    const certificate = selfSignedCertificate();
+    const server = https.createServer(certificate, (req, res) => res.end(`secure ${req.method}`));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const options = {
+      allowList: new HostAllowList([host]),
+      credentials: CredentialStore.empty(),
+      maxResponseBytes: 1024,
+      defaultTimeoutMs: 2000,
+      maxTimeoutMs: 2000,
+      maxRedirects: 1,
+    };
+    const trusting = new HttpBroker({ ...options, tls: { ca: certificate.cert } });
+    const plain = new HttpBroker(options);
+    const request = new TextEncoder().encode(
+      JSON.stringify({ method: 'GET', url: `https://${host}/`, headers: {}, body: '', timeoutMs: 0 }),
+    );
+    const decode = async (p: Promise<Uint8Array>): Promise<Answer> =>
+      JSON.parse(new TextDecoder().decode(await p)) as Answer;
+    try {
+      expect(await decode(trusting.handle(request, new AbortController().signal))).toMatchObject({
+        status: 200,
+        body: 'secure GET',
+      });
+      expect((await decode(plain.handle(request, new AbortController().signal))).error).toMatchObject({
+        code: 'Network',
+        message: `request to ${host} failed: DEPTH_ZERO_SELF_SIGNED_CERT`,
+      });
+    } finally {
+      trusting.close();
+      plain.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -2,8 +2,8 @@
 // thread. The broker is where the sandbox's network policy lives: only allow-listed hosts, redirects followed only
 // within the allow-list, a response size cap, a per-request timeout bounded by the call's deadline, and credentials
 // attached here, never seen by the plugin.
-import http from 'node:http';
-import https from 'node:https';
+import type { ConnectionOptions } from 'node:tls';
+import { Agent, type Dispatcher } from 'undici';
 import { validateValue } from '../abi/index.ts';
 import type { HttpError, HttpRequest, HttpResponse } from '../abi/index.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
@@ -19,7 +19,7 @@ export interface HttpBrokerOptions {
   maxTimeoutMs: number;
   maxRedirects: number;
   /** Extra CA certificates etc. for https (e.g. a test CA). */
-  tls?: https.AgentOptions;
+  tls?: ConnectionOptions;
 }
 
 type Answer = HttpResponse | { error: HttpError };
@@ -54,6 +54,8 @@ const RESERVED_HEADERS = new Set([
   'te',
   'trailer',
   'proxy-authorization',
+  // undici refuses a request that has it (it does not implement 100-continue): dropped like the others.
+  'expect',
 ]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -61,14 +63,15 @@ const encoder = new TextEncoder();
 
 export class HttpBroker {
   readonly #options: HttpBrokerOptions;
-  readonly #httpAgent: http.Agent;
-  readonly #httpsAgent: https.Agent;
+  readonly #agent: Agent;
 
   constructor(options: HttpBrokerOptions) {
     this.#options = options;
-    // Keep-alive: plugins talk to the same few API endpoints over and over.
-    this.#httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-    this.#httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, ...options.tls });
+    // undici rather than node:http: measured with ~30 KiB bodies on loopback, it takes 35-55% less main-thread CPU
+    // per request (GET ~240 -> ~160 us one at a time). Keep-alive pools per origin: plugins talk to the same few
+    // API endpoints over and over. Redirects are not followed here (#follow checks each hop against the
+    // allow-list), and the timeouts are the broker's own.
+    this.#agent = new Agent({ connections: 64, headersTimeout: 0, bodyTimeout: 0, connect: { ...options.tls } });
   }
 
   /** Serves one ccm_http request: JSON in, JSON answer out. `call` aborts at the call's deadline. Never rejects. */
@@ -147,8 +150,7 @@ export class HttpBroker {
   }
 
   close(): void {
-    this.#httpAgent.destroy();
-    this.#httpsAgent.destroy();
+    void this.#agent.destroy().catch(() => undefined);
   }
 
   #checkUrl(text: string, what: string): URL {
@@ -173,7 +175,7 @@ export class HttpBroker {
     return url;
   }
 
-  #send(
+  async #send(
     method: string,
     url: URL,
     pluginHeaders: Record<string, string>,
@@ -188,39 +190,59 @@ export class HttpBroker {
     // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts).
     Object.assign(headers, this.#options.credentials.headersFor(url));
     if (body !== undefined) headers['content-length'] = String(body.byteLength);
-    const secure = url.protocol === 'https:';
-    const client = secure ? https : http;
+    if (signal.aborted) throw new BrokerError('Network', 'aborted');
     const maxBytes = this.#options.maxResponseBytes;
-
+    // undici's dispatch API with a handler of our own: request() would wrap every response in a stream (more CPU per
+    // request, measured), and the body is only ever collected whole.
     return new Promise<RawResponse>((resolve, reject) => {
-      if (signal.aborted) {
-        reject(new BrokerError('Network', 'aborted'));
-        return;
-      }
-      const req = client.request(
-        url,
-        { method, headers, agent: secure ? this.#httpsAgent : this.#httpAgent, signal },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let received = 0;
-          res.on('data', (chunk: Buffer) => {
-            received += chunk.byteLength;
-            if (received > maxBytes) {
-              res.destroy();
-              req.destroy();
-              reject(new BrokerError('TooLarge', `response from ${url.host} is larger than ${maxBytes} bytes`));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.on('end', () => {
-            resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), chunks });
-          });
-          res.on('error', (err) => reject(networkError(url, err)));
+      const chunks: Buffer[] = [];
+      let received = 0;
+      let status = 0;
+      let responseHeaders: Record<string, string> = {};
+      let control: Dispatcher.DispatchController | undefined;
+      const fail = (err: Error): void => {
+        signal.removeEventListener('abort', onAbort);
+        reject(networkError(url, err));
+      };
+      // Settles at once, even for a request still queued for a connection (it is dropped when it gets one).
+      const onAbort = (): void => {
+        const aborted = new BrokerError('Network', 'aborted');
+        fail(aborted);
+        control?.abort(aborted);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart: (controller) => {
+          control = controller;
+          if (signal.aborted) controller.abort(new BrokerError('Network', 'aborted'));
         },
-      );
-      req.on('error', (err) => reject(networkError(url, err)));
-      req.end(body);
+        onResponseStart: (_controller, statusCode, headersIn) => {
+          status = statusCode;
+          responseHeaders = flattenHeaders(headersIn);
+        },
+        onResponseData: (controller, chunk) => {
+          received += chunk.byteLength;
+          // Aborting closes the connection: the rest of the body is never read.
+          if (received > maxBytes) {
+            controller.abort(new BrokerError('TooLarge', `response from ${url.host} is larger than ${maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        },
+        onResponseEnd: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve({ status, headers: responseHeaders, chunks });
+        },
+        onResponseError: (_controller, err) => fail(err),
+      };
+      try {
+        this.#agent.dispatch(
+          { origin: url.origin, path: url.pathname + url.search, method, headers, body: body ?? null },
+          handler,
+        );
+      } catch (err) {
+        fail(err as Error);
+      }
     });
   }
 }
@@ -264,7 +286,7 @@ function brokerError(err: unknown): HttpError {
     : { code: 'Network', message: (err as Error).message };
 }
 
-function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -275,5 +297,7 @@ function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, strin
 function networkError(url: URL, err: Error): BrokerError {
   if (err instanceof BrokerError) return err;
   const code = (err as NodeJS.ErrnoException).code;
-  return new BrokerError('Network', `request to ${url.host} failed: ${code ?? err.message}`);
+  // System and TLS codes (ECONNREFUSED, CERT_HAS_EXPIRED) say it best; undici's own (UND_ERR_INVALID_ARG) do not.
+  const detail = code !== undefined && !code.startsWith('UND_ERR') ? code : err.message;
+  return new BrokerError('Network', `request to ${url.host} failed: ${detail}`);
 }
