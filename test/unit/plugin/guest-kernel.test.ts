@@ -153,6 +153,44 @@ describe('guest kernel', () => {
     });
   });
 
+  describe('guest memory for ccm_http_bytes / ccm_http_answer_read', () => {
+    function withMemory() {
+      const { kernel } = setup();
+      const memory = new WebAssembly.Memory({ initial: 1, maximum: 4 });
+      kernel.attachMemory(memory);
+      kernel.beginCall(new Uint8Array(0));
+      return { kernel, memory };
+    }
+
+    it('reads a range of guest memory, checked like ccm_input_read', () => {
+      const { kernel, memory } = withMemory();
+      new Uint8Array(memory.buffer).set([7, 8, 9], 65533);
+      expect([...kernel.guestBytes('ccm_http_bytes', 65533, 3)]).toEqual([7, 8, 9]);
+      expect(kernel.guestBytes('ccm_http_bytes', 65536, 0).byteLength).toBe(0);
+      expect(() => kernel.guestBytes('ccm_http_bytes', 65534, 3)).toThrow(
+        'ccm_http_bytes: 3 bytes at address 0xfffe run past the end of linear memory (65536 bytes)',
+      );
+      expect(() => kernel.guestBytes('ccm_http_bytes', 0, -1)).toThrow(GuestAddressError);
+    });
+
+    it('copies a held answer in once, and forgets it at the end of the call', () => {
+      const { kernel, memory } = withMemory();
+      kernel.hold(Uint8Array.of(1, 2, 3, 4));
+      expect(() => kernel.readHeld('ccm_http_answer_read', 0, 5)).toThrow(
+        'ccm_http_answer_read: asked for 5 bytes of an answer of 4',
+      );
+      kernel.hold(Uint8Array.of(1, 2, 3, 4));
+      kernel.readHeld('ccm_http_answer_read', 10, 4);
+      expect([...new Uint8Array(memory.buffer, 10, 4)]).toEqual([1, 2, 3, 4]);
+      expect(() => kernel.readHeld('ccm_http_answer_read', 10, 1)).toThrow('of an answer of 0');
+      kernel.hold(Uint8Array.of(5));
+      kernel.endCall();
+      kernel.beginCall(new Uint8Array(0));
+      expect(() => kernel.readHeld('ccm_http_answer_read', 0, 1)).toThrow('of an answer of 0');
+      expect(() => kernel.readHeld('ccm_http_answer_read', 0, 0)).not.toThrow();
+    });
+  });
+
   it('captures the error text the guest sets', () => {
     const { kernel, context, call } = setup();
     kernel.beginCall(new Uint8Array(0));

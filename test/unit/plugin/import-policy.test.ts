@@ -24,7 +24,8 @@ describe('import policy', () => {
         { module: 'extism:host/env', name: 'store_u64', func: { params: ['i64', 'i64'], results: [] } },
         { module: 'extism:host/env', name: 'output_set', func: { params: ['i64', 'i64'], results: [] } },
         { module: 'extism:host/user', name: 'ccm_http', func: i64ToI64 },
-        { module: 'extism:host/user', name: 'ccm_http_bytes', func: i64ToI64 },
+        { module: 'extism:host/user', name: 'ccm_http_bytes', func: { params: ['i32', 'i32'], results: ['i32'] } },
+        { module: 'extism:host/user', name: 'ccm_http_answer_read', func: { params: ['i32', 'i32'], results: [] } },
         { module: 'extism:host/user', name: 'ccm_log', func: { params: ['i64'], results: [] } },
         { module: 'extism:host/user', name: 'ccm_now_ms', func: { params: [], results: ['i64'] } },
         { module: 'extism:host/user', name: 'ccm_input_read', func: { params: ['i32', 'i32'], results: [] } },
@@ -40,12 +41,16 @@ describe('import policy', () => {
     ).toEqual(['extism:host/user.ccm_input_read: has type (i64, i64) -> (), expected (i32, i32) -> ()']);
   });
 
-  it('refuses ccm_http_bytes with any other signature (it takes and returns Extism blocks)', () => {
+  it('refuses ccm_http_bytes and ccm_http_answer_read with other signatures (they take wasm32 pointers)', () => {
     expect(
       violations([
-        { module: 'extism:host/user', name: 'ccm_http_bytes', func: { params: ['i64', 'i64'], results: ['i64'] } },
+        { module: 'extism:host/user', name: 'ccm_http_bytes', func: i64ToI64 },
+        { module: 'extism:host/user', name: 'ccm_http_answer_read', func: { params: ['i64', 'i64'], results: [] } },
       ]),
-    ).toEqual(['extism:host/user.ccm_http_bytes: has type (i64, i64) -> (i64), expected (i64) -> (i64)']);
+    ).toEqual([
+      'extism:host/user.ccm_http_bytes: has type (i64) -> (i64), expected (i32, i32) -> (i32)',
+      'extism:host/user.ccm_http_answer_read: has type (i64, i64) -> (), expected (i32, i32) -> ()',
+    ]);
   });
 
   it('refuses WASI with a message saying there is none', () => {

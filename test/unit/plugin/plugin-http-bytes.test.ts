@@ -1,6 +1,7 @@
-// ccm_http_bytes (ABI 1.3) from inside a plugin, through the worker, the channel and the broker: the fixture passes
-// the test's frame to the host unchanged and outputs the answer frame, so binary bodies and malformed frames take
-// the whole path. The answers the worker and the instance make themselves (limits) are framed too.
+// ccm_http_bytes and ccm_http_answer_read (ABI 1.3) from inside a plugin, through the worker, the channel and the
+// broker: the fixture passes the test's frame to the host unchanged and outputs the answer frame, so binary bodies and
+// malformed frames take the whole path. The answers the worker and the instance make themselves (limits) are framed
+// too; a range outside the plugin's memory traps the call, as ccm_input_read's does.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,5 +110,24 @@ describe('ccm_http_bytes from a plugin', () => {
     });
     // The instance is fine afterwards.
     expect((await send(tight, requestFrame(get(api.url('/echo'), { method: 'POST' }), BINARY))).body).toEqual(BINARY);
+  });
+
+  it('traps a call that passes a range outside its memory or reads more than the answer', async () => {
+    await expect(plugin.callExport('http_bytes_bad_range', new Uint8Array(0))).rejects.toThrow(
+      /the plugin passed a bad address: ccm_http_bytes: 64 bytes at address 0xfffffff0 run past the end of linear memory/,
+    );
+    const frame = requestFrame(get(api.url('/echo'), { method: 'PUT' }), BINARY);
+    await expect(plugin.callExport('http_answer_overread', frame)).rejects.toThrow(
+      /ccm_http_answer_read: asked for \d+ bytes of an answer of \d+/,
+    );
+  });
+
+  it('forgets an unread answer at the end of the call', async () => {
+    const frame = requestFrame(get(api.url('/echo'), { method: 'PUT' }), BINARY);
+    const size = Number(new TextDecoder().decode(await plugin.callExport('http_bytes_unread', frame)));
+    expect(size).toBeGreaterThan(BINARY.byteLength);
+    await expect(plugin.callExport('http_answer_only', new Uint8Array(0))).rejects.toThrow(
+      'ccm_http_answer_read: asked for 1 bytes of an answer of 0',
+    );
   });
 });

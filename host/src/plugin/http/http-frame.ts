@@ -1,4 +1,4 @@
-// The blocks of ccm_http_bytes (ABI 1.3), the same shape both ways: [u32 LE head length H][H bytes: UTF-8 JSON
+// The frames of ccm_http_bytes (ABI 1.3), the same shape both ways: [u32 LE head length H][H bytes: UTF-8 JSON
 // head][body bytes]. The body travels as raw bytes, so nothing on either side escapes, unescapes or re-encodes it
 // (ccm_http's JSON string body costs that on every request), and binary bodies pass unchanged.
 // Imported by the worker too (its own error answers): keep it free of anything but Buffer.
@@ -31,8 +31,8 @@ export function buildFrame(head: string, body: readonly Uint8Array[] = []): Uint
   const headBytes = Buffer.byteLength(head, 'utf8');
   let bodyBytes = 0;
   for (const chunk of body) bodyBytes += chunk.byteLength;
-  // Not Buffer.allocUnsafe: a small one is a view into a shared pool, and js-sdk's CallContext.store keeps the whole
-  // ArrayBuffer of what it is given as the block. Every byte is written below, so nothing old shows.
+  // Not Buffer.allocUnsafe: a small one is a view into a shared pool, which whoever keeps the frame would pin (and
+  // js-sdk's CallContext.store would take whole as the block). Every byte is written below, so nothing old shows.
   const frame = Buffer.allocUnsafeSlow(FRAME_PREFIX_BYTES + headBytes + bodyBytes);
   frame.writeUInt32LE(headBytes, 0);
   frame.write(head, FRAME_PREFIX_BYTES, headBytes, 'utf8');

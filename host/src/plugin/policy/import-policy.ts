@@ -39,12 +39,14 @@ export const KERNEL_FUNCTIONS: Readonly<Record<string, Signature>> = {
 /** Host functions of ABI v1. */
 export const HOST_FUNCTIONS: Readonly<Record<string, Signature>> = {
   ccm_http: [[I64], [I64]],
-  // ABI 1.3: the same block in, block out as ccm_http, framed with binary bodies (http/http-frame.ts).
-  ccm_http_bytes: [[I64], [I64]],
   ccm_log: [[I64], []],
   ccm_now_ms: [[], [I64]],
   // ABI 1.1: (guest address, length), linear memory pointers of a wasm32 module.
   ccm_input_read: [[I32, I32], []],
+  // ABI 1.3: (guest address, length) of the request frame -> length of the answer frame, which
+  // ccm_http_answer_read(guest address, length) then copies in (http/http-frame.ts).
+  ccm_http_bytes: [[I32, I32], [I32]],
+  ccm_http_answer_read: [[I32, I32], []],
 };
 
 // Kernel names that exist in other Extism runtimes but must not be used here, and why.

@@ -9,7 +9,9 @@
 // so the runner can call the export itself and see its i32 return code, which js-sdk 1.0.3 discards.
 //
 // ccm_input_read (ABI 1.1, a wasm-ccm host function, wired in guest-host-functions.ts) is served here too: it copies
-// the input straight into the guest's linear memory, one host call for the whole input.
+// the input straight into the guest's linear memory, one host call for the whole input. So is the guest-memory side of
+// ccm_http_bytes / ccm_http_answer_read (ABI 1.3): the request is read out of linear memory, the answer held here
+// until the guest copies it in.
 //
 // Functions are installed through createPlugin's `functions` option under the kernel's namespace: js-sdk binds each
 // with the CallContext as first argument and puts it over its own implementation in the import object.
@@ -48,6 +50,7 @@ export class GuestKernel {
   #error: CapturedBytes | null = null;
   #chargedBytes = 0;
   #memory: WebAssembly.Memory | null = null;
+  #held: Uint8Array = EMPTY_INPUT;
 
   constructor(budgetBytes: number, maxOutputBytes: number) {
     this.#budgetBytes = budgetBytes;
@@ -63,6 +66,7 @@ export class GuestKernel {
     this.#output = null;
     this.#error = null;
     this.#chargedBytes = 0;
+    this.#held = EMPTY_INPUT;
   }
 
   get output(): CapturedBytes | null {
@@ -84,22 +88,53 @@ export class GuestKernel {
    * an address or length past 2 GiB and fails the bounds checks like any other out-of-range value.
    */
   inputRead(address: number, length: number): void {
+    this.#copyIn('ccm_input_read', 'an input', this.#input, address, length);
+  }
+
+  /**
+   * `length` bytes of guest memory at `address` (read as unsigned, like inputRead's), as a view that is only valid
+   * until the guest runs again (a memory.grow replaces the buffer). A range outside linear memory is an address error.
+   */
+  guestBytes(what: string, address: number, length: number): Uint8Array {
     const at = address >>> 0;
     const bytes = length >>> 0;
-    if (bytes > this.#input.byteLength) {
-      throw new GuestAddressError(`ccm_input_read: asked for ${bytes} bytes of an input of ${this.#input.byteLength}`);
+    return new Uint8Array(this.#memoryFor(what, at, bytes).buffer, at, bytes);
+  }
+
+  /** Keeps a host function's answer until the guest copies it in (readHeld); forgotten at the end of the call. */
+  hold(bytes: Uint8Array): void {
+    this.#held = bytes;
+  }
+
+  /** Copies the first `length` held bytes to guest memory at `address` (checked as inputRead does); forgets them. */
+  readHeld(what: string, address: number, length: number): void {
+    const held = this.#held;
+    this.#held = EMPTY_INPUT;
+    this.#copyIn(what, 'an answer', held, address, length);
+  }
+
+  #copyIn(what: string, noun: string, source: Uint8Array, address: number, length: number): void {
+    const at = address >>> 0;
+    const bytes = length >>> 0;
+    if (bytes > source.byteLength) {
+      throw new GuestAddressError(`${what}: asked for ${bytes} bytes of ${noun} of ${source.byteLength}`);
     }
+    const memory = this.#memoryFor(what, at, bytes);
+    if (bytes === 0) return;
+    new Uint8Array(memory.buffer, at, bytes).set(source.subarray(0, bytes));
+  }
+
+  #memoryFor(what: string, at: number, bytes: number): WebAssembly.Memory {
     const memory = this.#memory;
-    if (memory === null) throw new GuestAddressError('ccm_input_read: the plugin exports no memory');
+    if (memory === null) throw new GuestAddressError(`${what}: the plugin exports no memory`);
     // Read at every call: the guest may have grown its memory (which replaces the buffer) since the last one.
     const size = memory.buffer.byteLength;
     if (at + bytes > size) {
       throw new GuestAddressError(
-        `ccm_input_read: ${bytes} bytes at address 0x${at.toString(16)} run past the end of linear memory (${size} bytes)`,
+        `${what}: ${bytes} bytes at address 0x${at.toString(16)} run past the end of linear memory (${size} bytes)`,
       );
     }
-    if (bytes === 0) return;
-    new Uint8Array(memory.buffer, at, bytes).set(this.#input.subarray(0, bytes));
+    return memory;
   }
 
   /** Forgets the call's blocks; Extism's plugin.reset() drops them on its side. */
@@ -107,6 +142,7 @@ export class GuestKernel {
     this.#views.length = 0;
     this.#input = EMPTY_INPUT;
     this.#inputView = new DataView(EMPTY_INPUT.buffer);
+    this.#held = EMPTY_INPUT;
   }
 
   /** Charges host-made blocks (host function answers) against the call's budget; false when it would overflow. */
