@@ -14,7 +14,7 @@ export interface PluginLimits {
   maxInputBytes: number;
   /** Largest answer accepted from a plugin. Default 16 MiB. */
   maxOutputBytes: number;
-  /** Largest ccm_http request body a plugin may send. Default 4 MiB. */
+  /** Largest HTTP request a plugin may send: the ccm_http JSON block or the ccm_http_bytes frame. Default 4 MiB. */
   maxHttpRequestBytes: number;
   /** Largest HTTP response body handed to a plugin. Default 8 MiB. */
   maxHttpResponseBytes: number;

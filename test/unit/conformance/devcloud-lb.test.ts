@@ -122,7 +122,7 @@ describe('devcloud plugin: load balancers', () => {
       'kubernetes-default-b': [ids.n1, ids.n2, ids.n3].sort(),
       'kubernetes-default-c': [ids.n1, ids.n2, ids.n3].sort(),
     });
-    expect(provider.plugin.description.abi).toBe('1.2');
+    expect(provider.plugin.description.abi).toBe('1.3');
   });
 
   it('GetLoadBalancer and EnsureLoadBalancerDeleted only see their own LBs; delete is idempotent', async () => {
