@@ -116,6 +116,28 @@ describe('KubeClient transport', () => {
     expect(requests?.values[0]?.labels.code).toBe('<error>');
   });
 
+  it('gives up on a request whose answer does not come within its timeout, and on one whose body stalls', async () => {
+    const hung: ServerResponse[] = [];
+    handler = (_req, res) => hung.push(res);
+    const client = new KubeClient(kubeConfig(), { timeoutMs: 200 });
+    const started = Date.now();
+    await expect(client.request({ path: '/api/v1/nodes' })).rejects.toThrow(/timeout/i);
+    await expect(client.request({ path: '/api/v1/nodes', timeoutMs: 100 })).rejects.toThrow(/timeout/i);
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"items":');
+      hung.push(res);
+    };
+    await expect(client.request({ path: '/api/v1/nodes' })).rejects.toThrow(/timeout/i);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const aborted = new AbortController();
+    const pending = client.request({ path: '/api/v1/nodes', timeoutMs: 60_000, signal: aborted.signal });
+    aborted.abort();
+    await expect(pending).rejects.toThrow(/abort/i);
+    for (const res of hung) res.destroy();
+    handler = (_req, res) => res.end('{}');
+  });
+
   it('sends JSON bodies, query parameters, the bearer token and patch Content-Types', async () => {
     handler = (_req, res) => json(res, 200, { ok: true });
     const client = new KubeClient(kubeConfig());
