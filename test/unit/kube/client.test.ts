@@ -138,6 +138,22 @@ describe('KubeClient transport', () => {
     handler = (_req, res) => res.end('{}');
   });
 
+  it('drops a successful answer unparsed when the caller ignores it, and still parses an error answer', async () => {
+    const client = new KubeClient(kubeConfig());
+    handler = (_req, res) => res.end('not json at all');
+    await expect(
+      client.patch('/api/v1/nodes/a/status', {}, 'merge', { ignoreResponse: true }),
+    ).resolves.toBeUndefined();
+    await expect(client.request({ path: '/api/v1/nodes/a' })).rejects.toThrow(SyntaxError);
+    handler = (_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', reason: 'NotFound', message: 'nodes "a" not found', code: 404 }));
+    };
+    const err = await client.patch('/api/v1/nodes/a/status', {}, 'merge', { ignoreResponse: true }).catch((e) => e);
+    expect(isNotFound(err)).toBe(true);
+    handler = (_req, res) => res.end('{}');
+  });
+
   it('sends JSON bodies, query parameters, the bearer token and patch Content-Types', async () => {
     handler = (_req, res) => json(res, 200, { ok: true });
     const client = new KubeClient(kubeConfig());

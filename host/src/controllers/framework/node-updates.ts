@@ -45,12 +45,17 @@ export async function updateNode(
 }
 
 /** Replaces status.addresses (a JSON merge patch replaces lists whole; a strategic one would merge by type). */
-export function patchNodeAddresses(client: KubeClient, name: string, addresses: { type: string; address: string }[]) {
-  return client.patch<WireNode>(`${nodePath(name)}/status`, { status: { addresses } }, 'merge');
+// The controllers act on what the informer delivers, not on these patches' answers: they are not parsed.
+export function patchNodeAddresses(
+  client: KubeClient,
+  name: string,
+  addresses: { type: string; address: string }[],
+): Promise<void> {
+  return client.patch<void>(`${nodePath(name)}/status`, { status: { addresses } }, 'merge', { ignoreResponse: true });
 }
 
-export function patchNodeLabels(client: KubeClient, name: string, labels: Record<string, string>) {
-  return client.patch<WireNode>(nodePath(name), { metadata: { labels } }, 'merge');
+export function patchNodeLabels(client: KubeClient, name: string, labels: Record<string, string>): Promise<void> {
+  return client.patch<void>(nodePath(name), { metadata: { labels } }, 'merge', { ignoreResponse: true });
 }
 
 export function deleteNode(client: KubeClient, name: string): Promise<unknown> {

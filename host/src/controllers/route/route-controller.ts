@@ -134,6 +134,7 @@ export class RouteController {
       `/api/v1/nodes/${encodeURIComponent(name)}/status`,
       { status: { conditions: [{ ...condition, lastTransitionTime: now, lastHeartbeatTime: now }] } },
       'strategic-merge',
+      { ignoreResponse: true },
     );
   }
 

@@ -10,19 +10,24 @@ export type WireService = Wire<V1Service>;
 const servicePath = (svc: WireService) =>
   `/api/v1/namespaces/${encodeURIComponent(svc.metadata?.namespace ?? '')}/services/${encodeURIComponent(svc.metadata?.name ?? '')}`;
 
-export function addFinalizer(client: KubeClient, svc: WireService): Promise<WireService> {
-  return client.patch<WireService>(
+// The controllers act on what the informer delivers, never on these patches' answers: they are not parsed.
+const ignoreResponse = { ignoreResponse: true } as const;
+
+export function addFinalizer(client: KubeClient, svc: WireService): Promise<void> {
+  return client.patch<void>(
     servicePath(svc),
     { metadata: { finalizers: [LOAD_BALANCER_CLEANUP_FINALIZER] } },
     'strategic-merge',
+    ignoreResponse,
   );
 }
 
-export function removeFinalizer(client: KubeClient, svc: WireService): Promise<WireService> {
-  return client.patch<WireService>(
+export function removeFinalizer(client: KubeClient, svc: WireService): Promise<void> {
+  return client.patch<void>(
     servicePath(svc),
     { metadata: { '$deleteFromPrimitiveList/finalizers': [LOAD_BALANCER_CLEANUP_FINALIZER] } },
     'strategic-merge',
+    ignoreResponse,
   );
 }
 
@@ -31,7 +36,8 @@ export function patchLoadBalancerStatus(
   client: KubeClient,
   svc: WireService,
   status: Wire<V1LoadBalancerStatus>,
-): Promise<WireService> {
+): Promise<void> {
   const ingress = status.ingress && status.ingress.length > 0 ? status.ingress : null;
-  return client.patch<WireService>(`${servicePath(svc)}/status`, { status: { loadBalancer: { ingress } } }, 'merge');
+  const body = { status: { loadBalancer: { ingress } } };
+  return client.patch<void>(`${servicePath(svc)}/status`, body, 'merge', ignoreResponse);
 }
