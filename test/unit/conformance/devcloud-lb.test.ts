@@ -89,9 +89,11 @@ describe('devcloud plugin: load balancers', () => {
 
   it('frozen node lists reused across Services (sent once, then by reference: ABI 1.2) give the right backends', async () => {
     const lb = provider.loadBalancer()!;
-    const all = Object.freeze([node('n1', pid('n1')), node('n2', pid('n2')), node('n3', pid('n3'))]) as ReturnType<
-      typeof node
-    >[];
+    const all = Object.freeze([
+      node('n1', pid('n1'), { role: 'edge' }),
+      node('n2', pid('n2')),
+      node('n3', pid('n3'), { role: 'edge' }),
+    ]) as ReturnType<typeof node>[];
     const two = Object.freeze([node('n1', pid('n1')), node('n2', pid('n2'))]) as typeof all;
     // What each load balancer call carried: the whole list, or only its reference.
     const sent: string[] = [];
@@ -112,15 +114,21 @@ describe('devcloud plugin: load balancers', () => {
       await lb.updateLoadBalancer('kubernetes', service({ name: 'a' }), two);
       // Back to the first list, which the instance no longer keeps: it is sent again.
       await lb.ensureLoadBalancer('kubernetes', service({ name: 'c' }), all);
+      // The same kept list under a backend selector: the plugin's backends of the list must not be reused as they are.
+      const edge = service({ name: 'd', annotations: { [`${A}backend-label-selector`]: 'role=edge' } });
+      await lb.ensureLoadBalancer('kubernetes', edge, all);
+      await lb.ensureLoadBalancer('kubernetes', service({ name: 'e' }), all);
     } finally {
       spy.mockRestore();
     }
-    expect(sent).toEqual(['list', 'ref', 'list', 'list']);
+    expect(sent).toEqual(['list', 'ref', 'list', 'list', 'ref', 'ref']);
     const backends = Object.fromEntries(lbs().map((l) => [l.name, l.backendInstanceIds]));
     expect(backends).toEqual({
       'kubernetes-default-a': [ids.n1, ids.n2].sort(),
       'kubernetes-default-b': [ids.n1, ids.n2, ids.n3].sort(),
       'kubernetes-default-c': [ids.n1, ids.n2, ids.n3].sort(),
+      'kubernetes-default-d': [ids.n1, ids.n3].sort(),
+      'kubernetes-default-e': [ids.n1, ids.n2, ids.n3].sort(),
     });
     expect(provider.plugin.description.abi).toBe('1.3');
   });
