@@ -21,7 +21,7 @@ const DESCRIPTION = 'service.beta.kubernetes.io/devcloud-description';
 const HEALTH_CHECK = 'service.beta.kubernetes.io/devcloud-health-check-port';
 const CLUSTER_CIDR = '10.244.0.0/16';
 const WAIT_MS = 45_000;
-const SCENARIO_OBJECTS = /^(Node\/node-[a-f]|Service\/(web|keep))$/;
+const SCENARIO_OBJECTS = /^(Node\/node-[a-f]|Service\/(web|keep|local|bad))$/;
 
 /** Flags both implementations get (each adds what its provider wiring needs). */
 export const COMMON_FLAGS = [
@@ -230,6 +230,31 @@ export async function runScenario(impl: Impl, log: (msg: string) => void): Promi
 
     await core.createNamespacedService({ namespace: 'default', body: service('keep', 443, 30443) });
     await eventually('keep has an external IP', () => ingressOf('keep'), WAIT_MS, 200);
+    // Source ranges (trimmed by both providers) and externalTrafficPolicy Local, whose health-check node port is the
+    // Service's own (given here: an allocated one would differ between the two control planes).
+    const local = service('local', 8443, 30444);
+    local.metadata!.annotations = {};
+    local.spec = {
+      ...local.spec,
+      loadBalancerSourceRanges: ['10.0.0.0/8', '192.168.0.0/16 '],
+      externalTrafficPolicy: 'Local',
+      healthCheckNodePort: 32100,
+    };
+    await core.createNamespacedService({ namespace: 'default', body: local });
+    await eventually('local has an external IP', () => ingressOf('local'), WAIT_MS, 200);
+    // An annotation the provider does not know: refused (Invalid), no load balancer, a Warning event, no status.
+    const bad = service('bad', 9090, 30909);
+    bad.metadata!.annotations = { 'service.beta.kubernetes.io/devcloud-bogus': 'x' };
+    await core.createNamespacedService({ namespace: 'default', body: bad });
+    await eventually(
+      'bad refused with a Warning event',
+      async () =>
+        (await core.listNamespacedEvent({ namespace: 'default' })).items.some(
+          (e) => e.involvedObject.name === 'bad' && e.type === 'Warning' && e.reason === 'SyncLoadBalancerFailed',
+        ),
+      WAIT_MS,
+      200,
+    );
     await core.deleteNamespacedService({ name: 'web', namespace: 'default' });
     await eventually(
       'web and its LB gone',
