@@ -228,6 +228,8 @@ export async function runScenario(impl: Impl, log: (msg: string) => void): Promi
     checkpoint('node-b-excluded');
     step('node set changes applied');
 
+    // The cloud throttles keep's first create (429, Retry-After 1 s): retried after that delay.
+    cloud.setKnobs({ failNext: [{ kind: 'createLoadBalancer', count: 1, status: 429 }], retryAfterSeconds: 1 });
     await core.createNamespacedService({ namespace: 'default', body: service('keep', 443, 30443) });
     await eventually('keep has an external IP', () => ingressOf('keep'), WAIT_MS, 200);
     // Source ranges (trimmed by both providers) and externalTrafficPolicy Local, whose health-check node port is the
