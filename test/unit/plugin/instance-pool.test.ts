@@ -39,12 +39,14 @@ afterEach(async () => {
 function makePool(options: Partial<InstancePoolOptions<FakeInstance>> & { failStarts?: number } = {}) {
   const started: FakeInstance[] = [];
   const restarts: ExitCause[] = [];
+  const shrunk: number[] = [];
   let failures = options.failStarts ?? 0;
   const pool = new InstancePool<FakeInstance>({
     size: 2,
     spares: 1,
     logger: recordingLogger().logger,
     onRestart: (cause) => restarts.push(cause),
+    onShrunk: () => shrunk.push(started.filter((i) => i.alive).length),
     restartBackoffMs: 10,
     start: async (onExit) => {
       await new Promise((r) => setTimeout(r, 5));
@@ -59,7 +61,7 @@ function makePool(options: Partial<InstancePoolOptions<FakeInstance>> & { failSt
     ...options,
   });
   pools.push(pool);
-  return { pool, started, restarts };
+  return { pool, started, restarts, shrunk };
 }
 
 const hold = () => {
@@ -271,6 +273,43 @@ describe('instance pool: elastic size', () => {
     await vi.advanceTimersByTimeAsync(10 * 60_000);
     expect(live(started)).toBe(2);
     expect(started).toHaveLength(5);
+  });
+
+  it('says it has shrunk once it is back at its resting level after a burst, not before and not at rest', async () => {
+    vi.useFakeTimers();
+    const { pool, started, shrunk } = makePool({ size: 4, spares: 1, idleTimeoutMs: 60_000 });
+    const filling = pool.fill();
+    await settle();
+    await filling;
+    const gates = Array.from({ length: 4 }, hold);
+    const calls = gates.map((g) => pool.use(() => g.held, 10_000));
+    await settle();
+    expect(live(started)).toBe(5);
+    // Two calls end; two run on: shrinking stops two instances, but the pool is not back at rest.
+    gates[0]?.release();
+    gates[1]?.release();
+    await Promise.all(calls.slice(0, 2));
+    await vi.advanceTimersByTimeAsync(60_500);
+    expect(live(started)).toBe(3);
+    expect(shrunk).toEqual([]);
+    gates[2]?.release();
+    gates[3]?.release();
+    await Promise.all(calls.slice(2));
+    await vi.advanceTimersByTimeAsync(60_500);
+    expect(live(started)).toBe(2);
+    expect(shrunk).toEqual([2]);
+    // At rest nothing more is stopped, and nothing more is said.
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect(shrunk).toEqual([2]);
+    // The next burst and its end: said once more.
+    const more = Array.from({ length: 3 }, hold);
+    const again = more.map((g) => pool.use(() => g.held, 10_000));
+    await settle();
+    for (const g of more) g.release();
+    await Promise.all(again);
+    await vi.advanceTimersByTimeAsync(61_000);
+    expect(live(started)).toBe(2);
+    expect(shrunk).toEqual([2, 2]);
   });
 
   it('never stops an instance below what running calls need', async () => {

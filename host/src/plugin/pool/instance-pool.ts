@@ -5,8 +5,11 @@
 // Instances above that level that sit idle for `idleTimeoutMs` are stopped (oldest first).
 // When an instance is lost (deadline, trap, crash, limit) an idle one takes the next call at once and a replacement
 // starts in the background, with backoff when starting fails.
+// Once shrinking has brought the pool back to its resting level, the burst that grew it is over: the pool says so
+// (`onShrunk`; by default the process's MemoryReleaser, release-memory.ts, which gives V8's pooled heap pages back).
 import type { Logger } from '../../log/logger.ts';
 import type { ExitCause } from '../instance/plugin-instance.ts';
+import { processMemoryReleaser } from './release-memory.ts';
 
 /** What the pool needs of an instance (PluginInstance; a fake in the pool's tests). */
 export interface PoolInstance {
@@ -32,6 +35,11 @@ export interface InstancePoolOptions<I extends PoolInstance> {
   start: InstanceStarter<I>;
   logger: Logger;
   onRestart: (cause: ExitCause) => void;
+  /**
+   * Called when idle instances were stopped and the pool is back at its resting level (a burst is over). Default: ask
+   * the process's MemoryReleaser for a memory-reducing GC.
+   */
+  onShrunk?: () => void;
   /** First delay after a failed start; doubles up to maxRestartBackoffMs. */
   restartBackoffMs?: number;
   maxRestartBackoffMs?: number;
@@ -255,14 +263,20 @@ export class InstancePool<I extends PoolInstance> {
 
   #shrink(): void {
     const now = Date.now();
+    let stopped = 0;
     // Only instances idle past the timeout go, oldest first, and never below what the pool wants right now.
     while (this.#count > this.#desired && this.#idle.length > 0) {
       const oldest = this.#idle[0] as I;
       const idleMs = now - (this.#idleSince.get(oldest) ?? now);
       if (idleMs < this.#idleTimeoutMs) break;
       this.#idle.shift();
+      stopped++;
       this.#options.logger.debug('plugin instance stopped after idling', { instance: oldest.id, idleMs });
       void oldest.terminate('closed', 'idle beyond the pool minimum');
+    }
+    // Back at the resting level (not just at what calls still running need): the burst is over.
+    if (stopped > 0 && this.#count <= this.#minInstances + this.#options.spares) {
+      (this.#options.onShrunk ?? (() => processMemoryReleaser.request()))();
     }
   }
 
