@@ -6,6 +6,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { apiErrorInfo } from '../../../host/src/kube/client/errors.ts';
 import { patchOptions } from '../../../host/src/kube/client/patch.ts';
+import { REQUEST_CONNECTIONS } from '../../../host/src/kube/client/pools.ts';
 import { adminKubeConfig, kubeConfigFor, uniqueName } from '../../support/kube.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
 
@@ -97,9 +98,27 @@ describe('KubeClient connections', () => {
       await Promise.all(Array.from({ length: 20 }, () => client.request({ path: '/version' })));
       // One connection for the sequential requests; the concurrent burst may open a few more, never one each.
       expect(proxy.connections).toBeGreaterThanOrEqual(1);
-      expect(proxy.connections).toBeLessThanOrEqual(12);
+      expect(proxy.connections).toBeLessThanOrEqual(REQUEST_CONNECTIONS);
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('gives watches connections of their own: more watches than request connections do not hold up requests', async () => {
+    const client = new KubeClient(adminKubeConfig(info), { qps: 1000, burst: 1000 });
+    const stop = new AbortController();
+    try {
+      const watches = await Promise.all(
+        Array.from({ length: REQUEST_CONNECTIONS + 2 }, () =>
+          client.watch('/api/v1/namespaces', { timeoutSeconds: 60 }, stop.signal),
+        ),
+      );
+      expect(watches).toHaveLength(REQUEST_CONNECTIONS + 2);
+      const started = Date.now();
+      await Promise.all(Array.from({ length: 5 }, () => client.request({ path: '/version', timeoutMs: 5_000 })));
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      stop.abort();
     }
   });
 });

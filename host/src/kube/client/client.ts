@@ -23,6 +23,7 @@ import { type Clock, realClock } from '../clock.ts';
 import { TokenBucket } from '../token-bucket.ts';
 import { KubeApiError } from './errors.ts';
 import { PATCH_CONTENT_TYPE, type PatchType } from './patch.ts';
+import { type ApiserverPools, http1Pools } from './pools.ts';
 import { type RestMetrics, restMetrics } from './rest-metrics.ts';
 import { readWatchEvents, type WatchEvent } from './watch.ts';
 
@@ -65,6 +66,8 @@ const AUTH_TTL_MS = 10_000;
 
 interface Connection {
   dispatcher: Dispatcher;
+  /** Where watches go: a pool of their own when the requests' pool is HTTP/1.1 (pools.ts), else `dispatcher`. */
+  watchDispatcher: Dispatcher;
   /** Headers the kubeconfig's user adds (Authorization), as client-node computes them. */
   headers: Record<string, string>;
   createdAt: number;
@@ -159,7 +162,10 @@ export class KubeClient {
    */
   async watch(path: string, query: Query, signal: AbortSignal): Promise<AsyncGenerator<WatchEvent>> {
     // No body timeout: a quiet watch is normal, and the informer has its own idle limit.
-    const response = await this.dispatch(HttpMethod.GET, path, { ...query, watch: true }, signal, { bodyTimeout: 0 });
+    const response = await this.dispatch(HttpMethod.GET, path, { ...query, watch: true }, signal, {
+      bodyTimeout: 0,
+      watch: true,
+    });
     if (response.statusCode !== 200) {
       throw KubeApiError.fromResponse(response.statusCode, await response.body.text(), `watch ${path}`);
     }
@@ -177,7 +183,7 @@ export class KubeClient {
     path: string,
     query: Query | undefined,
     signal: AbortSignal | undefined,
-    extra: { body?: string; contentType?: string; headersTimeout?: number; bodyTimeout?: number },
+    extra: { body?: string; contentType?: string; headersTimeout?: number; bodyTimeout?: number; watch?: boolean },
   ): Promise<Dispatcher.ResponseData> {
     let search = '';
     if (query) {
@@ -188,7 +194,9 @@ export class KubeClient {
     }
     return this.metered(method, signal, async () => {
       // Taken after the limiter's wait, which can outlast the pool: a pool replaced meanwhile is closed.
-      const { dispatcher, headers: auth } = await this.connection();
+      const conn = await this.connection();
+      const dispatcher = extra.watch === true ? conn.watchDispatcher : conn.dispatcher;
+      const auth = conn.headers;
       const headers: Record<string, string> = { ...auth, accept: 'application/json', 'user-agent': this.userAgent };
       if (extra.contentType !== undefined) headers['content-type'] = extra.contentType;
       const response = await dispatcher.request({
@@ -248,17 +256,26 @@ export class KubeClient {
     const fresh = ctx.getDispatcher() as Dispatcher | undefined;
     const old = this.conn;
     const keep = old !== undefined && now - old.createdAt < CONNECTION_POOL_MAX_AGE_MS;
-    let dispatcher: Dispatcher;
+    let pools: ApiserverPools;
     if (keep) {
-      dispatcher = old.dispatcher;
+      pools = { requests: old.dispatcher, watches: old.watchDispatcher };
       void fresh?.close().catch(() => undefined);
     } else {
+      const http1 = await http1Pools(this.kubeConfig);
+      if (http1) void fresh?.close().catch(() => undefined);
       // Without TLS options (plain http) client-node leaves the dispatcher to fetch's global one.
-      dispatcher = fresh ?? new Agent();
-      // close() lets requests already using the old pool finish.
-      void old?.dispatcher.close().catch(() => undefined);
+      const single = fresh ?? new Agent();
+      pools = http1 ?? { requests: single, watches: single };
+      // close() lets requests (and watches) already using the old pools finish.
+      if (old) for (const d of new Set([old.dispatcher, old.watchDispatcher])) void d.close().catch(() => undefined);
     }
-    this.conn = { dispatcher, headers: ctx.getHeaders(), createdAt: keep ? old.createdAt : now, authAt: now };
+    this.conn = {
+      dispatcher: pools.requests,
+      watchDispatcher: pools.watches,
+      headers: ctx.getHeaders(),
+      createdAt: keep ? old.createdAt : now,
+      authAt: now,
+    };
     return this.conn;
   }
 
