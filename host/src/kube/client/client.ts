@@ -1,8 +1,9 @@
 // The CCM's one door to the apiserver. Every request -- generated typed clients, our raw JSON requests and watch
 // connections -- (1) waits on one client-side token bucket (client-go's --kube-api-qps / --kube-api-burst, default
-// 20 / 30), (2) records rest_client_* metrics and (3) shares one connection pool. Raw requests and watches go
-// straight to undici; typed clients go through client-node 2.0.1's fetch, which lets a Configuration carry its own
-// HttpLibrary (`httpApi`); its makeApiClient builds a Configuration without that hook, so use KubeClient.api().
+// 20 / 30), (2) records rest_client_* metrics and (3) shares the HTTP/1.1 connection pools of pools.ts. Raw requests
+// and watches go straight to undici; typed clients go through client-node 2.0.1's fetch, which lets a Configuration
+// carry its own HttpLibrary (`httpApi`); its makeApiClient builds a Configuration without that hook, so use
+// KubeClient.api().
 import {
   type ApiConstructor,
   type ApiType,
