@@ -25,8 +25,8 @@ interface GcOptions {
 }
 type GcFunction = (options: GcOptions) => Promise<void>;
 
-/** Wait after a request, so that pools shrinking together (and workers still exiting) make one GC. */
-export const RELEASE_DELAY_MS = 10_000;
+/** Wait after a request: the stopped workers exit meanwhile, and pools shrinking together make one GC. */
+export const RELEASE_DELAY_MS = 2_000;
 /** At most one GC per this interval, however often pools shrink. */
 export const RELEASE_MIN_INTERVAL_MS = 60_000;
 
