@@ -8,6 +8,7 @@
 // Usage: node bench/rss.ts [--nodes=5000] [--services=10000] [--idle-wait=10] [--settle=20]
 //   [--variant='name|node args|ccm args' ...]  (space-separated args; default one variant "current")
 //   [--compiled]  (run dist/host/src/main.js, as the image does; `npm run build` first)
+//   [--image-env]  (with the image's environment, test/support/image.ts IMAGE_ENV: jemalloc preloaded)
 //   [--heap-snapshot=DIR]  (the first variant writes a heap snapshot of the main thread at steady state, via SIGUSR2)
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { startDevcloud } from '../devcloud/src/index.ts';
 import { KubeClient } from '../host/src/kube/client/client.ts';
 import { CCM_MAIN, CCM_MAIN_COMPILED, CCMProcess } from '../test/support/ccm-process.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
+import { IMAGE_ENV, imageEnvProblem } from '../test/support/image.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { devcloudPluginArgs, kubeletNode } from '../test/e2e/ccm/support/ccm-env.ts';
 import { cpuSeconds, memoryStats } from './lib/proc-stats.ts';
@@ -31,8 +33,11 @@ const { values } = parseArgs({
     'concurrent-service-syncs': { type: 'string', default: '10' },
     'heap-snapshot': { type: 'string' },
     compiled: { type: 'boolean', default: false },
+    'image-env': { type: 'boolean', default: false },
   },
 });
+const envProblem = values['image-env'] ? imageEnvProblem() : undefined;
+if (envProblem) throw new Error(envProblem);
 
 const NODES = Number(values.nodes);
 const SERVICES = Number(values.services);
@@ -98,6 +103,7 @@ try {
       args: [...devcloudPluginArgs(cp.info.dir, cloud, 'rss'), ...FLAGS, ...variant.args],
       nodeArgs,
       main: values.compiled ? CCM_MAIN_COMPILED : CCM_MAIN,
+      ...(values['image-env'] ? { env: IMAGE_ENV } : {}),
     });
     try {
       const pid = ccm.process.pid;

@@ -3,6 +3,7 @@
 import type { Devcloud } from '../../devcloud/src/index.ts';
 import { CCMProcess } from '../../test/support/ccm-process.ts';
 import type { ControlPlaneInfo } from '../../test/support/controlplane/controlplane.ts';
+import { IMAGE_ENV, imageEnvProblem } from '../../test/support/image.ts';
 import { PeerCCM } from '../../test/support/peer-ccm.ts';
 import { devcloudPluginArgs } from '../../test/e2e/ccm/support/ccm-env.ts';
 
@@ -22,6 +23,8 @@ export interface StartCCMOptions {
   /** wasm-ccm only: the script (default: the .ts sources) and options for its Node. */
   main?: string;
   nodeArgs?: string[];
+  /** wasm-ccm only: environment variables added for its process (default the image's, IMAGE_ENV). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** Resolves once the process runs; wasm-ccm also once its controllers started (the peer logs no such line). */
@@ -30,12 +33,18 @@ export async function startCCM(impl: Impl, o: StartCCMOptions): Promise<StartedC
     const peer = new PeerCCM({ info: o.info, cloud: o.cloud, args: o.flags });
     return { pid: pidOf(peer.process.pid, impl), stop: () => peer.stop() };
   }
+  // The image's environment (jemalloc preloaded), unless the caller gives its own: refuse to measure without it.
+  if (o.env === undefined) {
+    const problem = imageEnvProblem();
+    if (problem) throw new Error(`wasm-ccm: ${problem}`);
+  }
   const proc = new CCMProcess({
     info: o.info,
     token: o.info.adminToken,
     args: [...devcloudPluginArgs(o.info.dir, o.cloud, o.name), ...o.flags],
     ...(o.main ? { main: o.main } : {}),
     nodeArgs: o.nodeArgs ?? [],
+    env: o.env ?? IMAGE_ENV,
   });
   const started = { pid: pidOf(proc.process.pid, impl), stop: () => proc.stop() };
   try {

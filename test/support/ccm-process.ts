@@ -26,6 +26,8 @@ export interface CCMProcessOptions {
   nodeArgs?: string[];
   /** The script to run (default CCM_MAIN, the TypeScript sources). */
   main?: string;
+  /** Environment variables added to this process's own for the CCM (the image's ENV, say). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export class CCMProcess {
@@ -46,7 +48,7 @@ export class CCMProcess {
         '--secure-port=0',
         ...options.args,
       ],
-      { logPath: join(this.dir, `ccm-${Date.now()}.log`) },
+      { logPath: join(this.dir, `ccm-${Date.now()}.log`), env: { ...process.env, ...options.env } },
     );
   }
 

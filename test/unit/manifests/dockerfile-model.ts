@@ -75,6 +75,22 @@ export function execForm(args: string): string[] | undefined {
   return parsed;
 }
 
+/** The variables of an ENV instruction: `ENV A=1 B="two words"`, or the legacy `ENV A value`. */
+export function envArgs(args: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!/^\S+=/.test(args)) {
+    const m = /^(\S+)\s+(.*)$/.exec(args);
+    if (!m) throw new Error(`ENV ${args}: needs a name and a value`);
+    out[m[1] as string] = m[2] as string;
+    return out;
+  }
+  for (const m of args.matchAll(/(\w+)=("(?:[^"\\]|\\.)*"|\S*)/g)) {
+    const raw = m[2] as string;
+    out[m[1] as string] = raw.startsWith('"') ? (JSON.parse(raw) as string) : raw;
+  }
+  return out;
+}
+
 /** COPY's sources and destination, and its --from stage (undefined: the build context). */
 export function copyArgs(args: string): { from: string | undefined; sources: string[]; dest: string } {
   const words = args.split(/\s+/);

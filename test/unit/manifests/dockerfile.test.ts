@@ -4,8 +4,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { copyArgs, dockerignore, execForm, parseDockerfile, type Stage } from './dockerfile-model.ts';
-import { IMAGE_NODE_ARGS } from '../../support/image.ts';
+import { copyArgs, dockerignore, envArgs, execForm, parseDockerfile, type Stage } from './dockerfile-model.ts';
+import { IMAGE_ENV, IMAGE_NODE_ARGS } from '../../support/image.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -73,6 +73,25 @@ describe('Dockerfile', () => {
     expect(copies.some((c) => c.sources.some((s) => s.endsWith('package.json')) && c.dest === './package.json')).toBe(
       true,
     );
+  });
+
+  it('sets the environment benchmarks run with (IMAGE_ENV), and installs the allocator it preloads', () => {
+    const env = Object.assign(
+      {},
+      ...runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => envArgs(i.args)),
+    ) as Record<string, string>;
+    expect(env, 'the environment benchmarks run with (test/support/image.ts)').toEqual(IMAGE_ENV);
+    // A bare name, so the loader finds it in whichever architecture's directory, from the package the image installs.
+    expect(env.LD_PRELOAD).toBe('libjemalloc.so.2');
+    const install = runs(runtime).find((r) => /apt-get install/.test(r)) ?? '';
+    expect(install).toMatch(/apt-get install -y --no-install-recommends [^&]*\blibjemalloc2\b/);
+    expect(install).toMatch(/apt-get update/);
+    expect(install).toMatch(/rm -rf \/var\/lib\/apt\/lists/);
+  });
+
+  it('reads ENV in both forms', () => {
+    expect(envArgs('A=1 B="two words" C=')).toEqual({ A: '1', B: 'two words', C: '' });
+    expect(envArgs('NAME some value')).toEqual({ NAME: 'some value' });
   });
 
   it('runs as the non-root user 65532', () => {
