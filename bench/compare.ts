@@ -24,7 +24,7 @@ import { KubeClient } from '../host/src/kube/client/client.ts';
 import { CCM_MAIN, CCM_MAIN_COMPILED } from '../test/support/ccm-process.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
-import { IMAGE_NODE_ARGS } from '../test/support/image.ts';
+import { IMAGE_ENV, IMAGE_NODE_ARGS } from '../test/support/image.ts';
 import { kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
 import { NodeInitWatch } from './lib/node-init-watch.ts';
 import { type Impl, startCCM } from './lib/start-ccm.ts';
@@ -320,7 +320,11 @@ async function main(): Promise<void> {
     upstream: 'k8s.io/cloud-provider v0.36.3 + test/peer/go devcloud provider (Go)',
     wasm_ccm: 'host/src/main.ts + plugins/devcloud (AssemblyScript/Wasm)',
     flags: FLAGS,
-    wasm_ccm_process: { script: relative(join(import.meta.dirname, '..'), CCM_SCRIPT), node_args: CCM_NODE_ARGS },
+    wasm_ccm_process: {
+      script: relative(join(import.meta.dirname, '..'), CCM_SCRIPT),
+      node_args: CCM_NODE_ARGS,
+      env: IMAGE_ENV,
+    },
     parameters: {
       nodes: NODES,
       services: SERVICES,
@@ -344,7 +348,9 @@ async function main(): Promise<void> {
     '',
     `${report.date}; ${report.machine.cpus} CPUs (shared), load average ${JSON.stringify(report.load_avg)}; each`,
     `implementation on its own fresh control plane and devcloud; flags \`${FLAGS.join(' ')}\`.`,
-    `wasm-ccm runs as \`node ${[...CCM_NODE_ARGS, report.wasm_ccm_process.script].join(' ')}\`.`,
+    `wasm-ccm runs as the image does: \`${Object.entries(IMAGE_ENV)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')} node ${[...CCM_NODE_ARGS, report.wasm_ccm_process.script].join(' ')}\`.`,
     `Ratio = wasm-ccm / upstream (lower is better for wasm-ccm). Produced by \`npm run bench:compare\`.`,
     '',
     '| scenario | unit | wasm-ccm | upstream | ratio |',
