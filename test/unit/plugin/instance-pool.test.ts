@@ -181,6 +181,16 @@ describe('instance pool: elastic size', () => {
   const live = (started: FakeInstance[]) => started.filter((i) => i.alive).length;
   // Lets the fake starts (5 ms each) finish under fake timers.
   const settle = (ms = 20) => vi.advanceTimersByTimeAsync(ms);
+  // Fills the pool, then starts `n` calls that each hold their instance until their gate is released.
+  const burst = async (pool: ReturnType<typeof makePool>['pool'], n: number, timeoutMs = 10_000) => {
+    const filling = pool.fill();
+    await settle();
+    await filling;
+    const gates = Array.from({ length: n }, hold);
+    const calls = gates.map((g) => pool.use(() => g.held, timeoutMs));
+    await settle();
+    return { gates, calls };
+  };
 
   it('rests at minInstances + spares, not size + spares', async () => {
     const { pool, started } = makePool({ size: 10, spares: 1 });
@@ -210,12 +220,7 @@ describe('instance pool: elastic size', () => {
   it('grows with concurrent calls up to size, keeping a spare ahead, never above size + spares', async () => {
     vi.useFakeTimers();
     const { pool, started } = makePool({ size: 4, spares: 1 });
-    const filling = pool.fill();
-    await settle();
-    await filling;
-    const gates = Array.from({ length: 7 }, hold);
-    const calls = gates.map((g) => pool.use(() => g.held, 10_000));
-    await settle();
+    const { gates, calls } = await burst(pool, 7);
     // 4 busy (size), 3 waiting, and one spare ready: 5 instances.
     expect(pool.stats).toMatchObject({ busy: 4, waiting: 3, idle: 1, starting: 0 });
     expect(live(started)).toBe(5);
@@ -251,12 +256,7 @@ describe('instance pool: elastic size', () => {
   it('stops instances idle past the timeout, oldest first, down to minInstances + spares', async () => {
     vi.useFakeTimers();
     const { pool, started, restarts } = makePool({ size: 4, spares: 1, idleTimeoutMs: 60_000 });
-    const filling = pool.fill();
-    await settle();
-    await filling;
-    const gates = Array.from({ length: 4 }, hold);
-    const calls = gates.map((g) => pool.use(() => g.held, 10_000));
-    await settle();
+    const { gates, calls } = await burst(pool, 4);
     expect(live(started)).toBe(5);
     for (const g of gates) g.release();
     await Promise.all(calls);
@@ -278,12 +278,7 @@ describe('instance pool: elastic size', () => {
   it('says it has shrunk once it is back at its resting level after a burst, not before and not at rest', async () => {
     vi.useFakeTimers();
     const { pool, started, shrunk } = makePool({ size: 4, spares: 1, idleTimeoutMs: 60_000 });
-    const filling = pool.fill();
-    await settle();
-    await filling;
-    const gates = Array.from({ length: 4 }, hold);
-    const calls = gates.map((g) => pool.use(() => g.held, 10_000));
-    await settle();
+    const { gates, calls } = await burst(pool, 4);
     expect(live(started)).toBe(5);
     // Two calls end; two run on: shrinking stops two instances, but the pool is not back at rest.
     gates[0]?.release();
@@ -315,12 +310,7 @@ describe('instance pool: elastic size', () => {
   it('never stops an instance below what running calls need', async () => {
     vi.useFakeTimers();
     const { pool, started } = makePool({ size: 4, spares: 1, idleTimeoutMs: 1_000 });
-    const filling = pool.fill();
-    await settle();
-    await filling;
-    const gates = Array.from({ length: 3 }, hold);
-    const calls = gates.map((g) => pool.use(() => g.held, 100_000));
-    await settle();
+    const { gates, calls } = await burst(pool, 3, 100_000);
     expect(live(started)).toBe(4);
     await vi.advanceTimersByTimeAsync(60_000);
     // 3 busy + 1 spare stay while the calls run.
