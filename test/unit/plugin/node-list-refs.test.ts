@@ -153,6 +153,7 @@ describe('NodeListRefs', () => {
 describe('LoadedPlugin with kept node lists', () => {
   function loaded(abi: string, sent: Sent[]) {
     const instances: FakeInstance[] = [];
+    const resends = { count: 0 };
     const { logger, records } = recordingLogger();
     const pool = new InstancePool<FakeInstance>({
       size: 1,
@@ -179,11 +180,11 @@ describe('LoadedPlugin with kept node lists', () => {
       capabilities: new Set(['loadBalancer']),
       pool: pool as unknown as InstancePool<PluginInstance>,
       limits: { ...DEFAULT_LIMITS, callTimeoutMs: 1000, startTimeoutMs: 1000 },
-      metrics: { observeCall() {}, instanceRestarted() {} },
+      metrics: { observeCall() {}, instanceRestarted() {}, keptListResent: () => resends.count++ },
       logger,
       onClose: () => {},
     });
-    return { plugin, pool, instances, records };
+    return { plugin, pool, instances, records, resends };
   }
 
   it('sends plugins older than ABI 1.2 the whole list every time, without a ref', async () => {
@@ -197,6 +198,20 @@ describe('LoadedPlugin with kept node lists', () => {
       [2, undefined],
       [2, undefined],
     ]);
+    await plugin.close();
+  });
+
+  it('counts and logs a kept list it had to send again', async () => {
+    const sent: Sent[] = [];
+    const { plugin, pool, instances, records, resends } = loaded('1.2', sent);
+    await pool.fill();
+    const nodes = frozenNodes(2);
+    await plugin.call('ensureLoadBalancer', request(nodes));
+    const only = instances[0]!;
+    only.answer = (r) => (r.nodes.length === 0 ? UNKNOWN_REF(r.nodesRef ?? 0) : OK);
+    await plugin.call('ensureLoadBalancer', request(nodes));
+    expect(resends.count).toBe(1);
+    expect(records.some((r) => r.message === 'plugin instance did not hold its node list; sent it again')).toBe(true);
     await plugin.close();
   });
 

@@ -7,6 +7,8 @@ export interface PluginMetrics {
   observeCall(method: string, seconds: number, errorCode?: string): void;
   /** An instance was replaced (timeout, trap, crash, limit, recycle). */
   instanceRestarted(reason: string): void;
+  /** An instance did not hold the kept node list it was expected to (ABI 1.2) and got it again. */
+  keptListResent(): void;
 }
 
 type Labels = 'plugin' | 'method';
@@ -16,6 +18,7 @@ interface MetricSet {
   errors: Counter<Labels | 'code'>;
   duration: Histogram<Labels>;
   restarts: Counter<'plugin' | 'reason'>;
+  resends: Counter<'plugin'>;
 }
 
 const sets = new WeakMap<Registry, MetricSet>();
@@ -57,6 +60,14 @@ function metricsFor(registry: Registry): MetricSet {
           labelNames: ['plugin', 'reason'],
           registers: [registry],
         }),
+      resends:
+        reuse(registry, 'wasm_ccm_plugin_kept_list_resends_total') ??
+        new Counter({
+          name: 'wasm_ccm_plugin_kept_list_resends_total',
+          help: 'Kept node lists (ABI 1.2) sent again because the instance answered that it did not hold them, by plugin.',
+          labelNames: ['plugin'],
+          registers: [registry],
+        }),
     };
     sets.set(registry, set);
   }
@@ -69,7 +80,7 @@ function reuse<T>(registry: Registry, name: string): T | undefined {
 }
 
 export function createPluginMetrics(registry: Registry | undefined, plugin: string): PluginMetrics {
-  if (registry === undefined) return { observeCall() {}, instanceRestarted() {} };
+  if (registry === undefined) return { observeCall() {}, instanceRestarted() {}, keptListResent() {} };
   const set = metricsFor(registry);
   return {
     observeCall(method, seconds, errorCode) {
@@ -79,6 +90,9 @@ export function createPluginMetrics(registry: Registry | undefined, plugin: stri
     },
     instanceRestarted(reason) {
       set.restarts.inc({ plugin, reason });
+    },
+    keptListResent() {
+      set.resends.inc({ plugin });
     },
   };
 }

@@ -54,7 +54,10 @@ export class LoadedPlugin {
     this.capabilities = parts.capabilities;
     this.sha256 = parts.sha256;
     this.#nodeLists = speaksKeptLists(parts.description.abi)
-      ? new NodeListRefs(() => parts.logger.warn('plugin instance did not hold its node list; sent it again'))
+      ? new NodeListRefs(() => {
+          parts.logger.warn('plugin instance did not hold its node list; sent it again');
+          parts.metrics.keptListResent();
+        })
       : undefined;
   }
 
