@@ -120,14 +120,18 @@ function widen(p: usize, n: usize): string {
 // UTF-16 units of the string being decoded; kept between calls so most strings need no allocation here.
 let scratch = new Uint16Array(64);
 
-function pushUnit(n: i32, unit: u32): i32 {
+// Units in scratch so far, for the string being decoded.
+let filled: i32 = 0;
+
+function pushUnit(unit: u32): void {
+  const n = filled;
   if (n >= scratch.length) {
     const grown = new Uint16Array(scratch.length << 1);
     memory.copy(grown.dataStart, scratch.dataStart, <usize>n << 1);
     scratch = grown;
   }
   unchecked((scratch[n] = <u16>unit));
-  return n + 1;
+  filled = n + 1;
 }
 
 function hexDigit(c: u32): i32 {
@@ -160,50 +164,45 @@ function stop(out: StringScan, at: usize, problem: string): StringScan {
 export function scanEscapedString(s: usize, end: usize): StringScan {
   const out = new StringScan();
   let p = s;
-  let n = 0;
+  filled = 0;
   while (true) {
     if (p >= end) return stop(out, p, "closing quote of a string");
     const c = <u32>load<u8>(p);
     if (c == 0x22) {
       out.next = p + 1;
-      out.value = String.UTF16.decodeUnsafe(scratch.dataStart, <usize>n << 1);
+      out.value = String.UTF16.decodeUnsafe(scratch.dataStart, <usize>filled << 1);
       return out;
     }
     if (c < 0x20) return stop(out, p, "no raw control characters in a string");
     if (c == 0x5c) {
       if (p + 1 >= end) return stop(out, p, "an escape");
       const e = <u32>load<u8>(p + 1);
-      if (e == 0x22 || e == 0x5c || e == 0x2f) n = pushUnit(n, e);
-      else if (e == 0x6e) n = pushUnit(n, 0x0a);
-      else if (e == 0x74) n = pushUnit(n, 0x09);
-      else if (e == 0x72) n = pushUnit(n, 0x0d);
-      else if (e == 0x62) n = pushUnit(n, 0x08);
-      else if (e == 0x66) n = pushUnit(n, 0x0c);
+      if (e == 0x22 || e == 0x5c || e == 0x2f) pushUnit(e);
+      else if (e == 0x6e) pushUnit(0x0a);
+      else if (e == 0x74) pushUnit(0x09);
+      else if (e == 0x72) pushUnit(0x0d);
+      else if (e == 0x62) pushUnit(0x08);
+      else if (e == 0x66) pushUnit(0x0c);
       else if (e == 0x75) {
         const u = p + 6 <= end ? hex4(p + 2) : -1;
         if (u < 0) return stop(out, p + 2, "four hex digits after \\u");
         // Surrogate pairs arrive as two escapes; UTF-16 stores them as they are, lone ones included.
-        n = pushUnit(n, <u32>u);
+        pushUnit(<u32>u);
         p += 4;
       } else return stop(out, p, "a valid escape");
       p += 2;
       continue;
     }
     if (c < 0x80) {
-      n = pushUnit(n, c);
+      pushUnit(c);
       p++;
       continue;
     }
-    filled = n;
     p = pushUtf8(p, end);
-    n = filled;
   }
 }
 
-// Units in scratch, for pushUtf8 (AssemblyScript functions return one value).
-let filled: i32 = 0;
-
-// Decodes the UTF-8 sequence at p (its first byte is not ASCII) onto scratch after `filled` units, an invalid one as
+// Decodes the UTF-8 sequence at p (its first byte is not ASCII) onto scratch, an invalid one as
 // U+FFFD (one per bad byte, as WHATWG decoders do); returns where the next sequence starts.
 function pushUtf8(p: usize, end: usize): usize {
   const c = <u32>load<u8>(p);
@@ -231,15 +230,15 @@ function pushUtf8(p: usize, end: usize): usize {
   }
   // Overlong forms, surrogates encoded in UTF-8 and code points past U+10FFFF are invalid too.
   if (!ok || cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) {
-    filled = pushUnit(filled, 0xfffd);
+    pushUnit(0xfffd);
     return p + 1;
   }
   if (cp >= 0x10000) {
     cp -= 0x10000;
-    filled = pushUnit(filled, 0xd800 + (cp >> 10));
-    filled = pushUnit(filled, 0xdc00 + (cp & 0x3ff));
+    pushUnit(0xd800 + (cp >> 10));
+    pushUnit(0xdc00 + (cp & 0x3ff));
   } else {
-    filled = pushUnit(filled, cp);
+    pushUnit(cp);
   }
   return q;
 }
@@ -253,7 +252,7 @@ export function decodeUtf8(p: usize, end: usize): string {
   while (p < end) {
     const c = <u32>load<u8>(p);
     if (c < 0x80) {
-      filled = pushUnit(filled, c);
+      pushUnit(c);
       p++;
     } else {
       p = pushUtf8(p, end);
