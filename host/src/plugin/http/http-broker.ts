@@ -60,6 +60,8 @@ const RESERVED_HEADERS = new Set([
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 const encoder = new TextEncoder();
+// One decoder for every request: it refuses what is not UTF-8 instead of replacing it.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 export class HttpBroker {
   readonly #options: HttpBrokerOptions;
@@ -250,7 +252,7 @@ export class HttpBroker {
 function parseRequest(bytes: Uint8Array): HttpRequest {
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    value = JSON.parse(strictUtf8.decode(bytes));
   } catch (err) {
     throw new BrokerError('Network', `ccm_http request is not UTF-8 JSON: ${(err as Error).message}`);
   }
@@ -265,7 +267,7 @@ function parseFramedRequest(bytes: Uint8Array): { head: RequestHead; body: Uint8
   if (typeof frame === 'string') throw new BrokerError('Network', `malformed ccm_http_bytes request: ${frame}`);
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(frame.head));
+    value = JSON.parse(strictUtf8.decode(frame.head));
   } catch (err) {
     throw new BrokerError('Network', `ccm_http_bytes request head is not UTF-8 JSON: ${(err as Error).message}`);
   }
