@@ -18,15 +18,15 @@ import { join, relative } from 'node:path';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { HttpMethod } from '@kubernetes/client-node';
 import { type Devcloud, startDevcloud } from '../devcloud/src/index.ts';
 import { KubeClient } from '../host/src/kube/client/client.ts';
 import { CCM_MAIN, CCM_MAIN_COMPILED } from '../test/support/ccm-process.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { IMAGE_ENV, IMAGE_NODE_ARGS } from '../test/support/image.ts';
-import { kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
+import { UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
 import { NodeInitWatch } from './lib/node-init-watch.ts';
+import { createNodes, createServices, EXCLUDE_FROM_LBS, names, sleep, waitForIngress } from './lib/cluster-load.ts';
 import { type Impl, startCCM } from './lib/start-ccm.ts';
 import { cpuSeconds, memoryStats, threadCpuDelta, threadCpuSeconds } from './lib/proc-stats.ts';
 import { formatTable } from './lib/table.ts';
@@ -73,9 +73,7 @@ if (values['ccm-build'] !== 'dist' && values['ccm-build'] !== 'source') {
 }
 const CCM_SCRIPT = values['ccm-build'] === 'dist' ? CCM_MAIN_COMPILED : CCM_MAIN;
 const CCM_NODE_ARGS = values['ccm-node-args'].split(' ').filter((a) => a !== '');
-const CREATE_CONCURRENCY = 50;
 const SETTLE_MS = 20_000;
-const EXCLUDE = 'node.kubernetes.io/exclude-from-external-load-balancers';
 const RUN_LABEL = 'bench.wasm-ccm/compare';
 
 const FLAGS = [
@@ -86,15 +84,6 @@ const FLAGS = [
   `--concurrent-service-syncs=${SERVICE_SYNCS}`,
 ];
 
-async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const round = (v: number, digits = 1): number => Math.round(v * 10 ** digits) / 10 ** digits;
 
 interface ImplResult {
@@ -107,10 +96,6 @@ interface ImplResult {
   idle_rss_mb: number;
   total_cpu_s: number;
   load_avg: [number, number];
-}
-
-function names(prefix: string, n: number, from = 0): string[] {
-  return Array.from({ length: n }, (_, i) => `${prefix}-${String(i + from).padStart(5, '0')}`);
 }
 
 async function run(impl: Impl): Promise<ImplResult> {
@@ -141,11 +126,7 @@ async function run(impl: Impl): Promise<ImplResult> {
     const watch = new NodeInitWatch(admin, RUN_LABEL, UNINITIALIZED_TAINT.key);
     await watch.start();
     cloud.addInstance({ name: 'warmup' });
-    await admin.request({
-      method: HttpMethod.POST,
-      path: '/api/v1/nodes',
-      body: kubeletNode('warmup', { ready: true, labels: { [RUN_LABEL]: 'warmup' } }),
-    });
+    await createNodes(admin, ['warmup'], { [RUN_LABEL]: 'warmup' });
     await watch.waitCleared(1, 60_000);
     const idle = memoryStats(pid);
     const cpuStart = cpuSeconds(pid);
@@ -161,13 +142,7 @@ async function run(impl: Impl): Promise<ImplResult> {
       threads0 = now;
     };
     const t0 = performance.now();
-    await inParallel(burst, CREATE_CONCURRENCY, (name) =>
-      admin.request({
-        method: HttpMethod.POST,
-        path: '/api/v1/nodes',
-        body: kubeletNode(name, { ready: true, labels: { [RUN_LABEL]: 'burst' } }),
-      }),
-    );
+    await createNodes(admin, burst, { [RUN_LABEL]: 'burst' });
     await watch.waitCleared(NODES + 1, 600_000, (n) => log(`${n - 1}/${NODES} nodes initialized`));
     const nodeInit = (Math.max(...watch.cleared.values()) - t0) / 1000;
     const nodeInitCpu = cpuSeconds(pid) - cpu0;
@@ -180,24 +155,8 @@ async function run(impl: Impl): Promise<ImplResult> {
     const lbs = names('lb', SERVICES);
     cpu0 = cpuSeconds(pid);
     const t1 = performance.now();
-    await inParallel(lbs, CREATE_CONCURRENCY, (name) =>
-      admin.request({
-        method: HttpMethod.POST,
-        path: '/api/v1/namespaces/default/services',
-        body: { metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80, targetPort: 80 }] } },
-      }),
-    );
-    for (;;) {
-      const list = await admin.request<{
-        items: { spec?: { type?: string }; status?: { loadBalancer?: { ingress?: unknown[] } } }[];
-      }>({
-        path: '/api/v1/namespaces/default/services',
-      });
-      const done = list.items.filter((s) => (s.status?.loadBalancer?.ingress?.length ?? 0) > 0).length;
-      if (done >= SERVICES) break;
-      if (performance.now() - t1 > 900_000) throw new Error(`${impl}: only ${done}/${SERVICES} LBs after 900 s`);
-      await sleep(500);
-    }
+    await createServices(admin, lbs, 'LoadBalancer');
+    await waitForIngress(admin, SERVICES, 900_000, impl);
     const serviceLb = (performance.now() - t1) / 1000;
     const serviceLbCpu = cpuSeconds(pid) - cpu0;
     log(`service-lb ${round(serviceLb)} s`);
@@ -210,18 +169,9 @@ async function run(impl: Impl): Promise<ImplResult> {
     const steadyNodes = names('steady', moreNodes);
     steadyNodes.forEach((name) => cloud!.addInstance({ name }));
     cpu0 = cpuSeconds(pid);
-    await inParallel(steadyNodes, CREATE_CONCURRENCY, (name) => {
-      const body = kubeletNode(name, { ready: true, labels: { [RUN_LABEL]: 'steady', [EXCLUDE]: 'true' } });
-      body.spec = {}; // already initialized: nothing for cloud-node, not an LB backend
-      return admin.request({ method: HttpMethod.POST, path: '/api/v1/nodes', body });
-    });
-    await inParallel(names('cip', moreServices), CREATE_CONCURRENCY, (name) =>
-      admin.request({
-        method: HttpMethod.POST,
-        path: '/api/v1/namespaces/default/services',
-        body: { metadata: { name }, spec: { type: 'ClusterIP', ports: [{ port: 80, targetPort: 80 }] } },
-      }),
-    );
+    // Already initialized (nothing for cloud-node) and not LB backends.
+    await createNodes(admin, steadyNodes, { [RUN_LABEL]: 'steady', [EXCLUDE_FROM_LBS]: 'true' }, { initialized: true });
+    await createServices(admin, names('cip', moreServices), 'ClusterIP');
     log(`caches filled (${STEADY_NODES} nodes, ${STEADY_SERVICES} services); settling ${SETTLE_MS / 1000} s`);
     await sleep(SETTLE_MS);
     const steadyCpu = cpuSeconds(pid) - cpu0;

@@ -18,14 +18,10 @@ import { freePort } from '../test/support/controlplane/ports.ts';
 import { mintIdentity } from '../test/support/identity.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { applyManifests, ccmIdentity, loadManifests } from '../test/support/manifests.ts';
-import {
-  DEVCLOUD_PLUGIN,
-  devcloudPluginArgs,
-  kubeletNode,
-  UNINITIALIZED_TAINT,
-} from '../test/e2e/ccm/support/ccm-env.ts';
+import { DEVCLOUD_PLUGIN, devcloudPluginArgs, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
 import { httpsGetText } from './lib/https-get.ts';
 import { NodeInitWatch } from './lib/node-init-watch.ts';
+import { createNodes } from './lib/cluster-load.ts';
 import { cpuSeconds, findPid, memoryStats } from './lib/proc-stats.ts';
 import { parsePromText, sumBy, sumOf } from './lib/prom-text.ts';
 import { percentile } from './lib/stats.ts';
@@ -33,7 +29,6 @@ import { formatTable } from './lib/table.ts';
 
 const RESULTS = new URL('./results/node-init.json', import.meta.url);
 const RUN_LABEL = 'bench.wasm-ccm/run';
-const CREATE_CONCURRENCY = 50;
 const ZONES = ['dc-east-1a', 'dc-east-1b', 'dc-east-1c'];
 
 interface Row {
@@ -103,15 +98,6 @@ const ONLY = flag('rows')?.split(',');
 const ROWS = ONLY ? ALL_ROWS.filter((r) => ONLY.includes(r.label)) : ALL_ROWS;
 if (ROWS.length === 0) throw new Error(`--rows: none of ${ALL_ROWS.map((r) => r.label).join(', ')}`);
 
-/** Runs `fn` over `items` with at most `limit` in flight. */
-async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
 const seconds = (ms: number): number => Math.round(ms) / 1000;
 
 async function runOnce(
@@ -150,13 +136,7 @@ async function runOnce(
   const cpu0 = cpuSeconds(pid);
   const apiCpu0 = apiserverPid ? cpuSeconds(apiserverPid) : 0;
   const t0 = performance.now();
-  await inParallel(names, CREATE_CONCURRENCY, (name) =>
-    admin.request({
-      method: HttpMethod.POST,
-      path: '/api/v1/nodes',
-      body: kubeletNode(name, { ready: true, labels: { [RUN_LABEL]: runId } }),
-    }),
-  );
+  await createNodes(admin, names, { [RUN_LABEL]: runId });
   const createdMs = performance.now() - t0;
   // Each node costs the CCM about four requests; allow three times the QPS-bound time plus slack.
   const timeoutMs = ((NODES * 4) / row.qps) * 3_000 + 120_000;

@@ -17,15 +17,15 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { HttpMethod } from '@kubernetes/client-node';
 import { startDevcloud } from '../devcloud/src/index.ts';
 import { KubeClient } from '../host/src/kube/client/client.ts';
 import { CCM_MAIN, CCM_MAIN_COMPILED } from '../test/support/ccm-process.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { IMAGE_ENV, IMAGE_NODE_ARGS, imageEnvProblem } from '../test/support/image.ts';
-import { kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
+import { UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
 import { NodeInitWatch } from './lib/node-init-watch.ts';
+import { createNodes, createServices, EXCLUDE_FROM_LBS, names, sleep, waitForIngress } from './lib/cluster-load.ts';
 import { cpuSeconds, memoryStats } from './lib/proc-stats.ts';
 import { formatBreakdown, formatTopRegions, smapsBreakdown } from './lib/smaps.ts';
 import { startCCM } from './lib/start-ccm.ts';
@@ -56,7 +56,6 @@ const STEADY_NODES = Number(values['steady-nodes']);
 const STEADY_SERVICES = Number(values['steady-services']);
 const SETTLE_MS = Number(values.settle) * 1000;
 const TOP = Number(values.top);
-const EXCLUDE = 'node.kubernetes.io/exclude-from-external-load-balancers';
 const RUN_LABEL = 'bench.wasm-ccm/rss-phases';
 const FLAGS = [
   '--leader-elect=false',
@@ -72,18 +71,6 @@ for (const pair of values.env ?? []) {
   const eq = pair.indexOf('=');
   if (eq <= 0) throw new Error(`--env: want NAME=VALUE, got "${pair}"`);
   env[pair.slice(0, eq)] = pair.slice(eq + 1);
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const names = (prefix: string, n: number): string[] =>
-  Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(5, '0')}`);
-
-async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 interface HeapReport {
@@ -178,47 +165,22 @@ try {
   const watch = new NodeInitWatch(admin, RUN_LABEL, UNINITIALIZED_TAINT.key);
   await watch.start();
   cloud.addInstance({ name: 'warmup' });
-  await admin.request({
-    method: HttpMethod.POST,
-    path: '/api/v1/nodes',
-    body: kubeletNode('warmup', { ready: true, labels: { [RUN_LABEL]: 'warmup' } }),
-  });
+  await createNodes(admin, ['warmup'], { [RUN_LABEL]: 'warmup' });
   await watch.waitCleared(1, 60_000);
   const idleThreads = memoryStats(pid).threads;
   await phase('idle', pid, reportDir);
 
   const burst = names('burst', NODES);
   burst.forEach((name) => cloud.addInstance({ name }));
-  await inParallel(burst, 50, (name) =>
-    admin.request({
-      method: HttpMethod.POST,
-      path: '/api/v1/nodes',
-      body: kubeletNode(name, { ready: true, labels: { [RUN_LABEL]: 'burst' } }),
-    }),
-  );
+  await createNodes(admin, burst, { [RUN_LABEL]: 'burst' });
   await watch.waitCleared(NODES + 1, 600_000);
   await watch.stop();
   await phase('node-init', pid, reportDir);
 
   if (SERVICES > 0) {
     cloud.setKnobs({ latencyMs: LATENCY_MS });
-    const t1 = performance.now();
-    await inParallel(names('lb', SERVICES), 50, (name) =>
-      admin.request({
-        method: HttpMethod.POST,
-        path: '/api/v1/namespaces/default/services',
-        body: { metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80, targetPort: 80 }] } },
-      }),
-    );
-    for (;;) {
-      const list = await admin.request<{ items: { status?: { loadBalancer?: { ingress?: unknown[] } } }[] }>({
-        path: '/api/v1/namespaces/default/services',
-      });
-      const done = list.items.filter((s) => (s.status?.loadBalancer?.ingress?.length ?? 0) > 0).length;
-      if (done >= SERVICES) break;
-      if (performance.now() - t1 > 900_000) throw new Error(`only ${done}/${SERVICES} LBs after 900 s`);
-      await sleep(500);
-    }
+    await createServices(admin, names('lb', SERVICES), 'LoadBalancer');
+    await waitForIngress(admin, SERVICES, 900_000, 'wasm-ccm');
     cloud.setKnobs({ latencyMs: 0 });
     await phase('service-lb', pid, reportDir);
     if (values['shrink-wait']) {
@@ -233,18 +195,8 @@ try {
   const moreServices = Math.max(0, STEADY_SERVICES - SERVICES - 1);
   const steadyNodes = names('steady', moreNodes);
   steadyNodes.forEach((name) => cloud.addInstance({ name }));
-  await inParallel(steadyNodes, 50, (name) => {
-    const body = kubeletNode(name, { ready: true, labels: { [RUN_LABEL]: 'steady', [EXCLUDE]: 'true' } });
-    body.spec = {};
-    return admin.request({ method: HttpMethod.POST, path: '/api/v1/nodes', body });
-  });
-  await inParallel(names('cip', moreServices), 50, (name) =>
-    admin.request({
-      method: HttpMethod.POST,
-      path: '/api/v1/namespaces/default/services',
-      body: { metadata: { name }, spec: { type: 'ClusterIP', ports: [{ port: 80, targetPort: 80 }] } },
-    }),
-  );
+  await createNodes(admin, steadyNodes, { [RUN_LABEL]: 'steady', [EXCLUDE_FROM_LBS]: 'true' }, { initialized: true });
+  await createServices(admin, names('cip', moreServices), 'ClusterIP');
   await sleep(SETTLE_MS);
   await phase('steady', pid, reportDir);
   if (snapshotDir) {

@@ -22,6 +22,7 @@ import { IMAGE_ENV, imageEnvProblem } from '../test/support/image.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { devcloudPluginArgs, kubeletNode } from '../test/e2e/ccm/support/ccm-env.ts';
 import { cpuSeconds, memoryStats } from './lib/proc-stats.ts';
+import { createNodes, createServices, EXCLUDE_FROM_LBS, names, sleep } from './lib/cluster-load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -43,7 +44,6 @@ const NODES = Number(values.nodes);
 const SERVICES = Number(values.services);
 const IDLE_WAIT_MS = Number(values['idle-wait']) * 1000;
 const SETTLE_MS = Number(values.settle) * 1000;
-const EXCLUDE = 'node.kubernetes.io/exclude-from-external-load-balancers';
 const FLAGS = [
   '--leader-elect=false',
   '--controllers=cloud-node,cloud-node-lifecycle,service',
@@ -64,23 +64,10 @@ const variants: Variant[] = (values.variant ?? ['current||']).map((spec) => {
   return { name, nodeArgs: words(nodeArgs), args: words(args) };
 });
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
 function threads(pid: number): number {
   const m = /^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m?.[1] ?? 0);
 }
-
-const names = (prefix: string, n: number): string[] =>
-  Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(5, '0')}`);
 
 const cp = await ControlPlane.start({ apiserverFlags: ['--max-requests-inflight=800'] });
 const cloud = await startDevcloud({ token: 'rss-token' });
@@ -116,18 +103,8 @@ try {
         const t0 = Date.now();
         const nodes = names('rss-node', NODES);
         nodes.forEach((name) => cloud.addInstance({ name }));
-        await inParallel(nodes, 50, (name) => {
-          const body = kubeletNode(name, { ready: true, labels: { [EXCLUDE]: 'true' } });
-          body.spec = {};
-          return admin.request({ method: HttpMethod.POST, path: '/api/v1/nodes', body });
-        });
-        await inParallel(names('rss-svc', SERVICES), 50, (name) =>
-          admin.request({
-            method: HttpMethod.POST,
-            path: '/api/v1/namespaces/default/services',
-            body: { metadata: { name }, spec: { type: 'ClusterIP', ports: [{ port: 80, targetPort: 80 }] } },
-          }),
-        );
+        await createNodes(admin, nodes, { [EXCLUDE_FROM_LBS]: 'true' }, { initialized: true });
+        await createServices(admin, names('rss-svc', SERVICES), 'ClusterIP');
         filled = true;
         console.log(`  filled ${NODES} nodes / ${SERVICES} services in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
       }
