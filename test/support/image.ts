@@ -30,8 +30,7 @@ export const IMAGE_ENV: Readonly<Record<string, string>> = {
  * Why this machine cannot run the CCM with IMAGE_ENV, or undefined: the dynamic loader only warns and goes on when a
  * preloaded library is missing, which would measure glibc's malloc under the image's name.
  */
-export function imageEnvProblem(): string | undefined {
-  const preload = IMAGE_ENV.LD_PRELOAD;
+export function imageEnvProblem(preload: string | undefined = IMAGE_ENV.LD_PRELOAD): string | undefined {
   if (preload === undefined) return undefined;
   const probe = spawnSync(process.execPath, ['-e', ''], {
     env: { ...process.env, LD_PRELOAD: preload },

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyArgs, dockerignore, envArgs, execForm, parseDockerfile, type Stage } from './dockerfile-model.ts';
-import { IMAGE_ENV, IMAGE_NODE_ARGS } from '../../support/image.ts';
+import { IMAGE_ENV, IMAGE_NODE_ARGS, imageEnvProblem } from '../../support/image.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -87,6 +87,12 @@ describe('Dockerfile', () => {
     expect(install).toMatch(/apt-get install -y --no-install-recommends [^&]*\blibjemalloc2\b/);
     expect(install).toMatch(/apt-get update/);
     expect(install).toMatch(/rm -rf \/var\/lib\/apt\/lists/);
+  });
+
+  it('says why a library the image preloads cannot be preloaded here, so benchmarks refuse instead of measuring glibc', () => {
+    const problem = imageEnvProblem('libwasm-ccm-no-such-allocator.so.1');
+    expect(problem).toMatch(/^this machine cannot preload libwasm-ccm-no-such-allocator\.so\.1 as the image does/);
+    expect(problem).toContain('apt-get install libjemalloc2');
   });
 
   it('reads ENV in both forms', () => {
