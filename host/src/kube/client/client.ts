@@ -25,6 +25,7 @@ import { TokenBucket } from '../token-bucket.ts';
 import { KubeApiError } from './errors.ts';
 import { PATCH_CONTENT_TYPE, type PatchType } from './patch.ts';
 import { type ApiserverPools, http1Pools } from './pools.ts';
+import { bodyText, type CollectedResponse, dispatchCollect } from '../../net/collect.ts';
 import { type RestMetrics, restMetrics } from './rest-metrics.ts';
 import { readWatchEvents, type WatchEvent } from './watch.ts';
 
@@ -41,6 +42,13 @@ export interface KubeClientOptions {
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
+
+interface RequestExtra {
+  body?: string;
+  contentType?: string;
+  headersTimeout?: number;
+  bodyTimeout?: number;
+}
 
 export interface RequestOptions {
   method?: HttpMethod;
@@ -129,17 +137,17 @@ export class KubeClient {
     // request (plus AbortSignal.any with the caller's) cost more CPU than the rest of our per-request code.
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const hasBody = options.body !== undefined;
-    const response = await this.dispatch(method, options.path, options.query, options.signal, {
+    const ignore = options.ignoreResponse === true;
+    const response = await this.collect(method, options.path, options.query, options.signal, {
       ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
       ...(hasBody ? { contentType: options.contentType ?? 'application/json' } : {}),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
+      // An error answer is still read, for KubeApiError.
+      discardBody: ignore,
     });
-    if (options.ignoreResponse === true && response.statusCode < 300) {
-      await response.body.dump({ limit: Infinity });
-      return undefined as T;
-    }
-    const text = await response.body.text();
+    if (ignore && response.statusCode < 300) return undefined as T;
+    const text = bodyText(response.chunks);
     if (response.statusCode >= 300) {
       throw KubeApiError.fromResponse(response.statusCode, text, `${method} ${options.path}`);
     }
@@ -163,9 +171,15 @@ export class KubeClient {
    */
   async watch(path: string, query: Query, signal: AbortSignal): Promise<AsyncGenerator<WatchEvent>> {
     // No body timeout: a quiet watch is normal, and the informer has its own idle limit.
-    const response = await this.dispatch(HttpMethod.GET, path, { ...query, watch: true }, signal, {
-      bodyTimeout: 0,
-      watch: true,
+    const response = await this.metered(HttpMethod.GET, signal, async () => {
+      const conn = await this.connection();
+      const response = await conn.watchDispatcher.request({
+        ...this.requestOptions(conn, HttpMethod.GET, path, { ...query, watch: true }, {}),
+        ...(signal !== undefined ? { signal } : {}),
+        bodyTimeout: 0,
+      });
+      this.noteStatus(response.statusCode);
+      return { response, statusCode: response.statusCode };
     });
     if (response.statusCode !== 200) {
       throw KubeApiError.fromResponse(response.statusCode, await response.body.text(), `watch ${path}`);
@@ -174,18 +188,37 @@ export class KubeClient {
   }
 
   /**
-   * The raw requests' transport: undici's request API on the pooled connection. client-node's fetch path costs
-   * more than twice the CPU per request (WHATWG Request/Headers/streams, and a new connection pool per request
-   * that is built and thrown away), which at a few hundred requests per second was the largest CPU cost of
-   * node initialization.
+   * The raw requests' transport: undici's dispatch API on the pooled connection, the answer collected whole
+   * (net/collect.ts). client-node's fetch path costs more than twice the CPU per request (WHATWG
+   * Request/Headers/streams, and a new connection pool per request that is built and thrown away), which at a few
+   * hundred requests per second was the largest CPU cost of node initialization.
    */
-  private async dispatch(
+  private collect(
     method: HttpMethod,
     path: string,
     query: Query | undefined,
     signal: AbortSignal | undefined,
-    extra: { body?: string; contentType?: string; headersTimeout?: number; bodyTimeout?: number; watch?: boolean },
-  ): Promise<Dispatcher.ResponseData> {
+    extra: RequestExtra & { discardBody: boolean },
+  ): Promise<CollectedResponse> {
+    return this.metered(method, signal, async () => {
+      // Taken after the limiter's wait, which can outlast the pool: a pool replaced meanwhile is closed.
+      const conn = await this.connection();
+      const response = await dispatchCollect(conn.dispatcher, this.requestOptions(conn, method, path, query, extra), {
+        signal,
+        discardBody: extra.discardBody,
+      });
+      this.noteStatus(response.statusCode);
+      return { response, statusCode: response.statusCode };
+    });
+  }
+
+  private requestOptions(
+    conn: Connection,
+    method: HttpMethod,
+    path: string,
+    query: Query | undefined,
+    extra: RequestExtra,
+  ): Dispatcher.DispatchOptions {
     let search = '';
     if (query) {
       const params = new URLSearchParams();
@@ -193,27 +226,26 @@ export class KubeClient {
       const encoded = params.toString();
       if (encoded !== '') search = `?${encoded}`;
     }
-    return this.metered(method, signal, async () => {
-      // Taken after the limiter's wait, which can outlast the pool: a pool replaced meanwhile is closed.
-      const conn = await this.connection();
-      const dispatcher = extra.watch === true ? conn.watchDispatcher : conn.dispatcher;
-      const auth = conn.headers;
-      const headers: Record<string, string> = { ...auth, accept: 'application/json', 'user-agent': this.userAgent };
-      if (extra.contentType !== undefined) headers['content-type'] = extra.contentType;
-      const response = await dispatcher.request({
-        origin: this.origin,
-        path: this.basePath + path + search,
-        method,
-        headers,
-        ...(signal !== undefined ? { signal } : {}),
-        ...(extra.body !== undefined ? { body: extra.body } : {}),
-        ...(extra.headersTimeout !== undefined ? { headersTimeout: extra.headersTimeout } : {}),
-        ...(extra.bodyTimeout !== undefined ? { bodyTimeout: extra.bodyTimeout } : {}),
-      });
-      // A rejected credential may have been rotated since it was read: read it again for the next request.
-      if (response.statusCode === 401 && this.conn) this.conn.authAt = -Infinity;
-      return { response, statusCode: response.statusCode };
-    });
+    const headers: Record<string, string> = {
+      ...conn.headers,
+      accept: 'application/json',
+      'user-agent': this.userAgent,
+    };
+    if (extra.contentType !== undefined) headers['content-type'] = extra.contentType;
+    return {
+      origin: this.origin,
+      path: this.basePath + path + search,
+      method,
+      headers,
+      ...(extra.body !== undefined ? { body: extra.body } : {}),
+      ...(extra.headersTimeout !== undefined ? { headersTimeout: extra.headersTimeout } : {}),
+      ...(extra.bodyTimeout !== undefined ? { bodyTimeout: extra.bodyTimeout } : {}),
+    };
+  }
+
+  /** A rejected credential may have been rotated since it was read: read it again for the next request. */
+  private noteStatus(statusCode: number): void {
+    if (statusCode === 401 && this.conn) this.conn.authAt = -Infinity;
   }
 
   /** Waits on the rate limiter, then runs the request and records its rest_client_* metrics. */

@@ -3,7 +3,8 @@
 // within the allow-list, a response size cap, a per-request timeout bounded by the call's deadline, and credentials
 // attached here, never seen by the plugin.
 import type { ConnectionOptions } from 'node:tls';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
+import { bodyText, dispatchCollect } from '../../net/collect.ts';
 import { validateValue } from '../abi/index.ts';
 import type { HttpError, HttpRequest, HttpResponse } from '../abi/index.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
@@ -86,7 +87,7 @@ export class HttpBroker {
       answer = {
         status: response.status,
         headers: response.headers,
-        body: Buffer.concat(response.chunks).toString('utf8'),
+        body: bodyText(response.chunks),
       };
     } catch (err) {
       answer = { error: brokerError(err) };
@@ -194,58 +195,22 @@ export class HttpBroker {
     if (body !== undefined) headers['content-length'] = String(body.byteLength);
     if (signal.aborted) throw new BrokerError('Network', 'aborted');
     const maxBytes = this.#options.maxResponseBytes;
-    // undici's dispatch API with a handler of our own: request() would wrap every response in a stream (more CPU per
-    // request, measured), and the body is only ever collected whole.
-    return new Promise<RawResponse>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let received = 0;
-      let status = 0;
-      let responseHeaders: Record<string, string> = {};
-      let control: Dispatcher.DispatchController | undefined;
-      const fail = (err: Error): void => {
-        signal.removeEventListener('abort', onAbort);
-        reject(networkError(url, err));
-      };
-      // Settles at once, even for a request still queued for a connection (it is dropped when it gets one).
-      const onAbort = (): void => {
-        const aborted = new BrokerError('Network', 'aborted');
-        fail(aborted);
-        control?.abort(aborted);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart: (controller) => {
-          control = controller;
-          if (signal.aborted) controller.abort(new BrokerError('Network', 'aborted'));
-        },
-        onResponseStart: (_controller, statusCode, headersIn) => {
-          status = statusCode;
-          responseHeaders = flattenHeaders(headersIn);
-        },
-        onResponseData: (controller, chunk) => {
-          received += chunk.byteLength;
+    try {
+      const response = await dispatchCollect(
+        this.#agent,
+        { origin: url.origin, path: url.pathname + url.search, method, headers, body: body ?? null },
+        {
+          signal,
+          onAbort: () => new BrokerError('Network', 'aborted'),
+          maxBytes,
           // Aborting closes the connection: the rest of the body is never read.
-          if (received > maxBytes) {
-            controller.abort(new BrokerError('TooLarge', `response from ${url.host} is larger than ${maxBytes} bytes`));
-            return;
-          }
-          chunks.push(chunk);
+          tooLarge: () => new BrokerError('TooLarge', `response from ${url.host} is larger than ${maxBytes} bytes`),
         },
-        onResponseEnd: () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve({ status, headers: responseHeaders, chunks });
-        },
-        onResponseError: (_controller, err) => fail(err),
-      };
-      try {
-        this.#agent.dispatch(
-          { origin: url.origin, path: url.pathname + url.search, method, headers, body: body ?? null },
-          handler,
-        );
-      } catch (err) {
-        fail(err as Error);
-      }
-    });
+      );
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), chunks: response.chunks };
+    } catch (err) {
+      throw networkError(url, err as Error);
+    }
   }
 }
 
