@@ -272,6 +272,27 @@ describe('Informer', () => {
     await informer.stop();
   });
 
+  it('counts the idle timeout from the last event: events keep a watch open, silence after them ends it', async () => {
+    const { api, informer, clock } = setup({ watchIdleTimeoutMs: 10_000 });
+    informer.start();
+    await clock.advance(0);
+    for (let i = 0; i < 5; i++) {
+      await clock.advance(6_000);
+      api.upsert(`n${i}`);
+      await clock.advance(0);
+    }
+    // 30 s in, never 10 s without an event: the first watch still runs.
+    expect(api.watchCalls).toHaveLength(1);
+    expect(informer.stats.lastError).toBeUndefined();
+    await clock.advance(9_999);
+    expect(api.watchCalls).toHaveLength(1);
+    await clock.advance(1);
+    expect(informer.stats.lastError).toMatch(/silent/);
+    await clock.advance(800);
+    expect(api.watchCalls).toHaveLength(2);
+    await informer.stop();
+  });
+
   it('contains throwing and rejecting handlers: logs them and keeps delivering to everyone', async () => {
     const { api, informer, notes, clock, logs } = setup();
     informer.addEventHandler({

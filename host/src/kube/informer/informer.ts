@@ -229,20 +229,24 @@ export class Informer<T extends KubeObject> {
   private async watchOnce(stopSignal: AbortSignal): Promise<void> {
     const idle = new AbortController();
     const signal = AbortSignal.any([stopSignal, idle.signal]);
+    // One timer for the whole watch: an event only records when it came, and the timer, when it fires, waits again
+    // for what is left. Re-arming a timer per event cost a setTimeout and a clearTimeout for every event of a burst.
+    let lastEventAt = this.clock.now();
     let idleTimer: Timer | undefined;
-    const armIdle = (): void => {
-      idleTimer?.cancel();
-      idleTimer = this.clock.setTimer(this.idleTimeoutMs, () =>
-        idle.abort(new Error(`watch silent for ${this.idleTimeoutMs} ms`)),
-      );
+    const armIdle = (ms: number): void => {
+      idleTimer = this.clock.setTimer(ms, () => {
+        const silentFor = this.clock.now() - lastEventAt;
+        if (silentFor >= this.idleTimeoutMs) idle.abort(new Error(`watch silent for ${this.idleTimeoutMs} ms`));
+        else armIdle(this.idleTimeoutMs - silentFor);
+      });
     };
     this.stats.watches++;
-    armIdle();
+    armIdle(this.idleTimeoutMs);
     try {
       const events = await this.lw.watch(this.resourceVersion, signal);
       for await (const event of events) {
         if (this.stopped) return;
-        armIdle();
+        lastEventAt = this.clock.now();
         this.apply(event);
       }
     } catch (err) {
