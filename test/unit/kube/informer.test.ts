@@ -55,6 +55,21 @@ function setup(extra: Partial<InformerOptions<FakeNode>> = {}) {
   return { clock, api, informer, notes, logs };
 }
 
+/** With a 10 s idle timeout and the last event (or the watch's start) now: the watch ends after exactly 10 s. */
+async function expectRestartAfterSilence({
+  api,
+  informer,
+  clock,
+}: Pick<ReturnType<typeof setup>, 'api' | 'informer' | 'clock'>) {
+  await clock.advance(9_999);
+  expect(api.watchCalls).toHaveLength(1);
+  await clock.advance(1);
+  expect(informer.stats.lastError).toMatch(/silent/);
+  await clock.advance(800);
+  expect(api.watchCalls).toHaveLength(2);
+  await informer.stop();
+}
+
 describe('Informer', () => {
   it('lists, marks synced, then watches from the list resourceVersion and applies add/update/delete', async () => {
     const { api, informer, notes, clock } = setup();
@@ -263,13 +278,7 @@ describe('Informer', () => {
     const { api, informer, clock } = setup({ watchIdleTimeoutMs: 10_000 });
     informer.start();
     await clock.advance(0);
-    await clock.advance(9_999);
-    expect(api.watchCalls).toHaveLength(1);
-    await clock.advance(1);
-    expect(informer.stats.lastError).toMatch(/silent/);
-    await clock.advance(800);
-    expect(api.watchCalls).toHaveLength(2);
-    await informer.stop();
+    await expectRestartAfterSilence({ api, informer, clock });
   });
 
   it('counts the idle timeout from the last event: events keep a watch open, silence after them ends it', async () => {
@@ -284,13 +293,7 @@ describe('Informer', () => {
     // 30 s in, never 10 s without an event: the first watch still runs.
     expect(api.watchCalls).toHaveLength(1);
     expect(informer.stats.lastError).toBeUndefined();
-    await clock.advance(9_999);
-    expect(api.watchCalls).toHaveLength(1);
-    await clock.advance(1);
-    expect(informer.stats.lastError).toMatch(/silent/);
-    await clock.advance(800);
-    expect(api.watchCalls).toHaveLength(2);
-    await informer.stop();
+    await expectRestartAfterSilence({ api, informer, clock });
   });
 
   it('contains throwing and rejecting handlers: logs them and keeps delivering to everyone', async () => {
