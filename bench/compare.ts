@@ -8,6 +8,8 @@
 // CPU seconds of the CCM process are measured per phase. Results: bench/results/compare.{json,md,svg}.
 // Usage: npm run bench:compare -- [--nodes=1000] [--services=1000] [--latency-ms=50] [--steady-nodes=5000]
 //   [--steady-services=10000] [--quick] [--qps=200] [--burst=400] [--concurrent-service-syncs=10]
+//   [--rounds=1]   (N rounds, the two implementations alternating which goes first; each number is the median of its
+//                  N measurements, the raw ones are kept in the JSON: on a shared machine one run swings by +-15%)
 //   [--only=wasm_ccm|upstream]   (one implementation, raw numbers printed, no report written)
 //   [--cpu-prof=DIR]   (wasm-ccm's threads write V8 CPU profiles to DIR)
 //   [--ccm-build=dist|source]   (default dist: `npm run build` first, then run dist/host/src/main.js as the image does)
@@ -42,6 +44,7 @@ const { values } = parseArgs({
     burst: { type: 'string', default: '400' },
     'concurrent-service-syncs': { type: 'string', default: '10' },
     quick: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '1' },
     only: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'ccm-build': { type: 'string', default: 'dist' },
@@ -66,6 +69,7 @@ const STEADY_SERVICES = int('steady-services', values['steady-services'], quick 
 const QPS = int('qps', values.qps, 200);
 const BURST = int('burst', values.burst, 400);
 const SERVICE_SYNCS = int('concurrent-service-syncs', values['concurrent-service-syncs'], 10);
+const ROUNDS = Math.max(1, int('rounds', values.rounds, 1));
 // What ships: the image runs the compiled dist/ (no per-thread type stripping: ~9 MB less per plugin worker and
 // ~50 MB less at idle than the .ts sources). --ccm-build=source measures the sources instead.
 if (values['ccm-build'] !== 'dist' && values['ccm-build'] !== 'source') {
@@ -197,6 +201,28 @@ async function run(impl: Impl): Promise<ImplResult> {
   }
 }
 
+/** Each number the median of its rounds (the middle one, or the mean of the two middle ones); load averages of the first. */
+function medianResult(measured: readonly ImplResult[]): ImplResult {
+  const median = (key: keyof Omit<ImplResult, 'load_avg'>): number => {
+    const sorted = measured.map((m) => m[key]).sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+      ? (sorted[mid] as number)
+      : round(((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2);
+  };
+  return {
+    node_init_s: median('node_init_s'),
+    node_init_cpu_s: median('node_init_cpu_s'),
+    service_lb_s: median('service_lb_s'),
+    service_lb_cpu_s: median('service_lb_cpu_s'),
+    steady_rss_mb: median('steady_rss_mb'),
+    steady_cpu_s: median('steady_cpu_s'),
+    idle_rss_mb: median('idle_rss_mb'),
+    total_cpu_s: median('total_cpu_s'),
+    load_avg: (measured[0] as ImplResult).load_avg,
+  };
+}
+
 function svg(scenarios: { name: string; ratio: number }[]): string {
   const rowH = 34;
   const left = 260;
@@ -234,15 +260,25 @@ async function main(): Promise<void> {
   console.log(
     `compare: ${NODES} nodes, ${SERVICES} LB services at ${LATENCY_MS} ms, steady ${STEADY_NODES} nodes / ${STEADY_SERVICES} services`,
   );
+  const rounds: Partial<Record<Impl, ImplResult>>[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const order: Impl[] = r % 2 === 0 ? ['upstream', 'wasm_ccm'] : ['wasm_ccm', 'upstream'];
+    const results: Partial<Record<Impl, ImplResult>> = {};
+    for (const impl of order) {
+      if (values.only !== undefined && values.only !== impl) continue;
+      console.log(ROUNDS > 1 ? `${impl} (round ${r + 1}/${ROUNDS}):` : `${impl}:`);
+      results[impl] = await run(impl);
+    }
+    rounds.push(results);
+  }
   const results: Partial<Record<Impl, ImplResult>> = {};
   for (const impl of ['upstream', 'wasm_ccm'] as const) {
-    if (values.only !== undefined && values.only !== impl) continue;
-    console.log(`${impl}:`);
-    results[impl] = await run(impl);
+    const measured = rounds.map((r) => r[impl]).filter((m): m is ImplResult => m !== undefined);
+    if (measured.length > 0) results[impl] = medianResult(measured);
   }
   if (values.only !== undefined) {
     // One implementation alone (profiling, or a quick look): its raw numbers, no ratios and no report files.
-    console.log(JSON.stringify(results, null, 2));
+    console.log(JSON.stringify(ROUNDS > 1 ? { median: results, rounds } : results, null, 2));
     return;
   }
   const u = results.upstream!;
@@ -285,14 +321,21 @@ async function main(): Promise<void> {
     machine: { cpus: availableParallelism(), node: process.version },
     load_avg: { upstream: u.load_avg, wasm_ccm: w.load_avg },
     wall_s: Math.round((Date.now() - started) / 1000),
+    rounds: ROUNDS,
     scenarios,
     results,
+    ...(ROUNDS > 1 ? { rounds_measured: rounds } : {}),
   };
   writeFileSync(`${values.out}.json`, `${JSON.stringify(report, null, 2)}\n`);
   const table = formatTable(
     ['scenario', 'unit', 'wasm-ccm', 'upstream', 'ratio'],
     scenarios.map((s) => [s.name, s.unit, String(s.wasm_ccm), String(s.upstream), s.ratio.toFixed(2)]),
   );
+  const producedBy =
+    ROUNDS > 1
+      ? `\`npm run bench:compare -- --rounds=${ROUNDS}\`: each number is the median of ${ROUNDS} rounds, the ` +
+        'implementations alternating which ran first (every round is in compare.json)'
+      : '`npm run bench:compare`';
   const md = [
     '# wasm-ccm vs the upstream cloud-controller-manager',
     '',
@@ -301,7 +344,7 @@ async function main(): Promise<void> {
     `wasm-ccm runs as the image does: \`${Object.entries(IMAGE_ENV)
       .map(([k, v]) => `${k}=${v}`)
       .join(' ')} node ${[...CCM_NODE_ARGS, report.wasm_ccm_process.script].join(' ')}\`.`,
-    `Ratio = wasm-ccm / upstream (lower is better for wasm-ccm). Produced by \`npm run bench:compare\`.`,
+    `Ratio = wasm-ccm / upstream (lower is better for wasm-ccm). Produced by ${producedBy}.`,
     '',
     '| scenario | unit | wasm-ccm | upstream | ratio |',
     '|---|---|---|---|---|',
