@@ -70,15 +70,18 @@ export class PluginInstance {
       config: options.config,
       limits: options.limits,
     };
-    const worker = new Worker(WORKER_URL, {
-      workerData: data,
-      env: {},
-      argv: [],
-      // Importing js-sdk loads node:wasi, which prints an ExperimentalWarning in every worker; WASI stays off.
-      execArgv: [...workerExecArgv(), '--no-warnings'],
-      resourceLimits: options.resourceLimits,
-      name: 'wasm-ccm-plugin',
-    });
+    const worker = startWorker(
+      (execArgv) =>
+        new Worker(WORKER_URL, {
+          workerData: data,
+          env: {},
+          argv: [],
+          // Importing js-sdk loads node:wasi, which prints an ExperimentalWarning in every worker; WASI stays off.
+          execArgv: [...execArgv, '--no-warnings'],
+          resourceLimits: options.resourceLimits,
+          name: 'wasm-ccm-plugin',
+        }),
+    );
     const instance = new PluginInstance(worker, channel, options);
     await instance.#awaitReady();
     return instance;
@@ -303,10 +306,32 @@ function encodedName(exportName: string): Uint8Array {
 }
 
 // V8 heap sizing flags of the main process (--max-semi-space-size, say) are refused by new Worker(); a worker's heap
-// is sized by resourceLimits instead. Everything else (--cpu-prof, --inspect...) is passed on.
+// is sized by resourceLimits instead. Everything else (--cpu-prof, --inspect...) is passed on, except what Node turns
+// out to refuse as well (startWorker).
 const WORKER_REFUSED_FLAG = /^--(max|min)-(semi|old)-space-size|^--max-heap-size|^--semi-space-growth-factor/;
+const refusedByNode = new Set<string>();
 export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
-  return execArgv.filter((arg) => !WORKER_REFUSED_FLAG.test(arg.replaceAll('_', '-')));
+  return execArgv.filter((arg) => !WORKER_REFUSED_FLAG.test(arg.replaceAll('_', '-')) && !refusedByNode.has(arg));
+}
+
+/**
+ * Creates a worker with the main process's flags (workerExecArgv). Node refuses V8 flags in a worker's execArgv
+ * (--expose-gc, --perf-basic-prof: they apply to the whole process anyway) with ERR_WORKER_INVALID_EXEC_ARGV, which
+ * names them: they are dropped, remembered for later workers, and the worker is created without them. A CCM started
+ * with such a flag (to profile it, say) would otherwise fail to load any plugin.
+ */
+export function startWorker(create: (execArgv: string[]) => Worker, execArgv?: readonly string[]): Worker {
+  const argv = workerExecArgv(execArgv);
+  try {
+    return create(argv);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
+    const named = /flags: (.*)$/.exec((err as Error).message)?.[1]?.split(', ') ?? [];
+    // Should the message not name any of ours, none of them is passed on.
+    const refused = argv.some((arg) => named.includes(arg)) ? named : argv;
+    for (const flag of refused) refusedByNode.add(flag);
+    return create(argv.filter((arg) => !refusedByNode.has(arg)));
+  }
 }
 
 function describeWorkerError(err: Error): string {
