@@ -171,16 +171,13 @@ export class KubeClient {
    */
   async watch(path: string, query: Query, signal: AbortSignal): Promise<AsyncGenerator<WatchEvent>> {
     // No body timeout: a quiet watch is normal, and the informer has its own idle limit.
-    const response = await this.metered(HttpMethod.GET, signal, async () => {
-      const conn = await this.connection();
-      const response = await conn.watchDispatcher.request({
+    const response = await this.exchange(HttpMethod.GET, signal, (conn) =>
+      conn.watchDispatcher.request({
         ...this.requestOptions(conn, HttpMethod.GET, path, { ...query, watch: true }, {}),
         ...(signal !== undefined ? { signal } : {}),
         bodyTimeout: 0,
-      });
-      this.noteStatus(response.statusCode);
-      return { response, statusCode: response.statusCode };
-    });
+      }),
+    );
     if (response.statusCode !== 200) {
       throw KubeApiError.fromResponse(response.statusCode, await response.body.text(), `watch ${path}`);
     }
@@ -200,14 +197,26 @@ export class KubeClient {
     signal: AbortSignal | undefined,
     extra: RequestExtra & { discardBody: boolean },
   ): Promise<CollectedResponse> {
+    return this.exchange(method, signal, (conn) =>
+      dispatchCollect(conn.dispatcher, this.requestOptions(conn, method, path, query, extra), {
+        signal,
+        discardBody: extra.discardBody,
+      }),
+    );
+  }
+
+  /** One raw request, rate-limited and metered, on the current connection; a 401 makes the next one re-read auth. */
+  private exchange<R extends { statusCode: number }>(
+    method: HttpMethod,
+    signal: AbortSignal | undefined,
+    send: (conn: Connection) => Promise<R>,
+  ): Promise<R> {
     return this.metered(method, signal, async () => {
       // Taken after the limiter's wait, which can outlast the pool: a pool replaced meanwhile is closed.
       const conn = await this.connection();
-      const response = await dispatchCollect(conn.dispatcher, this.requestOptions(conn, method, path, query, extra), {
-        signal,
-        discardBody: extra.discardBody,
-      });
-      this.noteStatus(response.statusCode);
+      const response = await send(conn);
+      // A rejected credential may have been rotated since it was read: read it again for the next request.
+      if (response.statusCode === 401 && this.conn) this.conn.authAt = -Infinity;
       return { response, statusCode: response.statusCode };
     });
   }
@@ -241,11 +250,6 @@ export class KubeClient {
       ...(extra.headersTimeout !== undefined ? { headersTimeout: extra.headersTimeout } : {}),
       ...(extra.bodyTimeout !== undefined ? { bodyTimeout: extra.bodyTimeout } : {}),
     };
-  }
-
-  /** A rejected credential may have been rotated since it was read: read it again for the next request. */
-  private noteStatus(statusCode: number): void {
-    if (statusCode === 401 && this.conn) this.conn.authAt = -Infinity;
   }
 
   /** Waits on the rate limiter, then runs the request and records its rest_client_* metrics. */
