@@ -26,9 +26,7 @@ import { CCM_MAIN, CCM_MAIN_COMPILED } from '../test/support/ccm-process.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { IMAGE_ENV, IMAGE_NODE_ARGS } from '../test/support/image.ts';
-import { UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
-import { NodeInitWatch } from './lib/node-init-watch.ts';
-import { createNodes, createServices, EXCLUDE_FROM_LBS, names, sleep, waitForIngress } from './lib/cluster-load.ts';
+import { createNodes, createServices, fillSteady, names, sleep, waitForIngress, warmUp } from './lib/cluster-load.ts';
 import { type Impl, startCCM } from './lib/start-ccm.ts';
 import { cpuSeconds, memoryStats, threadCpuDelta, threadCpuSeconds } from './lib/proc-stats.ts';
 import { formatTable } from './lib/table.ts';
@@ -127,11 +125,7 @@ async function run(impl: Impl): Promise<ImplResult> {
     const { pid } = started;
 
     // Warm-up: one node initialized means the controllers run (the same readiness signal for both).
-    const watch = new NodeInitWatch(admin, RUN_LABEL, UNINITIALIZED_TAINT.key);
-    await watch.start();
-    cloud.addInstance({ name: 'warmup' });
-    await createNodes(admin, ['warmup'], { [RUN_LABEL]: 'warmup' });
-    await watch.waitCleared(1, 60_000);
+    const watch = await warmUp(admin, cloud, RUN_LABEL);
     const idle = memoryStats(pid);
     const cpuStart = cpuSeconds(pid);
 
@@ -168,14 +162,15 @@ async function run(impl: Impl): Promise<ImplResult> {
     cloud.setKnobs({ latencyMs: 0 });
 
     // 3. Steady state: fill the caches, then let it settle.
-    const moreNodes = Math.max(0, STEADY_NODES - NODES - 1);
-    const moreServices = Math.max(0, STEADY_SERVICES - SERVICES - 1); // the "kubernetes" Service counts
-    const steadyNodes = names('steady', moreNodes);
-    steadyNodes.forEach((name) => cloud!.addInstance({ name }));
     cpu0 = cpuSeconds(pid);
     // Already initialized (nothing for cloud-node) and not LB backends.
-    await createNodes(admin, steadyNodes, { [RUN_LABEL]: 'steady', [EXCLUDE_FROM_LBS]: 'true' }, { initialized: true });
-    await createServices(admin, names('cip', moreServices), 'ClusterIP');
+    await fillSteady(
+      admin,
+      cloud,
+      RUN_LABEL,
+      { nodes: STEADY_NODES, services: STEADY_SERVICES },
+      { nodes: NODES, services: SERVICES },
+    );
     log(`caches filled (${STEADY_NODES} nodes, ${STEADY_SERVICES} services); settling ${SETTLE_MS / 1000} s`);
     await sleep(SETTLE_MS);
     const steadyCpu = cpuSeconds(pid) - cpu0;

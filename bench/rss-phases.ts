@@ -13,7 +13,7 @@
 //   [--no-image-env] [--top=12] [--heap-snapshot=DIR] (a heap snapshot of the main thread at steady state)
 //   [--ccm-build=dist|source] [--dump-smaps=DIR] (a copy of /proc/<pid>/smaps at each phase)
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -23,9 +23,8 @@ import { CCM_MAIN, CCM_MAIN_COMPILED } from '../test/support/ccm-process.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { IMAGE_ENV, IMAGE_NODE_ARGS, imageEnvProblem } from '../test/support/image.ts';
-import { UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
-import { NodeInitWatch } from './lib/node-init-watch.ts';
-import { createNodes, createServices, EXCLUDE_FROM_LBS, names, sleep, waitForIngress } from './lib/cluster-load.ts';
+import { heapSnapshotNodeArgs, takeHeapSnapshot } from './lib/heap-snapshot.ts';
+import { createNodes, createServices, fillSteady, names, sleep, waitForIngress, warmUp } from './lib/cluster-load.ts';
 import { cpuSeconds, memoryStats } from './lib/proc-stats.ts';
 import { formatBreakdown, formatTopRegions, smapsBreakdown } from './lib/smaps.ts';
 import { startCCM } from './lib/start-ccm.ts';
@@ -139,10 +138,9 @@ const cloud = await startDevcloud({ token: 'rss-phases-token' });
 const reportDir = join(cp.info.dir, 'reports');
 mkdirSync(reportDir, { recursive: true });
 const snapshotDir = values['heap-snapshot'];
-if (snapshotDir) mkdirSync(snapshotDir, { recursive: true });
 const nodeArgs = [
   ...values['node-args'].split(' ').filter((a) => a !== ''),
-  ...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : []),
+  ...(snapshotDir ? heapSnapshotNodeArgs(snapshotDir) : []),
 ];
 console.log(`wasm-ccm: node ${nodeArgs.join(' ')}; env ${JSON.stringify(env)}`);
 // Through NODE_OPTIONS: new Worker() refuses report options in the execArgv it inherits.
@@ -162,11 +160,7 @@ try {
   });
   ccm = started;
   const { pid } = started;
-  const watch = new NodeInitWatch(admin, RUN_LABEL, UNINITIALIZED_TAINT.key);
-  await watch.start();
-  cloud.addInstance({ name: 'warmup' });
-  await createNodes(admin, ['warmup'], { [RUN_LABEL]: 'warmup' });
-  await watch.waitCleared(1, 60_000);
+  const watch = await warmUp(admin, cloud, RUN_LABEL);
   const idleThreads = memoryStats(pid).threads;
   await phase('idle', pid, reportDir);
 
@@ -191,28 +185,18 @@ try {
     }
   }
 
-  const moreNodes = Math.max(0, STEADY_NODES - NODES - 1);
-  const moreServices = Math.max(0, STEADY_SERVICES - SERVICES - 1);
-  const steadyNodes = names('steady', moreNodes);
-  steadyNodes.forEach((name) => cloud.addInstance({ name }));
-  await createNodes(admin, steadyNodes, { [RUN_LABEL]: 'steady', [EXCLUDE_FROM_LBS]: 'true' }, { initialized: true });
-  await createServices(admin, names('cip', moreServices), 'ClusterIP');
+  await fillSteady(
+    admin,
+    cloud,
+    RUN_LABEL,
+    { nodes: STEADY_NODES, services: STEADY_SERVICES },
+    { nodes: NODES, services: SERVICES },
+  );
   await sleep(SETTLE_MS);
   await phase('steady', pid, reportDir);
   if (snapshotDir) {
-    const before = new Set(readdirSync(snapshotDir));
-    process.kill(pid, 'SIGUSR2');
-    let last = -1;
-    for (let i = 0; i < 600; i++) {
-      await sleep(1000);
-      const fresh = readdirSync(snapshotDir).filter((f) => !before.has(f));
-      const size = fresh.length > 0 ? statSync(join(snapshotDir, fresh[0] as string)).size : -1;
-      if (size > 0 && size === last) {
-        console.log(`heap snapshot: ${join(snapshotDir, fresh[0] as string)}`);
-        break;
-      }
-      last = size;
-    }
+    const path = await takeHeapSnapshot(pid, snapshotDir);
+    if (path) console.log(`heap snapshot: ${path}`);
   }
 } finally {
   await ccm?.stop().catch(() => undefined);

@@ -10,8 +10,6 @@
 //   [--compiled]  (run dist/host/src/main.js, as the image does; `npm run build` first)
 //   [--image-env]  (with the image's environment, test/support/image.ts IMAGE_ENV: jemalloc preloaded)
 //   [--heap-snapshot=DIR]  (the first variant writes a heap snapshot of the main thread at steady state, via SIGUSR2)
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HttpMethod } from '@kubernetes/client-node';
 import { startDevcloud } from '../devcloud/src/index.ts';
@@ -21,6 +19,7 @@ import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { IMAGE_ENV, imageEnvProblem } from '../test/support/image.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { devcloudPluginArgs, kubeletNode } from '../test/e2e/ccm/support/ccm-env.ts';
+import { heapSnapshotNodeArgs, takeHeapSnapshot } from './lib/heap-snapshot.ts';
 import { cpuSeconds, memoryStats } from './lib/proc-stats.ts';
 import { createNodes, createServices, EXCLUDE_FROM_LBS, names, sleep } from './lib/cluster-load.ts';
 
@@ -64,11 +63,6 @@ const variants: Variant[] = (values.variant ?? ['current||']).map((spec) => {
   return { name, nodeArgs: words(nodeArgs), args: words(args) };
 });
 
-function threads(pid: number): number {
-  const m = /^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m?.[1] ?? 0);
-}
-
 const cp = await ControlPlane.start({ apiserverFlags: ['--max-requests-inflight=800'] });
 const cloud = await startDevcloud({ token: 'rss-token' });
 const admin = new KubeClient(adminKubeConfig(cp.info), { qps: 1_000_000, burst: 1_000_000, userAgent: 'bench' });
@@ -80,10 +74,7 @@ try {
   for (const variant of variants) {
     const nodeArgs = [...variant.nodeArgs];
     const snapshot = variant === variants[0] ? values['heap-snapshot'] : undefined;
-    if (snapshot) {
-      mkdirSync(snapshot, { recursive: true });
-      nodeArgs.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshot}`);
-    }
+    if (snapshot) nodeArgs.push(...heapSnapshotNodeArgs(snapshot));
     const ccm = new CCMProcess({
       info: cp.info,
       token: cp.info.adminToken,
@@ -98,7 +89,7 @@ try {
       await ccm.ready(120_000);
       await sleep(IDLE_WAIT_MS);
       const idle = filled ? undefined : memoryStats(pid);
-      const idleThreads = threads(pid);
+      const idleThreads = memoryStats(pid).threads;
       if (!filled) {
         const t0 = Date.now();
         const nodes = names('rss-node', NODES);
@@ -111,19 +102,7 @@ try {
       await sleep(SETTLE_MS);
       const steady = memoryStats(pid);
       const cpu = cpuSeconds(pid);
-      if (snapshot) {
-        const before = new Set(readdirSync(snapshot));
-        process.kill(pid, 'SIGUSR2');
-        // Written once its size stops changing.
-        let last = -1;
-        for (let i = 0; i < 600; i++) {
-          await sleep(1000);
-          const fresh = readdirSync(snapshot).filter((f) => !before.has(f));
-          const size = fresh.length > 0 ? statSync(join(snapshot, fresh[0] as string)).size : -1;
-          if (size > 0 && size === last) break;
-          last = size;
-        }
-      }
+      if (snapshot) await takeHeapSnapshot(pid, snapshot);
       const row =
         `${variant.name}: idle ${idle ? `${idle.rssMb} MB` : '(cluster full)'} (${idleThreads} threads), ` +
         `steady ${steady.rssMb} MB (peak ${steady.peakMb} MB), CPU ${cpu.toFixed(1)} s`;

@@ -3,8 +3,10 @@
 // and bench/rss-phases.ts.
 import { performance } from 'node:perf_hooks';
 import { HttpMethod } from '@kubernetes/client-node';
+import type { Devcloud } from '../../devcloud/src/index.ts';
 import type { KubeClient } from '../../host/src/kube/client/client.ts';
-import { kubeletNode } from '../../test/e2e/ccm/support/ccm-env.ts';
+import { kubeletNode, UNINITIALIZED_TAINT } from '../../test/e2e/ccm/support/ccm-env.ts';
+import { NodeInitWatch } from './node-init-watch.ts';
 
 export const CREATE_CONCURRENCY = 50;
 export const EXCLUDE_FROM_LBS = 'node.kubernetes.io/exclude-from-external-load-balancers';
@@ -75,4 +77,35 @@ export async function waitForIngress(admin: KubeClient, count: number, timeoutMs
     }
     await sleep(500);
   }
+}
+
+/**
+ * Starts watching Nodes labelled `runLabel` for the cloud taint and registers one "warmup" Node; resolves once the CCM
+ * has initialized it, which means its controllers run (the same readiness signal for every CCM measured).
+ */
+export async function warmUp(admin: KubeClient, cloud: Devcloud, runLabel: string): Promise<NodeInitWatch> {
+  const watch = new NodeInitWatch(admin, runLabel, UNINITIALIZED_TAINT.key);
+  await watch.start();
+  cloud.addInstance({ name: 'warmup' });
+  await createNodes(admin, ['warmup'], { [runLabel]: 'warmup' });
+  await watch.waitCleared(1, 60_000);
+  return watch;
+}
+
+/**
+ * Fills the cluster up to `nodes` Nodes and `services` Services for a steady-state measurement: initialized Nodes
+ * excluded from load balancers (no LB work) and ClusterIP Services. `have`: what the earlier phases created, besides
+ * the warm-up Node and the "kubernetes" Service.
+ */
+export async function fillSteady(
+  admin: KubeClient,
+  cloud: Devcloud,
+  runLabel: string,
+  target: { nodes: number; services: number },
+  have: { nodes: number; services: number },
+): Promise<void> {
+  const steadyNodes = names('steady', Math.max(0, target.nodes - have.nodes - 1));
+  steadyNodes.forEach((name) => cloud.addInstance({ name }));
+  await createNodes(admin, steadyNodes, { [runLabel]: 'steady', [EXCLUDE_FROM_LBS]: 'true' }, { initialized: true });
+  await createServices(admin, names('cip', Math.max(0, target.services - have.services - 1)), 'ClusterIP');
 }
