@@ -1,6 +1,8 @@
 // wasm-ccm against the upstream cloud-controller-manager (k8s.io/cloud-provider v0.36.3 with the Go devcloud provider
 // of test/peer/go; `npm run build:peer`), each on its own fresh control plane and devcloud, with the same flags:
-//   1. node-init: N kubelet-shaped Nodes (tainted, Ready) registered at once; seconds until every taint is gone;
+//   1. node-init: N kubelet-shaped Nodes (tainted, Ready) registered at once; seconds until every taint is gone, and
+//      the p50/p99 taint-removal latency (from a node's ADDED event to its first version without the taint, both
+//      seen by the benchmark's own watch);
 //   2. service-lb: M LoadBalancer Services at once with devcloud at L ms per call; seconds until every one has an
 //      external IP;
 //   3. steady: Nodes up to S_N (initialized, excluded from LBs so no LB work) and ClusterIP Services up to S_S in the
@@ -29,6 +31,7 @@ import { IMAGE_ENV, IMAGE_NODE_ARGS } from '../test/support/image.ts';
 import { createNodes, createServices, fillSteady, names, sleep, waitForIngress, warmUp } from './lib/cluster-load.ts';
 import { type Impl, startCCM } from './lib/start-ccm.ts';
 import { cpuSeconds, memoryStats, threadCpuDelta, threadCpuSeconds } from './lib/proc-stats.ts';
+import { percentile } from './lib/stats.ts';
 import { formatTable } from './lib/table.ts';
 
 const { values } = parseArgs({
@@ -90,6 +93,8 @@ const round = (v: number, digits = 1): number => Math.round(v * 10 ** digits) / 
 
 interface ImplResult {
   node_init_s: number;
+  node_init_p50_s: number;
+  node_init_p99_s: number;
   node_init_cpu_s: number;
   service_lb_s: number;
   service_lb_cpu_s: number;
@@ -144,8 +149,14 @@ async function run(impl: Impl): Promise<ImplResult> {
     await watch.waitCleared(NODES + 1, 600_000, (n) => log(`${n - 1}/${NODES} nodes initialized`));
     const nodeInit = (Math.max(...watch.cleared.values()) - t0) / 1000;
     const nodeInitCpu = cpuSeconds(pid) - cpu0;
+    const latencies = burst
+      .map((n) => (watch.cleared.get(n) ?? Number.NaN) - (watch.added.get(n) ?? Number.NaN))
+      .sort((a, b) => a - b);
     await watch.stop();
-    log(`node-init ${round(nodeInit)} s`);
+    log(
+      `node-init ${round(nodeInit)} s, taint removal p50 ${round(percentile(latencies, 50) / 1000, 2)} s / ` +
+        `p99 ${round(percentile(latencies, 99) / 1000, 2)} s`,
+    );
     threadLog('node-init');
 
     // 2. LoadBalancer Services with cloud latency.
@@ -180,6 +191,8 @@ async function run(impl: Impl): Promise<ImplResult> {
     log(`steady RSS ${steady.rssMb} MB, ${steady.threads} threads (idle: ${idle.rssMb} MB, ${idle.threads} threads)`);
     return {
       node_init_s: round(nodeInit),
+      node_init_p50_s: round(percentile(latencies, 50) / 1000, 2),
+      node_init_p99_s: round(percentile(latencies, 99) / 1000, 2),
       node_init_cpu_s: round(nodeInitCpu),
       service_lb_s: round(serviceLb),
       service_lb_cpu_s: round(serviceLbCpu),
@@ -207,6 +220,8 @@ function medianResult(measured: readonly ImplResult[]): ImplResult {
   };
   return {
     node_init_s: median('node_init_s'),
+    node_init_p50_s: median('node_init_p50_s'),
+    node_init_p99_s: median('node_init_p99_s'),
     node_init_cpu_s: median('node_init_cpu_s'),
     service_lb_s: median('service_lb_s'),
     service_lb_cpu_s: median('service_lb_cpu_s'),
@@ -287,6 +302,8 @@ async function main(): Promise<void> {
   });
   const scenarios = [
     scenario(`node-init: ${NODES} nodes burst`, 's', 'node_init_s'),
+    scenario(`node-init: taint removal p50`, 's', 'node_init_p50_s'),
+    scenario(`node-init: taint removal p99`, 's', 'node_init_p99_s'),
     scenario(`node-init CPU`, 'CPU s', 'node_init_cpu_s'),
     scenario(`service-lb: ${SERVICES} LBs at ${LATENCY_MS} ms`, 's', 'service_lb_s'),
     scenario(`service-lb CPU`, 'CPU s', 'service_lb_cpu_s'),
