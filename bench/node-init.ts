@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { HttpMethod } from '@kubernetes/client-node';
+import { HttpMethod } from '../host/src/kube/client/http-method.ts';
 import { type Devcloud, startDevcloud } from '../devcloud/src/index.ts';
 import { KubeClient } from '../host/src/kube/client/client.ts';
 import { CCMProcess } from '../test/support/ccm-process.ts';

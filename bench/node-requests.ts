@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { HttpMethod } from '@kubernetes/client-node';
+import { HttpMethod } from '../host/src/kube/client/http-method.ts';
 import { type Devcloud, startDevcloud } from '../devcloud/src/index.ts';
 import { KubeClient } from '../host/src/kube/client/client.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';

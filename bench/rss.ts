@@ -11,7 +11,7 @@
 //   [--image-env]  (with the image's environment, test/support/image.ts IMAGE_ENV: jemalloc preloaded)
 //   [--heap-snapshot=DIR]  (the first variant writes a heap snapshot of the main thread at steady state, via SIGUSR2)
 import { parseArgs } from 'node:util';
-import { HttpMethod } from '@kubernetes/client-node';
+import { HttpMethod } from '../host/src/kube/client/http-method.ts';
 import { startDevcloud } from '../devcloud/src/index.ts';
 import { KubeClient } from '../host/src/kube/client/client.ts';
 import { CCM_MAIN, CCM_MAIN_COMPILED, CCMProcess } from '../test/support/ccm-process.ts';

@@ -2,7 +2,7 @@
 // Nodes and Services, created CREATE_CONCURRENCY at a time. One copy for bench:compare, bench:node-init, bench/rss.ts
 // and bench/rss-phases.ts.
 import { performance } from 'node:perf_hooks';
-import { HttpMethod } from '@kubernetes/client-node';
+import { HttpMethod } from '../../host/src/kube/client/http-method.ts';
 import type { Devcloud } from '../../devcloud/src/index.ts';
 import type { KubeClient } from '../../host/src/kube/client/client.ts';
 import { kubeletNode, UNINITIALIZED_TAINT } from '../../test/e2e/ccm/support/ccm-env.ts';

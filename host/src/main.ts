@@ -59,7 +59,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   let kubeConfig;
   try {
-    kubeConfig = loadKubeConfig({ kubeconfig: options.flags.kubeconfig, master: options.flags.master }).kubeConfig;
+    kubeConfig = loadKubeConfig({ kubeconfig: options.flags.kubeconfig, master: options.flags.master }).credentials;
   } catch (err) {
     if (err instanceof KubeConfigError) {
       process.stderr.write(`wasm-ccm: ${err.message}\n`);

@@ -5,6 +5,8 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Provider } from '../cloudprovider/index.ts';
 import { KubeClient } from '../kube/client/client.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { isKubeConfig, kubeConfigCredentials } from '../kube/client/client-node-credentials.ts';
+import type { ApiserverCredentials } from '../kube/client/credentials.ts';
 import { defaultIdentity, LeaderElector } from '../kube/leaderelection/elector.ts';
 import { kubeLeaseLock } from '../kube/leaderelection/lease-lock.ts';
 import type { Logger } from '../log/logger.ts';
@@ -81,11 +83,12 @@ async function waitForAPIServer(client: KubeClient, logger: Logger, signal: Abor
  */
 export async function startCCM(
   options: CCMOptions,
-  kubeConfig: KubeConfig,
+  kubeConfig: ApiserverCredentials | KubeConfig,
   logger: Logger,
   startSignal?: AbortSignal,
 ): Promise<CCMHandle> {
   const flags = options.flags;
+  const credentials = isKubeConfig(kubeConfig) ? kubeConfigCredentials(kubeConfig) : kubeConfig;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const runningControllers = new Gauge({
@@ -94,7 +97,7 @@ export async function startCCM(
     labelNames: ['name', 'manager'] as const,
     registers: [registry],
   });
-  const client = new KubeClient(kubeConfig, {
+  const client = new KubeClient(credentials, {
     qps: flags['kube-api-qps'],
     burst: flags['kube-api-burst'],
     registry,
@@ -199,7 +202,7 @@ export async function startCCM(
       ? undefined
       : await startCCMServer({
           options,
-          kubeConfig,
+          credentials,
           registry,
           logger,
           leaderCheck: () => elector?.check(),
@@ -236,7 +239,7 @@ export async function startCCM(
   if (flags['leader-elect']) {
     // Its own client and rate limiter, as upstream builds one for leader election: renewals queued behind a burst
     // of controller requests in a shared token bucket miss the renew deadline and cost the lease (and the process).
-    const leaseClient = new KubeClient(kubeConfig, {
+    const leaseClient = new KubeClient(credentials, {
       qps: flags['kube-api-qps'],
       burst: flags['kube-api-burst'],
       registry,

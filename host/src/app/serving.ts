@@ -1,8 +1,9 @@
 // The CCM's HTTPS endpoints: /healthz (ping, leaderElection, one check per controller), /readyz (the provider
 // is loaded), /livez, /metrics and /debug/plugins, behind delegated authentication unless the operator binds to
 // loopback and turns it off.
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
+import { KubeClient } from '../kube/client/client.ts';
+import type { ApiserverCredentials } from '../kube/client/credentials.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
 import type { PluginSet } from '../plugin/swap/plugin-set.ts';
@@ -15,7 +16,7 @@ import type { RunningController } from './controllers.ts';
 
 export interface CCMServerOptions {
   options: CCMOptions;
-  kubeConfig: KubeConfig;
+  credentials: ApiserverCredentials;
   registry: Registry;
   logger: Logger;
   /** undefined when healthy, else the reason (LeaderElector.check). */
@@ -65,7 +66,15 @@ export async function startCCMServer(
       : selfSignedCertificate();
   const auth = flags['delegated-auth']
     ? new DelegatedAuth({
-        reviews: kubeReviewClient(o.kubeConfig),
+        // Its own client, with the rate limits upstream's delegating authenticator and authorizer use.
+        reviews: kubeReviewClient(
+          new KubeClient(o.credentials, {
+            qps: 200,
+            burst: 400,
+            registry: o.registry,
+            userAgent: 'wasm-ccm/delegated-auth',
+          }),
+        ),
         alwaysAllowPaths: flags['authorization-always-allow-paths'],
       })
     : undefined;

@@ -1,13 +1,17 @@
 // ReviewClient backed by the Kubernetes API (TokenReview, SubjectAccessReview).
-import { AuthenticationV1Api, AuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { V1SubjectAccessReview, V1TokenReview } from '@kubernetes/client-node';
+import type { KubeClient } from '../kube/client/client.ts';
+import { HttpMethod } from '../kube/client/http-method.ts';
 import type { ReviewClient, UserInfo } from './auth.ts';
 
-export function kubeReviewClient(kc: KubeConfig): ReviewClient {
-  const authn = kc.makeApiClient(AuthenticationV1Api);
-  const authz = kc.makeApiClient(AuthorizationV1Api);
+export function kubeReviewClient(client: KubeClient): ReviewClient {
   return {
     async tokenReview(token: string): Promise<UserInfo | undefined> {
-      const review = await authn.createTokenReview({ body: { spec: { token } } });
+      const review = await client.request<V1TokenReview>({
+        method: HttpMethod.POST,
+        path: '/apis/authentication.k8s.io/v1/tokenreviews',
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
+      });
       const status = review.status;
       if (!status?.authenticated || !status.user?.username) return undefined;
       return {
@@ -18,8 +22,12 @@ export function kubeReviewClient(kc: KubeConfig): ReviewClient {
       };
     },
     async subjectAccessReview(user: UserInfo, path: string, verb: string) {
-      const review = await authz.createSubjectAccessReview({
+      const review = await client.request<V1SubjectAccessReview>({
+        method: HttpMethod.POST,
+        path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
         body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
           spec: {
             user: user.username,
             uid: user.uid,

@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { apiErrorInfo } from '../../../host/src/kube/client/errors.ts';
-import { patchOptions } from '../../../host/src/kube/client/patch.ts';
+import { patchOptions, typedApi } from '../../../host/src/kube/client/typed-api.ts';
 import { REQUEST_CONNECTIONS } from '../../../host/src/kube/client/pools.ts';
 import { adminKubeConfig, kubeConfigFor, uniqueName } from '../../support/kube.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
@@ -23,7 +23,7 @@ describe('KubeClient (real apiserver)', () => {
   it('holds the configured rate: 5 qps with burst 3 spreads 13 requests over ~2 s', async () => {
     const registry = new Registry();
     const client = new KubeClient(kc, { qps: 5, burst: 3, registry });
-    const core = client.api(CoreV1Api);
+    const core = typedApi(client, CoreV1Api);
     const started = performance.now();
     const finished: number[] = [];
     await Promise.all(
@@ -47,7 +47,7 @@ describe('KubeClient (real apiserver)', () => {
 
   it('merge-patches through a typed client with patchOptions, and parses a real 409 and 404', async () => {
     const client = new KubeClient(kc);
-    const core = client.api(CoreV1Api);
+    const core = typedApi(client, CoreV1Api);
     const created = await core.createNode({ body: { metadata: { name: nodeName } } });
     const patched = await core.patchNode(
       { name: nodeName, body: { metadata: { labels: { merged: 'yes' } } } },

@@ -2,6 +2,7 @@
 // SubjectAccessReview checks its RBAC for the non-resource path.
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { DelegatedAuth } from '../../../host/src/server/auth.ts';
 import { kubeReviewClient } from '../../../host/src/server/kube-reviews.ts';
 import { buildServer } from '../../../host/src/server/server.ts';
@@ -33,7 +34,10 @@ describe('delegated authentication and authorization', () => {
       certificate: selfSignedCertificate(),
       registry: new Registry(),
       health: { healthz: [], readyz: [], livez: [] },
-      auth: new DelegatedAuth({ reviews: kubeReviewClient(admin), alwaysAllowPaths: ['/healthz'] }),
+      auth: new DelegatedAuth({
+        reviews: kubeReviewClient(new KubeClient(admin, { qps: 200, burst: 400 })),
+        alwaysAllowPaths: ['/healthz'],
+      }),
     });
   });
   afterAll(() => app?.close());

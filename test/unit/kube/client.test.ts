@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { apiErrorInfo, isConflict, isGone, isNotFound, KubeApiError } from '../../../host/src/kube/client/errors.ts';
-import { patchOptions } from '../../../host/src/kube/client/patch.ts';
+import { patchOptions, typedApi } from '../../../host/src/kube/client/typed-api.ts';
 import { decodeEvent, readWatchEvents, WatchDecodeError } from '../../../host/src/kube/client/watch.ts';
 import { FakeClock, flushMicrotasks } from '../../../host/src/kube/fake-clock.ts';
 
@@ -55,7 +55,7 @@ describe('KubeClient transport', () => {
     const clock = new FakeClock();
     const client = new KubeClient(kubeConfig(), { qps: 20, burst: 30, clock });
     let finished = 0;
-    const core = client.api(CoreV1Api);
+    const core = typedApi(client, CoreV1Api);
     const all = Array.from({ length: 34 }, (_, i) =>
       (i % 2 === 0 ? client.request({ path: '/api/v1/nodes' }) : core.listNode()).then(() => finished++),
     );
@@ -166,9 +166,10 @@ describe('KubeClient transport', () => {
     });
     await client.patch('/api/v1/nodes/n', { metadata: { labels: { a: 'b' } } }, 'merge');
     await client.patch('/api/v1/nodes/n', { metadata: {} }, 'strategic-merge');
-    await client
-      .api(CoreV1Api)
-      .patchNode({ name: 'n', body: { metadata: { labels: { a: 'b' } } } }, patchOptions('merge'));
+    await typedApi(client, CoreV1Api).patchNode(
+      { name: 'n', body: { metadata: { labels: { a: 'b' } } } },
+      patchOptions('merge'),
+    );
     expect(seen.map((s) => [s.method, s.url, s.contentType])).toEqual([
       ['POST', '/api/v1/namespaces/default/events?x=y', 'application/json'],
       ['PATCH', '/api/v1/nodes/n', 'application/merge-patch+json'],
@@ -202,7 +203,7 @@ describe('KubeClient transport', () => {
       else json(res, 404, { kind: 'Status', code: 404, reason: 'NotFound', message: 'nodes "x" not found' });
     };
     const client = new KubeClient(kubeConfig());
-    const core = client.api(CoreV1Api);
+    const core = typedApi(client, CoreV1Api);
     const typed409 = await core
       .replaceNode({ name: 'conflict', body: { metadata: { name: 'conflict' } } })
       .catch((e: unknown) => e);
@@ -323,7 +324,7 @@ describe('KubeClient connection pool', () => {
     const clock = new FakeClock();
     const client = new KubeClient(kubeConfig(), { qps: 1 / 600, burst: 1, clock });
     await client.request({ path: '/first' });
-    const waiting = client.api(CoreV1Api).listNode();
+    const waiting = typedApi(client, CoreV1Api).listNode();
     await flushMicrotasks();
     await clock.advance(5 * 60_000 + 1);
     const later = client.request({ path: '/later' });

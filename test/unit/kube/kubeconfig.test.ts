@@ -46,7 +46,7 @@ describe('loadKubeConfig', () => {
     const path = kubeconfigFile('m', 'https://from-file:6443');
     const loaded = loadKubeConfig({ kubeconfig: path, master: 'https://override:443', env: {} });
     expect(loaded.server).toBe('https://override:443');
-    expect(loaded.kubeConfig.getCurrentCluster()?.server).toBe('https://override:443');
+    expect(loaded.credentials.server).toBe('https://override:443');
   });
 
   it('accepts --master alone', () => {
@@ -84,12 +84,7 @@ describe('loadKubeConfig', () => {
     const loaded = loadKubeConfig({ env: { KUBECONFIG: [join(dir, 'missing'), a, b].join(delimiter) } });
     expect(loaded.source).toBe('KUBECONFIG');
     expect(loaded.server).toBe('https://a:6443');
-    expect(
-      loaded.kubeConfig
-        .getContexts()
-        .map((c) => c.name)
-        .sort(),
-    ).toEqual(['ctx-a', 'ctx-b']);
+    expect([...loaded.contexts].sort()).toEqual(['ctx-a', 'ctx-b']);
   });
 
   it('fails clearly instead of falling back to http://localhost:8080', () => {

@@ -1,6 +1,6 @@
 // Writes to Nodes as upstream's node controllers make them: read the current object, change it, update, and
 // on a conflict read again and retry (clientretry.RetryOnConflict).
-import { HttpMethod } from '@kubernetes/client-node';
+import { HttpMethod } from '../../kube/client/http-method.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isConflict } from '../../kube/client/errors.ts';
 import type { Wire } from '../../kube/client/wire.ts';

@@ -1,28 +1,16 @@
-// The CCM's one door to the apiserver. Every request -- generated typed clients, our raw JSON requests and watch
-// connections -- (1) waits on one client-side token bucket (client-go's --kube-api-qps / --kube-api-burst, default
-// 20 / 30), (2) records rest_client_* metrics and (3) shares the HTTP/1.1 connection pools of pools.ts. Raw requests
-// and watches go straight to undici; typed clients go through client-node 2.0.1's fetch, which lets a Configuration
-// carry its own HttpLibrary (`httpApi`); its makeApiClient builds a Configuration without that hook, so use
-// KubeClient.api().
-import {
-  type ApiConstructor,
-  type ApiType,
-  createConfiguration,
-  type HttpLibrary,
-  HttpMethod,
-  IsomorphicFetchHttpLibrary,
-  type KubeConfig,
-  RequestContext,
-  type ResponseContext,
-  ServerConfiguration,
-  setHeaderMiddleware,
-  wrapHttpLibrary,
-} from '@kubernetes/client-node';
+// The CCM's one door to the apiserver. Every request -- our JSON requests, watch connections and generated typed
+// clients (typed-api.ts) -- (1) waits on one client-side token bucket (client-go's --kube-api-qps /
+// --kube-api-burst, default 20 / 30), (2) records rest_client_* metrics and (3) shares the HTTP/1.1 connection pools
+// of pools.ts, built from ApiserverCredentials (credentials.ts).
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { type Clock, realClock } from '../clock.ts';
 import { TokenBucket } from '../token-bucket.ts';
+import { isKubeConfig, kubeConfigCredentials } from './client-node-credentials.ts';
+import type { ApiserverCredentials } from './credentials.ts';
 import { KubeApiError } from './errors.ts';
+import { HttpMethod } from './http-method.ts';
 import { PATCH_CONTENT_TYPE, type PatchType } from './patch.ts';
 import { type ApiserverPools, http1Pools } from './pools.ts';
 import { bodyText, type CollectedResponse, dispatchCollect } from '../../net/collect.ts';
@@ -77,23 +65,20 @@ interface Connection {
   dispatcher: Dispatcher;
   /** Where watches go: a pool of their own when the requests' pool is HTTP/1.1 (pools.ts), else `dispatcher`. */
   watchDispatcher: Dispatcher;
-  /** Headers the kubeconfig's user adds (Authorization), as client-node computes them. */
+  /** Headers that authenticate requests (Authorization), from the credentials. */
   headers: Record<string, string>;
   createdAt: number;
   authAt: number;
 }
 
 export class KubeClient {
-  readonly kubeConfig: KubeConfig;
+  readonly credentials: ApiserverCredentials;
   readonly server: string;
-  /** The rate-limited, instrumented transport; pass it as `httpApi` if you build a Configuration yourself. */
-  readonly httpApi: HttpLibrary;
   readonly limiter: TokenBucket;
   private readonly host: string;
   private readonly metrics: RestMetrics;
   private readonly clock: Clock;
-  private readonly inner = new IsomorphicFetchHttpLibrary();
-  private readonly userAgent: string;
+  readonly userAgent: string;
   private readonly timeoutMs: number;
   private readonly origin: string;
   /** The server URL's path (a proxy's prefix, say), prepended to every request path. */
@@ -101,11 +86,10 @@ export class KubeClient {
   private conn: Connection | undefined;
   private refreshing: Promise<Connection> | undefined;
 
-  constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
-    const cluster = kubeConfig.getCurrentCluster();
-    if (!cluster?.server) throw new Error('KubeClient: the kubeconfig has no current cluster with a server');
-    this.kubeConfig = kubeConfig;
-    this.server = cluster.server.replace(/\/+$/, '');
+  /** A client-node KubeConfig is accepted too (its current context); see client-node-credentials.ts. */
+  constructor(config: ApiserverCredentials | KubeConfig, options: KubeClientOptions = {}) {
+    this.credentials = isKubeConfig(config) ? kubeConfigCredentials(config) : config;
+    this.server = this.credentials.server.replace(/\/+$/, '');
     const url = new URL(this.server);
     this.host = url.host;
     this.origin = url.origin;
@@ -115,19 +99,6 @@ export class KubeClient {
     this.metrics = restMetrics(options.registry);
     this.userAgent = options.userAgent ?? 'wasm-ccm';
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.httpApi = wrapHttpLibrary({ send: (ctx) => this.send(ctx) });
-  }
-
-  /** A generated client (CoreV1Api, CoordinationV1Api, ...) whose requests go through this client's transport. */
-  api<T extends ApiType>(apiClass: ApiConstructor<T>): T {
-    return new apiClass(
-      createConfiguration({
-        baseServer: new ServerConfiguration(this.server, {}),
-        authMethods: { default: this.kubeConfig },
-        httpApi: this.httpApi,
-        middleware: [setHeaderMiddleware('User-Agent', this.userAgent)],
-      }),
-    );
   }
 
   /** A JSON request; resolves to the parsed response body, rejects with KubeApiError on any non-2xx status. */
@@ -273,8 +244,8 @@ export class KubeClient {
   }
 
   /**
-   * The pooled connection and the kubeconfig's auth headers. client-node derives both per request (reading CA,
-   * certificate and token files each time); the headers are re-read every AUTH_TTL_MS (client-go re-reads a token
+   * The pooled connection and the credentials' auth headers. Both are kept, not derived per request (reading CA,
+   * certificate and token files each time, as client-node does); the headers are re-read every AUTH_TTL_MS (client-go re-reads a token
    * file once a minute) and after a 401, the pool is replaced every CONNECTION_POOL_MAX_AGE_MS so client
    * certificates rotated on disk are picked up.
    */
@@ -287,48 +258,45 @@ export class KubeClient {
   }
 
   private async refresh(): Promise<Connection> {
-    const ctx = new RequestContext(`${this.server}/`, HttpMethod.GET);
-    await this.kubeConfig.applySecurityAuthentication(ctx);
+    const headers = await this.credentials.authHeaders();
     const now = this.clock.now();
-    const fresh = ctx.getDispatcher() as Dispatcher | undefined;
     const old = this.conn;
     const keep = old !== undefined && now - old.createdAt < CONNECTION_POOL_MAX_AGE_MS;
     let pools: ApiserverPools;
     if (keep) {
       pools = { requests: old.dispatcher, watches: old.watchDispatcher };
-      void fresh?.close().catch(() => undefined);
     } else {
-      const http1 = await http1Pools(this.kubeConfig);
-      if (http1) void fresh?.close().catch(() => undefined);
-      // Without TLS options (plain http) client-node leaves the dispatcher to fetch's global one.
-      const single = fresh ?? new Agent();
-      pools = http1 ?? { requests: single, watches: single };
+      const transport = await this.credentials.transport();
+      pools =
+        'tls' in transport
+          ? http1Pools(transport.tls)
+          : { requests: transport.dispatcher, watches: transport.dispatcher };
       // close() lets requests (and watches) already using the old pools finish.
       if (old) for (const d of new Set([old.dispatcher, old.watchDispatcher])) void d.close().catch(() => undefined);
     }
     this.conn = {
       dispatcher: pools.requests,
       watchDispatcher: pools.watches,
-      headers: ctx.getHeaders(),
+      headers,
       createdAt: keep ? old.createdAt : now,
       authAt: now,
     };
     return this.conn;
   }
 
-  /** Typed clients build their own request context (and connection pool): give them the shared pool. */
-  private reuseConnections(ctx: RequestContext): void {
-    const fresh = ctx.getDispatcher();
-    const pooled = this.conn?.dispatcher;
-    if (!fresh || !pooled || fresh === pooled) return;
-    void fresh.close().catch(() => undefined);
-    ctx.setDispatcher(pooled as NonNullable<ReturnType<RequestContext['getDispatcher']>>);
-  }
-
-  private async send(ctx: RequestContext): Promise<ResponseContext> {
-    return this.metered(ctx.getHttpMethod(), ctx.getSignal(), async () => {
-      this.reuseConnections(ctx);
-      const response = await this.inner.send(ctx).toPromise();
+  /**
+   * For generated typed clients (typed-api.ts): `run` sends on the current connection's dispatcher with its auth
+   * headers, after the rate limiter, with rest_client_* metrics.
+   */
+  sendTyped<R extends { httpStatusCode: number }>(
+    method: string,
+    signal: AbortSignal | undefined,
+    run: (dispatcher: Dispatcher, headers: Readonly<Record<string, string>>) => Promise<R>,
+  ): Promise<R> {
+    return this.metered(method, signal, async () => {
+      const conn = await this.connection();
+      const response = await run(conn.dispatcher, conn.headers);
+      if (response.httpStatusCode === 401 && this.conn) this.conn.authAt = -Infinity;
       return { response, statusCode: response.httpStatusCode };
     });
   }

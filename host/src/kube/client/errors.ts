@@ -1,7 +1,7 @@
 // One way to read an apiserver failure, whichever path it came through: our own requests throw KubeApiError,
-// client-node's generated clients throw ApiException whose `body` is raw JSON text for codes their spec does not
-// list (409, 422, 429, and in practice 404 too), and transport failures are plain Errors without a code.
-import { ApiException } from '@kubernetes/client-node';
+// client-node's generated clients (typed-api.ts) throw ApiException whose `body` is raw JSON text for codes their
+// spec does not list (409, 422, 429, and in practice 404 too), and transport failures are plain Errors without a
+// code. ApiException is recognised by its shape, so the runtime need not load client-node.
 
 export interface ApiErrorInfo {
   /** HTTP status; undefined when no response arrived (connection refused, reset, timeout). */
@@ -61,7 +61,7 @@ export function apiErrorInfo(err: unknown): ApiErrorInfo {
       ...(err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : {}),
     };
   }
-  if (err instanceof ApiException) {
+  if (isApiException(err)) {
     const body: unknown = typeof err.body === 'string' ? parseMaybeJson(err.body) : err.body;
     return statusInfo(err.code, body, '');
   }
@@ -103,6 +103,11 @@ function parseMaybeJson(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** client-node's ApiException: an Error with a numeric HTTP `code` and the response `body`. */
+function isApiException(err: unknown): err is Error & { code: number; body: unknown } {
+  return err instanceof Error && typeof (err as { code?: unknown }).code === 'number' && 'body' in err;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -2,10 +2,13 @@
 // its server), else the pod's service account (in-cluster), else $KUBECONFIG. Never client-node's
 // loadFromDefault, which quietly falls back to http://localhost:8080 and turns a missing config into
 // "connection refused" much later: here a missing or broken config is an immediate, explicit error.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
-import { delimiter, join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { load as parseYaml } from 'js-yaml';
+import { kubeConfigCredentials } from './client-node-credentials.ts';
+import { type ApiserverCredentials, type Material, staticCredentials } from './credentials.ts';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -22,9 +25,11 @@ export interface LoadKubeConfigOptions {
 export type KubeConfigSource = 'kubeconfig-flag' | 'in-cluster' | 'KUBECONFIG' | 'master-only';
 
 export interface LoadedKubeConfig {
-  kubeConfig: KubeConfig;
+  credentials: ApiserverCredentials;
   source: KubeConfigSource;
   server: string;
+  /** The kubeconfig's context names (merged across KUBECONFIG files); empty for in-cluster and --master alone. */
+  contexts: string[];
 }
 
 export class KubeConfigError extends Error {
@@ -36,53 +41,40 @@ export class KubeConfigError extends Error {
 
 export function loadKubeConfig(options: LoadKubeConfigOptions = {}): LoadedKubeConfig {
   const env = options.env ?? process.env;
-  const kc = new KubeConfig();
-  let source: KubeConfigSource;
-  if (options.kubeconfig) {
-    loadFile(kc, options.kubeconfig, '--kubeconfig');
-    source = 'kubeconfig-flag';
-  } else if (options.master) {
+  if (options.kubeconfig) return fromFiles([options.kubeconfig], '--kubeconfig', 'kubeconfig-flag', options.master);
+  if (options.master) {
     // --master alone: a server without credentials (an insecure local apiserver), as client-go allows.
-    // client-node refuses plain http unless TLS verification is off, and there is no TLS to verify then.
-    const plainHttp = options.master.startsWith('http://');
-    kc.loadFromOptions({
-      clusters: [{ name: 'master', server: options.master, skipTLSVerify: plainHttp }],
-      users: [{ name: 'anonymous' }],
-      contexts: [{ name: 'master', cluster: 'master', user: 'anonymous' }],
-      currentContext: 'master',
+    const server = checkServer(options.master, 'master-only', 'master');
+    const plainHttp = server.startsWith('http://');
+    return {
+      credentials: staticCredentials({ server, insecureSkipTLSVerify: plainHttp }),
+      source: 'master-only',
+      server,
+      contexts: [],
+    };
+  }
+  const root = options.inClusterRoot ?? '';
+  if (inClusterAvailable(env, root)) {
+    const host = env.KUBERNETES_SERVICE_HOST ?? '';
+    const server = `https://${isIPv6(host) ? `[${host}]` : host}:${env.KUBERNETES_SERVICE_PORT ?? ''}`;
+    // The token file is read again every few seconds, so projected token rotation keeps working.
+    const credentials = staticCredentials({
+      server,
+      ca: { file: join(root, SERVICE_ACCOUNT_DIR, 'ca.crt') },
+      tokenFile: join(root, SERVICE_ACCOUNT_DIR, 'token'),
     });
-    source = 'master-only';
-  } else if (inClusterAvailable(env, options.inClusterRoot ?? '')) {
-    loadInCluster(kc, env, options.inClusterRoot ?? '');
-    source = 'in-cluster';
-  } else if (env.KUBECONFIG) {
+    return { credentials, source: 'in-cluster', server, contexts: [] };
+  }
+  if (env.KUBECONFIG) {
     const files = env.KUBECONFIG.split(delimiter).filter((f) => f !== '');
     const present = files.filter((f) => existsSync(f));
     if (present.length === 0) throw new KubeConfigError(`KUBECONFIG names no existing file: ${env.KUBECONFIG}`);
-    loadFile(kc, present[0] as string, 'KUBECONFIG');
-    for (const file of present.slice(1)) {
-      const more = new KubeConfig();
-      loadFile(more, file, 'KUBECONFIG');
-      kc.mergeConfig(more, true);
-    }
-    source = 'KUBECONFIG';
-  } else {
-    throw new KubeConfigError(
-      'no Kubernetes API configuration: pass --kubeconfig (or --master), run in a pod with a service account ' +
-        '(KUBERNETES_SERVICE_HOST/PORT and a token), or set KUBECONFIG',
-    );
+    return fromFiles(present, 'KUBECONFIG', 'KUBECONFIG', options.master);
   }
-  if (options.master && source !== 'master-only') overrideServer(kc, options.master);
-  return { kubeConfig: kc, source, server: validate(kc, source) };
-}
-
-function loadFile(kc: KubeConfig, path: string, what: string): void {
-  if (!existsSync(path)) throw new KubeConfigError(`${what}: ${path} does not exist`);
-  try {
-    kc.loadFromFile(path);
-  } catch (err) {
-    throw new KubeConfigError(`${what}: cannot load ${path}: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  throw new KubeConfigError(
+    'no Kubernetes API configuration: pass --kubeconfig (or --master), run in a pod with a service account ' +
+      '(KUBERNETES_SERVICE_HOST/PORT and a token), or set KUBECONFIG',
+  );
 }
 
 function inClusterAvailable(env: Record<string, string | undefined>, root: string): boolean {
@@ -91,41 +83,152 @@ function inClusterAvailable(env: Record<string, string | undefined>, root: strin
   );
 }
 
-// client-node's loadFromCluster reads process.env itself; this does the same from the env we were given. The token
-// goes through the tokenFile auth provider, which re-reads the file, so projected token rotation keeps working.
-function loadInCluster(kc: KubeConfig, env: Record<string, string | undefined>, root: string): void {
-  const host = env.KUBERNETES_SERVICE_HOST ?? '';
-  const server = `https://${isIPv6(host) ? `[${host}]` : host}:${env.KUBERNETES_SERVICE_PORT ?? ''}`;
-  kc.loadFromClusterAndUser(
-    { name: 'inCluster', server, caFile: join(root, SERVICE_ACCOUNT_DIR, 'ca.crt'), skipTLSVerify: false },
-    {
-      name: 'inClusterUser',
-      authProvider: { name: 'tokenFile', config: { tokenFile: join(root, SERVICE_ACCOUNT_DIR, 'token') } },
-    },
-  );
+type Entry = Record<string, unknown>;
+
+interface Merged {
+  clusters: Map<string, Entry>;
+  users: Map<string, Entry>;
+  contexts: Map<string, Entry>;
+  currentContext: string | undefined;
 }
 
-function overrideServer(kc: KubeConfig, master: string): void {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new KubeConfigError('--master given but the kubeconfig has no current cluster');
-  // Cluster objects are read-only views; replace the cluster entry with one pointing at the new server.
-  kc.clusters = kc.clusters.map((c) => (c.name === cluster.name ? { ...c, server: master } : c));
+// client-go's merge of several files: the first file to name a cluster, user or context wins, and the first
+// current-context set wins. Relative file paths are relative to the file that holds them.
+function fromFiles(
+  files: string[],
+  what: string,
+  source: KubeConfigSource,
+  master: string | undefined,
+): LoadedKubeConfig {
+  const merged: Merged = { clusters: new Map(), users: new Map(), contexts: new Map(), currentContext: undefined };
+  for (const file of files) readInto(merged, file, what);
+  const contextName = merged.currentContext;
+  if (!contextName) throw new KubeConfigError(`${source}: no current context`);
+  const context = merged.contexts.get(contextName);
+  if (!context) throw new KubeConfigError(`${source}: current context "${contextName}" is not defined`);
+  const clusterName = str(context.cluster);
+  const cluster = clusterName === undefined ? undefined : merged.clusters.get(clusterName);
+  if (!cluster) throw new KubeConfigError(`${source}: current context "${contextName}" names no known cluster`);
+  const server = checkServer(master || (str(cluster.server) ?? ''), source, str(cluster.name) ?? '');
+  const userName = str(context.user);
+  const user = (userName === undefined ? undefined : merged.users.get(userName)) ?? {};
+  const contexts = [...merged.contexts.keys()];
+  if (user.exec !== undefined || user['auth-provider'] !== undefined || cluster['proxy-url'] !== undefined) {
+    return { credentials: delegated(files, contextName, master, server), source, server, contexts };
+  }
+  const credentials = staticCredentials({
+    server,
+    ca: material(cluster, 'certificate-authority'),
+    cert: material(user, 'client-certificate'),
+    key: material(user, 'client-key'),
+    insecureSkipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
+    tlsServerName: str(cluster['tls-server-name']),
+    token: str(user.token),
+    tokenFile: str(user.tokenFile),
+    username: str(user.username),
+    password: str(user.password),
+  });
+  return { credentials, source, server, contexts };
 }
 
-function validate(kc: KubeConfig, source: KubeConfigSource): string {
-  const context = kc.getCurrentContext();
-  if (!context) throw new KubeConfigError(`${source}: no current context`);
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new KubeConfigError(`${source}: current context "${context}" names no known cluster`);
-  if (!cluster.server) throw new KubeConfigError(`${source}: cluster "${cluster.name}" has no server`);
+function readInto(merged: Merged, file: string, what: string): void {
+  if (!existsSync(file)) throw new KubeConfigError(`${what}: ${file} does not exist`);
+  const fail = (problem: string): never => {
+    throw new KubeConfigError(`${what}: cannot load ${file}: ${problem}`);
+  };
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(file, 'utf8'));
+  } catch (err) {
+    fail(err instanceof Error ? err.message : String(err));
+  }
+  if (doc === undefined || doc === null) return;
+  if (!isEntry(doc)) return fail('not a kubeconfig (expected a mapping)');
+  const base = dirname(resolve(file));
+  const sections = [
+    ['clusters', 'cluster', merged.clusters],
+    ['users', 'user', merged.users],
+    ['contexts', 'context', merged.contexts],
+  ] as const;
+  for (const [list, field, into] of sections) {
+    const items = doc[list] ?? [];
+    if (!Array.isArray(items)) return fail(`${list} must be a list`);
+    items.forEach((item: unknown, i) => {
+      if (!isEntry(item) || typeof item.name !== 'string' || item.name === '') fail(`${list}[${i}] has no name`);
+      const { name } = item as { name: string };
+      const body = (item as Entry)[field] ?? {};
+      if (!isEntry(body)) return fail(`${list}[${i}] "${name}": ${field} must be a mapping`);
+      if (list === 'clusters' && !str(body.server)) fail(`${list}[${i}] "${name}" has no server`);
+      if (!into.has(name)) into.set(name, { ...absolutePaths(body, base), name });
+    });
+  }
+  const current = str(doc['current-context']);
+  if (merged.currentContext === undefined && current) merged.currentContext = current;
+}
+
+const PATH_FIELDS = ['certificate-authority', 'client-certificate', 'client-key', 'tokenFile'];
+
+function absolutePaths(entry: Entry, base: string): Entry {
+  const out = { ...entry };
+  for (const field of PATH_FIELDS) {
+    const value = out[field];
+    if (typeof value === 'string' && value !== '' && !isAbsolute(value)) out[field] = join(base, value);
+  }
+  return out;
+}
+
+/** `<field>-data` (base64, preferred) or `<field>` (a file). */
+function material(entry: Entry, field: string): Material | undefined {
+  const data = str(entry[`${field}-data`]);
+  if (data) return { data: Buffer.from(data, 'base64') };
+  const file = str(entry[field]);
+  return file ? { file } : undefined;
+}
+
+// Exec plugins, auth providers and proxies: client-node does these, loaded and handed the same files and context
+// when the credentials are first used.
+function delegated(files: string[], context: string, master: string | undefined, server: string): ApiserverCredentials {
+  let inner: Promise<ApiserverCredentials> | undefined;
+  const get = (): Promise<ApiserverCredentials> =>
+    (inner ??= import('@kubernetes/client-node').then(({ KubeConfig: ClientNodeKubeConfig }) => {
+      const kc: KubeConfig = new ClientNodeKubeConfig();
+      files.forEach((file, i) => {
+        const more = i === 0 ? kc : new ClientNodeKubeConfig();
+        more.loadFromFile(file);
+        if (i > 0) kc.mergeConfig(more, true);
+      });
+      kc.setCurrentContext(context);
+      if (master) {
+        const name = kc.getCurrentCluster()?.name;
+        kc.clusters = kc.clusters.map((c) => (c.name === name ? { ...c, server: master } : c));
+      }
+      return kubeConfigCredentials(kc);
+    }));
+  return {
+    server,
+    authHeaders: async () => (await get()).authHeaders(),
+    transport: async () => (await get()).transport(),
+  };
+}
+
+function checkServer(server: string, source: KubeConfigSource, cluster: string): string {
+  if (!server) throw new KubeConfigError(`${source}: cluster "${cluster}" has no server`);
   let url: URL;
   try {
-    url = new URL(cluster.server);
+    url = new URL(server);
   } catch {
-    throw new KubeConfigError(`${source}: cluster "${cluster.name}" server is not a URL: ${cluster.server}`);
+    throw new KubeConfigError(`${source}: cluster "${cluster}" server is not a URL: ${server}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new KubeConfigError(`${source}: cluster "${cluster.name}" server must be http(s): ${cluster.server}`);
+    throw new KubeConfigError(`${source}: cluster "${cluster}" server must be http(s): ${server}`);
   }
-  return cluster.server;
+  return server;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function isEntry(value: unknown): value is Entry {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

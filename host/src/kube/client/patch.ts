@@ -1,28 +1,10 @@
-// Patches with the right Content-Type. client-node's generated patch* calls send application/json-patch+json
-// unless told otherwise, which turns an intended merge patch into a 400 or, worse, a silently different request.
-import {
-  type ConfigurationOptions,
-  type ObservableMiddleware,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
-
+// Patches with the right Content-Type: a merge patch sent as application/json-patch+json (client-node's default for
+// its generated patch* calls) is a 400 or, worse, a silently different request.
 export type PatchType = 'merge' | 'strategic-merge' | 'json' | 'apply';
 
-export const PATCH_CONTENT_TYPE: Record<PatchType, PatchStrategy> = {
-  merge: PatchStrategy.MergePatch,
-  'strategic-merge': PatchStrategy.StrategicMergePatch,
-  json: PatchStrategy.JsonPatch,
-  apply: PatchStrategy.ServerSideApply,
+export const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  'strategic-merge': 'application/strategic-merge-patch+json',
+  json: 'application/json-patch+json',
+  apply: 'application/apply-patch+yaml',
 };
-
-/**
- * Call options for a generated client's patch* method, e.g.
- * `core.patchNode({ name, body }, patchOptions('merge'))`.
- */
-export function patchOptions(
-  type: PatchType,
-  options?: ConfigurationOptions<ObservableMiddleware>,
-): ConfigurationOptions<ObservableMiddleware> {
-  return setHeaderOptions('Content-Type', PATCH_CONTENT_TYPE[type], options);
-}

@@ -2,7 +2,7 @@
 // and never throws; events go into a bounded queue (full -> dropped and counted) that one worker writes to the
 // apiserver in order, deduplicated by the correlator (a repeat becomes a PATCH of count/lastTimestamp).
 // Events about cluster-scoped objects (Nodes) go to namespace "default", as upstream.
-import { HttpMethod } from '@kubernetes/client-node';
+import { HttpMethod } from '../client/http-method.ts';
 import type { KubeClient } from '../client/client.ts';
 import { apiErrorInfo, isNotFound } from '../client/errors.ts';
 import type { KubeObject } from '../client/wire.ts';

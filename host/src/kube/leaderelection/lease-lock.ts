@@ -1,6 +1,6 @@
 // Reads and writes the election Lease. Updates carry the resourceVersion that was read, so two candidates
 // racing for the same Lease cannot both win: the apiserver answers the slower one 409 Conflict.
-import { HttpMethod } from '@kubernetes/client-node';
+import { HttpMethod } from '../client/http-method.ts';
 import type { KubeClient } from '../client/client.ts';
 import { isNotFound } from '../client/errors.ts';
 import type { WireObjectMeta } from '../client/wire.ts';
