@@ -2,8 +2,7 @@
 // a node:http2 stream costs about twice the CPU of writing an HTTP/1.1 request (the profile of a 1,000-Service burst
 // had http2 stream setup as the kube client's largest single cost). Requests share a few keep-alive connections;
 // every watch holds a connection of its own, in a separate pool, so long watches never starve requests.
-import type { Dispatcher } from 'undici';
-import { Agent } from '../../net/undici-agent.ts';
+import { Agent, type Dispatcher } from 'undici';
 import type { TlsSettings } from './credentials.ts';
 
 /** Connections requests may open at once; more wait for one (client-go's HTTP/1.1 transport keeps 25 idle). */

@@ -3,7 +3,7 @@
 // within the allow-list, a response size cap, a per-request timeout bounded by the call's deadline, and credentials
 // attached here, never seen by the plugin.
 import type { ConnectionOptions } from 'node:tls';
-import { Agent } from '../../net/undici-agent.ts';
+import { Agent } from 'undici';
 import { bodyText, dispatchCollect } from '../../net/collect.ts';
 import { validateValue } from '../abi/index.ts';
 import type { HttpError, HttpRequest, HttpResponse } from '../abi/index.ts';
