@@ -149,6 +149,10 @@ async function run(impl: Impl): Promise<ImplResult> {
     await watch.waitCleared(NODES + 1, 600_000, (n) => log(`${n - 1}/${NODES} nodes initialized`));
     const nodeInit = (Math.max(...watch.cleared.values()) - t0) / 1000;
     const nodeInitCpu = cpuSeconds(pid) - cpu0;
+    // How fast the burst starts: at a QPS limit the bucket's refill is lost while a CCM consumes less than it.
+    const clearedAt = [...watch.cleared.values()].map((t) => t - t0);
+    const by = [1, 2, 3, 4, 6, 8, 10, 12].map((s) => `${s} s: ${clearedAt.filter((t) => t <= s * 1000).length}`);
+    log(`nodes initialized by ${by.join(', ')}`);
     const latencies = burst
       .map((n) => (watch.cleared.get(n) ?? Number.NaN) - (watch.added.get(n) ?? Number.NaN))
       .sort((a, b) => a - b);

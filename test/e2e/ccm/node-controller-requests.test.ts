@@ -91,6 +91,8 @@ describe('cloud-node controller: apiserver requests per initialization', () => {
     const { ctl, requests } = controller();
     const before = informers.nodes.cache.get(name)?.metadata?.resourceVersion;
     await ctl.syncNode(name);
+    // The status patch is not awaited by the sync (the worker moves on); settled() waits for it.
+    await ctl.settled();
     expect(await requests()).toEqual({ PUT: 1, PATCH: 1 });
     // The Synced event is about the node as the sync found it, as upstream's (its pre-update copy).
     await recorder.flush();
@@ -123,6 +125,7 @@ describe('cloud-node controller: apiserver requests per initialization', () => {
 
     const { ctl, requests } = controller(stale.nodes);
     await ctl.syncNode(name);
+    await ctl.settled();
     expect(await requests()).toEqual({ PUT: 2, GET: 1, PATCH: 1 });
     const node = await adminClient.request<ReturnType<typeof kubeletNode>>({ path: `/api/v1/nodes/${name}` });
     expect(hasTaint(node, UNINITIALIZED_TAINT.key)).toBe(false);

@@ -38,6 +38,8 @@ export class CloudNodeController {
   private readonly log: Logger;
   readonly queue: RateLimitingQueue<string>;
   private readonly metrics;
+  /** Address updates started by initializations, not awaited by the worker (settled() waits for them). */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(options: CloudNodeControllerOptions) {
     this.o = options;
@@ -64,6 +66,7 @@ export class CloudNodeController {
       runWorkers({ queue: this.queue, workers: this.o.workers, sync: (k) => this.syncNode(k), logger: this.log }),
       runPeriodically(this.o.statusUpdateFrequencyMs, signal, () => this.updateNodeStatus(), this.log),
     ]);
+    await this.settled();
   }
 
   /** One node: initialize it if tainted, else only reconcile beta -> GA labels. */
@@ -94,13 +97,32 @@ export class CloudNodeController {
     if (!hasCloudTaint(updated) && Number.isFinite(created)) {
       this.metrics.taintRemovalDelay.observe((Date.now() - created) / 1000);
     }
-    // Addresses right away, so users do not wait for the next periodic refresh.
-    await this.updateNodeAddress(updated, meta);
-    if (Number.isFinite(created)) this.metrics.initialSyncDelay.observe((Date.now() - created) / 1000);
     this.log.info('initialized node with cloud provider', { node: name, providerID: updated.spec?.providerID });
+    // Addresses right away, so users do not wait for the next periodic refresh. The worker does not wait for the
+    // patch: the node is initialized once its taint is gone, and upstream only logs a failed address update too.
+    // At a QPS limit this keeps the token bucket busy while the apiserver answers, instead of idle at its burst.
+    this.track(
+      this.updateNodeAddress(updated, meta)
+        .then(() => {
+          if (Number.isFinite(created)) this.metrics.initialSyncDelay.observe((Date.now() - created) / 1000);
+        })
+        .catch((err: unknown) => {
+          this.log.error('failed to update node addresses', { node: name, error: (err as Error).message });
+        }),
+    );
     // About the node as this sync found it (upstream records on its copy from before the update), so the
     // event's involvedObject.resourceVersion is the same as upstream's.
     this.o.recorder.recordEvent(cached, 'Normal', 'Synced', 'Node synced successfully');
+  }
+
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+
+  /** Resolves when the address updates that initializations started have finished. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
 
   private async reconcileLabels(node: WireNode): Promise<void> {
