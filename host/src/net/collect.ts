@@ -8,7 +8,7 @@ export interface CollectedResponse {
   statusCode: number;
   /** As undici hands them over (lower-case names; repeated headers as arrays). */
   headers: Record<string, string | string[] | undefined>;
-  /** The body as it arrived; empty when `discardBody`. */
+  /** The body as it arrived; empty when `discardBody` and the status is below 300. */
   chunks: Buffer[];
 }
 
@@ -20,7 +20,7 @@ export interface CollectOptions {
   /** A body above this many bytes aborts the exchange (closing the connection) with `tooLarge(max)`. */
   maxBytes?: number;
   tooLarge?: (maxBytes: number) => Error;
-  /** Drop the body as it arrives (the caller only wants the status). */
+  /** Drop a successful (< 300) answer's body as it arrives (the caller only wants the status); an error's is kept. */
   discardBody?: boolean;
 }
 
@@ -74,7 +74,7 @@ export function dispatchCollect(
           controller.abort(err);
           return;
         }
-        if (!discardBody) chunks.push(chunk);
+        if (!discardBody || statusCode >= 300) chunks.push(chunk);
       },
       onResponseEnd: () => {
         if (settle()) resolve({ statusCode, headers, chunks });

@@ -7,7 +7,8 @@ import { sharedInformers, type SharedInformers } from '../../../host/src/app/inf
 import { CloudNodeController } from '../../../host/src/controllers/node/node-controller.ts';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { EventRecorder, kubeEventSink } from '../../../host/src/kube/events/recorder.ts';
-import { silentLogger } from '../../../host/src/log/logger.ts';
+import { createJsonLineLogger, silentLogger } from '../../../host/src/log/logger.ts';
+import { mintIdentity } from '../../support/identity.ts';
 import { FakeProvider } from '../../support/fake-provider.ts';
 import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
 import { deleteNodes, eventually, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from './support/ccm-env.ts';
@@ -39,18 +40,22 @@ describe('cloud-node controller: apiserver requests per initialization', () => {
   });
 
   /** A controller whose own client counts its requests; nothing runs it: the test calls syncNode. */
-  function controller(nodes = informers.nodes): {
+  function controller(
+    nodes = informers.nodes,
+    as = admin,
+    logger = silentLogger,
+  ): {
     ctl: CloudNodeController;
     requests: () => Promise<Record<string, number>>;
   } {
     const registry = new Registry();
-    const client = new KubeClient(admin, { qps: 500, burst: 1000, registry });
+    const client = new KubeClient(as, { qps: 500, burst: 1000, registry });
     const ctl = new CloudNodeController({
       client,
       nodes,
       provider,
       recorder,
-      logger: silentLogger,
+      logger,
       registry,
       workers: 1,
       statusUpdateFrequencyMs: 300_000,
@@ -131,5 +136,34 @@ describe('cloud-node controller: apiserver requests per initialization', () => {
     expect(hasTaint(node, UNINITIALIZED_TAINT.key)).toBe(false);
     expect(node.spec?.providerID).toBe(`fake://${name}`);
     expect(node.metadata?.labels).toMatchObject({ 'example.com/late': 'yes', 'topology.kubernetes.io/zone': 'z1' });
+  });
+
+  it('initializes the node even when the address patch that follows fails, and logs why', async () => {
+    const name = uniqueName('req-noaddr');
+    await registered(name);
+    // May update nodes but not patch their status: the address patch gets a 403.
+    const identity = await mintIdentity(info, admin, {
+      name: uniqueName('no-status'),
+      rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'update', 'patch'] }],
+    });
+    const lines: string[] = [];
+    const { ctl } = controller(
+      informers.nodes,
+      identity.kubeConfig,
+      createJsonLineLogger({ write: (l) => lines.push(l) }),
+    );
+    await ctl.syncNode(name);
+    await ctl.settled();
+    const node = await adminClient.request<ReturnType<typeof kubeletNode>>({ path: `/api/v1/nodes/${name}` });
+    expect(hasTaint(node, UNINITIALIZED_TAINT.key)).toBe(false);
+    expect(node.status?.addresses?.some((a) => a.address === '192.0.2.44')).toBe(false);
+    const failures = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.node === name);
+    expect(failures).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        msg: 'failed to update node addresses',
+        error: expect.stringMatching(/forbidden/),
+      }),
+    );
   });
 });

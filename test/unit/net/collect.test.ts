@@ -69,6 +69,10 @@ describe('dispatchCollect', () => {
     expect(response.statusCode).toBe(200);
     expect(response.chunks).toEqual([]);
     expect(bodyText(response.chunks)).toBe('');
+    // An error answer is kept even so: it says what went wrong (KubeApiError reads it).
+    const error = await dispatchCollect(agent, { origin, path: '/missing', method: 'GET' }, { discardBody: true });
+    expect(error.statusCode).toBe(404);
+    expect(JSON.parse(bodyText(error.chunks))).toEqual({ kind: 'Status', code: 404 });
   });
 
   it('aborts a body above maxBytes with the tooLarge error', async () => {
