@@ -18,7 +18,7 @@ export interface LoadKubeConfigOptions {
   /** --master: the apiserver URL, overriding the kubeconfig's server. */
   master?: string;
   env?: Record<string, string | undefined>;
-  /** Prefix for the service account files (tests); client-node reads <root>/var/run/secrets/... */
+  /** Where the service account files are looked for (tests): <root>/var/run/secrets/... */
   inClusterRoot?: string;
 }
 
