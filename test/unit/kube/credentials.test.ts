@@ -98,6 +98,28 @@ describe('loadKubeConfig credentials', () => {
     });
   });
 
+  it('names a file the kubeconfig refers to that does not exist, at load time', () => {
+    const path = join(dir, 'missing-files');
+    const write = (user: Record<string, string>, cluster: Record<string, string> = {}) =>
+      writeFileSync(
+        path,
+        JSON.stringify({
+          clusters: [{ name: 'c', cluster: { server: 'https://a:6443', ...cluster } }],
+          users: [{ name: 'u', user }],
+          contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+          'current-context': 'x',
+        }),
+      );
+    write({ 'client-certificate': 'nope/cert.pem', 'client-key': 'nope/key.pem' });
+    expect(() => loadKubeConfig({ kubeconfig: path, env: {} })).toThrow(
+      `kubeconfig-flag: client-certificate ${join(dir, 'nope/cert.pem')} does not exist`,
+    );
+    write({ tokenFile: '/nowhere/token' });
+    expect(() => loadKubeConfig({ kubeconfig: path, env: {} })).toThrow('tokenFile /nowhere/token does not exist');
+    write({ token: 't' }, { 'certificate-authority': '/nowhere/ca.crt' });
+    expect(() => loadKubeConfig({ kubeconfig: path, env: {} })).toThrow('certificate-authority /nowhere/ca.crt');
+  });
+
   it('hands an exec credential plugin to client-node, loaded only when the credentials are used', async () => {
     const plugin = join(dir, 'exec-plugin.sh');
     const credential = {

@@ -116,15 +116,30 @@ function fromFiles(
   if (user.exec !== undefined || user['auth-provider'] !== undefined || cluster['proxy-url'] !== undefined) {
     return { credentials: delegated(files, contextName, master, server), source, server, contexts };
   }
+  // Files named by the kubeconfig are read later (and again when rotated): a missing one is an error now, not an
+  // endless "waiting for the apiserver".
+  const ca = material(cluster, 'certificate-authority');
+  const cert = material(user, 'client-certificate');
+  const key = material(user, 'client-key');
+  const tokenFile = str(user.tokenFile);
+  const named: [string, string | undefined][] = [
+    ['certificate-authority', ca && 'file' in ca ? ca.file : undefined],
+    ['client-certificate', cert && 'file' in cert ? cert.file : undefined],
+    ['client-key', key && 'file' in key ? key.file : undefined],
+    ['tokenFile', tokenFile],
+  ];
+  for (const [what, file] of named) {
+    if (file && !existsSync(file)) throw new KubeConfigError(`${source}: ${what} ${file} does not exist`);
+  }
   const credentials = staticCredentials({
     server,
-    ca: material(cluster, 'certificate-authority'),
-    cert: material(user, 'client-certificate'),
-    key: material(user, 'client-key'),
+    ca,
+    cert,
+    key,
     insecureSkipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
     tlsServerName: str(cluster['tls-server-name']),
     token: str(user.token),
-    tokenFile: str(user.tokenFile),
+    tokenFile,
     username: str(user.username),
     password: str(user.password),
   });
