@@ -41,10 +41,18 @@ export function eventRecorder(client: KubeClient, logger: Logger, component: str
   return new EventRecorder({ sink: kubeEventSink(client), component, logger: logger.child({ component: 'events' }) });
 }
 
-function recorder(ctx: ControllerContext, component: string): EventRecorder {
-  const r = eventRecorder(ctx.client, ctx.logger, component);
+function recorder(ctx: ControllerContext, client: KubeClient, component: string): EventRecorder {
+  const r = eventRecorder(client, ctx.logger, component);
   ctx.recorders.push(r);
   return r;
+}
+
+/**
+ * Each controller gets a client of its own (its own token bucket at --kube-api-qps/--kube-api-burst, the shared
+ * connections), named as upstream names them, and writes its events through it, as upstream's controllers do.
+ */
+function controllerClient(ctx: ControllerContext, name: string): KubeClient {
+  return ctx.client.forController(name);
 }
 
 /** Builds the enabled controllers; logs (as upstream does) each one skipped because the provider lacks support. */
@@ -57,12 +65,13 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
   if (enabled.has('cloud-node')) {
     if (!hasInstances) logger.warn('skipping cloud-node: the provider implements neither InstancesV2 nor Instances');
     else {
+      const client = controllerClient(ctx, 'node-controller');
       controllers.push(
         new CloudNodeController({
-          client: ctx.client,
+          client,
           nodes: ctx.informers.nodes,
           provider,
-          recorder: recorder(ctx, 'cloud-node-controller'),
+          recorder: recorder(ctx, client, 'cloud-node-controller'),
           logger,
           registry: ctx.registry,
           workers: options.flags['concurrent-node-syncs'],
@@ -75,12 +84,13 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
     if (!hasInstances)
       logger.warn('skipping cloud-node-lifecycle: the provider implements neither InstancesV2 nor Instances');
     else {
+      const client = controllerClient(ctx, 'node-controller');
       controllers.push(
         new CloudNodeLifecycleController({
-          client: ctx.client,
+          client,
           nodes: ctx.informers.nodes,
           provider,
-          recorder: recorder(ctx, 'cloud-node-lifecycle-controller'),
+          recorder: recorder(ctx, client, 'cloud-node-lifecycle-controller'),
           logger,
           monitorPeriodMs: options.flags['node-monitor-period'],
         }),
@@ -91,14 +101,15 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
     const balancer = ctx.loadBalancing?.balancer ?? provider.loadBalancer();
     if (!balancer) logger.warn('skipping service: the provider does not support load balancers');
     else {
+      const client = controllerClient(ctx, 'service-controller');
       controllers.push(
         new ServiceController({
-          client: ctx.client,
+          client,
           services: ctx.informers.services,
           nodes: ctx.informers.nodes,
           balancer,
           clusterName: options.flags['cluster-name'],
-          recorder: recorder(ctx, 'service-controller'),
+          recorder: recorder(ctx, client, 'service-controller'),
           logger,
           registry: ctx.registry,
           workers: options.flags['concurrent-service-syncs'],
@@ -110,14 +121,15 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
   }
   const routes = routeControllerWanted(options, provider, logger);
   if (routes) {
+    const client = controllerClient(ctx, 'route-controller');
     controllers.push(
       new RouteController({
-        client: ctx.client,
+        client,
         nodes: ctx.informers.nodes,
         routes,
         clusterName: options.flags['cluster-name'],
         clusterCIDRs: options.clusterCIDRs,
-        recorder: recorder(ctx, 'route-controller'),
+        recorder: recorder(ctx, client, 'route-controller'),
         logger,
         periodMs: options.flags['route-reconciliation-period'],
         leaseFresh: ctx.leaseFresh,

@@ -6,6 +6,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
+import type { ApiserverCredentials } from '../../../host/src/kube/client/credentials.ts';
 import { apiErrorInfo, isConflict, isGone, isNotFound, KubeApiError } from '../../../host/src/kube/client/errors.ts';
 import { patchOptions, typedApi } from '../../../host/src/kube/client/typed-api.ts';
 import { decodeEvent, readWatchEvents, WatchDecodeError } from '../../../host/src/kube/client/watch.ts';
@@ -297,6 +298,54 @@ describe('KubeClient credentials', () => {
     await clock.advance(10_001);
     await client.request({ path: '/e' });
     expect(auth).toEqual(['Bearer tok', 'Bearer tok', 'Bearer tok', 'Bearer rotated', 'Bearer rotated-again']);
+  });
+});
+
+describe('KubeClient.forController', () => {
+  it('has its own token bucket and user agent, and shares connections and credentials with its parent', async () => {
+    const agents: string[] = [];
+    let status = 200;
+    handler = (req, res) => {
+      agents.push(req.headers['user-agent'] ?? '');
+      json(res, status, status === 200 ? {} : { kind: 'Status', code: status, reason: 'Unauthorized' });
+    };
+    let token = 'tok';
+    const reads = { auth: 0, transport: 0 };
+    const credentials: ApiserverCredentials = {
+      server: base,
+      authHeaders: async () => {
+        reads.auth++;
+        return { authorization: `Bearer ${token}` };
+      },
+      transport: async () => {
+        reads.transport++;
+        return { tls: {} };
+      },
+    };
+    const clock = new FakeClock();
+    const parent = new KubeClient(credentials, { qps: 1, burst: 1, clock, userAgent: 'wasm-ccm' });
+    const nodes = parent.forController('node-controller');
+    // The parent spends its only token; the controller's bucket is still full.
+    await parent.request({ path: '/parent' });
+    await nodes.request({ path: '/nodes' });
+    const waiting = parent.request({ path: '/parent-again' });
+    let done = false;
+    void waiting.then(() => (done = true));
+    await flushMicrotasks();
+    expect(done).toBe(false);
+    await clock.advance(1_000);
+    await waiting;
+    expect(agents).toEqual(['wasm-ccm', 'wasm-ccm/node-controller', 'wasm-ccm']);
+    // One pool and one read of the headers for both clients.
+    expect(reads).toEqual({ auth: 1, transport: 1 });
+    // A 401 answered to the controller's client makes the shared headers be read again, for the parent too.
+    token = 'rotated';
+    status = 401;
+    await expect(nodes.request({ path: '/refused' })).rejects.toMatchObject({ code: 401 });
+    status = 200;
+    await clock.advance(1_000);
+    await parent.request({ path: '/after' });
+    expect(reads).toEqual({ auth: 2, transport: 1 });
   });
 });
 

@@ -85,9 +85,13 @@ export class KubeClient {
   private readonly basePath: string;
   private conn: Connection | undefined;
   private refreshing: Promise<Connection> | undefined;
+  private readonly options: KubeClientOptions;
+  /** Whose connections and auth headers this client uses: itself, or the client it was made from (forController). */
+  private connectionOwner: KubeClient = this;
 
   /** A client-node KubeConfig is accepted too (its current context); see client-node-credentials.ts. */
   constructor(config: ApiserverCredentials | KubeConfig, options: KubeClientOptions = {}) {
+    this.options = options;
     this.credentials = isKubeConfig(config) ? kubeConfigCredentials(config) : config;
     this.server = this.credentials.server.replace(/\/+$/, '');
     const url = new URL(this.server);
@@ -99,6 +103,18 @@ export class KubeClient {
     this.metrics = restMetrics(options.registry);
     this.userAgent = options.userAgent ?? 'wasm-ccm';
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /**
+   * A client for one controller: its own token bucket (same qps and burst) and user agent, over this client's
+   * connections and credentials. Upstream builds a clientset per controller (ClientBuilder.ClientOrDie(name)), each
+   * with its own rate limiter, while client-go's transport cache lets them share connections: a burst of one
+   * controller's requests does not hold up another's.
+   */
+  forController(name: string): KubeClient {
+    const client = new KubeClient(this.credentials, { ...this.options, userAgent: `${this.userAgent}/${name}` });
+    client.connectionOwner = this.connectionOwner;
+    return client;
   }
 
   /** A JSON request; resolves to the parsed response body, rejects with KubeApiError on any non-2xx status. */
@@ -186,8 +202,7 @@ export class KubeClient {
       // Taken after the limiter's wait, which can outlast the pool: a pool replaced meanwhile is closed.
       const conn = await this.connection();
       const response = await send(conn);
-      // A rejected credential may have been rotated since it was read: read it again for the next request.
-      if (response.statusCode === 401 && this.conn) this.conn.authAt = -Infinity;
+      if (response.statusCode === 401) this.authRejected();
       return { response, statusCode: response.statusCode };
     });
   }
@@ -250,11 +265,18 @@ export class KubeClient {
    * certificates rotated on disk are picked up.
    */
   private async connection(): Promise<Connection> {
+    if (this.connectionOwner !== this) return this.connectionOwner.connection();
     const now = this.clock.now();
     const conn = this.conn;
     if (conn && now - conn.authAt < AUTH_TTL_MS && now - conn.createdAt < CONNECTION_POOL_MAX_AGE_MS) return conn;
     this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
     return this.refreshing;
+  }
+
+  /** The credential was refused; it may have been rotated since it was read: read it again for the next request. */
+  private authRejected(): void {
+    const conn = this.connectionOwner.conn;
+    if (conn) conn.authAt = -Infinity;
   }
 
   private async refresh(): Promise<Connection> {
@@ -296,7 +318,7 @@ export class KubeClient {
     return this.metered(method, signal, async () => {
       const conn = await this.connection();
       const response = await run(conn.dispatcher, conn.headers);
-      if (response.httpStatusCode === 401 && this.conn) this.conn.authAt = -Infinity;
+      if (response.httpStatusCode === 401) this.authRejected();
       return { response, statusCode: response.httpStatusCode };
     });
   }
