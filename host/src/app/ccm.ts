@@ -5,7 +5,6 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Provider } from '../cloudprovider/index.ts';
 import { KubeClient } from '../kube/client/client.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { isKubeConfig, kubeConfigCredentials } from '../kube/client/client-node-credentials.ts';
 import type { ApiserverCredentials } from '../kube/client/credentials.ts';
 import { defaultIdentity, LeaderElector } from '../kube/leaderelection/elector.ts';
 import { kubeLeaseLock } from '../kube/leaderelection/lease-lock.ts';
@@ -88,7 +87,6 @@ export async function startCCM(
   startSignal?: AbortSignal,
 ): Promise<CCMHandle> {
   const flags = options.flags;
-  const credentials = isKubeConfig(kubeConfig) ? kubeConfigCredentials(kubeConfig) : kubeConfig;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const runningControllers = new Gauge({
@@ -97,12 +95,13 @@ export async function startCCM(
     labelNames: ['name', 'manager'] as const,
     registers: [registry],
   });
-  const client = new KubeClient(credentials, {
+  const client = new KubeClient(kubeConfig, {
     qps: flags['kube-api-qps'],
     burst: flags['kube-api-burst'],
     registry,
     userAgent: 'wasm-ccm',
   });
+  const { credentials } = client;
   // Aborted by a signal during start-up, and by shutdown(): it ends the start, the controllers and the informers.
   const stopping = new AbortController();
   const abortStart = (): void => stopping.abort();

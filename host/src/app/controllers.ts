@@ -48,14 +48,10 @@ function recorder(ctx: ControllerContext, client: KubeClient, component: string)
 }
 
 /**
- * Each controller gets a client of its own (its own token bucket at --kube-api-qps/--kube-api-burst, the shared
- * connections), named as upstream names them, and writes its events through it, as upstream's controllers do.
+ * Builds the enabled controllers; logs (as upstream does) each one skipped because the provider lacks support. Each
+ * controller gets a client of its own (KubeClient.forController: its own token bucket, the shared connections), named
+ * as upstream names them, and writes its events through it, as upstream's controllers do.
  */
-function controllerClient(ctx: ControllerContext, name: string): KubeClient {
-  return ctx.client.forController(name);
-}
-
-/** Builds the enabled controllers; logs (as upstream does) each one skipped because the provider lacks support. */
 export function buildControllers(ctx: ControllerContext): RunningController[] {
   const { options, provider, logger } = ctx;
   const enabled = options.controllers;
@@ -65,7 +61,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
   if (enabled.has('cloud-node')) {
     if (!hasInstances) logger.warn('skipping cloud-node: the provider implements neither InstancesV2 nor Instances');
     else {
-      const client = controllerClient(ctx, 'node-controller');
+      const client = ctx.client.forController('node-controller');
       controllers.push(
         new CloudNodeController({
           client,
@@ -84,7 +80,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
     if (!hasInstances)
       logger.warn('skipping cloud-node-lifecycle: the provider implements neither InstancesV2 nor Instances');
     else {
-      const client = controllerClient(ctx, 'node-controller');
+      const client = ctx.client.forController('node-controller');
       controllers.push(
         new CloudNodeLifecycleController({
           client,
@@ -101,7 +97,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
     const balancer = ctx.loadBalancing?.balancer ?? provider.loadBalancer();
     if (!balancer) logger.warn('skipping service: the provider does not support load balancers');
     else {
-      const client = controllerClient(ctx, 'service-controller');
+      const client = ctx.client.forController('service-controller');
       controllers.push(
         new ServiceController({
           client,
@@ -121,7 +117,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
   }
   const routes = routeControllerWanted(options, provider, logger);
   if (routes) {
-    const client = controllerClient(ctx, 'route-controller');
+    const client = ctx.client.forController('route-controller');
     controllers.push(
       new RouteController({
         client,

@@ -158,12 +158,16 @@ export class KubeClient {
    */
   async watch(path: string, query: Query, signal: AbortSignal): Promise<AsyncGenerator<WatchEvent>> {
     // No body timeout: a quiet watch is normal, and the informer has its own idle limit.
-    const response = await this.exchange(HttpMethod.GET, signal, (conn) =>
-      conn.watchDispatcher.request({
-        ...this.requestOptions(conn, HttpMethod.GET, path, { ...query, watch: true }, {}),
-        ...(signal !== undefined ? { signal } : {}),
-        bodyTimeout: 0,
-      }),
+    const response = await this.exchange(
+      HttpMethod.GET,
+      signal,
+      (conn) =>
+        conn.watchDispatcher.request({
+          ...this.requestOptions(conn, HttpMethod.GET, path, { ...query, watch: true }, {}),
+          ...(signal !== undefined ? { signal } : {}),
+          bodyTimeout: 0,
+        }),
+      statusCode,
     );
     if (response.statusCode !== 200) {
       throw KubeApiError.fromResponse(response.statusCode, await response.body.text(), `watch ${path}`);
@@ -184,26 +188,35 @@ export class KubeClient {
     signal: AbortSignal | undefined,
     extra: RequestExtra & { discardBody: boolean },
   ): Promise<CollectedResponse> {
-    return this.exchange(method, signal, (conn) =>
-      dispatchCollect(conn.dispatcher, this.requestOptions(conn, method, path, query, extra), {
-        signal,
-        discardBody: extra.discardBody,
-      }),
+    return this.exchange(
+      method,
+      signal,
+      (conn) =>
+        dispatchCollect(conn.dispatcher, this.requestOptions(conn, method, path, query, extra), {
+          signal,
+          discardBody: extra.discardBody,
+        }),
+      statusCode,
     );
   }
 
-  /** One raw request, rate-limited and metered, on the current connection; a 401 makes the next one re-read auth. */
-  private exchange<R extends { statusCode: number }>(
-    method: HttpMethod,
+  /**
+   * One request, rate-limited and metered, on the current connection; a 401 makes the next one re-read auth.
+   * `statusOf` reads the status from what `send` resolves to (undici's answers and client-node's differ).
+   */
+  private exchange<R>(
+    method: string,
     signal: AbortSignal | undefined,
     send: (conn: Connection) => Promise<R>,
+    statusOf: (response: R) => number,
   ): Promise<R> {
     return this.metered(method, signal, async () => {
       // Taken after the limiter's wait, which can outlast the pool: a pool replaced meanwhile is closed.
       const conn = await this.connection();
       const response = await send(conn);
-      if (response.statusCode === 401) this.authRejected();
-      return { response, statusCode: response.statusCode };
+      const statusCode = statusOf(response);
+      if (statusCode === 401) this.authRejected();
+      return { response, statusCode };
     });
   }
 
@@ -259,9 +272,9 @@ export class KubeClient {
   }
 
   /**
-   * The pooled connection and the credentials' auth headers. Both are kept, not derived per request (reading CA,
-   * certificate and token files each time, as client-node does); the headers are re-read every AUTH_TTL_MS (client-go re-reads a token
-   * file once a minute) and after a 401, the pool is replaced every CONNECTION_POOL_MAX_AGE_MS so client
+   * The pooled connection and the credentials' auth headers, kept rather than derived per request (client-node
+   * reads CA, certificate and token files for each one): the headers are re-read every AUTH_TTL_MS (client-go
+   * re-reads a token file once a minute) and after a 401, the pool is replaced every CONNECTION_POOL_MAX_AGE_MS so
    * certificates rotated on disk are picked up.
    */
   private async connection(): Promise<Connection> {
@@ -315,11 +328,13 @@ export class KubeClient {
     signal: AbortSignal | undefined,
     run: (dispatcher: Dispatcher, headers: Readonly<Record<string, string>>) => Promise<R>,
   ): Promise<R> {
-    return this.metered(method, signal, async () => {
-      const conn = await this.connection();
-      const response = await run(conn.dispatcher, conn.headers);
-      if (response.httpStatusCode === 401) this.authRejected();
-      return { response, statusCode: response.httpStatusCode };
-    });
+    return this.exchange(
+      method,
+      signal,
+      (conn) => run(conn.dispatcher, conn.headers),
+      (r) => r.httpStatusCode,
+    );
   }
 }
+
+const statusCode = (response: { statusCode: number }): number => response.statusCode;

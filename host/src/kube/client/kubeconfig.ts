@@ -116,36 +116,20 @@ function fromFiles(
   if (user.exec !== undefined || user['auth-provider'] !== undefined || cluster['proxy-url'] !== undefined) {
     return { credentials: delegated(files, contextName, master, server), source, server, contexts };
   }
-  // Files named by the kubeconfig are read later (and again when rotated): a missing one is an error now, not an
-  // endless "waiting for the apiserver".
-  const ca = material(cluster, 'certificate-authority');
-  const cert = material(user, 'client-certificate');
-  const key = material(user, 'client-key');
-  const tokenFile = str(user.tokenFile);
-  const named: [string, string | undefined][] = [
-    ['certificate-authority', ca && 'file' in ca ? ca.file : undefined],
-    ['client-certificate', cert && 'file' in cert ? cert.file : undefined],
-    ['client-key', key && 'file' in key ? key.file : undefined],
-    ['tokenFile', tokenFile],
-  ];
-  for (const [what, file] of named) {
-    if (file && !existsSync(file)) throw new KubeConfigError(`${source}: ${what} ${file} does not exist`);
-  }
   const credentials = staticCredentials({
     server,
-    ca,
-    cert,
-    key,
+    ca: material(cluster, 'certificate-authority', source),
+    cert: material(user, 'client-certificate', source),
+    key: material(user, 'client-key', source),
     insecureSkipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
     tlsServerName: str(cluster['tls-server-name']),
     token: str(user.token),
-    tokenFile,
+    tokenFile: existingFile(str(user.tokenFile), 'tokenFile', source),
     username: str(user.username),
     password: str(user.password),
   });
   return { credentials, source, server, contexts };
 }
-
 function readInto(merged: Merged, file: string, what: string): void {
   if (!existsSync(file)) throw new KubeConfigError(`${what}: ${file} does not exist`);
   const fail = (problem: string): never => {
@@ -193,11 +177,18 @@ function absolutePaths(entry: Entry, base: string): Entry {
 }
 
 /** `<field>-data` (base64, preferred) or `<field>` (a file). */
-function material(entry: Entry, field: string): Material | undefined {
+function material(entry: Entry, field: string, source: KubeConfigSource): Material | undefined {
   const data = str(entry[`${field}-data`]);
   if (data) return { data: Buffer.from(data, 'base64') };
-  const file = str(entry[field]);
+  const file = existingFile(str(entry[field]), field, source);
   return file ? { file } : undefined;
+}
+
+// Files named by the kubeconfig are read later (and again when rotated): a missing one is an error now, not an
+// endless "waiting for the apiserver".
+function existingFile(file: string | undefined, field: string, source: KubeConfigSource): string | undefined {
+  if (file && !existsSync(file)) throw new KubeConfigError(`${source}: ${field} ${file} does not exist`);
+  return file || undefined;
 }
 
 // Exec plugins, auth providers and proxies: client-node does these, loaded and handed the same files and context

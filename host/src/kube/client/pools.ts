@@ -15,9 +15,8 @@ export interface ApiserverPools {
 
 /** HTTP/1.1 pools with the credentials' TLS settings (CA, client certificate, skip-verify, server name). */
 export function http1Pools(tls: TlsSettings): ApiserverPools {
-  const connect = { ...tls };
   return {
-    requests: new Agent({ allowH2: false, connections: REQUEST_CONNECTIONS, connect }),
-    watches: new Agent({ allowH2: false, connect }),
+    requests: new Agent({ allowH2: false, connections: REQUEST_CONNECTIONS, connect: tls }),
+    watches: new Agent({ allowH2: false, connect: tls }),
   };
 }
