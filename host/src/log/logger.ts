@@ -1,5 +1,6 @@
 // A minimal structured logger: JSON lines, one record per line, with fields carried by child loggers.
 // Kept tiny on purpose: the controllers and the plugin runtime only need levels, a message and flat fields.
+import { writeSync } from 'node:fs';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -16,7 +17,7 @@ export interface Logger {
 const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export interface JsonLineLoggerOptions {
-  /** Where lines go; defaults to process.stdout. */
+  /** Where lines go; defaults to standard output (stdoutLines). */
   write?: (line: string) => void;
   /** Records below this level are dropped. */
   level?: LogLevel;
@@ -25,7 +26,7 @@ export interface JsonLineLoggerOptions {
 }
 
 export function createJsonLineLogger(options: JsonLineLoggerOptions = {}): Logger {
-  const write = options.write ?? ((line: string) => process.stdout.write(line));
+  const write = options.write ?? stdoutLines();
   const minimum = LEVEL_ORDER[options.level ?? 'info'];
   const now = options.now ?? (() => new Date());
 
@@ -56,8 +57,50 @@ export const silentLogger: Logger = {
   child: () => silentLogger,
 };
 
-// A record must never make logging throw: Errors become their message, BigInts strings, cycles a marker.
+let stdoutWriter: ((line: string) => void) | undefined;
+
+/**
+ * Standard output, with the lines of one turn of the event loop written together: a burst of node initializations
+ * logs a line per node, and a write(2) per line cost more than making the line. Lines still pending when the process
+ * exits are written synchronously then.
+ */
+export function stdoutLines(): (line: string) => void {
+  if (stdoutWriter) return stdoutWriter;
+  let pending: string[] = [];
+  let scheduled = false;
+  const take = (): string => {
+    const text = pending.join('');
+    pending = [];
+    return text;
+  };
+  const flush = (): void => {
+    scheduled = false;
+    if (pending.length > 0) process.stdout.write(take());
+  };
+  process.once('exit', () => {
+    if (pending.length > 0) writeSync(process.stdout.fd, take());
+  });
+  stdoutWriter = (line) => {
+    pending.push(line);
+    if (scheduled) return;
+    scheduled = true;
+    // Unref'd: pending lines never keep the process alive (exit writes them).
+    setImmediate(flush).unref();
+  };
+  return stdoutWriter;
+}
+
+// A record must never make logging throw: Errors become their message, BigInts strings, cycles a marker. Records of
+// primitives only, nearly all of them, need none of that.
 function safeStringify(record: LogFields): string {
+  for (const key in record) {
+    const value = record[key];
+    if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') return guardedStringify(record);
+  }
+  return JSON.stringify(record);
+}
+
+function guardedStringify(record: LogFields): string {
   const seen = new WeakSet<object>();
   return JSON.stringify(record, (_key, value: unknown) => {
     if (value instanceof Error) return { name: value.name, message: value.message };

@@ -1,6 +1,7 @@
 // The nodes every load balancer is given, kept up to date from the Node informer's events. Listing, filtering and
 // converting every node on every ensure, and sorting the whole set on every node sync, cost O(nodes) per call and
-// O(nodes^2) over a burst of node adds; here each node event costs O(1) plus the conversion of that one node.
+// O(nodes^2) over a burst of node adds; here each node event costs O(1), and a node is converted only when a
+// load balancer next needs the list (never while no Service has one: a burst of node initializations converts none).
 import { hash } from 'node:crypto';
 import type { V1Node } from '@kubernetes/client-node';
 import { objectKey } from '../../kube/client/wire.ts';
@@ -19,10 +20,12 @@ export interface NodeEventSource {
 interface Entry {
   /** `name=providerID` while the node is included, as upstream compares node sets. */
   member: string | undefined;
-  /** The node's ABI form, frozen, while it is included. */
+  /** The node's ABI form, frozen, while it is included (as of the last nodes()). */
   abi: Node | undefined;
   /** JSON.stringify(abi). */
   json: string | undefined;
+  /** The included node's latest version, when nodes() has not converted it yet. */
+  unconverted: WireNode | undefined;
 }
 
 // 8 lanes of 32 bits: the whole SHA-256 of each member.
@@ -36,6 +39,8 @@ export class LoadBalancerNodeSet {
   private members = 0;
   private membershipVersion = 0;
   private contentVersion = 0;
+  /** Entries whose `unconverted` node nodes() must convert first. */
+  private readonly stale = new Set<Entry>();
   private identityCache: { version: number; value: string } | undefined;
   private listCache: { version: number; value: Node[] } | undefined;
   /** Stops following the informer. */
@@ -74,6 +79,7 @@ export class LoadBalancerNodeSet {
    * interface takes `Node[]`.
    */
   nodes(): Node[] {
+    this.convertStale();
     if (this.listCache?.version !== this.contentVersion) {
       const abis: Node[] = [];
       const texts: string[] = [];
@@ -92,30 +98,47 @@ export class LoadBalancerNodeSet {
     const key = objectKey(node);
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { member: undefined, abi: undefined, json: undefined };
+      entry = { member: undefined, abi: undefined, json: undefined, unconverted: undefined };
       this.entries.set(key, entry);
     }
     const included = nodeIncludedInLoadBalancers(node as V1Node);
     this.setMember(entry, included ? `${node.metadata?.name ?? ''}=${node.spec?.providerID ?? ''}` : undefined);
-    if (!included) {
-      if (entry.abi !== undefined) this.contentVersion++;
-      entry.abi = entry.json = undefined;
+    if (included) {
+      entry.unconverted = node;
+      this.stale.add(entry);
       return;
     }
-    const abi = toABINode(node as V1Node);
-    const json = JSON.stringify(abi);
-    // Most node updates (conditions, heartbeats) leave the ABI form as it was: the cached list stays valid then.
-    if (json === entry.json) return;
-    entry.abi = freezeNode(abi);
-    entry.json = json;
-    this.contentVersion++;
+    this.forget(entry);
+  }
+
+  /** Drops an entry's ABI form (the node is excluded or gone). */
+  private forget(entry: Entry): void {
+    if (entry.abi !== undefined) this.contentVersion++;
+    entry.abi = entry.json = entry.unconverted = undefined;
+    this.stale.delete(entry);
+  }
+
+  private convertStale(): void {
+    for (const entry of this.stale) {
+      const node = entry.unconverted;
+      entry.unconverted = undefined;
+      if (node === undefined) continue;
+      const abi = toABINode(node as V1Node);
+      const json = JSON.stringify(abi);
+      // Most node updates (conditions, heartbeats) leave the ABI form as it was: the cached list stays valid then.
+      if (json === entry.json) continue;
+      entry.abi = freezeNode(abi);
+      entry.json = json;
+      this.contentVersion++;
+    }
+    this.stale.clear();
   }
 
   private remove(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.setMember(entry, undefined);
-    if (entry.abi !== undefined) this.contentVersion++;
+    this.forget(entry);
     this.entries.delete(key);
   }
 

@@ -1,5 +1,6 @@
 // client-go's REST client metrics (k8s.io/client-go/tools/metrics as registered by component-base), per registry.
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { CounterVec, HistogramVec } from '../../metrics/vec.ts';
 
 export interface RestMetrics {
   /** A finished request: `code` is the HTTP status or "<error>" when no response arrived. */
@@ -20,33 +21,33 @@ export function restMetrics(registry: Registry | undefined): RestMetrics {
   const existing = byRegistry.get(registry);
   if (existing) return existing;
   const registers = [registry];
-  const requests = new Counter({
+  const requests = new CounterVec({
     name: 'rest_client_requests_total',
     help: 'Number of HTTP requests, partitioned by status code, method, and host.',
-    labelNames: ['code', 'method', 'host'] as const,
+    labelNames: ['code', 'method', 'host'],
     registers,
   });
-  const duration = new Histogram({
+  const duration = new HistogramVec({
     name: 'rest_client_request_duration_seconds',
     help: 'Request latency in seconds. Broken down by verb, and host.',
-    labelNames: ['verb', 'host'] as const,
+    labelNames: ['verb', 'host'],
     buckets: LATENCY_BUCKETS,
     registers,
   });
-  const limiter = new Histogram({
+  const limiter = new HistogramVec({
     name: 'rest_client_rate_limiter_duration_seconds',
     help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
-    labelNames: ['verb', 'host'] as const,
+    labelNames: ['verb', 'host'],
     buckets: LATENCY_BUCKETS,
     registers,
   });
   const metrics: RestMetrics = {
     request(method, host, code, seconds) {
-      requests.inc({ code, method, host });
-      duration.observe({ verb: method, host }, seconds);
+      requests.withLabelValues(code, method, host).inc();
+      duration.withLabelValues(method, host).observe(seconds);
     },
     rateLimited(method, host, seconds) {
-      limiter.observe({ verb: method, host }, seconds);
+      limiter.withLabelValues(method, host).observe(seconds);
     },
   };
   byRegistry.set(registry, metrics);

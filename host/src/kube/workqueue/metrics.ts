@@ -1,6 +1,7 @@
 // Work queue metrics with upstream's names, help and buckets (k8s.io/component-base workqueue provider), one
 // series per queue `name`. Several queues share the metric objects of one Registry.
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { CounterVec, GaugeVec, HistogramVec } from '../../metrics/vec.ts';
 import type { Clock } from '../clock.ts';
 
 export interface QueueMetrics<T> {
@@ -30,11 +31,11 @@ interface LiveQueue {
 }
 
 interface Family {
-  adds: Counter<'name'>;
-  depth: Gauge<'name'>;
-  latency: Histogram<'name'>;
-  workDuration: Histogram<'name'>;
-  retries: Counter<'name'>;
+  adds: CounterVec;
+  depth: GaugeVec;
+  latency: HistogramVec;
+  workDuration: HistogramVec;
+  retries: CounterVec;
   live: Set<LiveQueue>;
 }
 
@@ -60,28 +61,28 @@ function familyFor(registry: Registry): Family {
       for (const [name, seconds] of byName) this.set({ name }, pick(seconds));
     };
   const family: Family = {
-    adds: new Counter({
+    adds: new CounterVec({
       name: 'workqueue_adds_total',
       help: 'Total number of adds handled by workqueue',
       labelNames,
       registers,
     }),
-    depth: new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames, registers }),
-    latency: new Histogram({
+    depth: new GaugeVec({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames, registers }),
+    latency: new HistogramVec({
       name: 'workqueue_queue_duration_seconds',
       help: 'How long in seconds an item stays in workqueue before being requested.',
       labelNames,
       buckets: DURATION_BUCKETS,
       registers,
     }),
-    workDuration: new Histogram({
+    workDuration: new HistogramVec({
       name: 'workqueue_work_duration_seconds',
       help: 'How long in seconds processing an item from workqueue takes.',
       labelNames,
       buckets: DURATION_BUCKETS,
       registers,
     }),
-    retries: new Counter({
+    retries: new CounterVec({
       name: 'workqueue_retries_total',
       help: 'Total number of retries handled by workqueue',
       labelNames,
@@ -113,26 +114,25 @@ function familyFor(registry: Registry): Family {
 export function queueMetrics<T>(name: string, registry: Registry | undefined, clock: Clock): QueueMetrics<T> {
   if (!registry) return noopQueueMetrics;
   const f = familyFor(registry);
-  const labels = { name };
   const addTimes = new Map<T, number>();
   const processingStart = new Map<T, number>();
   const liveQueue: LiveQueue = { name, clock, processingSince: () => processingStart.values() };
   f.live.add(liveQueue);
   // Zero-valued series from the start, so dashboards see the queue before its first add.
-  f.adds.inc(labels, 0);
-  f.retries.inc(labels, 0);
-  f.depth.set(labels, 0);
+  f.adds.withLabelValues(name).inc(0);
+  f.retries.withLabelValues(name).inc(0);
+  f.depth.withLabelValues(name).set(0);
   return {
     add(item) {
-      f.adds.inc(labels);
-      f.depth.inc(labels);
+      f.adds.withLabelValues(name).inc();
+      f.depth.withLabelValues(name).inc();
       if (!addTimes.has(item)) addTimes.set(item, clock.now());
     },
     get(item) {
-      f.depth.dec(labels);
+      f.depth.withLabelValues(name).dec();
       const added = addTimes.get(item);
       if (added !== undefined) {
-        f.latency.observe(labels, (clock.now() - added) / 1000);
+        f.latency.withLabelValues(name).observe((clock.now() - added) / 1000);
         addTimes.delete(item);
       }
       processingStart.set(item, clock.now());
@@ -140,12 +140,12 @@ export function queueMetrics<T>(name: string, registry: Registry | undefined, cl
     done(item) {
       const started = processingStart.get(item);
       if (started !== undefined) {
-        f.workDuration.observe(labels, (clock.now() - started) / 1000);
+        f.workDuration.withLabelValues(name).observe((clock.now() - started) / 1000);
         processingStart.delete(item);
       }
     },
     retry() {
-      f.retries.inc(labels);
+      f.retries.withLabelValues(name).inc();
     },
     close() {
       f.live.delete(liveQueue);

@@ -133,6 +133,37 @@ describe('LoadBalancerNodeSet', () => {
     expect(list[1]!.labels).toEqual({ zone: 'a' });
   });
 
+  it('converts a node only when the list is next asked for, and only its latest version', () => {
+    const reads = new Map<string, number>();
+    // Counts how often a node's annotations are read: toABINode reads them once per conversion.
+    const counted = (n: WireNode, tag: string): WireNode => {
+      const metadata = { ...n.metadata };
+      Object.defineProperty(metadata, 'annotations', {
+        enumerable: true,
+        get: () => {
+          reads.set(tag, (reads.get(tag) ?? 0) + 1);
+          return n.metadata?.annotations;
+        },
+      });
+      return { ...n, metadata };
+    };
+    const { nodes, set } = setup(counted(node('a'), 'a1'));
+    nodes.set(counted(node('a', { ip: '10.0.0.2' }), 'a2'));
+    nodes.set(counted(node('b'), 'b1'));
+    nodes.set(counted(node('a', { ip: '10.0.0.3' }), 'a3'));
+    expect(set.size).toBe(2);
+    expect(reads.size).toBe(0);
+    expect(set.nodes().map((n) => n.addresses[0]!.address)).toEqual(['10.0.0.3', '10.0.0.1']);
+    expect(Object.fromEntries(reads)).toEqual({ a3: 1, b1: 1 });
+    set.nodes();
+    expect(Object.fromEntries(reads)).toEqual({ a3: 1, b1: 1 });
+    // A node excluded before it was converted is never converted.
+    nodes.set(counted(node('c'), 'c1'));
+    nodes.set(counted(node('c', { labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': '' } }), 'c2'));
+    expect(names(set)).toEqual(['a', 'b']);
+    expect(reads.has('c1')).toBe(false);
+  });
+
   it('hands out a list no caller can corrupt', () => {
     const { set } = setup(node('b'), node('a'));
     const list = set.nodes();
