@@ -1,7 +1,8 @@
 // The nodes every load balancer is given, kept up to date from the Node informer's events. Listing, filtering and
 // converting every node on every ensure, and sorting the whole set on every node sync, cost O(nodes) per call and
-// O(nodes^2) over a burst of node adds; here each node event costs O(1), and a node is converted only when a
-// load balancer next needs the list (never while no Service has one: a burst of node initializations converts none).
+// O(nodes^2) over a burst of node adds; here each node event costs O(1), and a node is converted (and its membership
+// hashed) only when a load balancer next needs the list (or the set's identity): while no Service has a load
+// balancer, a burst of node initializations converts and hashes none.
 import { hash } from 'node:crypto';
 import type { V1Node } from '@kubernetes/client-node';
 import { objectKey } from '../../kube/client/wire.ts';
@@ -20,6 +21,8 @@ export interface NodeEventSource {
 interface Entry {
   /** `name=providerID` while the node is included, as upstream compares node sets. */
   member: string | undefined;
+  /** The member whose hash the digest holds (identity() catches up with `member`). */
+  hashed: string | undefined;
   /** The node's ABI form, frozen, while it is included (as of the last nodes()). */
   abi: Node | undefined;
   /** JSON.stringify(abi). */
@@ -36,6 +39,8 @@ export class LoadBalancerNodeSet {
   private readonly entries = new Map<string, Entry>();
   /** Sum (mod 2^32 per lane) of the members' hashes: order-independent and updated in O(1) per change. */
   private readonly digest = new Uint32Array(LANES);
+  /** Entries whose member changed since the digest took it in: hashed when an identity is next asked for. */
+  private readonly unhashed = new Set<Entry>();
   private members = 0;
   private membershipVersion = 0;
   private contentVersion = 0;
@@ -67,6 +72,8 @@ export class LoadBalancerNodeSet {
    */
   identity(): string {
     if (this.identityCache?.version !== this.membershipVersion) {
+      for (const entry of this.unhashed) this.hash(entry);
+      this.unhashed.clear();
       this.identityCache = { version: this.membershipVersion, value: `${this.members}:${this.digest.join(',')}` };
     }
     return this.identityCache.value;
@@ -98,7 +105,7 @@ export class LoadBalancerNodeSet {
     const key = objectKey(node);
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { member: undefined, abi: undefined, json: undefined, unconverted: undefined };
+      entry = { member: undefined, hashed: undefined, abi: undefined, json: undefined, unconverted: undefined };
       this.entries.set(key, entry);
     }
     const included = nodeIncludedInLoadBalancers(node as V1Node);
@@ -139,22 +146,32 @@ export class LoadBalancerNodeSet {
     if (!entry) return;
     this.setMember(entry, undefined);
     this.forget(entry);
+    // Its hash leaves the digest now: the entry is not kept for identity() to find.
+    this.hash(entry);
+    this.unhashed.delete(entry);
     this.entries.delete(key);
   }
 
   private setMember(entry: Entry, member: string | undefined): void {
     if (member === entry.member) return;
-    if (entry.member !== undefined) this.addToDigest(entry.member, -1);
-    if (member !== undefined) this.addToDigest(member, 1);
+    this.members += (member === undefined ? 0 : 1) - (entry.member === undefined ? 0 : 1);
     entry.member = member;
     this.membershipVersion++;
+    this.unhashed.add(entry);
+  }
+
+  /** Brings the digest up to the entry's member. */
+  private hash(entry: Entry): void {
+    if (entry.hashed === entry.member) return;
+    if (entry.hashed !== undefined) this.addToDigest(entry.hashed, -1);
+    if (entry.member !== undefined) this.addToDigest(entry.member, 1);
+    entry.hashed = entry.member;
   }
 
   private addToDigest(member: string, sign: 1 | -1): void {
     const h = hash('sha256', member, 'buffer');
     // Uint32Array stores modulo 2^32, so a removal exactly undoes its addition.
     for (let i = 0; i < LANES; i++) this.digest[i] = (this.digest[i] ?? 0) + sign * h.readUInt32LE(i * 4);
-    this.members += sign;
   }
 }
 

@@ -260,6 +260,11 @@ export class ServiceController {
   /** Re-checks every served load balancer's node set; updates those whose set changed. */
   async nodeSync(): Promise<void> {
     const started = performance.now();
+    // No load balancer was given a node set yet (none ensured): nothing to compare, as the filter below would find.
+    if (this.lastSyncedNodes.size === 0) {
+      this.metrics.nodeSyncLatency.observe((performance.now() - started) / 1000);
+      return;
+    }
     const setKey = this.nodeSet.identity();
     const services = this.o.services.cache.list().filter((s) => {
       const last = this.lastSyncedNodes.get(objectKey(s));

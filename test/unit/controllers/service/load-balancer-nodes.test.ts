@@ -225,6 +225,8 @@ describe('LoadBalancerNodeSet', () => {
           random(4) === 0 ? { 'node.kubernetes.io/exclude-from-external-load-balancers': 'yes' } : {};
         nodes.set(node(name, { providerID: `p${random(3)}`, labels, ip: `10.0.0.${random(3)}` }));
       }
+      // Asked for now and then, so the conversions and hashes it defers pile up over several changes in between.
+      if (random(3) !== 0) continue;
       const included = nodes.included();
       expect(set.nodes()).toEqual(included.map((n) => toABINode(n as V1Node)));
       // Equal identities exactly for equal sets, as the sorted name=providerID key tells.
