@@ -29,7 +29,7 @@ import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { IMAGE_ENV, IMAGE_NODE_ARGS } from '../test/support/image.ts';
 import { createNodes, createServices, fillSteady, names, sleep, waitForIngress, warmUp } from './lib/cluster-load.ts';
-import { type Impl, startCCM } from './lib/start-ccm.ts';
+import { type Impl, startCCM, benchFlags } from './lib/start-ccm.ts';
 import { cpuSeconds, memoryStats, threadCpuDelta, threadCpuSeconds } from './lib/proc-stats.ts';
 import { percentile } from './lib/stats.ts';
 import { formatTable } from './lib/table.ts';
@@ -81,13 +81,7 @@ const CCM_NODE_ARGS = values['ccm-node-args'].split(' ').filter((a) => a !== '')
 const SETTLE_MS = 20_000;
 const RUN_LABEL = 'bench.wasm-ccm/compare';
 
-const FLAGS = [
-  '--leader-elect=false',
-  '--controllers=cloud-node,cloud-node-lifecycle,service',
-  `--kube-api-qps=${QPS}`,
-  `--kube-api-burst=${BURST}`,
-  `--concurrent-service-syncs=${SERVICE_SYNCS}`,
-];
+const FLAGS = benchFlags({ qps: QPS, burst: BURST, serviceSyncs: SERVICE_SYNCS });
 
 const round = (v: number, digits = 1): number => Math.round(v * 10 ** digits) / 10 ** digits;
 

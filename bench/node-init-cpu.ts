@@ -25,7 +25,7 @@ import { UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
 import { createNodes, names } from './lib/cluster-load.ts';
 import { NodeInitWatch } from './lib/node-init-watch.ts';
 import { cpuSeconds } from './lib/proc-stats.ts';
-import { type StartedCCM, startCCM } from './lib/start-ccm.ts';
+import { type StartedCCM, startCCM, benchFlags } from './lib/start-ccm.ts';
 import { percentile } from './lib/stats.ts';
 import { formatTable } from './lib/table.ts';
 
@@ -50,13 +50,7 @@ function positive(name: string, raw: string): number {
 const NODES = positive('nodes', values.nodes);
 const ROUNDS = positive('rounds', values.rounds);
 // bench:compare's flags, so the two benchmarks measure the same controllers under the same client limits.
-const FLAGS = [
-  '--leader-elect=false',
-  '--controllers=cloud-node,cloud-node-lifecycle,service',
-  '--kube-api-qps=200',
-  '--kube-api-burst=400',
-  '--concurrent-service-syncs=10',
-];
+const FLAGS = benchFlags();
 
 interface Variant {
   label: 'A' | 'B';

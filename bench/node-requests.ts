@@ -17,7 +17,7 @@ import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { kubeletNode, UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
 import { NodeInitWatch } from './lib/node-init-watch.ts';
-import { type Impl, startCCM } from './lib/start-ccm.ts';
+import { type Impl, startCCM, benchFlags } from './lib/start-ccm.ts';
 import { cpuSeconds } from './lib/proc-stats.ts';
 
 const { values } = parseArgs({
@@ -34,12 +34,7 @@ const NODES = Number(values.nodes);
 const SETTLE_MS = Number(values['settle-ms']);
 const RUN_LABEL = 'bench.wasm-ccm/requests';
 // The same controllers and client limits as bench:compare, so the counts explain its node-init numbers.
-const FLAGS = [
-  '--leader-elect=false',
-  '--controllers=cloud-node,cloud-node-lifecycle,service',
-  `--kube-api-qps=${values.qps}`,
-  `--kube-api-burst=${values.burst}`,
-];
+const FLAGS = benchFlags({ qps: Number(values.qps), burst: Number(values.burst) });
 
 const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
 kind: Policy

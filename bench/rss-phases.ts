@@ -27,7 +27,7 @@ import { heapSnapshotNodeArgs, takeHeapSnapshot } from './lib/heap-snapshot.ts';
 import { createNodes, createServices, fillSteady, names, sleep, waitForIngress, warmUp } from './lib/cluster-load.ts';
 import { cpuSeconds, memoryStats } from './lib/proc-stats.ts';
 import { formatBreakdown, formatTopRegions, smapsBreakdown } from './lib/smaps.ts';
-import { startCCM } from './lib/start-ccm.ts';
+import { startCCM, benchFlags } from './lib/start-ccm.ts';
 
 const { values } = parseArgs({
   options: {
@@ -56,13 +56,7 @@ const STEADY_SERVICES = Number(values['steady-services']);
 const SETTLE_MS = Number(values.settle) * 1000;
 const TOP = Number(values.top);
 const RUN_LABEL = 'bench.wasm-ccm/rss-phases';
-const FLAGS = [
-  '--leader-elect=false',
-  '--controllers=cloud-node,cloud-node-lifecycle,service',
-  '--kube-api-qps=200',
-  '--kube-api-burst=400',
-  '--concurrent-service-syncs=10',
-];
+const FLAGS = benchFlags();
 const env: Record<string, string> = values['no-image-env'] ? {} : { ...IMAGE_ENV };
 const envProblem = values['no-image-env'] ? undefined : imageEnvProblem();
 if (envProblem) throw new Error(envProblem);

@@ -22,6 +22,7 @@ import { devcloudPluginArgs, kubeletNode } from '../test/e2e/ccm/support/ccm-env
 import { heapSnapshotNodeArgs, takeHeapSnapshot } from './lib/heap-snapshot.ts';
 import { cpuSeconds, memoryStats } from './lib/proc-stats.ts';
 import { createNodes, createServices, EXCLUDE_FROM_LBS, names, sleep } from './lib/cluster-load.ts';
+import { benchFlags } from './lib/start-ccm.ts';
 
 const { values } = parseArgs({
   options: {
@@ -43,13 +44,7 @@ const NODES = Number(values.nodes);
 const SERVICES = Number(values.services);
 const IDLE_WAIT_MS = Number(values['idle-wait']) * 1000;
 const SETTLE_MS = Number(values.settle) * 1000;
-const FLAGS = [
-  '--leader-elect=false',
-  '--controllers=cloud-node,cloud-node-lifecycle,service',
-  '--kube-api-qps=200',
-  '--kube-api-burst=400',
-  `--concurrent-service-syncs=${values['concurrent-service-syncs']}`,
-];
+const FLAGS = benchFlags({ serviceSyncs: Number(values['concurrent-service-syncs']) });
 
 interface Variant {
   name: string;

@@ -9,6 +9,20 @@ import { devcloudPluginArgs } from '../../test/e2e/ccm/support/ccm-env.ts';
 
 export type Impl = 'wasm_ccm' | 'upstream';
 
+/**
+ * The flags every comparison benchmark gives both CCMs: no leader election, the controllers that have work in them
+ * (no routes), and the client limits and service syncs (defaults: bench:compare's).
+ */
+export function benchFlags({ qps = 200, burst = 400, serviceSyncs = 10 } = {}): string[] {
+  return [
+    '--leader-elect=false',
+    '--controllers=cloud-node,cloud-node-lifecycle,service',
+    `--kube-api-qps=${qps}`,
+    `--kube-api-burst=${burst}`,
+    `--concurrent-service-syncs=${serviceSyncs}`,
+  ];
+}
+
 export interface StartedCCM {
   pid: number;
   stop(): Promise<number | null>;

@@ -93,28 +93,18 @@ export interface CounterSeries {
   inc(by?: number): void;
 }
 
+export interface GaugeSeries {
+  inc(by?: number): void;
+  dec(by?: number): void;
+  set(value: number): void;
+}
+
 class CounterValue implements CounterSeries {
   value = 0;
   inc(by = 1): void {
     if (!(by >= 0)) throw new Error(`a counter cannot go down (inc by ${by})`);
     this.value += by;
   }
-}
-
-export class CounterVec extends Vec<CounterSeries> {
-  readonly type = 'counter' as const;
-  protected create(): CounterSeries {
-    return new CounterValue();
-  }
-  protected values(labels: Labels, series: CounterSeries): ExportedValue[] {
-    return [{ value: (series as CounterValue).value, labels }];
-  }
-}
-
-export interface GaugeSeries {
-  inc(by?: number): void;
-  dec(by?: number): void;
-  set(value: number): void;
 }
 
 class GaugeValue implements GaugeSeries {
@@ -130,13 +120,25 @@ class GaugeValue implements GaugeSeries {
   }
 }
 
-export class GaugeVec extends Vec<GaugeSeries> {
-  readonly type = 'gauge' as const;
-  protected create(): GaugeSeries {
-    return new GaugeValue();
+/** A vector whose series each hold one number (counters and gauges). */
+abstract class ValueVec<S> extends Vec<S> {
+  protected abstract override create(): S & { value: number };
+  protected values(labels: Labels, series: S): ExportedValue[] {
+    return [{ value: (series as S & { value: number }).value, labels }];
   }
-  protected values(labels: Labels, series: GaugeSeries): ExportedValue[] {
-    return [{ value: (series as GaugeValue).value, labels }];
+}
+
+export class CounterVec extends ValueVec<CounterSeries> {
+  readonly type = 'counter' as const;
+  protected create(): CounterValue {
+    return new CounterValue();
+  }
+}
+
+export class GaugeVec extends ValueVec<GaugeSeries> {
+  readonly type = 'gauge' as const;
+  protected create(): GaugeValue {
+    return new GaugeValue();
   }
 }
 
