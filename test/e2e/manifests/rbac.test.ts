@@ -36,8 +36,10 @@ describe('manifests/rbac.yaml', () => {
     ['delete nodes', { verb: 'delete', resource: 'nodes' }],
     ['patch nodes/status', { verb: 'patch', resource: 'nodes', subresource: 'status' }],
     ['list services', { verb: 'list', resource: 'services' }],
-    ['patch services (finalizer)', { verb: 'patch', resource: 'services', namespace: 'default' }],
-    ['patch services/status', { verb: 'patch', resource: 'services', subresource: 'status', namespace: 'default' }],
+    [
+      'patch services/status (finalizer and load balancer status)',
+      { verb: 'patch', resource: 'services', subresource: 'status', namespace: 'default' },
+    ],
     ['create events', { verb: 'create', resource: 'events', namespace: 'default' }],
     ['patch events', { verb: 'patch', resource: 'events', namespace: 'kube-system' }],
     [
@@ -74,6 +76,7 @@ describe('manifests/rbac.yaml', () => {
     ['change plugin ConfigMaps', { verb: 'update', resource: 'configmaps', namespace: 'kube-system' }],
     ['create nodes', { verb: 'create', resource: 'nodes' }],
     ['delete services', { verb: 'delete', resource: 'services', namespace: 'default' }],
+    ['change a Service itself', { verb: 'patch', resource: 'services', namespace: 'default' }],
     ['create services', { verb: 'create', resource: 'services', namespace: 'default' }],
     ['list pods', { verb: 'list', resource: 'pods' }],
     [

@@ -1,5 +1,7 @@
 // Writes the service controller makes: the cleanup finalizer (strategic merge: adds or removes just ours, keeps
-// everyone else's) and status.loadBalancer through the status subresource.
+// everyone else's) and status.loadBalancer, all through the status subresource as upstream's PatchService does: a
+// finalizer change then never runs admission meant for Service spec updates (webhooks on "services"), and the audit
+// log shows the same requests for both CCMs.
 import type { V1LoadBalancerStatus, V1Service } from '@kubernetes/client-node';
 import type { KubeClient } from '../../kube/client/client.ts';
 import type { Wire } from '../../kube/client/wire.ts';
@@ -15,7 +17,7 @@ const ignoreResponse = { ignoreResponse: true } as const;
 
 export function addFinalizer(client: KubeClient, svc: WireService): Promise<void> {
   return client.patch<void>(
-    servicePath(svc),
+    `${servicePath(svc)}/status`,
     { metadata: { finalizers: [LOAD_BALANCER_CLEANUP_FINALIZER] } },
     'strategic-merge',
     ignoreResponse,
@@ -24,7 +26,7 @@ export function addFinalizer(client: KubeClient, svc: WireService): Promise<void
 
 export function removeFinalizer(client: KubeClient, svc: WireService): Promise<void> {
   return client.patch<void>(
-    servicePath(svc),
+    `${servicePath(svc)}/status`,
     { metadata: { '$deleteFromPrimitiveList/finalizers': [LOAD_BALANCER_CLEANUP_FINALIZER] } },
     'strategic-merge',
     ignoreResponse,
