@@ -150,11 +150,10 @@ async function run(impl: Impl): Promise<ImplResult> {
     const latencies = burst
       .map((n) => (watch.cleared.get(n) ?? Number.NaN) - (watch.added.get(n) ?? Number.NaN))
       .sort((a, b) => a - b);
+    const p50 = round(percentile(latencies, 50) / 1000, 2);
+    const p99 = round(percentile(latencies, 99) / 1000, 2);
     await watch.stop();
-    log(
-      `node-init ${round(nodeInit)} s, taint removal p50 ${round(percentile(latencies, 50) / 1000, 2)} s / ` +
-        `p99 ${round(percentile(latencies, 99) / 1000, 2)} s`,
-    );
+    log(`node-init ${round(nodeInit)} s, taint removal p50 ${p50} s / p99 ${p99} s`);
     threadLog('node-init');
 
     // 2. LoadBalancer Services with cloud latency.
@@ -189,8 +188,8 @@ async function run(impl: Impl): Promise<ImplResult> {
     log(`steady RSS ${steady.rssMb} MB, ${steady.threads} threads (idle: ${idle.rssMb} MB, ${idle.threads} threads)`);
     return {
       node_init_s: round(nodeInit),
-      node_init_p50_s: round(percentile(latencies, 50) / 1000, 2),
-      node_init_p99_s: round(percentile(latencies, 99) / 1000, 2),
+      node_init_p50_s: p50,
+      node_init_p99_s: p99,
       node_init_cpu_s: round(nodeInitCpu),
       service_lb_s: round(serviceLb),
       service_lb_cpu_s: round(serviceLbCpu),

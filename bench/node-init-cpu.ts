@@ -21,9 +21,8 @@ import { CCM_MAIN, CCM_MAIN_COMPILED } from '../test/support/ccm-process.ts';
 import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../test/support/kube.ts';
 import { IMAGE_NODE_ARGS } from '../test/support/image.ts';
-import { UNINITIALIZED_TAINT } from '../test/e2e/ccm/support/ccm-env.ts';
-import { createNodes, names } from './lib/cluster-load.ts';
-import { NodeInitWatch } from './lib/node-init-watch.ts';
+import { createNodes, names, warmUp } from './lib/cluster-load.ts';
+import type { NodeInitWatch } from './lib/node-init-watch.ts';
 import { cpuSeconds } from './lib/proc-stats.ts';
 import { type StartedCCM, startCCM, benchFlags } from './lib/start-ccm.ts';
 import { percentile } from './lib/stats.ts';
@@ -77,8 +76,10 @@ async function measure(
   round: number,
 ): Promise<number> {
   const label = `r${round}-${v.label.toLowerCase()}`;
+  // A label of this round's own: its nodes are watched, then deleted, apart from every other round's.
+  const runLabel = `bench.wasm-ccm/cpu-${label}`;
   let ccm: StartedCCM | undefined;
-  const watch = new NodeInitWatch(admin, `bench.wasm-ccm/run=${label}`, UNINITIALIZED_TAINT.key);
+  let watch: NodeInitWatch | undefined;
   try {
     ccm = await startCCM(v.main === undefined ? 'upstream' : 'wasm_ccm', {
       info: cp.info,
@@ -87,26 +88,17 @@ async function measure(
       name: `cpu-${label}`,
       ...(v.main !== undefined ? { main: v.main, nodeArgs: v.nodeArgs } : {}),
     });
-    await watch.start();
-    // A warm-up node: the controllers run once it is initialized (the same signal for both CCMs).
-    const warm = `${label}-warmup`;
-    cloud.addInstance({ name: warm });
-    await createNodes(admin, [warm], { 'bench.wasm-ccm/run': label });
-    await watch.waitCleared(1, 60_000);
+    watch = await warmUp(admin, cloud, runLabel, `${label}-warmup`);
     const burst = names(label, NODES);
     for (const name of burst) cloud.addInstance({ name });
     const cpu0 = cpuSeconds(ccm.pid);
-    await createNodes(admin, burst, { 'bench.wasm-ccm/run': label });
+    await createNodes(admin, burst, { [runLabel]: 'burst' });
     await watch.waitCleared(NODES + 1, 300_000);
     return cpuSeconds(ccm.pid) - cpu0;
   } finally {
-    await watch.stop();
+    await watch?.stop();
     await ccm?.stop();
-    await admin.request({
-      method: HttpMethod.DELETE,
-      path: '/api/v1/nodes',
-      query: { labelSelector: `bench.wasm-ccm/run=${label}` },
-    });
+    await admin.request({ method: HttpMethod.DELETE, path: '/api/v1/nodes', query: { labelSelector: runLabel } });
   }
 }
 

@@ -80,14 +80,19 @@ export async function waitForIngress(admin: KubeClient, count: number, timeoutMs
 }
 
 /**
- * Starts watching Nodes labelled `runLabel` for the cloud taint and registers one "warmup" Node; resolves once the CCM
- * has initialized it, which means its controllers run (the same readiness signal for every CCM measured).
+ * Starts watching Nodes labelled `runLabel` for the cloud taint and registers one warm-up Node (`name`); resolves once
+ * the CCM has initialized it, which means its controllers run (the same readiness signal for every CCM measured).
  */
-export async function warmUp(admin: KubeClient, cloud: Devcloud, runLabel: string): Promise<NodeInitWatch> {
+export async function warmUp(
+  admin: KubeClient,
+  cloud: Devcloud,
+  runLabel: string,
+  name = 'warmup',
+): Promise<NodeInitWatch> {
   const watch = new NodeInitWatch(admin, runLabel, UNINITIALIZED_TAINT.key);
   await watch.start();
-  cloud.addInstance({ name: 'warmup' });
-  await createNodes(admin, ['warmup'], { [runLabel]: 'warmup' });
+  cloud.addInstance({ name });
+  await createNodes(admin, [name], { [runLabel]: 'warmup' });
   await watch.waitCleared(1, 60_000);
   return watch;
 }

@@ -67,25 +67,17 @@ let stdoutWriter: ((line: string) => void) | undefined;
 export function stdoutLines(): (line: string) => void {
   if (stdoutWriter) return stdoutWriter;
   let pending: string[] = [];
-  let scheduled = false;
   const take = (): string => {
     const text = pending.join('');
     pending = [];
     return text;
   };
-  const flush = (): void => {
-    scheduled = false;
-    if (pending.length > 0) process.stdout.write(take());
-  };
   process.once('exit', () => {
     if (pending.length > 0) writeSync(process.stdout.fd, take());
   });
   stdoutWriter = (line) => {
-    pending.push(line);
-    if (scheduled) return;
-    scheduled = true;
-    // Unref'd: pending lines never keep the process alive (exit writes them).
-    setImmediate(flush).unref();
+    // The first pending line schedules the write of all of them; unref'd, as the exit handler writes what is left.
+    if (pending.push(line) === 1) setImmediate(() => pending.length > 0 && process.stdout.write(take())).unref();
   };
   return stdoutWriter;
 }

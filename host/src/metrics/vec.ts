@@ -50,7 +50,7 @@ abstract class Vec<S> {
     for (const registry of options.registers) registry.registerMetric(this as unknown as Metric);
   }
 
-  /** The series of these label values (in labelNames order), created at zero on first use. Keep it when you can. */
+  /** The series of these label values (in labelNames order), created at zero on first use (and again after reset). */
   withLabelValues(...values: string[]): S {
     const key = values.length === 1 ? (values[0] as string) : values.join('\u0000');
     const found = this.series.get(key);

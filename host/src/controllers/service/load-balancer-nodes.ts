@@ -27,8 +27,6 @@ interface Entry {
   abi: Node | undefined;
   /** JSON.stringify(abi). */
   json: string | undefined;
-  /** The included node's latest version, when nodes() has not converted it yet. */
-  unconverted: WireNode | undefined;
 }
 
 // 8 lanes of 32 bits: the whole SHA-256 of each member.
@@ -44,8 +42,8 @@ export class LoadBalancerNodeSet {
   private members = 0;
   private membershipVersion = 0;
   private contentVersion = 0;
-  /** Entries whose `unconverted` node nodes() must convert first. */
-  private readonly stale = new Set<Entry>();
+  /** Included entries whose latest node nodes() has not converted yet, with that node. */
+  private readonly unconverted = new Map<Entry, WireNode>();
   private identityCache: { version: number; value: string } | undefined;
   private listCache: { version: number; value: Node[] } | undefined;
   /** Stops following the informer. */
@@ -86,7 +84,7 @@ export class LoadBalancerNodeSet {
    * interface takes `Node[]`.
    */
   nodes(): Node[] {
-    this.convertStale();
+    this.convertPending();
     if (this.listCache?.version !== this.contentVersion) {
       const abis: Node[] = [];
       const texts: string[] = [];
@@ -105,14 +103,13 @@ export class LoadBalancerNodeSet {
     const key = objectKey(node);
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { member: undefined, hashed: undefined, abi: undefined, json: undefined, unconverted: undefined };
+      entry = { member: undefined, hashed: undefined, abi: undefined, json: undefined };
       this.entries.set(key, entry);
     }
     const included = nodeIncludedInLoadBalancers(node as V1Node);
     this.setMember(entry, included ? `${node.metadata?.name ?? ''}=${node.spec?.providerID ?? ''}` : undefined);
     if (included) {
-      entry.unconverted = node;
-      this.stale.add(entry);
+      this.unconverted.set(entry, node);
       return;
     }
     this.forget(entry);
@@ -121,15 +118,12 @@ export class LoadBalancerNodeSet {
   /** Drops an entry's ABI form (the node is excluded or gone). */
   private forget(entry: Entry): void {
     if (entry.abi !== undefined) this.contentVersion++;
-    entry.abi = entry.json = entry.unconverted = undefined;
-    this.stale.delete(entry);
+    entry.abi = entry.json = undefined;
+    this.unconverted.delete(entry);
   }
 
-  private convertStale(): void {
-    for (const entry of this.stale) {
-      const node = entry.unconverted;
-      entry.unconverted = undefined;
-      if (node === undefined) continue;
+  private convertPending(): void {
+    for (const [entry, node] of this.unconverted) {
       const abi = toABINode(node as V1Node);
       const json = JSON.stringify(abi);
       // Most node updates (conditions, heartbeats) leave the ABI form as it was: the cached list stays valid then.
@@ -138,7 +132,7 @@ export class LoadBalancerNodeSet {
       entry.json = json;
       this.contentVersion++;
     }
-    this.stale.clear();
+    this.unconverted.clear();
   }
 
   private remove(key: string): void {

@@ -260,11 +260,12 @@ export class ServiceController {
   /** Re-checks every served load balancer's node set; updates those whose set changed. */
   async nodeSync(): Promise<void> {
     const started = performance.now();
-    // No load balancer was given a node set yet (none ensured): nothing to compare, as the filter below would find.
-    if (this.lastSyncedNodes.size === 0) {
-      this.metrics.nodeSyncLatency.observe((performance.now() - started) / 1000);
-      return;
-    }
+    // No load balancer was given a node set yet (none ensured): nothing to compare.
+    if (this.lastSyncedNodes.size > 0) await this.updateChangedNodeSets();
+    this.metrics.nodeSyncLatency.observe((performance.now() - started) / 1000);
+  }
+
+  private async updateChangedNodeSets(): Promise<void> {
     const setKey = this.nodeSet.identity();
     const services = this.o.services.cache.list().filter((s) => {
       const last = this.lastSyncedNodes.get(objectKey(s));
@@ -296,7 +297,6 @@ export class ServiceController {
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, this.o.workers) }, worker));
-    this.metrics.nodeSyncLatency.observe((performance.now() - started) / 1000);
   }
 
   private async updateLoadBalancerHosts(svc: WireService, nodes: Node[]): Promise<void> {

@@ -130,6 +130,7 @@ function fromFiles(
   });
   return { credentials, source, server, contexts };
 }
+
 function readInto(merged: Merged, file: string, what: string): void {
   if (!existsSync(file)) throw new KubeConfigError(`${what}: ${file} does not exist`);
   const fail = (problem: string): never => {
