@@ -12,8 +12,9 @@ import type { ApiserverCredentials } from './credentials.ts';
 import { KubeApiError } from './errors.ts';
 import { HttpMethod } from './http-method.ts';
 import { PATCH_CONTENT_TYPE, type PatchType } from './patch.ts';
-import { type ApiserverPools, http1Pools } from './pools.ts';
-import { bodyText, type CollectedResponse, dispatchCollect } from '../../net/collect.ts';
+import { type ApiserverPools, closePools, dispatcherPools, http1Pools } from './pools.ts';
+import { bodyText, type CollectedResponse } from '../../net/collect.ts';
+import type { PoolRequest } from '../../net/http1/pool.ts';
 import { type RestMetrics, restMetrics } from './rest-metrics.ts';
 import { readWatchEvents, type WatchEvent } from './watch.ts';
 
@@ -62,9 +63,7 @@ const CONNECTION_POOL_MAX_AGE_MS = 5 * 60_000;
 const AUTH_TTL_MS = 10_000;
 
 interface Connection {
-  dispatcher: Dispatcher;
-  /** Where watches go: a pool of their own when the requests' pool is HTTP/1.1 (pools.ts), else `dispatcher`. */
-  watchDispatcher: Dispatcher;
+  pools: ApiserverPools;
   /** Headers that authenticate requests (Authorization), from the credentials. */
   headers: Record<string, string>;
   createdAt: number;
@@ -161,12 +160,23 @@ export class KubeClient {
     const response = await this.exchange(
       HttpMethod.GET,
       signal,
-      (conn) =>
-        conn.watchDispatcher.request({
-          ...this.requestOptions(conn, HttpMethod.GET, path, { ...query, watch: true }, {}),
+      (conn) => {
+        const { path: pathAndQuery, headers } = this.poolRequest(
+          conn,
+          HttpMethod.GET,
+          path,
+          { ...query, watch: true },
+          {},
+        );
+        return conn.pools.watches.request({
+          origin: this.origin,
+          path: pathAndQuery,
+          method: HttpMethod.GET,
+          headers,
           ...(signal !== undefined ? { signal } : {}),
           bodyTimeout: 0,
-        }),
+        });
+      },
       statusCode,
     );
     if (response.statusCode !== 200) {
@@ -192,7 +202,7 @@ export class KubeClient {
       method,
       signal,
       (conn) =>
-        dispatchCollect(conn.dispatcher, this.requestOptions(conn, method, path, query, extra), {
+        conn.pools.exchanges.exchange(this.poolRequest(conn, method, path, query, extra), {
           signal,
           discardBody: extra.discardBody,
         }),
@@ -220,13 +230,13 @@ export class KubeClient {
     });
   }
 
-  private requestOptions(
+  private poolRequest(
     conn: Connection,
     method: HttpMethod,
     path: string,
     query: Query | undefined,
     extra: RequestExtra,
-  ): Dispatcher.DispatchOptions {
+  ): PoolRequest {
     let search = '';
     if (query) {
       const params = new URLSearchParams();
@@ -241,13 +251,12 @@ export class KubeClient {
     };
     if (extra.contentType !== undefined) headers['content-type'] = extra.contentType;
     return {
-      origin: this.origin,
       path: this.basePath + path + search,
       method,
       headers,
       ...(extra.body !== undefined ? { body: extra.body } : {}),
-      ...(extra.headersTimeout !== undefined ? { headersTimeout: extra.headersTimeout } : {}),
-      ...(extra.bodyTimeout !== undefined ? { bodyTimeout: extra.bodyTimeout } : {}),
+      ...(extra.headersTimeout !== undefined ? { headersTimeoutMs: extra.headersTimeout } : {}),
+      ...(extra.bodyTimeout !== undefined ? { bodyTimeoutMs: extra.bodyTimeout } : {}),
     };
   }
 
@@ -299,19 +308,18 @@ export class KubeClient {
     const keep = old !== undefined && now - old.createdAt < CONNECTION_POOL_MAX_AGE_MS;
     let pools: ApiserverPools;
     if (keep) {
-      pools = { requests: old.dispatcher, watches: old.watchDispatcher };
+      pools = old.pools;
     } else {
       const transport = await this.credentials.transport();
       pools =
         'tls' in transport
-          ? http1Pools(transport.tls)
-          : { requests: transport.dispatcher, watches: transport.dispatcher };
-      // close() lets requests (and watches) already using the old pools finish.
-      if (old) for (const d of new Set([old.dispatcher, old.watchDispatcher])) void d.close().catch(() => undefined);
+          ? http1Pools(this.origin, transport.tls)
+          : dispatcherPools(this.origin, transport.dispatcher);
+      // Closing lets requests (and watches) already using the old pools finish.
+      if (old) closePools(old.pools);
     }
     this.conn = {
-      dispatcher: pools.requests,
-      watchDispatcher: pools.watches,
+      pools,
       headers,
       createdAt: keep ? old.createdAt : now,
       authAt: now,
@@ -331,7 +339,7 @@ export class KubeClient {
     return this.exchange(
       method,
       signal,
-      (conn) => run(conn.dispatcher, conn.headers),
+      (conn) => run(conn.pools.typed, conn.headers),
       (r) => r.httpStatusCode,
     );
   }

@@ -1,0 +1,148 @@
+// One keep-alive HTTP/1.1 connection that carries one exchange at a time: the request goes out in one write, the
+// answer comes back through a ResponseParser. Any failure (socket error, a close mid-answer, bytes the parser
+// refuses, a timeout, an abort) destroys the connection: it is never reused in a state it cannot vouch for.
+import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import { type ResponseHead, ResponseParser, type ResponseSink } from './response-parser.ts';
+
+export interface Endpoint {
+  protocol: 'http:' | 'https:';
+  hostname: string;
+  port: number;
+  /** TLS options (CA, client certificate, servername, rejectUnauthorized) for https. */
+  tls?: ConnectionOptions;
+}
+
+/** What the connection reports about the exchange it carries. */
+export interface ExchangeSink extends ResponseSink {
+  onError(err: Error): void;
+}
+
+export class ConnectionClosedError extends Error {
+  override readonly name = 'ConnectionClosedError';
+  readonly code = 'UND_ERR_SOCKET';
+}
+
+const TCP_KEEPALIVE_MS = 30_000;
+
+export class Http1Connection {
+  readonly socket: Socket;
+  private readonly parser = new ResponseParser();
+  private sink: ExchangeSink | undefined;
+  private connected: boolean;
+  private closed = false;
+  /** Exchanges this connection has completed. */
+  completed = 0;
+  /** When it last became idle (clock ms). */
+  idleSince = 0;
+
+  /** `onFree`: the exchange ended and the connection can take another; `onClose`: it is gone. */
+  private readonly onFree: (c: Http1Connection) => void;
+  private readonly onClose: (c: Http1Connection) => void;
+
+  constructor(endpoint: Endpoint, onFree: (c: Http1Connection) => void, onClose: (c: Http1Connection) => void) {
+    this.onFree = onFree;
+    this.onClose = onClose;
+    const common = { host: endpoint.hostname, port: endpoint.port };
+    if (endpoint.protocol === 'https:') {
+      // A servername that is an IP address is refused by Node (and means nothing to SNI).
+      const servername = endpoint.tls?.servername ?? (isIP(endpoint.hostname) ? undefined : endpoint.hostname);
+      this.socket = tlsConnect({
+        ...endpoint.tls,
+        ...common,
+        ...(servername !== undefined ? { servername } : {}),
+        ALPNProtocols: ['http/1.1'],
+      });
+      this.connected = false;
+      this.socket.once('secureConnect', () => (this.connected = true));
+    } else {
+      this.socket = netConnect(common);
+      this.connected = false;
+      this.socket.once('connect', () => (this.connected = true));
+    }
+    this.socket.setNoDelay(true);
+    this.socket.setKeepAlive(true, TCP_KEEPALIVE_MS);
+    this.socket.on('data', (data: Buffer) => this.onData(data));
+    this.socket.on('end', () => this.onEnd());
+    this.socket.on('error', (err) => this.fail(err));
+    this.socket.on('close', () => this.fail(new ConnectionClosedError('the connection closed')));
+  }
+
+  get busy(): boolean {
+    return this.sink !== undefined;
+  }
+
+  /** No byte of the current answer has arrived (a reused connection failing now may be retried). */
+  get answerStarted(): boolean {
+    return this.parser.started;
+  }
+
+  get isConnected(): boolean {
+    return this.connected;
+  }
+
+  /** Writes the request (head and body in one write) and reports the answer to `sink`. */
+  send(method: string, request: string | Buffer, sink: ExchangeSink): void {
+    if (this.closed || this.sink) throw new Error('connection not available');
+    this.sink = sink;
+    this.socket.ref();
+    this.parser.expect(method, {
+      onHead: (head: ResponseHead) => this.sink?.onHead(head),
+      onData: (chunk) => this.sink?.onData(chunk),
+      onEnd: (keepAlive) => this.ended(keepAlive),
+    });
+    this.socket.write(request);
+  }
+
+  /** Closes the connection, failing the exchange it carries with `err`. */
+  destroy(err: Error = new ConnectionClosedError('the connection was closed')): void {
+    this.fail(err);
+  }
+
+  private ended(keepAlive: boolean): void {
+    const sink = this.sink;
+    this.sink = undefined;
+    this.completed++;
+    sink?.onEnd(keepAlive);
+    if (!keepAlive) {
+      this.close();
+    } else if (!this.closed) {
+      // An idle connection does not keep the process alive (a tool that made its last request can exit).
+      this.socket.unref();
+      this.onFree(this);
+    }
+  }
+
+  private onData(data: Buffer): void {
+    try {
+      this.parser.push(data);
+    } catch (err) {
+      this.fail(err as Error);
+    }
+  }
+
+  private onEnd(): void {
+    try {
+      this.parser.end();
+    } catch (err) {
+      this.fail(err as Error);
+      return;
+    }
+    this.close();
+  }
+
+  // The exchange hears of the failure before the pool hears of the close, so the cause it reports is this one.
+  private fail(err: Error): void {
+    const sink = this.sink;
+    this.sink = undefined;
+    sink?.onError(err);
+    this.close();
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket.destroy();
+    this.onClose(this);
+  }
+}

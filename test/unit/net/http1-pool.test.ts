@@ -1,0 +1,260 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bodyText } from '../../../host/src/net/collect.ts';
+import { Http1Pool } from '../../../host/src/net/http1/pool.ts';
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
+
+let server: http.Server;
+let origin: string;
+let handler: Handler;
+/** Sockets the server accepted, and how many requests are being answered now / at most at once. */
+let accepted = 0;
+let inFlight = 0;
+let maxInFlight = 0;
+const pools: Http1Pool[] = [];
+
+function pool(options: ConstructorParameters<typeof Http1Pool>[1] = {}, at = origin): Http1Pool {
+  const p = new Http1Pool(at, options);
+  pools.push(p);
+  return p;
+}
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.on('close', () => inFlight--);
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => handler(req, res, body));
+  });
+  server.on('connection', () => accepted++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterEach(() => {
+  for (const p of pools.splice(0)) p.destroy();
+  accepted = 0;
+  maxInFlight = 0;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** A raw TCP server whose `onRequest(socket, n)` is called for the n-th request head seen on each socket. */
+async function rawServer(
+  onRequest: (socket: net.Socket, n: number) => void,
+): Promise<{ origin: string; close(): void }> {
+  const sockets = new Set<net.Socket>();
+  const raw = net.createServer((socket) => {
+    sockets.add(socket);
+    let seen = 0;
+    let buffered = '';
+    socket.on('data', (d) => {
+      buffered += d.toString('latin1');
+      while (buffered.includes('\r\n\r\n')) {
+        buffered = buffered.slice(buffered.indexOf('\r\n\r\n') + 4);
+        onRequest(socket, ++seen);
+      }
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(raw.address() as AddressInfo).port}`,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      raw.close();
+    },
+  };
+}
+
+describe('Http1Pool', () => {
+  it('sends method, path, headers and body, and collects status, headers and body', async () => {
+    handler = (req, res, body) => {
+      res.setHeader('x-seen', `${req.method} ${req.url} ${req.headers['content-type']} ${req.headers.host}`);
+      res.end(`got ${body}`);
+    };
+    const p = pool();
+    const r = await p.exchange({
+      method: 'POST',
+      path: '/a?b=c',
+      headers: { 'content-type': 'application/json' },
+      body: '{"é":1}',
+    });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['x-seen']).toBe(`POST /a?b=c application/json ${new URL(origin).host}`);
+    expect(bodyText(r.chunks)).toBe('got {"é":1}');
+  });
+
+  it('reuses one keep-alive connection for requests one after another', async () => {
+    handler = (_req, res) => res.end('ok');
+    const p = pool();
+    for (let i = 0; i < 5; i++) await p.exchange({ method: 'GET', path: '/', headers: {} });
+    expect(accepted).toBe(1);
+    expect(p.stats()).toMatchObject({ connections: 1, idle: 1, active: 0 });
+  });
+
+  it('opens at most `connections` connections; the other requests wait their turn', async () => {
+    handler = (_req, res) => setTimeout(() => res.end('ok'), 20);
+    const p = pool({ connections: 3 });
+    const all = Array.from({ length: 10 }, () => p.exchange({ method: 'GET', path: '/', headers: {} }));
+    expect(p.stats()).toMatchObject({ connections: 3, active: 3, queued: 7 });
+    const results = await Promise.all(all);
+    expect(results.every((r) => r.statusCode === 200)).toBe(true);
+    expect(accepted).toBe(3);
+    expect(maxInFlight).toBe(3);
+  });
+
+  it('times out a missing head and a stalled body, closing their connections; the pool goes on', async () => {
+    handler = (req, res) => {
+      if (req.url === '/no-head') return; // never answers
+      if (req.url === '/stall') {
+        res.writeHead(200, { 'content-length': '10' });
+        res.write('abc');
+        return;
+      }
+      res.end('ok');
+    };
+    const p = pool();
+    await expect(p.exchange({ method: 'GET', path: '/no-head', headers: {}, headersTimeoutMs: 100 })).rejects.toThrow(
+      expect.objectContaining({ code: 'UND_ERR_HEADERS_TIMEOUT', message: expect.stringMatching(/timeout/) }),
+    );
+    await expect(p.exchange({ method: 'GET', path: '/stall', headers: {}, bodyTimeoutMs: 100 })).rejects.toThrow(
+      expect.objectContaining({ code: 'UND_ERR_BODY_TIMEOUT' }),
+    );
+    expect(p.stats().connections).toBe(0);
+    expect((await p.exchange({ method: 'GET', path: '/', headers: {} })).statusCode).toBe(200);
+  });
+
+  it('aborts a request waiting for a connection and one in flight, with the abort reason', async () => {
+    handler = (req, res) => (req.url === '/hang' ? undefined : res.end('ok'));
+    const p = pool({ connections: 1 });
+    const inFlightAbort = new AbortController();
+    const queuedAbort = new AbortController();
+    const first = p.exchange({ method: 'GET', path: '/hang', headers: {} }, { signal: inFlightAbort.signal });
+    const second = p.exchange({ method: 'GET', path: '/', headers: {} }, { signal: queuedAbort.signal });
+    const third = p.exchange({ method: 'GET', path: '/', headers: {} });
+    queuedAbort.abort(new Error('queued one aborted'));
+    await expect(second).rejects.toThrow('queued one aborted');
+    inFlightAbort.abort(new Error('in-flight one aborted'));
+    await expect(first).rejects.toThrow('in-flight one aborted');
+    expect((await third).statusCode).toBe(200);
+    await expect(
+      p.exchange({ method: 'GET', path: '/', headers: {} }, { signal: AbortSignal.abort(new Error('already')) }),
+    ).rejects.toThrow('already');
+  });
+
+  it('stops reading past maxBytes, and drops a successful body when asked (but not an error body)', async () => {
+    handler = (req, res) => {
+      res.statusCode = req.url === '/err' ? 409 : 200;
+      res.end('x'.repeat(1000));
+    };
+    const p = pool();
+    await expect(
+      p.exchange({ method: 'GET', path: '/', headers: {} }, { maxBytes: 100, tooLarge: (m) => new Error(`over ${m}`) }),
+    ).rejects.toThrow('over 100');
+    const ok = await p.exchange({ method: 'PATCH', path: '/', headers: {}, body: '{}' }, { discardBody: true });
+    expect(ok).toMatchObject({ statusCode: 200, chunks: [] });
+    const err = await p.exchange({ method: 'PATCH', path: '/err', headers: {}, body: '{}' }, { discardBody: true });
+    expect(bodyText(err.chunks)).toHaveLength(1000);
+  });
+
+  it('sends a GET again on a new connection when a reused one closes before answering; not a POST', async () => {
+    // Each socket answers its first request and drops the connection on the second, as a server closing an idle
+    // keep-alive connection just as the request arrives.
+    const raw = await rawServer((socket, n) => {
+      if (n === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+      else socket.destroy();
+    });
+    try {
+      const p = pool({}, raw.origin);
+      await p.exchange({ method: 'GET', path: '/', headers: {} });
+      expect((await p.exchange({ method: 'GET', path: '/', headers: {} })).statusCode).toBe(200);
+      await expect(p.exchange({ method: 'POST', path: '/', headers: {}, body: 'x' })).rejects.toThrow(
+        /closed|ECONNRESET|EPIPE/,
+      );
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('fails a request on a fresh connection at once: no retry, the cause kept (connection refused)', async () => {
+    const free = net.createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise((resolve) => free.close(resolve));
+    const p = pool({}, `http://127.0.0.1:${port}`);
+    await expect(p.exchange({ method: 'GET', path: '/', headers: {} })).rejects.toThrow(
+      expect.objectContaining({ code: 'ECONNREFUSED' }),
+    );
+  });
+
+  it('refuses a garbled answer and closes that connection', async () => {
+    const raw = await rawServer((socket) => socket.write('SMTP ready\r\n\r\n'));
+    try {
+      const p = pool({}, raw.origin);
+      await expect(p.exchange({ method: 'GET', path: '/', headers: {} })).rejects.toThrow(/status line/);
+      expect(p.stats().connections).toBe(0);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('refuses header values, paths and methods that would break the request line', async () => {
+    handler = (_req, res) => res.end('ok');
+    const p = pool();
+    await expect(p.exchange({ method: 'GET', path: '/', headers: { a: 'x\r\nInjected: 1' } })).rejects.toThrow(
+      /invalid header/,
+    );
+    await expect(p.exchange({ method: 'GET', path: '/a b', headers: {} })).rejects.toThrow(/invalid request path/);
+    await expect(p.exchange({ method: 'GET /x', path: '/', headers: {} })).rejects.toThrow(/invalid method/);
+    expect(accepted).toBe(0);
+  });
+
+  it('closes idle connections after idleTimeoutMs', async () => {
+    handler = (_req, res) => res.end('ok');
+    const p = pool({ idleTimeoutMs: 50 });
+    await p.exchange({ method: 'GET', path: '/', headers: {} });
+    expect(p.stats().idle).toBe(1);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(p.stats().connections).toBe(0);
+  });
+
+  it('close() lets what is in flight finish, then refuses new requests', async () => {
+    handler = (_req, res) => setTimeout(() => res.end('late'), 50);
+    const p = pool();
+    const pending = p.exchange({ method: 'GET', path: '/', headers: {} });
+    const closed = p.close();
+    await expect(p.exchange({ method: 'GET', path: '/', headers: {} })).rejects.toThrow(/closed/);
+    expect(bodyText((await pending).chunks)).toBe('late');
+    await closed;
+    expect(p.stats().connections).toBe(0);
+  });
+
+  it('does not keep the process alive with idle connections', async () => {
+    // A child makes one request to this file's server and returns. Its idle connection (30 s idle timeout; the
+    // server's keep-alive timeout is 5 s) must not hold the exit.
+    handler = (_req, res) => res.end('ok');
+    const script = `
+      import { Http1Pool } from ${JSON.stringify(new URL('../../../host/src/net/http1/pool.ts', import.meta.url).href)};
+      const r = await new Http1Pool(process.env.ORIGIN).exchange({ method: 'GET', path: '/', headers: {} });
+      console.log(r.statusCode);`;
+    const started = Date.now();
+    // Not spawnSync: this process's server has to answer the child.
+    const child = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, ORIGIN: origin },
+    });
+    expect(child.stdout.trim()).toBe('200');
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});
