@@ -94,6 +94,25 @@ describe('Http1Pool', () => {
     expect(bodyText(r.chunks)).toBe('got {"é":1}');
   });
 
+  it('sends a binary body byte for byte, with its length', async () => {
+    const seen: Buffer[] = [];
+    const bytes = Uint8Array.from({ length: 300 }, (_, i) => i % 256);
+    const echo = http.createServer((req, res) => {
+      req.on('data', (c: Buffer) => seen.push(c));
+      req.on('end', () => res.end(`${req.method} ${req.headers['content-length']}`));
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    try {
+      const p = pool({}, `http://127.0.0.1:${(echo.address() as AddressInfo).port}`);
+      const r = await p.exchange({ method: 'PROPFIND', path: '/', headers: {}, body: bytes });
+      expect(bodyText(r.chunks)).toBe('PROPFIND 300');
+      expect(Buffer.concat(seen).equals(Buffer.from(bytes))).toBe(true);
+    } finally {
+      echo.closeAllConnections();
+      echo.close();
+    }
+  });
+
   it('reuses one keep-alive connection for requests one after another', async () => {
     handler = (_req, res) => res.end('ok');
     const p = pool();
@@ -256,5 +275,77 @@ describe('Http1Pool', () => {
     });
     expect(child.stdout.trim()).toBe('200');
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});
+
+describe('Http1Pool.stream', () => {
+  it('hands over the head at once and the body as it arrives, on a connection outside the pool', async () => {
+    let finish: (() => void) | undefined;
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"a":1}\n');
+      finish = () => res.end('{"b":2}\n');
+    };
+    const p = pool({ connections: 1 });
+    const response = await p.stream({ method: 'GET', path: '/watch', headers: {} });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json');
+    // The pool's one connection is still free for requests.
+    handler = (_req, res) => res.end('ok');
+    expect((await p.exchange({ method: 'GET', path: '/', headers: {} })).statusCode).toBe(200);
+    const seen: string[] = [];
+    for await (const chunk of response.body) {
+      seen.push(Buffer.from(chunk).toString());
+      finish?.();
+    }
+    expect(seen.join('')).toBe('{"a":1}\n{"b":2}\n');
+  });
+
+  it('fails the reader when the connection breaks mid-body, and closes it when the reader stops early', async () => {
+    const raw = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n');
+      setTimeout(() => socket.destroy(), 20);
+    });
+    try {
+      const p = pool({}, raw.origin);
+      const broken = await p.stream({ method: 'GET', path: '/', headers: {} });
+      const read = async (): Promise<string> => {
+        let text = '';
+        for await (const chunk of broken.body) text += Buffer.from(chunk).toString();
+        return text;
+      };
+      await expect(read()).rejects.toThrow(/closed/);
+      const early = await p.stream({ method: 'GET', path: '/', headers: {} });
+      for await (const _chunk of early.body) break;
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('aborts a stream with the signal, before and after its head', async () => {
+    handler = (req, res) => {
+      if (req.url === '/no-head') return;
+      res.writeHead(200);
+      res.write('x');
+    };
+    const p = pool();
+    const beforeHead = new AbortController();
+    const pending = p.stream({ method: 'GET', path: '/no-head', headers: {} }, beforeHead.signal);
+    beforeHead.abort(new Error('stop waiting'));
+    await expect(pending).rejects.toThrow('stop waiting');
+    const afterHead = new AbortController();
+    const response = await p.stream({ method: 'GET', path: '/', headers: {} }, afterHead.signal);
+    const iterator = response.body[Symbol.asyncIterator]();
+    expect((await iterator.next()).done).toBe(false);
+    afterHead.abort(new Error('watch stopped'));
+    await expect(iterator.next()).rejects.toThrow('watch stopped');
+  });
+
+  it('gives up on a head that does not come', async () => {
+    handler = () => {};
+    const p = pool();
+    await expect(p.stream({ method: 'GET', path: '/', headers: {}, headersTimeoutMs: 100 })).rejects.toThrow(
+      expect.objectContaining({ code: 'UND_ERR_HEADERS_TIMEOUT' }),
+    );
   });
 });

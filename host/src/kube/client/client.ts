@@ -12,9 +12,9 @@ import type { ApiserverCredentials } from './credentials.ts';
 import { KubeApiError } from './errors.ts';
 import { HttpMethod } from './http-method.ts';
 import { PATCH_CONTENT_TYPE, type PatchType } from './patch.ts';
-import { type ApiserverPools, closePools, dispatcherPools, http1Pools } from './pools.ts';
+import { type ApiserverPools, dispatcherPools, http1Pools } from './pools.ts';
 import { bodyText, type CollectedResponse } from '../../net/collect.ts';
-import type { PoolRequest } from '../../net/http1/pool.ts';
+import type { PoolRequest } from '../../net/http1/request.ts';
 import { type RestMetrics, restMetrics } from './rest-metrics.ts';
 import { readWatchEvents, type WatchEvent } from './watch.ts';
 
@@ -160,36 +160,23 @@ export class KubeClient {
     const response = await this.exchange(
       HttpMethod.GET,
       signal,
-      (conn) => {
-        const { path: pathAndQuery, headers } = this.poolRequest(
-          conn,
-          HttpMethod.GET,
-          path,
-          { ...query, watch: true },
-          {},
-        );
-        return conn.pools.watches.request({
-          origin: this.origin,
-          path: pathAndQuery,
-          method: HttpMethod.GET,
-          headers,
-          ...(signal !== undefined ? { signal } : {}),
-          bodyTimeout: 0,
-        });
-      },
+      (conn) =>
+        conn.pools.stream(
+          this.poolRequest(conn, HttpMethod.GET, path, { ...query, watch: true }, { headersTimeout: this.timeoutMs }),
+          signal,
+        ),
       statusCode,
     );
     if (response.statusCode !== 200) {
-      throw KubeApiError.fromResponse(response.statusCode, await response.body.text(), `watch ${path}`);
+      throw KubeApiError.fromResponse(response.statusCode, await readText(response.body), `watch ${path}`);
     }
     return readWatchEvents(response.body);
   }
 
   /**
-   * The raw requests' transport: undici's dispatch API on the pooled connection, the answer collected whole
-   * (net/collect.ts). client-node's fetch path costs more than twice the CPU per request (WHATWG
-   * Request/Headers/streams, and a new connection pool per request that is built and thrown away), which at a few
-   * hundred requests per second was the largest CPU cost of node initialization.
+   * The raw requests' transport: a keep-alive connection of the pool (pools.ts), the answer collected whole.
+   * client-node's fetch path cost more than twice undici's CPU per request, and undici's over 1.5 times the pool's;
+   * at a few hundred requests per second this is the largest CPU cost of node initialization.
    */
   private collect(
     method: HttpMethod,
@@ -202,7 +189,7 @@ export class KubeClient {
       method,
       signal,
       (conn) =>
-        conn.pools.exchanges.exchange(this.poolRequest(conn, method, path, query, extra), {
+        conn.pools.exchange(this.poolRequest(conn, method, path, query, extra), {
           signal,
           discardBody: extra.discardBody,
         }),
@@ -316,7 +303,7 @@ export class KubeClient {
           ? http1Pools(this.origin, transport.tls)
           : dispatcherPools(this.origin, transport.dispatcher);
       // Closing lets requests (and watches) already using the old pools finish.
-      if (old) closePools(old.pools);
+      if (old) old.pools.close();
     }
     this.conn = {
       pools,
@@ -339,10 +326,16 @@ export class KubeClient {
     return this.exchange(
       method,
       signal,
-      (conn) => run(conn.pools.typed, conn.headers),
+      async (conn) => run(await conn.pools.typed(), conn.headers),
       (r) => r.httpStatusCode,
     );
   }
 }
 
 const statusCode = (response: { statusCode: number }): number => response.statusCode;
+
+async function readText(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  return bodyText(chunks);
+}

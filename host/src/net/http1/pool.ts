@@ -11,7 +11,16 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { CollectedResponse, CollectOptions } from '../collect.ts';
 import { ConnectionClosedError, type Endpoint, Http1Connection } from './connection.ts';
+import {
+  BodyTimeoutError,
+  CONNECT_TIMEOUT_MS,
+  ConnectTimeoutError,
+  HeadersTimeoutError,
+  type PoolRequest,
+  serializeRequest,
+} from './request.ts';
 import type { ResponseHead } from './response-parser.ts';
+import { openStream, type StreamedResponse } from './stream.ts';
 
 export interface PoolOptions {
   /** Connections open at once; more requests wait for one (default 10). */
@@ -22,32 +31,6 @@ export interface PoolOptions {
   idleTimeoutMs?: number;
 }
 
-export interface PoolRequest {
-  method: string;
-  /** Path and query. */
-  path: string;
-  headers: Readonly<Record<string, string>>;
-  body?: string;
-  /** Longest wait for the answer's head after the request is sent, and for each piece of its body (default 5 min). */
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
-}
-
-export class HeadersTimeoutError extends Error {
-  override readonly name = 'HeadersTimeoutError';
-  readonly code = 'UND_ERR_HEADERS_TIMEOUT';
-}
-
-export class BodyTimeoutError extends Error {
-  override readonly name = 'BodyTimeoutError';
-  readonly code = 'UND_ERR_BODY_TIMEOUT';
-}
-
-export class ConnectTimeoutError extends Error {
-  override readonly name = 'ConnectTimeoutError';
-  readonly code = 'UND_ERR_CONNECT_TIMEOUT';
-}
-
 export class PoolClosedError extends Error {
   override readonly name = 'PoolClosedError';
   readonly code = 'UND_ERR_DESTROYED';
@@ -56,17 +39,13 @@ export class PoolClosedError extends Error {
 const DEFAULT_CONNECTIONS = 10;
 const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 const DEFAULT_TIMEOUT_MS = 300_000;
-/** As undici's: a server that does not complete the TCP and TLS handshakes in this long is taken as unreachable. */
-const CONNECT_TIMEOUT_MS = 10_000;
 export const TIMEOUT_RESOLUTION_MS = 250;
 const REPLAYABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
-// Header names and values, methods and paths go into the request as they are: a CR or LF would end the line early.
-const UNSAFE = /[\r\n\0]/;
 
 interface Exchange {
   request: PoolRequest;
   options: CollectOptions;
-  wire: string;
+  wire: string | Buffer;
   resolve: (r: CollectedResponse) => void;
   reject: (e: Error) => void;
   /** performance.now() after which the exchange times out; Infinity while it waits for a connection. */
@@ -78,6 +57,13 @@ interface Exchange {
   retried: boolean;
   done: boolean;
   onAbort: (() => void) | undefined;
+}
+
+function endpointOf(url: URL, tls: ConnectionOptions | undefined): Endpoint {
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  // URL keeps IPv6 addresses in brackets; sockets want them bare.
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return { protocol: url.protocol as Endpoint['protocol'], hostname, port, ...(tls ? { tls } : {}) };
 }
 
 const headersTimeoutError = (request: PoolRequest): Error =>
@@ -102,10 +88,7 @@ export class Http1Pool {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new TypeError(`unsupported protocol ${url.protocol} in ${origin}`);
     }
-    const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-    // URL keeps IPv6 addresses in brackets; sockets want them bare.
-    const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    this.endpoint = { protocol: url.protocol, hostname, port, ...(options.tls ? { tls: options.tls } : {}) };
+    this.endpoint = endpointOf(url, options.tls);
     this.hostHeader = url.host;
     this.maxConnections = options.connections ?? DEFAULT_CONNECTIONS;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -119,9 +102,9 @@ export class Http1Pool {
       const abortError = (): Error => options.onAbort?.() ?? (signal?.reason as Error);
       if (signal?.aborted) return reject(abortError());
       if (this.closing) return reject(new PoolClosedError('the connection pool is closed'));
-      let wire: string;
+      let wire: string | Buffer;
       try {
-        wire = this.serialize(request);
+        wire = serializeRequest(request, this.hostHeader);
       } catch (err) {
         return reject(err as Error);
       }
@@ -148,6 +131,14 @@ export class Http1Pool {
     });
   }
 
+  /**
+   * Sends `request` on a connection of its own and resolves once the answer's head arrived, its body to be read as
+   * it comes (a watch). The pool's limit and close() do not apply to it.
+   */
+  stream(request: PoolRequest, signal?: AbortSignal): Promise<StreamedResponse> {
+    return openStream(this.endpoint, this.hostHeader, request, signal);
+  }
+
   /** Stops taking requests; resolves when the requests already taken have ended and every connection is closed. */
   close(): Promise<void> {
     if (!this.closing) {
@@ -170,27 +161,6 @@ export class Http1Pool {
   /** Open connections, idle ones, exchanges in flight and waiting (tests, metrics). */
   stats(): { connections: number; idle: number; active: number; queued: number } {
     return { connections: this.all.size, idle: this.idle.length, active: this.active.size, queued: this.queue.length };
-  }
-
-  private serialize(request: PoolRequest): string {
-    const { method, path, headers, body } = request;
-    if (!/^[A-Z]+$/.test(method)) throw new TypeError(`invalid method ${JSON.stringify(method)}`);
-    if (!path.startsWith('/') || UNSAFE.test(path) || path.includes(' ')) {
-      throw new TypeError(`invalid request path ${JSON.stringify(path)}`);
-    }
-    let head = `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n`;
-    for (const name in headers) {
-      const value = headers[name] as string;
-      const lower = name.toLowerCase();
-      if (lower === 'host' || lower === 'content-length' || lower === 'connection') continue;
-      if (UNSAFE.test(name) || UNSAFE.test(value) || name.includes(':')) {
-        throw new TypeError(`invalid header ${JSON.stringify(name)}`);
-      }
-      head += `${name}: ${value}\r\n`;
-    }
-    if (body !== undefined) head += `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-    else head += method === 'POST' || method === 'PUT' || method === 'PATCH' ? 'content-length: 0\r\n\r\n' : '\r\n';
-    return head;
   }
 
   /** Hands waiting exchanges to idle connections, opening new ones while under the limit. */
