@@ -80,25 +80,17 @@ export class ResponseParser {
         case State.Head:
           offset = this.head(data, offset);
           break;
-        case State.Length: {
-          const take = Math.min(this.remaining, data.length - offset);
-          this.remaining -= take;
-          this.emitData(data, offset, offset + take);
-          offset += take;
+        case State.Length:
+          offset = this.bodyBytes(data, offset);
           if (this.remaining === 0) this.finish();
           break;
-        }
         case State.ChunkSize:
           offset = this.chunkSize(data, offset);
           break;
-        case State.ChunkData: {
-          const take = Math.min(this.remaining, data.length - offset);
-          this.remaining -= take;
-          this.emitData(data, offset, offset + take);
-          offset += take;
+        case State.ChunkData:
+          offset = this.bodyBytes(data, offset);
           if (this.remaining === 0) this.state = State.ChunkDataEnd;
           break;
-        }
         case State.ChunkDataEnd:
           offset = this.chunkDataEnd(data, offset);
           break;
@@ -120,6 +112,14 @@ export class ResponseParser {
       return;
     }
     if (this.state !== State.Idle) throw new ResponseParseError('the connection closed before the response ended');
+  }
+
+  /** Hands on up to `remaining` bytes of body (or of a chunk) from `offset`; returns the offset after them. */
+  private bodyBytes(data: Buffer, offset: number): number {
+    const take = Math.min(this.remaining, data.length - offset);
+    this.remaining -= take;
+    this.emitData(data, offset, offset + take);
+    return offset + take;
   }
 
   private emitData(data: Buffer, from: number, to: number): void {
