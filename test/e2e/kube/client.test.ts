@@ -9,6 +9,7 @@ import { patchOptions, typedApi } from '../../../host/src/kube/client/typed-api.
 import { REQUEST_CONNECTIONS } from '../../../host/src/kube/client/pools.ts';
 import { adminKubeConfig, kubeConfigFor, uniqueName } from '../../support/kube.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
+import { HttpMethod } from '../../../host/src/kube/client/http-method.ts';
 
 describe('KubeClient (real apiserver)', () => {
   const info = inject('controlPlane');
@@ -99,6 +100,45 @@ describe('KubeClient connections', () => {
       // One connection for the sequential requests; the concurrent burst may open a few more, never one each.
       expect(proxy.connections).toBeGreaterThanOrEqual(1);
       expect(proxy.connections).toBeLessThanOrEqual(REQUEST_CONNECTIONS);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('goes on after its keep-alive connections are reset while idle, and reports a reset mid-request', async () => {
+    const target = new URL(info.server);
+    const proxy = await TcpProxy.start(target.hostname, Number(target.port));
+    try {
+      const kc = kubeConfigFor(
+        { server: `https://127.0.0.1:${proxy.port}`, caPem: info.caPem },
+        'admin',
+        info.adminToken,
+      );
+      const client = new KubeClient(kc, { qps: 1000, burst: 1000 });
+      await Promise.all(Array.from({ length: 4 }, () => client.request({ path: '/version' })));
+      // The idle connections die (an apiserver restart, a load balancer's idle timeout): the next requests of every
+      // kind open new ones instead of failing on a dead socket.
+      proxy.resetAll();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await client.request<{ major: string }>({ path: '/version' })).toHaveProperty('major');
+      await client.request({
+        method: HttpMethod.PATCH,
+        path: '/api/v1/namespaces/default',
+        body: { metadata: { annotations: { 'wasm-ccm.test/reset': 'after' } } },
+        contentType: 'application/merge-patch+json',
+      });
+      // A watch cut mid-stream ends its reader with an error, not silence.
+      const stop = new AbortController();
+      const events = await client.watch('/api/v1/namespaces', { timeoutSeconds: 60 }, stop.signal);
+      const drained = (async () => {
+        for await (const _event of events) {
+          // the initial ADDED events, then nothing until the reset
+        }
+      })();
+      await new Promise((r) => setTimeout(r, 200));
+      proxy.resetAll();
+      await expect(drained).rejects.toThrow(/closed|reset|ECONNRESET/i);
+      stop.abort();
     } finally {
       await proxy.close();
     }
