@@ -84,17 +84,22 @@ describe('KubeClient (real apiserver)', () => {
 describe('KubeClient connections', () => {
   const info = inject('controlPlane');
 
-  it('reuses TLS connections instead of opening one per request', async () => {
+  /** A TCP proxy in front of the apiserver, and an admin client that connects through it. */
+  async function proxiedClient(): Promise<{ proxy: TcpProxy; client: KubeClient }> {
     const target = new URL(info.server);
     const proxy = await TcpProxy.start(target.hostname, Number(target.port));
+    // The apiserver's certificate is valid for 127.0.0.1, which the proxy also listens on.
+    const kc = kubeConfigFor(
+      { server: `https://127.0.0.1:${proxy.port}`, caPem: info.caPem },
+      'admin',
+      info.adminToken,
+    );
+    return { proxy, client: new KubeClient(kc, { qps: 1000, burst: 1000 }) };
+  }
+
+  it('reuses TLS connections instead of opening one per request', async () => {
+    const { proxy, client } = await proxiedClient();
     try {
-      // The apiserver's certificate is valid for 127.0.0.1, which the proxy also listens on.
-      const kc = kubeConfigFor(
-        { server: `https://127.0.0.1:${proxy.port}`, caPem: info.caPem },
-        'admin',
-        info.adminToken,
-      );
-      const client = new KubeClient(kc, { qps: 1000, burst: 1000 });
       for (let i = 0; i < 30; i++) await client.request({ path: '/api/v1/namespaces/default' });
       await Promise.all(Array.from({ length: 20 }, () => client.request({ path: '/version' })));
       // One connection for the sequential requests; the concurrent burst may open a few more, never one each.
@@ -106,15 +111,8 @@ describe('KubeClient connections', () => {
   });
 
   it('goes on after its keep-alive connections are reset while idle, and reports a reset mid-request', async () => {
-    const target = new URL(info.server);
-    const proxy = await TcpProxy.start(target.hostname, Number(target.port));
+    const { proxy, client } = await proxiedClient();
     try {
-      const kc = kubeConfigFor(
-        { server: `https://127.0.0.1:${proxy.port}`, caPem: info.caPem },
-        'admin',
-        info.adminToken,
-      );
-      const client = new KubeClient(kc, { qps: 1000, burst: 1000 });
       await Promise.all(Array.from({ length: 4 }, () => client.request({ path: '/version' })));
       // The idle connections die (an apiserver restart, a load balancer's idle timeout): the next requests of every
       // kind open new ones instead of failing on a dead socket.

@@ -29,7 +29,7 @@ export class Http1Connection {
   readonly socket: Socket;
   private readonly parser = new ResponseParser();
   private sink: ExchangeSink | undefined;
-  private connected: boolean;
+  private connected = false;
   private closed = false;
   /** Exchanges this connection has completed. */
   completed = 0;
@@ -53,11 +53,9 @@ export class Http1Connection {
         ...(servername !== undefined ? { servername } : {}),
         ALPNProtocols: ['http/1.1'],
       });
-      this.connected = false;
       this.socket.once('secureConnect', () => (this.connected = true));
     } else {
       this.socket = netConnect(common);
-      this.connected = false;
       this.socket.once('connect', () => (this.connected = true));
     }
     this.socket.setNoDelay(true);
@@ -66,15 +64,6 @@ export class Http1Connection {
     this.socket.on('end', () => this.onEnd());
     this.socket.on('error', (err) => this.fail(err));
     this.socket.on('close', () => this.fail(new ConnectionClosedError('the connection closed')));
-  }
-
-  get busy(): boolean {
-    return this.sink !== undefined;
-  }
-
-  /** No byte of the current answer has arrived (a reused connection failing now may be retried). */
-  get answerStarted(): boolean {
-    return this.parser.started;
   }
 
   get isConnected(): boolean {

@@ -6,12 +6,12 @@
 // makes three.
 //
 // Timeouts (the wait for the head, then each pause in the body) are checked by one sweep every
-// TIMEOUT_RESOLUTION_MS, not a timer per request. A request that fails on a reused connection before any byte of
-// its answer arrived is sent once more on a new connection when it is safe to repeat (GET, HEAD, OPTIONS), as Go's
+// TIMEOUT_RESOLUTION_MS, not a timer per request. A request that fails on a reused connection before its answer's
+// head arrived is sent once more on a new connection when it is safe to repeat (GET, HEAD, OPTIONS), as Go's
 // transport does: the server may have closed the idle connection as the request went out.
 import type { ConnectionOptions } from 'node:tls';
 import type { CollectedResponse, CollectOptions } from '../collect.ts';
-import { ConnectionClosedError, type Endpoint, Http1Connection } from './connection.ts';
+import { type Endpoint, Http1Connection } from './connection.ts';
 import {
   BodyTimeoutError,
   CONNECT_TIMEOUT_MS,
@@ -82,7 +82,7 @@ export class Http1Pool {
   private readonly queue: Exchange[] = [];
   private readonly active = new Map<Http1Connection, Exchange>();
   private sweep: NodeJS.Timeout | undefined;
-  private closing: { resolve: () => void; promise: Promise<void> } | undefined;
+  private closing: PromiseWithResolvers<void> | undefined;
 
   constructor(origin: string, options: PoolOptions = {}) {
     const url = new URL(origin);
@@ -143,9 +143,7 @@ export class Http1Pool {
   /** Stops taking requests; resolves when the requests already taken have ended and every connection is closed. */
   close(): Promise<void> {
     if (!this.closing) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.closing = { resolve, promise };
+      this.closing = Promise.withResolvers<void>();
       this.closeIdle(() => true);
       this.maybeClosed();
     }
@@ -278,11 +276,7 @@ export class Http1Pool {
     this.all.delete(connection);
     const at = this.idle.indexOf(connection);
     if (at >= 0) this.idle.splice(at, 1);
-    const exchange = this.active.get(connection);
-    if (exchange) {
-      this.active.delete(connection);
-      this.fail(exchange, new ConnectionClosedError('the connection closed'));
-    }
+    // An exchange it carried has already heard why (the connection reports a failure before it closes).
     // A closed connection frees a place for a request that waits.
     this.dispatch();
     this.maybeClosed();

@@ -38,9 +38,10 @@ export function openStream(
       return reject(err as Error);
     }
     let body: ChunkQueue | undefined;
+    // A stream's connection is never reused: it is closed when the answer ends (onEnd below).
     const connection = new Http1Connection(
       endpoint,
-      (c) => c.destroy(),
+      () => undefined,
       () => undefined,
     );
     const fail = (err: Error): void => {
