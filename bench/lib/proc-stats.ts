@@ -7,6 +7,10 @@ export interface MemoryStats {
   rssMb: number;
   /** VmHWM: the peak resident size. */
   peakMb: number;
+  /** RssAnon and RssFile: the resident part in anonymous memory (heaps, stacks) and in mapped files (the binary's
+   * code and data, shared libraries). */
+  anonMb: number;
+  fileMb: number;
   /** Threads: the main thread, Node's own, and one per plugin instance. */
   threads: number;
 }
@@ -19,7 +23,13 @@ export function memoryStats(pid: number): MemoryStats {
     return Number(m[1]);
   };
   const threads = Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-  return { rssMb: round1(kb('VmRSS') / 1024), peakMb: round1(kb('VmHWM') / 1024), threads };
+  return {
+    rssMb: round1(kb('VmRSS') / 1024),
+    peakMb: round1(kb('VmHWM') / 1024),
+    anonMb: round1(kb('RssAnon') / 1024),
+    fileMb: round1(kb('RssFile') / 1024),
+    threads,
+  };
 }
 
 // USER_HZ is 100 on every Linux this runs on; getconf is not worth a child process.

@@ -19,7 +19,6 @@ import {
   type RunningController,
 } from './controllers.ts';
 import { type SharedInformers, sharedInformers } from './informers.ts';
-import { startCCMServer } from './serving.ts';
 import type { EventRecorder } from '../kube/events/recorder.ts';
 
 export const SHUTDOWN_DEADLINE_MS = 30_000;
@@ -196,18 +195,17 @@ export async function startCCM(
   const done = new Promise<number>((r) => (resolveDone = r));
   let shuttingDown = false;
 
-  const server =
-    flags['secure-port'] === 0
-      ? undefined
-      : await startCCMServer({
-          options,
-          credentials,
-          registry,
-          logger,
-          leaderCheck: () => elector?.check(),
-          controllers: () => controllers,
-          plugins,
-        });
+  // The server (fastify and its routes) is imported only to serve: with --secure-port=0 it is never loaded.
+  const serving = flags['secure-port'] === 0 ? undefined : await import('./serving.ts');
+  const server = await serving?.startCCMServer({
+    options,
+    credentials,
+    registry,
+    logger,
+    leaderCheck: () => elector?.check(),
+    controllers: () => controllers,
+    plugins,
+  });
 
   const shutdown = (reason: string): void => {
     if (shuttingDown) return;

@@ -165,26 +165,35 @@ describe('loadKubeConfig credentials', () => {
   });
 });
 
-describe('the runtime without client-node and undici', () => {
-  // undici costs ~16 MB of resident memory once it has made a request (its llhttp Wasm parser); the CCM's requests,
-  // watches and plugin HTTP go through net/http1, and only typed clients (tests, tools) load it.
-  it('loads the CCM (controllers, plugin runtime, server, kubeconfig loader) without importing either', () => {
-    const root = new URL('../../../host/src/', import.meta.url).href;
+describe('what loading the CCM imports', () => {
+  const root = new URL('../../../host/src/', import.meta.url).href;
+  /** Who imports a module whose specifier `watched` matches while `modules` (under host/src) load, in a fresh Node. */
+  function importers(modules: string[], watched: RegExp): string[] {
     const script = `
       import { registerHooks } from 'node:module';
       const importers = [];
       registerHooks({
         resolve(specifier, context, next) {
-          if (specifier.startsWith('@kubernetes/client-node') || specifier === 'undici') {
-            importers.push(specifier + ' from ' + context.parentURL);
-          }
+          if (${watched}.test(specifier)) importers.push(specifier + ' from ' + context.parentURL);
           return next(specifier, context);
         },
       });
-      await import('${root}app/ccm.ts');
-      await import('${root}kube/client/kubeconfig.ts');
+      for (const m of ${JSON.stringify(modules)}) await import('${root}' + m);
       console.log(JSON.stringify(importers));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(JSON.parse(out.trim().split('\n').at(-1) ?? 'null')).toEqual([]);
+    return JSON.parse(out.trim().split('\n').at(-1) ?? 'null') as string[];
+  }
+
+  // undici costs ~16 MB of resident memory once it has made a request (its llhttp Wasm parser); the CCM's requests,
+  // watches and plugin HTTP go through net/http1, and only typed clients (tests, tools) load it.
+  it('loads the CCM (controllers, plugin runtime, server, kubeconfig loader) without importing either', () => {
+    const modules = ['app/ccm.ts', 'app/serving.ts', 'kube/client/kubeconfig.ts'];
+    expect(importers(modules, /^(@kubernetes\/client-node|undici$)/)).toEqual([]);
+  });
+
+  // The server (fastify, ~2.5 MB resident) is loaded when the CCM serves, not with --secure-port=0.
+  it('loads the CCM without the HTTP server, which comes with serving', () => {
+    expect(importers(['app/ccm.ts'], /^fastify$/)).toEqual([]);
+    expect(importers(['app/serving.ts'], /^fastify$/).length).toBeGreaterThan(0);
   });
 });
