@@ -1,0 +1,207 @@
+// What the Wasm sandbox costs per provider call, in CPU: the devcloud plugin's InstanceMetadata (one GET to devcloud,
+// as the cloud-node controller makes for every new Node) through the whole host path, against the same lookup
+// written in TypeScript on the same HTTP client, and the pieces in between. devcloud runs at zero latency in a
+// thread of this process, so every thread's CPU can be told apart. Rows:
+//   in-process lookup   GET /instances/by-name/<name> on an Http1Pool, JSON.parse, the metadata built in TypeScript:
+//                       what a provider compiled into the CCM would do (the upstream CCM's Go provider does this);
+//   broker alone        the same GET as a ccm_http_bytes frame through the HttpBroker (allow-list, credentials,
+//                       timeouts, framing), no plugin;
+//   plugin, no HTTP     a call that answers from the plugin's config (getZone): the call's machinery alone (input
+//                       into the channel, the worker's wake-up, the guest, the answer's ABI check);
+//   plugin              InstanceMetadata: the call, the guest's brokered GET, its JSON.
+// Per call: CPU of the main thread, of the plugin's worker thread, their sum, devcloud's thread, and wall time. Each
+// row runs `--rounds` rounds of `--calls` calls (each call a different node); each figure is the best round's.
+//
+// Usage: npm run bench:sandbox-cost -- [--calls=1000] [--rounds=5] [--out=bench/results/sandbox-cost.json]
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { silentLogger } from '../host/src/log/logger.ts';
+import { Http1Pool } from '../host/src/net/http1/pool.ts';
+import type { Node } from '../host/src/plugin/abi/index.ts';
+import { CredentialStore } from '../host/src/plugin/credentials/credential-store.ts';
+import { HostAllowList } from '../host/src/plugin/http/allow-list.ts';
+import { HttpBroker } from '../host/src/plugin/http/http-broker.ts';
+import { buildFrame } from '../host/src/plugin/http/http-frame.ts';
+import { type LoadedPlugin, loadPlugin } from '../host/src/plugin/index.ts';
+import { buildPlugin, discoverPlugins } from '../scripts/build-plugins.ts';
+import type { DevcloudThreadData, DevcloudThreadReady } from './lib/devcloud-thread.ts';
+import { formatTable } from './lib/table.ts';
+import { ownThreadCpuUs, threadCpuNs } from './lib/thread-cpu.ts';
+
+const { values } = parseArgs({
+  options: {
+    calls: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '5' },
+    out: { type: 'string', default: new URL('./results/sandbox-cost.json', import.meta.url).pathname },
+  },
+});
+const CALLS = Number(values.calls);
+const ROUNDS = Number(values.rounds);
+for (const [name, v] of [
+  ['calls', CALLS],
+  ['rounds', ROUNDS],
+] as const) {
+  if (!Number.isInteger(v) || v < 1) throw new Error(`--${name}: want a positive integer, got ${values[name]}`);
+}
+const PLUGIN_THREAD = 'wasm-ccm-plugin';
+const DEVCLOUD_THREAD = 'devcloud';
+
+interface Row {
+  case: string;
+  main_cpu_us: number;
+  plugin_cpu_us: number;
+  total_cpu_us: number;
+  devcloud_cpu_us: number;
+  wall_us: number;
+}
+
+async function measure(name: string, call: (i: number) => Promise<unknown>): Promise<Row> {
+  for (let i = 0; i < Math.min(CALLS, 200); i++) await call(i);
+  const best = { main: Infinity, plugin: Infinity, cloud: Infinity, wall: Infinity };
+  for (let round = 0; round < ROUNDS; round++) {
+    const main0 = ownThreadCpuUs();
+    const plugin0 = threadCpuNs(PLUGIN_THREAD);
+    const cloud0 = threadCpuNs(DEVCLOUD_THREAD);
+    const t0 = performance.now();
+    for (let i = 0; i < CALLS; i++) await call(i);
+    best.wall = Math.min(best.wall, ((performance.now() - t0) * 1000) / CALLS);
+    best.main = Math.min(best.main, (ownThreadCpuUs() - main0) / CALLS);
+    best.plugin = Math.min(best.plugin, (threadCpuNs(PLUGIN_THREAD) - plugin0) / 1000 / CALLS);
+    best.cloud = Math.min(best.cloud, (threadCpuNs(DEVCLOUD_THREAD) - cloud0) / 1000 / CALLS);
+  }
+  const row = {
+    case: name,
+    main_cpu_us: Math.round(best.main),
+    plugin_cpu_us: Math.round(best.plugin),
+    total_cpu_us: Math.round(best.main + best.plugin),
+    devcloud_cpu_us: Math.round(best.cloud),
+    wall_us: Math.round(best.wall),
+  };
+  console.log(`  ${name}: ${row.total_cpu_us} us CPU (main ${row.main_cpu_us}, plugin ${row.plugin_cpu_us})`);
+  return row;
+}
+
+const loadBefore = loadavg()[0];
+const devcloud = discoverPlugins().find((p) => p.name === 'devcloud');
+if (!devcloud) throw new Error('plugins/devcloud not found');
+const pluginPath = (await buildPlugin(devcloud)).outFile;
+const token = randomBytes(16).toString('hex');
+const cloudThread = new Worker(new URL('./lib/devcloud-thread.ts', import.meta.url), {
+  workerData: { instances: CALLS, token } satisfies DevcloudThreadData,
+  name: DEVCLOUD_THREAD,
+});
+const ready = await new Promise<DevcloudThreadReady>((resolve, reject) => {
+  cloudThread.once('message', (m: DevcloudThreadReady) => resolve(m));
+  cloudThread.once('error', reject);
+});
+const dir = mkdtempSync(join(tmpdir(), 'wccm-bench-sandbox-'));
+const credentialsFile = join(dir, 'credentials.json');
+const host = new URL(ready.url).host;
+writeFileSync(credentialsFile, JSON.stringify({ credentials: [{ name: 'dc', hosts: [host], bearerToken: token }] }));
+
+let plugin: LoadedPlugin | undefined;
+let rows: Row[];
+try {
+  plugin = await loadPlugin({
+    source: { path: pluginPath },
+    cloudConfig: JSON.stringify({ url: ready.url, region: 'dc-east-1', zone: 'dc-east-1a' }),
+    clusterName: 'kubernetes',
+    allowedHosts: [host],
+    credentials: { file: credentialsFile, reloadIntervalMs: 0 },
+    pool: { size: 1, spares: 0 },
+  });
+  const loaded = plugin;
+  // Nodes as a kubelet registers them, before the CCM has set a providerID: looked up by name.
+  const nodes: Node[] = ready.instances.map((inst) => ({
+    name: inst.name,
+    uid: randomUUID(),
+    providerID: '',
+    labels: { 'kubernetes.io/hostname': inst.name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' },
+    annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+    addresses: [{ type: 'Hostname', address: inst.name }],
+  }));
+  // devcloud serves its API under /v1.
+  const byName = (i: number): string => `/v1/instances/by-name/${encodeURIComponent(nodes[i]!.name)}`;
+
+  const pool = new Http1Pool(ready.url);
+  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+  const inProcess = async (i: number): Promise<unknown> => {
+    const res = await pool.exchange({ method: 'GET', path: byName(i), headers });
+    if (res.statusCode !== 200) throw new Error(`devcloud answered ${res.statusCode}`);
+    const inst = JSON.parse(Buffer.concat(res.chunks).toString('utf8')) as Record<string, unknown>;
+    return { providerID: `devcloud://${String(inst.id)}`, instanceType: inst.type, addresses: inst.addresses };
+  };
+
+  const credentials = await CredentialStore.open({ file: credentialsFile, reloadIntervalMs: 0, logger: silentLogger });
+  const broker = new HttpBroker({
+    allowList: new HostAllowList([host]),
+    credentials,
+    maxResponseBytes: 16 << 20,
+    defaultTimeoutMs: 10_000,
+    maxTimeoutMs: 60_000,
+    maxRedirects: 3,
+  });
+  const frames = nodes.map((_, i) =>
+    buildFrame(JSON.stringify({ method: 'GET', url: `${ready.url}${byName(i)}`, headers: {}, timeoutMs: 0 })),
+  );
+  const call = new AbortController().signal;
+  const brokered = async (i: number): Promise<unknown> => {
+    const answer = await broker.handleBytes(frames[i]!, call);
+    // The head's status: 200 is the only answer measured.
+    if (!Buffer.from(answer.subarray(4, 40)).toString('latin1').startsWith('{"status":200')) {
+      throw new Error(`the broker answered ${Buffer.from(answer.subarray(4, 80)).toString('latin1')}`);
+    }
+    return answer;
+  };
+
+  rows = [
+    await measure('in-process lookup (TypeScript, same HTTP client)', inProcess),
+    await measure('broker alone (one ccm_http_bytes GET)', brokered),
+    await measure('plugin call, no HTTP (getZone)', () => loaded.call('getZone', {})),
+    await measure('plugin call: InstanceMetadata (one brokered GET)', (i) =>
+      loaded.call('instanceMetadata', { node: nodes[i]! }),
+    ),
+  ];
+  await pool.close();
+  credentials.close();
+} finally {
+  await plugin?.close();
+  cloudThread.postMessage('stop');
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const inProcessRow = rows[0]!;
+const pluginRow = rows.at(-1)!;
+console.log(
+  `\n${formatTable(
+    ['per call', 'main CPU us', 'plugin CPU us', 'total CPU us', 'devcloud CPU us', 'wall us'],
+    rows.map((r) => [r.case, r.main_cpu_us, r.plugin_cpu_us, r.total_cpu_us, r.devcloud_cpu_us, r.wall_us].map(String)),
+  )}`,
+);
+const sandboxUs = pluginRow.total_cpu_us - inProcessRow.total_cpu_us;
+console.log(
+  `\nthe sandbox's CPU per InstanceMetadata: ${sandboxUs} us (${pluginRow.total_cpu_us} vs ${inProcessRow.total_cpu_us})`,
+);
+writeFileSync(
+  values.out,
+  `${JSON.stringify(
+    {
+      benchmark: 'sandbox-cost',
+      date: new Date().toISOString(),
+      machine: { cpus: availableParallelism(), node: process.version },
+      load_average_1m: { before: loadBefore, after: loadavg()[0] },
+      calls: CALLS,
+      rounds: ROUNDS,
+      rows,
+      sandbox_cpu_us_per_instance_metadata: sandboxUs,
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(`wrote ${values.out}`);
+process.exit(0);
