@@ -13,17 +13,14 @@
 // controller does while the nodes do not change: with a plugin of ABI 1.2 the instance gets the list once and then
 // only its reference (ABI.md, "Kept lists"). Writes bench/results/plugin-ensure.json (not with --plugin or --quick)
 // and prints a table.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import type { Node, Service } from '../host/src/plugin/abi/index.ts';
-import { type LoadedPlugin, loadPlugin } from '../host/src/plugin/index.ts';
-import { buildPlugin, discoverPlugins } from '../scripts/build-plugins.ts';
 import { abiService } from '../test/support/abi-fixtures.ts';
-import type { DevcloudThreadData, DevcloudThreadReady } from './lib/devcloud-thread.ts';
+import type { DevcloudThreadReady } from './lib/devcloud-thread.ts';
+import { DEVCLOUD_THREAD, pluginOnDevcloud } from './lib/plugin-on-devcloud.ts';
 import { percentile } from './lib/stats.ts';
 import { formatTable } from './lib/table.ts';
 import { ownThreadCpuUs, threadCpuNs } from './lib/thread-cpu.ts';
@@ -40,7 +37,6 @@ const { values } = parseArgs({
 const nodeCount = Number(values.nodes);
 const iterations = values.quick ? 5 : Number(values.iterations);
 const PLUGIN_THREAD = 'wasm-ccm-plugin';
-const DEVCLOUD_THREAD = 'devcloud';
 
 interface Row {
   case: string;
@@ -134,38 +130,10 @@ async function measure(name: string, nodes: Node[], call: () => Promise<unknown>
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
-  let pluginPath = values.plugin;
-  if (pluginPath === undefined) {
-    const devcloud = discoverPlugins().find((p) => p.name === 'devcloud');
-    if (!devcloud) throw new Error('plugins/devcloud not found');
-    pluginPath = (await buildPlugin(devcloud)).outFile;
-  }
-
-  const token = randomBytes(16).toString('hex');
-  const cloudThread = new Worker(new URL('./lib/devcloud-thread.ts', import.meta.url), {
-    workerData: { instances: nodeCount, token } satisfies DevcloudThreadData,
-    name: DEVCLOUD_THREAD,
-  });
-  const ready = await new Promise<DevcloudThreadReady>((resolve, reject) => {
-    cloudThread.once('message', (m: DevcloudThreadReady) => resolve(m));
-    cloudThread.once('error', reject);
-  });
-  const dir = mkdtempSync(join(tmpdir(), 'wccm-bench-ensure-'));
-  const credentialsFile = join(dir, 'credentials.json');
-  const host = new URL(ready.url).host;
-  writeFileSync(credentialsFile, JSON.stringify({ credentials: [{ name: 'dc', hosts: [host], bearerToken: token }] }));
-
-  let plugin: LoadedPlugin | undefined;
+  const setup = await pluginOnDevcloud(nodeCount, values.plugin);
+  const { pluginPath, cloud: ready } = setup;
   try {
-    plugin = await loadPlugin({
-      source: { path: pluginPath },
-      cloudConfig: JSON.stringify({ url: ready.url, region: 'dc-east-1', zone: 'dc-east-1a' }),
-      clusterName: 'kubernetes',
-      allowedHosts: [host],
-      credentials: { file: credentialsFile, reloadIntervalMs: 0 },
-      pool: { size: 1, spares: 0 },
-    });
-    const loaded = plugin;
+    const loaded = setup.plugin;
     const nodes = ready.instances.map(kubeletNode);
     const bad = { 'service.beta.kubernetes.io/devcloud-bench-unknown': 'x' };
     const decodeRequest = { clusterName: 'kubernetes', service: service(bad), nodes };
@@ -248,10 +216,7 @@ async function main(): Promise<void> {
         `on ${results.cpus} CPUs; ${write ? `written to ${values.out}` : 'results not written'}`,
     );
   } finally {
-    await plugin?.close();
-    cloudThread.postMessage('stop');
-    await new Promise((resolve) => cloudThread.once('exit', resolve));
-    rmSync(dir, { recursive: true, force: true });
+    await setup.stop();
   }
 }
 

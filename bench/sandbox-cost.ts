@@ -13,12 +13,10 @@
 // row runs `--rounds` rounds of `--calls` calls (each call a different node); each figure is the best round's.
 //
 // Usage: npm run bench:sandbox-cost -- [--calls=1000] [--rounds=5] [--out=bench/results/sandbox-cost.json]
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { silentLogger } from '../host/src/log/logger.ts';
 import { Http1Pool } from '../host/src/net/http1/pool.ts';
 import type { Node } from '../host/src/plugin/abi/index.ts';
@@ -26,9 +24,7 @@ import { CredentialStore } from '../host/src/plugin/credentials/credential-store
 import { HostAllowList } from '../host/src/plugin/http/allow-list.ts';
 import { HttpBroker } from '../host/src/plugin/http/http-broker.ts';
 import { buildFrame } from '../host/src/plugin/http/http-frame.ts';
-import { type LoadedPlugin, loadPlugin } from '../host/src/plugin/index.ts';
-import { buildPlugin, discoverPlugins } from '../scripts/build-plugins.ts';
-import type { DevcloudThreadData, DevcloudThreadReady } from './lib/devcloud-thread.ts';
+import { DEVCLOUD_THREAD, pluginOnDevcloud } from './lib/plugin-on-devcloud.ts';
 import { formatTable } from './lib/table.ts';
 import { ownThreadCpuUs, threadCpuNs } from './lib/thread-cpu.ts';
 
@@ -48,7 +44,6 @@ for (const [name, v] of [
   if (!Number.isInteger(v) || v < 1) throw new Error(`--${name}: want a positive integer, got ${values[name]}`);
 }
 const PLUGIN_THREAD = 'wasm-ccm-plugin';
-const DEVCLOUD_THREAD = 'devcloud';
 
 interface Row {
   case: string;
@@ -86,35 +81,12 @@ async function measure(name: string, call: (i: number) => Promise<unknown>): Pro
 }
 
 const loadBefore = loadavg()[0];
-const devcloud = discoverPlugins().find((p) => p.name === 'devcloud');
-if (!devcloud) throw new Error('plugins/devcloud not found');
-const pluginPath = (await buildPlugin(devcloud)).outFile;
-const token = randomBytes(16).toString('hex');
-const cloudThread = new Worker(new URL('./lib/devcloud-thread.ts', import.meta.url), {
-  workerData: { instances: CALLS, token } satisfies DevcloudThreadData,
-  name: DEVCLOUD_THREAD,
-});
-const ready = await new Promise<DevcloudThreadReady>((resolve, reject) => {
-  cloudThread.once('message', (m: DevcloudThreadReady) => resolve(m));
-  cloudThread.once('error', reject);
-});
-const dir = mkdtempSync(join(tmpdir(), 'wccm-bench-sandbox-'));
-const credentialsFile = join(dir, 'credentials.json');
+const setup = await pluginOnDevcloud(CALLS);
+const { cloud: ready, token, credentialsFile } = setup;
 const host = new URL(ready.url).host;
-writeFileSync(credentialsFile, JSON.stringify({ credentials: [{ name: 'dc', hosts: [host], bearerToken: token }] }));
-
-let plugin: LoadedPlugin | undefined;
 let rows: Row[];
 try {
-  plugin = await loadPlugin({
-    source: { path: pluginPath },
-    cloudConfig: JSON.stringify({ url: ready.url, region: 'dc-east-1', zone: 'dc-east-1a' }),
-    clusterName: 'kubernetes',
-    allowedHosts: [host],
-    credentials: { file: credentialsFile, reloadIntervalMs: 0 },
-    pool: { size: 1, spares: 0 },
-  });
-  const loaded = plugin;
+  const loaded = setup.plugin;
   // Nodes as a kubelet registers them, before the CCM has set a providerID: looked up by name.
   const nodes: Node[] = ready.instances.map((inst) => ({
     name: inst.name,
@@ -169,9 +141,7 @@ try {
   await pool.close();
   credentials.close();
 } finally {
-  await plugin?.close();
-  cloudThread.postMessage('stop');
-  rmSync(dir, { recursive: true, force: true });
+  await setup.stop();
 }
 
 const inProcessRow = rows[0]!;

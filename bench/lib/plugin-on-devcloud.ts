@@ -1,0 +1,78 @@
+// The devcloud plugin loaded in this process (one instance, no spare) against a devcloud in a worker thread of it, with
+// the token brokered from a credentials file as the CCM does: what the benchmarks of single plugin calls share. The
+// devcloud thread is named DEVCLOUD_THREAD so that its CPU can be told apart (threadCpuNs).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { type LoadedPlugin, loadPlugin } from '../../host/src/plugin/index.ts';
+import { buildPlugin, discoverPlugins } from '../../scripts/build-plugins.ts';
+import type { DevcloudThreadData, DevcloudThreadReady } from './devcloud-thread.ts';
+
+export const DEVCLOUD_THREAD = 'devcloud';
+
+export interface PluginOnDevcloud {
+  plugin: LoadedPlugin;
+  /** The module's path (built first when none was given). */
+  pluginPath: string;
+  /** devcloud's URL and its running instances. */
+  cloud: DevcloudThreadReady;
+  token: string;
+  /** The credentials file the plugin's broker reads (token for devcloud's host). */
+  credentialsFile: string;
+  /** Closes the plugin, stops devcloud's thread and removes the credentials. */
+  stop(): Promise<void>;
+}
+
+export async function pluginOnDevcloud(instances: number, pluginPath?: string): Promise<PluginOnDevcloud> {
+  if (pluginPath === undefined) {
+    const devcloud = discoverPlugins().find((p) => p.name === 'devcloud');
+    if (!devcloud) throw new Error('plugins/devcloud not found');
+    pluginPath = (await buildPlugin(devcloud)).outFile;
+  }
+  const token = randomBytes(16).toString('hex');
+  const thread = new Worker(new URL('./devcloud-thread.ts', import.meta.url), {
+    workerData: { instances, token } satisfies DevcloudThreadData,
+    name: DEVCLOUD_THREAD,
+  });
+  const stopThread = async (): Promise<void> => {
+    thread.postMessage('stop');
+    await new Promise((resolve) => thread.once('exit', resolve));
+  };
+  const cloud = await new Promise<DevcloudThreadReady>((resolve, reject) => {
+    thread.once('message', (m: DevcloudThreadReady) => resolve(m));
+    thread.once('error', reject);
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'wccm-bench-plugin-'));
+  const credentialsFile = join(dir, 'credentials.json');
+  const host = new URL(cloud.url).host;
+  writeFileSync(credentialsFile, JSON.stringify({ credentials: [{ name: 'dc', hosts: [host], bearerToken: token }] }));
+  let plugin: LoadedPlugin;
+  try {
+    plugin = await loadPlugin({
+      source: { path: pluginPath },
+      cloudConfig: JSON.stringify({ url: cloud.url, region: 'dc-east-1', zone: 'dc-east-1a' }),
+      clusterName: 'kubernetes',
+      allowedHosts: [host],
+      credentials: { file: credentialsFile, reloadIntervalMs: 0 },
+      pool: { size: 1, spares: 0 },
+    });
+  } catch (err) {
+    await stopThread();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    plugin,
+    pluginPath,
+    cloud,
+    token,
+    credentialsFile,
+    async stop() {
+      await plugin.close();
+      await stopThread();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
