@@ -23,7 +23,7 @@ import { adminKubeConfig } from '../test/support/kube.ts';
 import { sleep, warmUp } from './lib/cluster-load.ts';
 import { type MemoryStats, memoryStats } from './lib/proc-stats.ts';
 import { type Impl, benchFlags, startCCM } from './lib/start-ccm.ts';
-import { percentile } from './lib/stats.ts';
+import { median } from './lib/stats.ts';
 import { formatTable } from './lib/table.ts';
 
 const { values } = parseArgs({
@@ -107,11 +107,7 @@ async function ccmIdle(impl: Impl): Promise<Sample> {
 }
 
 function medianSample(samples: Sample[]): Sample {
-  const of = (key: keyof Sample): number =>
-    percentile(
-      samples.map((s) => s[key]).sort((a, b) => a - b),
-      50,
-    );
+  const of = (key: keyof Sample): number => median(samples.map((s) => s[key]));
   return { rssMb: of('rssMb'), anonMb: of('anonMb'), fileMb: of('fileMb'), threads: of('threads') };
 }
 

@@ -25,7 +25,7 @@ import { createNodes, names, warmUp } from './lib/cluster-load.ts';
 import type { NodeInitWatch } from './lib/node-init-watch.ts';
 import { cpuSeconds } from './lib/proc-stats.ts';
 import { type StartedCCM, startCCM, benchFlags } from './lib/start-ccm.ts';
-import { percentile } from './lib/stats.ts';
+import { median } from './lib/stats.ts';
 import { formatTable } from './lib/table.ts';
 
 const { values } = parseArgs({
@@ -102,11 +102,6 @@ async function measure(
   }
 }
 
-const median = (xs: readonly number[]): number =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    50,
-  );
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 async function main(): Promise<void> {

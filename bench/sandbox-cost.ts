@@ -23,7 +23,7 @@ import type { Node } from '../host/src/plugin/abi/index.ts';
 import { CredentialStore } from '../host/src/plugin/credentials/credential-store.ts';
 import { HostAllowList } from '../host/src/plugin/http/allow-list.ts';
 import { HttpBroker } from '../host/src/plugin/http/http-broker.ts';
-import { buildFrame } from '../host/src/plugin/http/http-frame.ts';
+import { buildFrame, splitFrame } from '../host/src/plugin/http/http-frame.ts';
 import { DEVCLOUD_THREAD, pluginOnDevcloud } from './lib/plugin-on-devcloud.ts';
 import { formatTable } from './lib/table.ts';
 import { ownThreadCpuUs, threadCpuNs } from './lib/thread-cpu.ts';
@@ -122,11 +122,10 @@ try {
   );
   const call = new AbortController().signal;
   const brokered = async (i: number): Promise<unknown> => {
-    const answer = await broker.handleBytes(frames[i]!, call);
-    // The head's status: 200 is the only answer measured.
-    if (!Buffer.from(answer.subarray(4, 40)).toString('latin1').startsWith('{"status":200')) {
-      throw new Error(`the broker answered ${Buffer.from(answer.subarray(4, 80)).toString('latin1')}`);
-    }
+    const answer = splitFrame(await broker.handleBytes(frames[i]!, call));
+    const head = typeof answer === 'string' ? answer : Buffer.from(answer.head).toString('utf8');
+    // 200 is the only answer measured.
+    if (!head.startsWith('{"status":200')) throw new Error(`the broker answered ${head.slice(0, 200)}`);
     return answer;
   };
 

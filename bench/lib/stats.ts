@@ -13,6 +13,14 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[index] as number;
 }
 
+/** The middle value (of an even count, the lower of the two middle ones): percentile 50 of a sorted copy. */
+export function median(values: readonly number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+}
+
 export function summarize(samplesUs: number[]): Percentiles {
   const sorted = [...samplesUs].sort((a, b) => a - b);
   const round = (v: number): number => Math.round(v * 10) / 10;

@@ -349,3 +349,34 @@ describe('Http1Pool.stream', () => {
     );
   });
 });
+
+describe('Http1Pool connect timeout', () => {
+  // A server that accepts the TCP connection and never answers the TLS handshake: the connection never completes.
+  let silent: net.Server;
+  let silentOrigin: string;
+  const held = new Set<net.Socket>();
+  beforeAll(async () => {
+    silent = net.createServer((socket) => held.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    silentOrigin = `https://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    for (const socket of held) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+  });
+
+  it('fails a request and a stream whose server never completes the handshake, naming the host', async () => {
+    const p = pool({}, silentOrigin);
+    const host = new URL(silentOrigin).host;
+    const expected = expect.objectContaining({
+      name: 'ConnectTimeoutError',
+      code: 'UND_ERR_CONNECT_TIMEOUT',
+      message: expect.stringContaining(`${host} not reached in 10000 ms`),
+    });
+    await Promise.all([
+      expect(p.exchange({ method: 'GET', path: '/', headers: {} })).rejects.toThrow(expected),
+      expect(p.stream({ method: 'GET', path: '/', headers: {} })).rejects.toThrow(expected),
+    ]);
+    expect(p.stats()).toMatchObject({ connections: 0, active: 0, queued: 0 });
+  }, 20_000);
+});

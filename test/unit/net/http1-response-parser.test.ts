@@ -172,11 +172,4 @@ describe('ResponseParser', () => {
     feed(q, 'HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc');
     expect(() => q.end()).toThrow(/closed before the response ended/);
   });
-
-  it('says whether any byte of the answer has arrived', () => {
-    const { p } = parser();
-    expect(p.started).toBe(false);
-    feed(p, 'HTTP/1.1 2');
-    expect(p.started).toBe(true);
-  });
 });

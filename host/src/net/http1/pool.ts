@@ -15,7 +15,7 @@ import { type Endpoint, Http1Connection } from './connection.ts';
 import {
   BodyTimeoutError,
   CONNECT_TIMEOUT_MS,
-  ConnectTimeoutError,
+  connectTimeoutError,
   HeadersTimeoutError,
   type PoolRequest,
   serializeRequest,
@@ -302,10 +302,7 @@ export class Http1Pool {
     for (const exchange of [...this.active.values()]) {
       if (now >= exchange.deadline) this.fail(exchange, exchange.timeoutError());
       else if (now >= exchange.connectDeadline && exchange.connection?.isConnected === false) {
-        this.fail(
-          exchange,
-          new ConnectTimeoutError(`connect timeout: ${this.hostHeader} not reached in ${CONNECT_TIMEOUT_MS} ms`),
-        );
+        this.fail(exchange, connectTimeoutError(this.hostHeader));
       }
     }
     this.closeIdle((c) => now - c.idleSince >= this.idleTimeoutMs);

@@ -30,6 +30,10 @@ export class ConnectTimeoutError extends Error {
 /** As undici's: a server that does not complete the TCP and TLS handshakes in this long is taken as unreachable. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 
+export function connectTimeoutError(hostHeader: string): ConnectTimeoutError {
+  return new ConnectTimeoutError(`connect timeout: ${hostHeader} not reached in ${CONNECT_TIMEOUT_MS} ms`);
+}
+
 // Header names and values, methods and paths go into the request as they are: a CR or LF would end the line early.
 const UNSAFE = /[\r\n\0]/;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -65,11 +65,6 @@ export class ResponseParser {
     return this.state !== State.Idle;
   }
 
-  /** True once any byte of the current response has arrived. */
-  get started(): boolean {
-    return this.state !== State.Head || this.pending !== undefined;
-  }
-
   /** Feeds bytes from the connection. Throws ResponseParseError for bytes that are not a valid answer. */
   push(data: Buffer): void {
     let offset = 0;

@@ -5,7 +5,7 @@
 import { ConnectionClosedError, type Endpoint, Http1Connection } from './connection.ts';
 import {
   CONNECT_TIMEOUT_MS,
-  ConnectTimeoutError,
+  connectTimeoutError,
   HeadersTimeoutError,
   type PoolRequest,
   serializeRequest,
@@ -52,10 +52,7 @@ export function openStream(
     const onAbort = (): void => connection.destroy(signal?.reason as Error);
     signal?.addEventListener('abort', onAbort, { once: true });
     const connectTimer = setTimeout(() => {
-      if (!connection.isConnected)
-        connection.destroy(
-          new ConnectTimeoutError(`connect timeout: ${hostHeader} not reached in ${CONNECT_TIMEOUT_MS} ms`),
-        );
+      if (!connection.isConnected) connection.destroy(connectTimeoutError(hostHeader));
     }, CONNECT_TIMEOUT_MS);
     const headersTimeoutMs = request.headersTimeoutMs ?? 0;
     const headTimer =
