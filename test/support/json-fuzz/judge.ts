@@ -46,7 +46,10 @@ export function judge(doc: Uint8Array, sdk: SdkOutcome): Verdict {
     return sdk.treeAccepted ? divergence(`the SDK accepted what JSON.parse refuses (${ref.error})`) : AGREE;
   }
   if (!sdk.treeAccepted) {
-    if (depthOf(ref.value) > SDK_MAX_DEPTH && sdk.text.includes(`nested deeper than ${SDK_MAX_DEPTH} levels`)) {
+    if (
+      nestingOf(decoder.decode(doc)) > SDK_MAX_DEPTH &&
+      sdk.text.includes(`nested deeper than ${SDK_MAX_DEPTH} levels`)
+    ) {
       return { kind: 'allowed', rule: 'depth-limit' };
     }
     return divergence(`the SDK refused what JSON.parse accepts: ${sdk.text}`);
@@ -73,15 +76,22 @@ function word(accepted: boolean): string {
   return accepted ? 'accepts' : 'refuses';
 }
 
-/** Levels of arrays and objects: 0 for a scalar. Iterative, since the documents may be deep. */
-export function depthOf(value: unknown): number {
+/**
+ * The deepest nesting of brackets in the document's text, outside strings. Not the parsed value's depth: a duplicate
+ * key can replace a deep member with a shallow one, but the reader has to go through the deep one first.
+ */
+export function nestingOf(text: string): number {
+  let depth = 0;
   let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop() as [unknown, number];
-    if (typeof v !== 'object' || v === null) continue;
-    deepest = Math.max(deepest, d + 1);
-    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '[' || c === '{') deepest = Math.max(deepest, ++depth);
+    else if (c === ']' || c === '}') depth--;
   }
   return deepest;
 }

@@ -25,4 +25,12 @@ describe('fuzz:json', () => {
     const bad = new TextEncoder().encode('[1.]');
     expect(judge(bad, { treeAccepted: true, skipAccepted: true, text: '[1]' }).kind).toBe('divergence');
   });
+
+  it('allows the depth limit by the nesting of the text, even where a duplicate key makes the value shallow', () => {
+    const deep = new TextEncoder().encode(`{"k":${'['.repeat(300)}${']'.repeat(300)},"k":1}`);
+    const refused = { treeAccepted: false, skipAccepted: false, text: '$.k: JSON nested deeper than 256 levels' };
+    expect(judge(deep, refused)).toEqual({ kind: 'allowed', rule: 'depth-limit' });
+    const shallow = new TextEncoder().encode(`{"k":${'['.repeat(200)}${']'.repeat(200)}}`);
+    expect(judge(shallow, refused).kind).toBe('divergence');
+  });
 });
