@@ -119,6 +119,28 @@ describe('JSON reader and tree', () => {
     expect(JSON.parse(await probe.call('json_roundtrip', `[${text}]`))).toEqual(expected);
   });
 
+  it('rounds like JSON.parse at and around the halfway points between random doubles', async () => {
+    // Exact decimal halfway points (ties go to the even neighbour), points just above and below them, and the
+    // shortest spellings JavaScript prints: where a parser that is not correctly rounded goes wrong.
+    let seed = 0x5eed;
+    const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const texts: string[] = [];
+    const bits = new BigUint64Array(1);
+    const asDouble = new Float64Array(bits.buffer);
+    while (texts.length < 3000) {
+      bits[0] = (BigInt(Math.floor(random() * 2 ** 31)) << 32n) | BigInt(Math.floor(random() * 2 ** 32));
+      const x = asDouble[0] as number;
+      if (!Number.isFinite(x) || x === 0) continue;
+      const half = halfwayAbove(bits[0] as bigint);
+      texts.push(String(x), half, `${half}1`, below(half));
+    }
+    const input = `[${texts.join(',')}]`;
+    const expected = JSON.parse(JSON.stringify(JSON.parse(input))) as number[];
+    const got = JSON.parse(await probe.call('json_roundtrip', input)) as number[];
+    const wrong = got.flatMap((v, i) => (v === expected[i] ? [] : [`${texts[i]}: ${v} instead of ${expected[i]}`]));
+    expect(wrong.slice(0, 5)).toEqual([]);
+  });
+
   it.each([
     ['{"a":1,}', '$: invalid JSON at byte 7: expected a key string'],
     ['[1,2', '$: invalid JSON: unexpected end, expected a value or ]'],
@@ -256,3 +278,27 @@ describe('generated ABI codecs', () => {
     expect(await probe.json('abi_roundtrip', input)).toEqual({ decodeError: error });
   });
 });
+
+/** The exact decimal of the point halfway between the double with these bits and the next one up (positive only). */
+function halfwayAbove(bits: bigint): string {
+  const magnitude = bits & 0x7fffffffffffffffn;
+  const biased = Number(magnitude >> 52n);
+  const fraction = magnitude & 0xfffffffffffffn;
+  const m = biased === 0 ? fraction : fraction | (1n << 52n);
+  const k = biased === 0 ? -1074 : biased - 1075;
+  // (2m + 1) * 2^(k - 1)
+  const numerator = 2n * m + 1n;
+  const e = k - 1;
+  if (e >= 0) return `${(numerator << BigInt(e)).toString()}.0`;
+  // numerator / 2^-e = numerator * 5^-e / 10^-e
+  const digits = (numerator * 5n ** BigInt(-e)).toString().padStart(-e + 1, '0');
+  return `${digits.slice(0, digits.length + e)}.${digits.slice(digits.length + e)}`;
+}
+
+/** A decimal a hair below `text` (a positive decimal with a fraction part): 10^-3 of its last place less. */
+function below(text: string): string {
+  const [whole = '', fraction = ''] = text.split('.');
+  const places = fraction.length + 3;
+  const scaled = (BigInt(`${whole}${fraction}000`) - 1n).toString().padStart(places + 1, '0');
+  return `${scaled.slice(0, -places)}.${scaled.slice(-places)}`;
+}
