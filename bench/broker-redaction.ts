@@ -2,10 +2,9 @@
 // secret values it attached (host/src/plugin/http/redact.ts). Requests without a credential are not scanned.
 //
 // Usage: node bench/broker-redaction.ts [--out=bench/results/broker-redaction.json]
-import { writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { SecretRedactor } from '../host/src/plugin/http/redact.ts';
+import { loadNow, writeResults } from './lib/results.ts';
 import { formatTable } from './lib/table.ts';
 
 const { values } = parseArgs({
@@ -42,7 +41,7 @@ function cpuUsPerCall(chunks: Buffer[], calls: number): number {
   return (used.user + used.system) / calls;
 }
 
-const loadBefore = loadavg()[0];
+const loadBefore = loadNow();
 const rows: Array<{ body_bytes: number; secret_in_body: boolean; cpu_us_per_request: number }> = [];
 for (const bytes of [1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024]) {
   for (const withSecret of [false, true]) {
@@ -60,19 +59,7 @@ console.log(
     rows.map((r) => [`${r.body_bytes / 1024} KiB`, r.secret_in_body ? 'yes' : 'no', r.cpu_us_per_request.toFixed(1)]),
   ),
 );
-writeFileSync(
-  values.out,
-  `${JSON.stringify(
-    {
-      benchmark: 'broker-redaction',
-      date: new Date().toISOString(),
-      machine: { cpus: availableParallelism(), node: process.version },
-      load_average_1m: { before: loadBefore, after: loadavg()[0] },
-      secrets: secrets.length,
-      rows,
-    },
-    null,
-    2,
-  )}\n`,
-);
-console.log(`wrote ${values.out}`);
+writeResults(values.out, 'broker-redaction', loadBefore, {
+  secrets: secrets.length,
+  rows,
+});

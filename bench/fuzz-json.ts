@@ -4,11 +4,10 @@
 //
 // Usage: npm run fuzz:json -- [--cases=100000] [--seed=1] [--out=bench/results/fuzz-json.json]
 // Exit status 1 when there is an unexplained divergence or a trap (each printed with its case, to replay).
-import { writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ALLOWED_DIVERGENCES } from '../test/support/json-fuzz/judge.ts';
 import { runFuzz } from '../test/support/json-fuzz/run.ts';
+import { loadNow, writeResults } from './lib/results.ts';
 import { formatTable } from './lib/table.ts';
 
 const { values } = parseArgs({
@@ -23,7 +22,7 @@ const SEED = Number(values.seed);
 if (!Number.isInteger(CASES) || CASES < 1) throw new Error(`--cases: want a positive integer, got ${values.cases}`);
 if (!Number.isInteger(SEED) || SEED < 0) throw new Error(`--seed: want an integer >= 0, got ${values.seed}`);
 
-const loadBefore = loadavg()[0];
+const loadBefore = loadNow();
 const report = await runFuzz({ cases: CASES, seed: SEED });
 const rows = [
   ['cases', report.cases],
@@ -40,29 +39,17 @@ console.log(formatTable(['fuzz:json', 'value'], rows));
 for (const f of report.findings) {
   console.log(`\ncase ${f.index} (base64 ${f.document.slice(0, 160)}): ${f.problem}`);
 }
-writeFileSync(
-  values.out,
-  `${JSON.stringify(
-    {
-      benchmark: 'fuzz-json',
-      date: new Date().toISOString(),
-      machine: { cpus: availableParallelism(), node: process.version },
-      load_average_1m: { before: loadBefore, after: loadavg()[0] },
-      cases: report.cases,
-      mutated: report.mutated,
-      valid: report.valid,
-      divergences: report.divergences,
-      allowed_divergences: report.allowedDivergences,
-      allowed_by_rule: report.allowedByRule,
-      allow_list: ALLOWED_DIVERGENCES,
-      traps: report.traps,
-      seed: report.seed,
-      duration_ms: report.durationMs,
-      findings: report.findings,
-    },
-    null,
-    2,
-  )}\n`,
-);
-console.log(`wrote ${values.out}`);
+writeResults(values.out, 'fuzz-json', loadBefore, {
+  cases: report.cases,
+  mutated: report.mutated,
+  valid: report.valid,
+  divergences: report.divergences,
+  allowed_divergences: report.allowedDivergences,
+  allowed_by_rule: report.allowedByRule,
+  allow_list: ALLOWED_DIVERGENCES,
+  traps: report.traps,
+  seed: report.seed,
+  duration_ms: report.durationMs,
+  findings: report.findings,
+});
 if (report.divergences > 0 || report.traps > 0) process.exitCode = 1;

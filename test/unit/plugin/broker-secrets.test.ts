@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
 import { HostAllowList } from '../../../host/src/plugin/http/allow-list.ts';
-import { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
+import type { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
 import { REDACTED } from '../../../host/src/plugin/http/redact.ts';
 import { readAnswerFrame, requestFrame } from './support/frames.ts';
 import { type Route, startServer, type TestServer } from './support/http-servers.ts';
 import { recordingLogger } from './support/recording-logger.ts';
+import { testBroker } from './support/test-broker.ts';
 
 const TOKEN = 'tok-SECRET-123';
 const PASSWORD = 'pa55word!';
@@ -52,14 +53,7 @@ beforeAll(async () => {
     }),
   );
   store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });
-  broker = new HttpBroker({
-    allowList: new HostAllowList([bearer.host, basic.host, keyed.host, plain.host]),
-    credentials: store,
-    maxResponseBytes: 1 << 20,
-    defaultTimeoutMs: 2000,
-    maxTimeoutMs: 3000,
-    maxRedirects: 3,
-  });
+  broker = testBroker([bearer.host, basic.host, keyed.host, plain.host], store, { maxResponseBytes: 1 << 20 });
 });
 
 afterAll(async () => {
@@ -132,15 +126,8 @@ describe('credential hosts the allow-list cannot reach', () => {
     );
     const { logger, records } = recordingLogger();
     const credentials = await CredentialStore.open({ file, reloadIntervalMs: 0, logger });
-    const allowList = new HostAllowList(['api.example:8990', 'plain.example:443']);
-    const warned = new HttpBroker({
-      allowList,
-      credentials,
-      maxResponseBytes: 1024,
-      defaultTimeoutMs: 1000,
-      maxTimeoutMs: 1000,
-      maxRedirects: 0,
-    });
+    const allowed = ['api.example:8990', 'plain.example:443'];
+    const warned = testBroker(allowed, credentials);
     const warnings = records.filter((r) => r.level === 'warn').map((r) => r.fields);
     expect(warnings).toEqual([
       expect.objectContaining({ credential: 'api', host: 'api.example', allowedHost: 'api.example:8990' }),
@@ -148,7 +135,11 @@ describe('credential hosts the allow-list cannot reach', () => {
       expect.objectContaining({ credential: 'nowhere', host: 'other.example' }),
     ]);
     expect(warnings[0]?.hint).toContain('write "api.example:8990"');
-    expect(credentials.unreachableHosts(allowList).map((u) => u.credential)).toEqual(['api', 'api', 'nowhere']);
+    expect(credentials.unreachableHosts(new HostAllowList(allowed)).map((u) => u.credential)).toEqual([
+      'api',
+      'api',
+      'nowhere',
+    ]);
     warned.close();
     credentials.close();
   });

@@ -10,6 +10,7 @@ import { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
 import { selfSignedCertificate } from '../../../host/src/server/tls.ts';
 import { startServer, type TestServer } from './support/http-servers.ts';
 import { recordingLogger } from './support/recording-logger.ts';
+import { testBroker } from './support/test-broker.ts';
 
 let api: TestServer;
 let other: TestServer;
@@ -72,14 +73,7 @@ beforeAll(async () => {
     }),
   );
   store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });
-  broker = new HttpBroker({
-    allowList: new HostAllowList([api.host, other.host]),
-    credentials: store,
-    maxResponseBytes: 1024,
-    defaultTimeoutMs: 2000,
-    maxTimeoutMs: 3000,
-    maxRedirects: 3,
-  });
+  broker = testBroker([api.host, other.host], store);
 });
 
 afterAll(async () => {
