@@ -4,8 +4,10 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { type CIDR, parseClusterCIDRs } from '../net/cidr.ts';
 import { loadPluginConfigFile, PluginConfigError } from '../plugin/config/parse.ts';
+import { CredentialFileError } from '../plugin/credentials/credential-file.ts';
 import {
   checkAllowedHost,
+  checkCredentialsText,
   durationProblem,
   integerProblem,
   LIMIT_RANGES,
@@ -241,6 +243,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     const path = flags[name];
     if (path !== '') requireReadable(name, path);
   }
+  if (flags['plugin-credentials'] !== '') checkCredentialsFlag(flags['plugin-credentials']);
   if (flags.plugin !== '') requireReadable('plugin', flags.plugin);
   let cloudConfig = '';
   if (flags['cloud-config'] !== '') {
@@ -292,6 +295,15 @@ function pluginConfig(flags: CCMFlags, cloudConfig: string): PluginConfig | unde
     cloudConfig,
     limits,
   });
+}
+
+function checkCredentialsFlag(path: string): void {
+  try {
+    checkCredentialsText(readFileSync(path, 'utf8'), path);
+  } catch (err) {
+    if (err instanceof CredentialFileError) throw new FlagError('plugin-credentials', err.message);
+    throw err;
+  }
 }
 
 function requireReadable(flag: string, path: string): void {

@@ -7,6 +7,8 @@ import { FlagError } from '../../../host/src/options/flagset.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-options-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const badCredentials = join(dir, 'bad-credentials.json');
+writeFileSync(badCredentials, '{"credentials":[{"name":"api","hosts":["api.example"]}]}');
 
 function run(argv: string[]): CCMOptions {
   const cmd = parseCommandLine(argv);
@@ -77,7 +79,14 @@ describe('wasm-ccm command line', () => {
       /^--plugin-allowed-hosts: allowed host 'https:\/\/api.example\/v1' must be host or host:port/,
     ],
     [['--cloud-provider=x', '--plugin-allowed-hosts=a,,b'], /^--plugin-allowed-hosts: allowed host '' must be host/],
-    [['--cloud-provider=x', '--plugin-allowed-hosts=api:99999'], /^--plugin-allowed-hosts: allowed host 'api:99999' is not a valid/],
+    [
+      ['--cloud-provider=x', '--plugin-allowed-hosts=api:99999'],
+      /^--plugin-allowed-hosts: allowed host 'api:99999' is not a valid/,
+    ],
+    [
+      ['--cloud-provider=x', `--plugin-credentials=${badCredentials}`],
+      /^--plugin-credentials: .*credentials\[0\] \(api\) needs exactly one of bearerToken, basicAuth, headers$/,
+    ],
     [['--cloud-provider=x', '--plugin-pool-size=-1'], /^--plugin-pool-size: must be from 1 to 64, got -1$/],
     [['--cloud-provider=x', '--plugin-pool-size=65'], /^--plugin-pool-size: must be from 1 to 64, got 65$/],
     [['--cloud-provider=x', '--plugin-memory-limit-mb=0'], /^--plugin-memory-limit-mb: must be from 1 to 4096, got 0$/],
@@ -151,6 +160,7 @@ describe('wasm-ccm command line', () => {
       ['--plugin-call-timeout=11m', 'limits: {callTimeout: 11m}'],
       ['--plugin-allowed-hosts=*.example', 'allowedHosts: ["*.example"]'],
       ['--plugin-sha256=sha256:abc', 'sha256: "sha256:abc"'],
+      [`--plugin-credentials=${badCredentials}`, `credentials: {file: ${badCredentials}}`],
     ])('refuses %s for the reason the configuration file refuses %s (one rule)', (flag, field) => {
       const path = join(dir, 'rule.yaml');
       writeFileSync(path, `providers:\n  - name: dc\n    source: {file: p.wasm}\n    ${field}\n`);
@@ -158,8 +168,7 @@ describe('wasm-ccm command line', () => {
         try {
           parseCommandLine(['--cloud-provider=x', ...argv]);
         } catch (err) {
-          if (err instanceof FlagError)
-            return err.message.replace(/^--[-a-z0-9]+: (providers\[0\][^:]*: )?/, '');
+          if (err instanceof FlagError) return err.message.replace(/^--[-a-z0-9]+: (providers\[0\][^:]*: )?/, '');
         }
         return 'accepted';
       };

@@ -8,7 +8,15 @@ import { CAPABILITIES, type Capability } from '../abi/index.ts';
 import { AllowListError } from '../http/allow-list.ts';
 import { decodeSignature, parseEd25519PublicKey, SignatureError } from '../signature/ed25519.ts';
 import { Field, PluginConfigError } from './field.ts';
-import { checkAllowedHost, LIMIT_RANGES, normalizeSha256, SHA256_PIN, SHA256_PIN_WHAT } from './rules.ts';
+import { CredentialFileError } from '../credentials/credential-file.ts';
+import {
+  checkAllowedHost,
+  checkCredentialsText,
+  LIMIT_RANGES,
+  normalizeSha256,
+  SHA256_PIN,
+  SHA256_PIN_WHAT,
+} from './rules.ts';
 import type {
   LimitDefaults,
   PluginConfig,
@@ -156,7 +164,14 @@ function parseProvider(entry: Field, ctx: Context): ProviderConfig {
   const credentials = entry.child('credentials');
   if (credentials.present) {
     credentials.mapping(['file']);
-    credentialsFile = readablePath(credentials.child('file'), ctx);
+    const file = credentials.child('file');
+    credentialsFile = resolvePath(file, ctx);
+    try {
+      checkCredentialsText(readAt(file, credentialsFile, ctx), credentialsFile);
+    } catch (err) {
+      if (err instanceof CredentialFileError) file.fail(err.message);
+      throw err;
+    }
   }
   return {
     name,

@@ -1,6 +1,7 @@
 // The rules a plugin setting obeys wherever it is given: in the plugin configuration file (parse.ts) and on the
 // command line (the --plugin-* flags, options/ccm-options.ts), one code path, so a value is valid in both or neither
 // and a bad flag is refused at parsing, naming the flag, rather than when the plugin loads.
+import { parseCredentialFile } from '../credentials/credential-file.ts';
 import { parseEntry } from '../http/allow-list.ts';
 
 export interface Range {
@@ -43,4 +44,12 @@ export function durationProblem(ms: number, range: Range, text: string): string 
 /** Throws AllowListError saying why `entry` is not a `host` or `host:port` the plugin may be allowed. */
 export function checkAllowedHost(entry: string): void {
   parseEntry(entry);
+}
+
+/**
+ * Throws CredentialFileError saying what is wrong with a credentials file's text (it is read again by the plugin's
+ * credential store, which refuses an invalid file at start anyway: checked here so that the flag or field is named).
+ */
+export function checkCredentialsText(text: string, path: string): void {
+  parseCredentialFile(text, path);
 }
