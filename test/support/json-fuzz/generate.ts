@@ -104,7 +104,7 @@ function deepDocument(rng: Random, depth: number): string {
 }
 
 /** A number as text: always valid JSON, sometimes far outside what f64 holds exactly. */
-export function numberText(rng: Random): string {
+function numberText(rng: Random): string {
   switch (rng.int(0, 7)) {
     case 0:
       return String(rng.int(-1000, 1000));

@@ -98,24 +98,26 @@ function record(
       report.findings.push({ index, document: Buffer.from(c.doc).toString('base64'), problem });
     }
   };
-  const verdict = outcome instanceof Error ? undefined : judge(c.doc, outcome);
-  if (verdict === undefined) {
+  if (outcome instanceof Error) {
     report.traps++;
-    finding(`trap: ${(outcome as Error).message}`);
-  } else if (verdict.kind === 'divergence') {
+    finding(`trap: ${outcome.message}`);
+    return;
+  }
+  const verdict = judge(c.doc, outcome);
+  if (verdict.kind === 'divergence') {
     report.divergences++;
     finding(verdict.problem);
-  } else if (verdict.kind === 'allowed') {
+    return;
+  }
+  if (verdict.kind === 'allowed') {
     report.allowedDivergences++;
     report.allowedByRule[verdict.rule] = (report.allowedByRule[verdict.rule] ?? 0) + 1;
   }
-  if (verdict?.kind !== 'divergence' && outcome instanceof Error === false && (outcome as SdkOutcome).treeAccepted) {
-    report.valid++;
-  }
+  if (outcome.treeAccepted) report.valid++;
 }
 
 /** One module instance, replaced after a trap (its runtime state can no longer be trusted). */
-class BatchRunner {
+export class BatchRunner {
   readonly #wasm: Uint8Array;
   #plugin: Promise<TestPlugin> | undefined;
 

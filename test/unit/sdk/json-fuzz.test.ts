@@ -2,7 +2,7 @@
 // JSON.stringify on generated and mutated documents.
 import { describe, expect, it } from 'vitest';
 import { judge } from '../../support/json-fuzz/judge.ts';
-import { runFuzz } from '../../support/json-fuzz/run.ts';
+import { BatchRunner, compileFuzzModule, runFuzz } from '../../support/json-fuzz/run.ts';
 
 describe('fuzz:json', () => {
   it('finds no unexplained divergence and no trap in 50,000 seeded cases', async () => {
@@ -33,4 +33,17 @@ describe('fuzz:json', () => {
     const shallow = new TextEncoder().encode(`{"k":${'['.repeat(200)}${']'.repeat(200)}}`);
     expect(judge(shallow, refused).kind).toBe('divergence');
   });
+
+  it('pins a trap on its case and goes on with a fresh instance', async () => {
+    const runner = new BatchRunner(await compileFuzzModule());
+    try {
+      const docs = ['[1]', '\u0000trap', '{"a":2}'].map((t) => new TextEncoder().encode(t));
+      const outcomes = await runner.outcomes(docs);
+      expect(outcomes[0]).toEqual({ treeAccepted: true, skipAccepted: true, text: '[1]' });
+      expect(outcomes[1]).toBeInstanceOf(Error);
+      expect(outcomes[2]).toEqual({ treeAccepted: true, skipAccepted: true, text: '{"a":2}' });
+    } finally {
+      await runner.close();
+    }
+  }, 60_000);
 });
