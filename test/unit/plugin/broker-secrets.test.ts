@@ -39,8 +39,13 @@ let store: CredentialStore;
 const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-secrets-'));
 
 beforeAll(async () => {
-  const start = () => startServer({ '/echo': echo });
-  [bearer, basic, keyed, plain] = [await start(), await start(), await start(), await start()];
+  const start = (more: Record<string, Route> = {}) => startServer({ '/echo': echo, ...more });
+  plain = await start({ [`/leak/${TOKEN}`]: (req, res) => res.end(`you came to ${req.path}`) });
+  // A redirect that puts the token it was sent into the next hop's URL.
+  bearer = await start({
+    '/bounce': (_req, res) => res.writeHead(302, { location: plain.url(`/leak/${TOKEN}`) }).end(),
+  });
+  [basic, keyed] = [await start(), await start()];
   const file = join(dir, 'credentials.json');
   writeFileSync(
     file,
@@ -93,6 +98,13 @@ describe('brokered secrets in answers', () => {
       for (const secret of attached) expect(answer).not.toContain(secret);
       expect(answer).toContain(REDACTED);
     }
+  });
+
+  it('redacts a secret a redirect carried to the next hop, which did not get the credential itself', async () => {
+    const answer = await viaJson(bearer.url('/bounce'));
+    expect(plain.seen.at(-1)?.path).toBe(`/leak/${TOKEN}`); // the next hop did see it, in the path
+    expect(answer).not.toContain(TOKEN);
+    expect(answer).toContain(`/leak/${REDACTED}`);
   });
 
   it('leaves answers to requests without a credential untouched (only those are scanned)', async () => {

@@ -150,10 +150,14 @@ export class HttpBroker {
     let url = this.#checkUrl(request.url, 'request to');
     let method = request.method.toUpperCase();
     let body = firstBody;
+    // Every secret attached on the way: a redirect could carry one to the next hop, which may echo it.
+    const secrets: string[] = [];
     for (let hop = 0; ; hop++) {
-      const response = await this.#send(method, url, request.headers, body, signal);
+      const response = await this.#send(method, url, request.headers, body, signal, secrets);
       const location = response.headers.location;
-      if (!REDIRECT_STATUSES.has(response.status) || location === undefined) return response;
+      if (!REDIRECT_STATUSES.has(response.status) || location === undefined) {
+        return secrets.length === 0 ? response : redacted(response, new SecretRedactor(secrets));
+      }
       if (hop >= maxRedirects)
         throw new BrokerError('Network', `more than ${maxRedirects} redirects from ${request.url}`);
       url = this.#checkUrl(new URL(location, url).href, `redirect from ${url.host} to`);
@@ -198,6 +202,7 @@ export class HttpBroker {
     pluginHeaders: Record<string, string>,
     body: Uint8Array | undefined,
     signal: AbortSignal,
+    attachedSecrets: string[],
   ): Promise<RawResponse> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(pluginHeaders)) {
@@ -206,7 +211,10 @@ export class HttpBroker {
     }
     // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts).
     const attached = this.#options.credentials.attachmentFor(url);
-    if (attached !== undefined) Object.assign(headers, attached.headers);
+    if (attached !== undefined) {
+      Object.assign(headers, attached.headers);
+      attachedSecrets.push(...attached.secrets);
+    }
     if (signal.aborted) throw new BrokerError('Network', 'aborted');
     const maxBytes = this.#options.maxResponseBytes;
     try {
@@ -227,12 +235,7 @@ export class HttpBroker {
           tooLarge: () => new BrokerError('TooLarge', `response from ${url.host} is larger than ${maxBytes} bytes`),
         },
       );
-      const answer = {
-        status: response.statusCode,
-        headers: flattenHeaders(response.headers),
-        chunks: response.chunks,
-      };
-      return attached === undefined ? answer : redacted(answer, new SecretRedactor(attached.secrets));
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), chunks: response.chunks };
     } catch (err) {
       throw networkError(url, err as Error);
     }
