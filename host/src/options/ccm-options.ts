@@ -4,9 +4,21 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { type CIDR, parseClusterCIDRs } from '../net/cidr.ts';
 import { loadPluginConfigFile, PluginConfigError } from '../plugin/config/parse.ts';
+import { CredentialFileError } from '../plugin/credentials/credential-file.ts';
+import {
+  checkAllowedHost,
+  checkCredentialsText,
+  durationProblem,
+  integerProblem,
+  LIMIT_RANGES,
+  type Range,
+  SHA256_PIN,
+  SHA256_PIN_WHAT,
+} from '../plugin/config/rules.ts';
 import { singlePluginConfig } from '../plugin/config/single.ts';
 import type { PluginConfig } from '../plugin/config/types.ts';
 import { type ControllerName, resolveControllers } from './controllers.ts';
+import { formatDuration } from './duration.ts';
 import { FlagError, type FlagSpec, type FlagValues, parseFlags, usage } from './flagset.ts';
 
 function positive(v: number): void {
@@ -21,6 +33,27 @@ function port(v: number): void {
 }
 function ipAddress(v: string): void {
   if (isIP(v) === 0) throw new Error(`"${v}" is not an IP address`);
+}
+// The --plugin-* defaults obey the plugin configuration's own rules (plugin/config/rules.ts).
+function inRange(range: Range): (v: number) => void {
+  return (v) => {
+    const problem = integerProblem(v, range);
+    if (problem !== undefined) throw new Error(problem);
+  };
+}
+function durationIn(range: Range): (ms: number) => void {
+  return (ms) => {
+    const problem = durationProblem(ms, range, formatDuration(ms));
+    if (problem !== undefined) throw new Error(problem);
+  };
+}
+// Object names as the apiserver checks them, so a typo fails at start rather than at the first Lease request.
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+function matching(pattern: RegExp, what: string): (v: string) => void {
+  return (v) => {
+    if (!pattern.test(v)) throw new Error(`"${v}" is not ${what}`);
+  };
 }
 
 const s = (help: string, def = ''): FlagSpec<'string'> => ({ type: 'string', default: def, help });
@@ -59,8 +92,18 @@ export const CCM_FLAGS = {
   'leader-elect-renew-deadline': d('how long the leader retries renewing before it gives up leading', 10_000),
   'leader-elect-retry-period': d('how long to wait between tries to acquire or renew', 2_000),
   'leader-elect-resource-lock': s('the lock type (only leases is supported)', 'leases'),
-  'leader-elect-resource-name': s('the name of the Lease', 'cloud-controller-manager'),
-  'leader-elect-resource-namespace': s('the namespace of the Lease', 'kube-system'),
+  'leader-elect-resource-name': {
+    type: 'string',
+    default: 'cloud-controller-manager',
+    help: 'the name of the Lease',
+    validate: matching(DNS_SUBDOMAIN, 'a valid object name (lower-case DNS subdomain)'),
+  },
+  'leader-elect-resource-namespace': {
+    type: 'string',
+    default: 'kube-system',
+    help: 'the namespace of the Lease',
+    validate: matching(DNS_LABEL, 'a valid namespace name (lower-case DNS label)'),
+  },
   'secure-port': {
     type: 'int',
     default: 10258,
@@ -97,28 +140,37 @@ export const CCM_FLAGS = {
     default: '',
     help: 'refuse the plugin unless its sha256 is this (64 hex digits)',
     validate: (v: string) => {
-      if (v !== '' && !/^[0-9a-f]{64}$/i.test(v)) throw new Error('must be 64 hexadecimal digits');
+      if (v !== '' && !SHA256_PIN.test(v)) throw new Error(`"${v}" is not ${SHA256_PIN_WHAT}`);
     },
   } satisfies FlagSpec<'string'>,
   'plugin-allowed-hosts': {
     type: 'stringList',
     default: [],
     help: 'hosts (host or host:port) the plugin may reach over HTTP',
+    validate: (hosts: string[]) => hosts.forEach(checkAllowedHost),
   } satisfies FlagSpec<'stringList'>,
   'plugin-credentials': s(
     'path to a credentials file (e.g. a mounted Secret) the host attaches to plugin HTTP requests',
   ),
-  'plugin-call-timeout': d('deadline of one plugin call', 10_000),
+  'plugin-call-timeout': {
+    type: 'duration',
+    default: 10_000,
+    help: 'deadline of one plugin call',
+    validate: durationIn(LIMIT_RANGES.callTimeoutMs),
+  },
   'plugin-memory-limit-mb': {
     type: 'int',
     default: 256,
     help: 'linear memory cap per plugin instance',
-    validate: atLeastOne,
+    validate: inRange(LIMIT_RANGES.memoryLimitMB),
   },
   'plugin-pool-size': {
     type: 'int',
     default: 0,
     help: 'most plugin instances serving calls at once (0: one per concurrent sync + 1); idle pools shrink',
+    validate: (v: number) => {
+      if (v !== 0) inRange(LIMIT_RANGES.poolSize)(v);
+    },
   },
   v: { type: 'int', default: 0, help: 'log verbosity (0 info, 2 debug, 4 trace)' },
 } as const;
@@ -191,6 +243,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     const path = flags[name];
     if (path !== '') requireReadable(name, path);
   }
+  if (flags['plugin-credentials'] !== '') checkCredentialsFlag(flags['plugin-credentials']);
   if (flags.plugin !== '') requireReadable('plugin', flags.plugin);
   let cloudConfig = '';
   if (flags['cloud-config'] !== '') {
@@ -242,6 +295,15 @@ function pluginConfig(flags: CCMFlags, cloudConfig: string): PluginConfig | unde
     cloudConfig,
     limits,
   });
+}
+
+function checkCredentialsFlag(path: string): void {
+  try {
+    checkCredentialsText(readFileSync(path, 'utf8'), path);
+  } catch (err) {
+    if (err instanceof CredentialFileError) throw new FlagError('plugin-credentials', err.message);
+    throw err;
+  }
 }
 
 function requireReadable(flag: string, path: string): void {

@@ -1,5 +1,6 @@
 // The byte-level scanners behind JsonReader: numbers, and strings that need unescaping or UTF-8 decoding by hand.
 // They report where they stopped and what they expected instead of failing, so the reader words the error.
+import { decimalToF64 } from "./decimal";
 
 export class NumberScan {
   value: f64 = 0;
@@ -20,7 +21,7 @@ export class StringScan {
 
 /**
  * Scans a number starting at `p` (a '-' or a digit) per the JSON grammar. Plain integers of up to 15 digits are
- * computed exactly here; anything else goes through the standard library's parser.
+ * computed exactly here; anything else is converted by decimalToF64, correctly rounded.
  */
 export function scanNumber(start: usize, end: usize): NumberScan {
   const out = new NumberScan();
@@ -44,13 +45,18 @@ export function scanNumber(start: usize, end: usize): NumberScan {
     out.problem = "a digit";
     return out;
   }
+  const intEnd = p;
+  let fracStart = p;
+  let fracEnd = p;
+  let exp: i32 = 0;
   let simple = p - digits <= 15;
   if (p < end && load<u8>(p) == 0x2e) {
     simple = false;
     p++;
-    const f = p;
+    fracStart = p;
     while (p < end && isDigit(load<u8>(p))) p++;
-    if (p == f) {
+    fracEnd = p;
+    if (p == fracStart) {
       out.next = p;
       out.problem = "a digit after the decimal point";
       return out;
@@ -59,18 +65,24 @@ export function scanNumber(start: usize, end: usize): NumberScan {
   if (p < end && (load<u8>(p) | 0x20) == 0x65) {
     simple = false;
     p++;
-    if (p < end && (load<u8>(p) == 0x2b || load<u8>(p) == 0x2d)) p++;
+    let expNeg = false;
+    if (p < end && (load<u8>(p) == 0x2b || load<u8>(p) == 0x2d)) expNeg = load<u8>(p++) == 0x2d;
     const e = p;
-    while (p < end && isDigit(load<u8>(p))) p++;
+    // Saturates far beyond any f64 (1e-400 is 0, 1e400 Infinity) so a long exponent cannot overflow.
+    while (p < end && isDigit(load<u8>(p))) {
+      if (exp < 1000000) exp = exp * 10 + <i32>(load<u8>(p) - 0x30);
+      p++;
+    }
     if (p == e) {
       out.next = p;
       out.problem = "a digit in the exponent";
       return out;
     }
+    if (expNeg) exp = -exp;
   }
   out.next = p;
-  if (simple) out.value = neg ? -(<f64>acc) : <f64>acc;
-  else out.value = parseFloat(String.UTF8.decodeUnsafe(start, p - start));
+  const magnitude = simple ? <f64>acc : decimalToF64(digits, intEnd, fracStart, fracEnd, exp);
+  out.value = neg ? -magnitude : magnitude;
   return out;
 }
 
@@ -202,36 +214,45 @@ export function scanEscapedString(s: usize, end: usize): StringScan {
   }
 }
 
-// Decodes the UTF-8 sequence at p (its first byte is not ASCII) onto scratch, an invalid one as
-// U+FFFD (one per bad byte, as WHATWG decoders do); returns where the next sequence starts.
+// Decodes the UTF-8 sequence at p (its first byte is not ASCII) onto scratch and returns where the next sequence
+// starts. An invalid sequence becomes one U+FFFD per maximal subpart, as WHATWG decoders (TextDecoder) do: a lead
+// byte that cannot start a sequence is one U+FFFD; a valid start cut short by a byte that cannot continue it is
+// one U+FFFD, and decoding resumes at that byte. The ranges of the second byte exclude overlong forms, surrogates
+// and code points past U+10FFFF.
 function pushUtf8(p: usize, end: usize): usize {
   const c = <u32>load<u8>(p);
   let need = 0;
   let cp: u32 = 0;
-  let min: u32 = 0;
-  if ((c & 0xe0) == 0xc0) {
+  let lower: u32 = 0x80;
+  let upper: u32 = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) {
     need = 1;
     cp = c & 0x1f;
-    min = 0x80;
-  } else if ((c & 0xf0) == 0xe0) {
+  } else if (c >= 0xe0 && c <= 0xef) {
     need = 2;
     cp = c & 0x0f;
-    min = 0x800;
-  } else if ((c & 0xf8) == 0xf0) {
+    if (c == 0xe0) lower = 0xa0;
+    else if (c == 0xed) upper = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
     need = 3;
     cp = c & 0x07;
-    min = 0x10000;
-  }
-  let q = p + 1;
-  let ok = need > 0;
-  for (let i = 0; ok && i < need; i++) {
-    if (q >= end || (load<u8>(q) & 0xc0) != 0x80) ok = false;
-    else cp = (cp << 6) | (load<u8>(q++) & 0x3f);
-  }
-  // Overlong forms, surrogates encoded in UTF-8 and code points past U+10FFFF are invalid too.
-  if (!ok || cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) {
+    if (c == 0xf0) lower = 0x90;
+    else if (c == 0xf4) upper = 0x8f;
+  } else {
     pushUnit(0xfffd);
     return p + 1;
+  }
+  let q = p + 1;
+  for (let i = 0; i < need; i++) {
+    const b = q < end ? <u32>load<u8>(q) : 0;
+    if (q >= end || b < lower || b > upper) {
+      pushUnit(0xfffd);
+      return q;
+    }
+    cp = (cp << 6) | (b & 0x3f);
+    lower = 0x80;
+    upper = 0xbf;
+    q++;
   }
   if (cp >= 0x10000) {
     cp -= 0x10000;

@@ -53,6 +53,31 @@ describe('wasm-ccm refuses bad input at start', () => {
     expect(missing.output).toContain('--cloud-provider: required');
   });
 
+  it('exits 2 naming the flag for plugin flags the configuration file would refuse, and for a bad kubeconfig user', async () => {
+    for (const [flag, message] of [
+      ['--plugin-pool-size=65', '--plugin-pool-size: must be from 1 to 64, got 65'],
+      ['--plugin-memory-limit-mb=0', '--plugin-memory-limit-mb: must be from 1 to 4096, got 0'],
+      ['--plugin-allowed-hosts=https://api.example/', "--plugin-allowed-hosts: allowed host 'https://api.example/'"],
+    ] as const) {
+      const outcome = await run([...devcloudPluginArgs(info.dir, cloud, 'bad-flag'), flag]);
+      expect(outcome.code).toBe(2);
+      expect(outcome.output).toContain(message);
+    }
+    const kubeconfig = join(info.dir, `${uniqueName('as-groups')}.kubeconfig`);
+    writeFileSync(
+      kubeconfig,
+      JSON.stringify({
+        clusters: [{ name: 'c', cluster: { server: info.server } }],
+        users: [{ name: 'u', user: { token, 'as-groups': ['system:masters'] } }],
+        contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+        'current-context': 'x',
+      }),
+    );
+    const impersonating = await run([...devcloudPluginArgs(info.dir, cloud, 'bad-user'), `--kubeconfig=${kubeconfig}`]);
+    expect(impersonating.code).toBe(2);
+    expect(impersonating.output).toContain('as-groups: needs "as"');
+  });
+
   it('exits 1 with a clear message when the plugin file is not WebAssembly', async () => {
     const notWasm = join(info.dir, `${uniqueName('not-wasm')}.wasm`);
     writeFileSync(notWasm, '#!/bin/sh\necho this is not a wasm module\n');

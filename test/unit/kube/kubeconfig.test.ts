@@ -120,4 +120,69 @@ describe('loadKubeConfig', () => {
       /KUBECONFIG names no existing file/,
     );
   });
+
+  describe('the user', () => {
+    function withUser(name: string, user: Record<string, unknown>): string {
+      const path = join(dir, name);
+      writeFileSync(
+        path,
+        JSON.stringify({
+          clusters: [{ name: 'c', cluster: { server: 'https://api:6443' } }],
+          users: [{ name: 'u', user }],
+          contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+          'current-context': 'x',
+        }),
+      );
+      return path;
+    }
+
+    it('impersonates as client-go does: Impersonate-* headers beside its own credentials', async () => {
+      const path = withUser('imp', {
+        token: 'own',
+        as: 'jane',
+        'as-uid': 'uid-7',
+        'as-groups': ['dev', 'ops', 'audit'],
+        'as-user-extra': { scopes: ['view', 'edit'], 'team/name ü%': ['a'] },
+      });
+      const headers = await loadKubeConfig({ kubeconfig: path, env: {} }).credentials.authHeaders();
+      const lines = Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]);
+      expect(lines).toEqual([
+        ['authorization', 'Bearer own'],
+        ['impersonate-user', 'jane'],
+        ['impersonate-uid', 'uid-7'],
+        ['impersonate-group', 'dev'],
+        ['impersonate-group', 'ops'],
+        ['impersonate-group', 'audit'],
+        ['impersonate-extra-scopes', 'view'],
+        ['impersonate-extra-scopes', 'edit'],
+        ['impersonate-extra-team%2fname%20%c3%bc%25', 'a'],
+      ]);
+      // One header line each: every spelling is distinct, so none overwrites another.
+      expect(Object.keys(headers)).toHaveLength(9);
+    });
+
+    it('sends no Impersonate-* header for a user that impersonates no one', async () => {
+      const headers = await loadKubeConfig({
+        kubeconfig: withUser('plain', { token: 't' }),
+        env: {},
+      }).credentials.authHeaders();
+      expect(headers).toEqual({ authorization: 'Bearer t' });
+    });
+
+    it.each([
+      [{ token: 't', 'as-user': 'jane' }, /user "u": unknown field "as-user" \(known: token, /],
+      [{ token: 't', impersonate: 'jane' }, /user "u": unknown field "impersonate"/],
+      [{ token: 't', 'as-groups': ['dev'] }, /user "u": as-groups: needs "as"/],
+      [{ token: 't', 'as-uid': 'u1' }, /user "u": as-uid: needs "as"/],
+      [{ token: 't', 'as-user-extra': { a: ['b'] } }, /user "u": as-user-extra: needs "as"/],
+      [{ token: 't', as: 'jane', 'as-groups': 'dev' }, /user "u": as-groups: expected a list of strings/],
+      [{ token: 't', as: 'jane', 'as-groups': ['dev', 7] }, /user "u": as-groups\[1\]: expected a non-empty string/],
+      [{ token: 't', as: 'jane\r\nx: y' }, /user "u": as: must not contain control characters/],
+      [{ token: 't', as: 'jane', 'as-user-extra': ['a'] }, /user "u": as-user-extra: expected a mapping/],
+    ])('refuses the user %j naming the field', (user, message) => {
+      const path = withUser('bad-user', user);
+      expect(() => loadKubeConfig({ kubeconfig: path, env: {} })).toThrow(KubeConfigError);
+      expect(() => loadKubeConfig({ kubeconfig: path, env: {} })).toThrow(message);
+    });
+  });
 });

@@ -3,9 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type CCMOptions, parseCommandLine } from '../../../host/src/options/ccm-options.ts';
+import { FlagError } from '../../../host/src/options/flagset.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-options-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const badCredentials = join(dir, 'bad-credentials.json');
+writeFileSync(badCredentials, '{"credentials":[{"name":"api","hosts":["api.example"]}]}');
 
 function run(argv: string[]): CCMOptions {
   const cmd = parseCommandLine(argv);
@@ -70,7 +73,33 @@ describe('wasm-ccm command line', () => {
     [['--cloud-provider=x', '--leader-elect-renew-deadline=20s'], /^--leader-elect-lease-duration: must be greater/],
     [['--cloud-provider=x', '--leader-elect-retry-period=9s'], /^--leader-elect-renew-deadline: must be greater/],
     [['--cloud-provider=x', '--leader-elect-resource-lock=endpoints'], /only "leases" is supported/],
-    [['--cloud-provider=x', '--plugin-sha256=abc'], /^--plugin-sha256: must be 64 hexadecimal digits/],
+    [['--cloud-provider=x', '--plugin-sha256=abc'], /^--plugin-sha256: "abc" is not 64 hexadecimal digits/],
+    [
+      ['--cloud-provider=x', '--plugin-allowed-hosts=api.example:8990,https://api.example/v1'],
+      /^--plugin-allowed-hosts: allowed host 'https:\/\/api.example\/v1' must be host or host:port/,
+    ],
+    [['--cloud-provider=x', '--plugin-allowed-hosts=a,,b'], /^--plugin-allowed-hosts: allowed host '' must be host/],
+    [
+      ['--cloud-provider=x', '--plugin-allowed-hosts=api:99999'],
+      /^--plugin-allowed-hosts: allowed host 'api:99999' is not a valid/,
+    ],
+    [
+      ['--cloud-provider=x', `--plugin-credentials=${badCredentials}`],
+      /^--plugin-credentials: .*credentials\[0\] \(api\) needs exactly one of bearerToken, basicAuth, headers$/,
+    ],
+    [['--cloud-provider=x', '--plugin-pool-size=-1'], /^--plugin-pool-size: must be from 1 to 64, got -1$/],
+    [['--cloud-provider=x', '--plugin-pool-size=65'], /^--plugin-pool-size: must be from 1 to 64, got 65$/],
+    [['--cloud-provider=x', '--plugin-memory-limit-mb=0'], /^--plugin-memory-limit-mb: must be from 1 to 4096, got 0$/],
+    [['--cloud-provider=x', '--plugin-memory-limit-mb=8192'], /^--plugin-memory-limit-mb: must be from 1 to 4096/],
+    [
+      ['--cloud-provider=x', '--plugin-call-timeout=1h'],
+      /^--plugin-call-timeout: must be from 0.001s to 600s, got "1h"/,
+    ],
+    [
+      ['--cloud-provider=x', '--leader-elect-resource-name=CCM_Lease'],
+      /^--leader-elect-resource-name: "CCM_Lease" is not/,
+    ],
+    [['--cloud-provider=x', '--leader-elect-resource-namespace=kube.system'], /^--leader-elect-resource-namespace: /],
     [['--cloud-provider=x', '--tls-cert-file=/etc/hostname'], /^--tls-private-key-file: give both/],
     [
       ['--cloud-provider=x', '--delegated-auth=false'],
@@ -123,6 +152,28 @@ describe('wasm-ccm command line', () => {
         }),
       ]);
       expect(run(['--cloud-provider=devcloud']).pluginConfig).toBeUndefined();
+    });
+
+    it.each([
+      ['--plugin-memory-limit-mb=0', 'limits: {memoryLimitMB: 0}'],
+      ['--plugin-pool-size=65', 'limits: {poolSize: 65}'],
+      ['--plugin-call-timeout=11m', 'limits: {callTimeout: 11m}'],
+      ['--plugin-allowed-hosts=*.example', 'allowedHosts: ["*.example"]'],
+      ['--plugin-sha256=sha256:abc', 'sha256: "sha256:abc"'],
+      [`--plugin-credentials=${badCredentials}`, `credentials: {file: ${badCredentials}}`],
+    ])('refuses %s for the reason the configuration file refuses %s (one rule)', (flag, field) => {
+      const path = join(dir, 'rule.yaml');
+      writeFileSync(path, `providers:\n  - name: dc\n    source: {file: p.wasm}\n    ${field}\n`);
+      const reason = (argv: string[]): string => {
+        try {
+          parseCommandLine(['--cloud-provider=x', ...argv]);
+        } catch (err) {
+          if (err instanceof FlagError) return err.message.replace(/^--[-a-z0-9]+: (providers\[0\][^:]*: )?/, '');
+        }
+        return 'accepted';
+      };
+      expect(reason([flag])).not.toBe('accepted');
+      expect(reason([flag])).toBe(reason([`--plugin-config=${path}`]));
     });
 
     it('reads --plugin-config, with the plugin flags as default limits', () => {

@@ -23,6 +23,7 @@ writeFileSync(join(dir, 'p.wasm'), 'wasm');
 writeFileSync(join(dir, 'key.pem'), PEM);
 writeFileSync(join(dir, 'cloud.json'), '{"region":"r1"}');
 writeFileSync(join(dir, 'creds.json'), '{"credentials":[]}');
+writeFileSync(join(dir, 'bad-creds.json'), '{"credentials":[{"name":"a","hosts":[],"bearerToken":"x"}]}');
 
 function parse(doc: unknown): ReturnType<typeof parsePluginConfig> {
   return parsePluginConfig(typeof doc === 'string' ? doc : JSON.stringify(doc), { baseDir: dir, defaults: DEFAULTS });
@@ -279,6 +280,11 @@ describe('plugin configuration: every error names its field', () => {
       'credentials file missing',
       one({ credentials: { file: 'none.json' } }),
       'providers[0].credentials.file: cannot read',
+    ],
+    [
+      'credentials file invalid',
+      one({ credentials: { file: 'bad-creds.json' } }),
+      `providers[0].credentials.file: ${join(dir, 'bad-creds.json')}: credentials[0] (a).hosts must be a non-empty list`,
     ],
     [
       'credentials unknown field',

@@ -2,11 +2,11 @@
 // malformed frames answered with a framed Network error that names the problem.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
-import { HostAllowList } from '../../../host/src/plugin/http/allow-list.ts';
 import { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
 import { buildFrame, errorFrame } from '../../../host/src/plugin/http/http-frame.ts';
 import { BINARY, type FramedAnswer, readAnswerFrame, requestFrame } from './support/frames.ts';
 import { startServer, type TestServer } from './support/http-servers.ts';
+import { testBroker } from './support/test-broker.ts';
 
 let api: TestServer;
 let forbidden: TestServer;
@@ -40,14 +40,7 @@ beforeAll(async () => {
     '/slow': (_req, res) => setTimeout(() => res.end('late'), 400),
   });
   const credentials = CredentialStore.empty();
-  broker = new HttpBroker({
-    allowList: new HostAllowList([api.host]),
-    credentials,
-    maxResponseBytes: 1024,
-    defaultTimeoutMs: 2000,
-    maxTimeoutMs: 3000,
-    maxRedirects: 3,
-  });
+  broker = testBroker([api.host], credentials);
 });
 
 afterAll(async () => {

@@ -10,6 +10,7 @@ import { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
 import { selfSignedCertificate } from '../../../host/src/server/tls.ts';
 import { startServer, type TestServer } from './support/http-servers.ts';
 import { recordingLogger } from './support/recording-logger.ts';
+import { testBroker } from './support/test-broker.ts';
 
 let api: TestServer;
 let other: TestServer;
@@ -72,14 +73,7 @@ beforeAll(async () => {
     }),
   );
   store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });
-  broker = new HttpBroker({
-    allowList: new HostAllowList([api.host, other.host]),
-    credentials: store,
-    maxResponseBytes: 1024,
-    defaultTimeoutMs: 2000,
-    maxTimeoutMs: 3000,
-    maxRedirects: 3,
-  });
+  broker = testBroker([api.host, other.host], store);
 });
 
 afterAll(async () => {
@@ -97,10 +91,12 @@ describe('HTTP broker', () => {
       headers: { Authorization: 'Bearer plugin-made-up', 'X-Plugin': 'yes', Host: 'evil.example' },
     });
     expect(answer.status).toBe(200);
+    // The server got the brokered token; its echo reaches the plugin redacted (redact.ts).
+    expect(api.seen.at(-1)?.headers.authorization).toBe('Bearer api-token');
     expect(JSON.parse(answer.body ?? '')).toEqual({
       method: 'POST',
       body: 'hello ☁',
-      auth: 'Bearer api-token',
+      auth: 'Bearer [REDACTED]',
       custom: 'yes',
     });
     expect(answer.headers).toMatchObject({ 'set-cookie': 'a=1, b=2', 'x-custom': 'Value' });
@@ -129,8 +125,9 @@ describe('HTTP broker', () => {
   it('follows a redirect within the allow-list with that host’s own credential', async () => {
     const answer = await ask({ method: 'POST', url: api.url('/to-other'), body: 'x' });
     expect(answer.status).toBe(200);
-    // 302 after POST continues as GET; the api token did not travel to the other host.
-    expect(answer.body).toBe(`other saw GET auth=Basic ${Buffer.from('o:pw').toString('base64')}`);
+    // 302 after POST continues as GET; the api token did not travel to the other host, which got its own.
+    expect(other.seen.at(-1)?.headers.authorization).toBe(`Basic ${Buffer.from('o:pw').toString('base64')}`);
+    expect(answer.body).toBe('other saw GET auth=Basic [REDACTED]');
   });
 
   it('refuses a redirect to a host outside the allow-list, and to another scheme', async () => {

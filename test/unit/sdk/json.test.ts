@@ -74,12 +74,71 @@ describe('JSON reader and tree', () => {
 
   it('replaces invalid UTF-8 in strings without escapes too (the fast path)', async () => {
     const bytes = new Uint8Array([0x5b, 0x22, 0xc3, 0xa9, 0xff, 0x62, 0xe2, 0x82, 0x22, 0x5d]); // ["é\xffb\xe2\x82"]
-    expect(JSON.parse(await probe.call('json_roundtrip', bytes))).toEqual(['é\ufffdb\ufffd\ufffd']);
+    expect(JSON.parse(await probe.call('json_roundtrip', bytes))).toEqual(['é\ufffdb\ufffd']);
+  });
+
+  it.each([
+    ['a truncated 3-byte sequence', [0xe2, 0x82]],
+    ['a truncated 4-byte sequence before ASCII', [0xf0, 0x9f, 0x98, 0x41]],
+    ['an overlong form', [0xe0, 0x80, 0xaf]],
+    ['a surrogate encoded in UTF-8', [0xed, 0xa0, 0x80]],
+    ['a code point past U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
+    ['lead bytes that never start a sequence', [0xc0, 0xc1, 0xf5, 0xff, 0x80]],
+    ['a valid start cut by another lead', [0xe2, 0x82, 0xe2, 0x82, 0xac]],
+  ])('decodes invalid UTF-8 (%s) to the U+FFFDs TextDecoder gives, one per maximal subpart', async (_what, bad) => {
+    // Both the fast path (no escape in the string) and the escape path (a \n after the bytes).
+    for (const tail of [[], [0x5c, 0x6e]]) {
+      const body = [...bad, ...tail];
+      const bytes = new Uint8Array([0x5b, 0x22, ...body, 0x22, 0x5d]);
+      const expected = JSON.parse(`["${new TextDecoder().decode(new Uint8Array(body))}"]`) as unknown;
+      expect(JSON.parse(await probe.call('json_roundtrip', bytes))).toEqual(expected);
+    }
   });
 
   it('reads numbers per the JSON grammar', async () => {
     const input = '[0,-1,12,-7,3.25,1e3,1E-2,-1.5e+2,123456789012345678,0.30000000000000004]';
     expect(JSON.parse(await probe.call('json_roundtrip', input))).toEqual(JSON.parse(input));
+  });
+
+  it.each([
+    ['the largest subnormal, which rounds up to the smallest normal', '2.2250738585072011e-308'],
+    ['a value the standard parseFloat is one ulp off', '5.079283847e45'],
+    ['a 50-digit integer', '66676161452924962180237931063677666761614526529810'],
+    ['a 50-digit mantissa with a fraction and an exponent', '871310215593155926.11383817123456789012345678901234e-12'],
+    ['halfway between two doubles (ties to even)', '9007199254740993'],
+    ['just above halfway, decided by the 800th digit', `9007199254740993${'0'.repeat(790)}1e-${790 + 1}`],
+    ['the smallest subnormal', '5e-324'],
+    ['under half the smallest subnormal', '2e-324'],
+    ['the largest double', '1.7976931348623157e308'],
+    ['just past the largest double (Infinity, written as null)', '1.7976931348623159e308'],
+    ['an exponent past any i32', '1e99999999999'],
+    ['a tiny value with a long exponent', '-1e-99999999999'],
+    ['0.1 + 0.2 as JavaScript prints it', '0.30000000000000004'],
+  ])('reads %s exactly as JSON.parse does', async (_what, text) => {
+    const expected = JSON.parse(JSON.stringify([JSON.parse(text)])) as unknown;
+    expect(JSON.parse(await probe.call('json_roundtrip', `[${text}]`))).toEqual(expected);
+  });
+
+  it('rounds like JSON.parse at and around the halfway points between random doubles', async () => {
+    // Exact decimal halfway points (ties go to the even neighbour), points just above and below them, and the
+    // shortest spellings JavaScript prints: where a parser that is not correctly rounded goes wrong.
+    let seed = 0x5eed;
+    const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const texts: string[] = [];
+    const bits = new BigUint64Array(1);
+    const asDouble = new Float64Array(bits.buffer);
+    while (texts.length < 3000) {
+      bits[0] = (BigInt(Math.floor(random() * 2 ** 31)) << 32n) | BigInt(Math.floor(random() * 2 ** 32));
+      const x = asDouble[0] as number;
+      if (!Number.isFinite(x) || x === 0) continue;
+      const half = halfwayAbove(bits[0] as bigint);
+      texts.push(String(x), half, `${half}1`, below(half));
+    }
+    const input = `[${texts.join(',')}]`;
+    const expected = JSON.parse(JSON.stringify(JSON.parse(input))) as number[];
+    const got = JSON.parse(await probe.call('json_roundtrip', input)) as number[];
+    const wrong = got.flatMap((v, i) => (v === expected[i] ? [] : [`${texts[i]}: ${v} instead of ${expected[i]}`]));
+    expect(wrong.slice(0, 5)).toEqual([]);
   });
 
   it.each([
@@ -219,3 +278,27 @@ describe('generated ABI codecs', () => {
     expect(await probe.json('abi_roundtrip', input)).toEqual({ decodeError: error });
   });
 });
+
+/** The exact decimal of the point halfway between the double with these bits and the next one up (positive only). */
+function halfwayAbove(bits: bigint): string {
+  const magnitude = bits & 0x7fffffffffffffffn;
+  const biased = Number(magnitude >> 52n);
+  const fraction = magnitude & 0xfffffffffffffn;
+  const m = biased === 0 ? fraction : fraction | (1n << 52n);
+  const k = biased === 0 ? -1074 : biased - 1075;
+  // (2m + 1) * 2^(k - 1)
+  const numerator = 2n * m + 1n;
+  const e = k - 1;
+  if (e >= 0) return `${(numerator << BigInt(e)).toString()}.0`;
+  // numerator / 2^-e = numerator * 5^-e / 10^-e
+  const digits = (numerator * 5n ** BigInt(-e)).toString().padStart(-e + 1, '0');
+  return `${digits.slice(0, digits.length + e)}.${digits.slice(digits.length + e)}`;
+}
+
+/** A decimal a hair below `text` (a positive decimal with a fraction part): 10^-3 of its last place less. */
+function below(text: string): string {
+  const [whole = '', fraction = ''] = text.split('.');
+  const places = fraction.length + 3;
+  const scaled = (BigInt(`${whole}${fraction}000`) - 1n).toString().padStart(places + 1, '0');
+  return `${scaled.slice(0, -places)}.${scaled.slice(-places)}`;
+}

@@ -9,6 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { load as parseYaml } from 'js-yaml';
 import { kubeConfigCredentials } from './client-node-credentials.ts';
 import { type ApiserverCredentials, type Material, staticCredentials } from './credentials.ts';
+import { type Impersonation, withImpersonation } from './impersonation.ts';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -112,11 +113,34 @@ function fromFiles(
   const server = checkServer(master || (str(cluster.server) ?? ''), source, str(cluster.name) ?? '');
   const userName = str(context.user);
   const user = (userName === undefined ? undefined : merged.users.get(userName)) ?? {};
+  const where = `${source}: user "${userName ?? ''}"`;
+  checkUserFields(user, where);
+  const impersonation = readImpersonation(user, where);
   const contexts = [...merged.contexts.keys()];
+  const credentials = userCredentials({ files, contextName, master, server, cluster, user, source });
+  return {
+    credentials: impersonation === undefined ? credentials : withImpersonation(credentials, impersonation),
+    source,
+    server,
+    contexts,
+  };
+}
+
+interface UserContext {
+  files: string[];
+  contextName: string;
+  master: string | undefined;
+  server: string;
+  cluster: Entry;
+  user: Entry;
+  source: KubeConfigSource;
+}
+
+function userCredentials({ files, contextName, master, server, cluster, user, source }: UserContext) {
   if (user.exec !== undefined || user['auth-provider'] !== undefined || cluster['proxy-url'] !== undefined) {
-    return { credentials: delegated(files, contextName, master, server), source, server, contexts };
+    return delegated(files, contextName, master, server);
   }
-  const credentials = staticCredentials({
+  return staticCredentials({
     server,
     ca: material(cluster, 'certificate-authority', source),
     cert: material(user, 'client-certificate', source),
@@ -128,7 +152,71 @@ function fromFiles(
     username: str(user.username),
     password: str(user.password),
   });
-  return { credentials, source, server, contexts };
+}
+
+// client-go's AuthInfo fields (`name` is the entry's, kept beside them). A field wasm-ccm does not know could change
+// who the CCM acts as; ignoring it would run the CCM as another identity than the operator configured.
+const USER_FIELDS = new Set([
+  'name',
+  'token',
+  'tokenFile',
+  'client-certificate',
+  'client-certificate-data',
+  'client-key',
+  'client-key-data',
+  'username',
+  'password',
+  'as',
+  'as-uid',
+  'as-groups',
+  'as-user-extra',
+  'exec',
+  'auth-provider',
+  'extensions',
+]);
+
+function checkUserFields(user: Entry, where: string): void {
+  for (const key of Object.keys(user)) {
+    if (!USER_FIELDS.has(key)) {
+      throw new KubeConfigError(`${where}: unknown field "${key}" (known: ${[...USER_FIELDS].slice(1).join(', ')})`);
+    }
+  }
+}
+
+/** The user's `as`, `as-uid`, `as-groups` and `as-user-extra`, checked; undefined when it impersonates no one. */
+function readImpersonation(user: Entry, where: string): Impersonation | undefined {
+  const fail = (field: string, problem: string): never => {
+    throw new KubeConfigError(`${where}: ${field}: ${problem}`);
+  };
+  const text = (field: string, value: unknown): string => {
+    if (typeof value !== 'string' || value === '') return fail(field, 'expected a non-empty string');
+    if ([...value].some((c) => c < ' ' || c === '\u007f'))
+      return fail(field, 'must not contain control characters (it travels in a header)');
+    return value;
+  };
+  const list = (field: string, value: unknown): string[] => {
+    if (!Array.isArray(value)) return fail(field, 'expected a list of strings');
+    return value.map((v, i) => text(`${field}[${i}]`, v));
+  };
+  const as = user.as === undefined || user.as === '' ? undefined : text('as', user.as);
+  const uid = user['as-uid'] === undefined ? undefined : text('as-uid', user['as-uid']);
+  const groups = user['as-groups'] === undefined ? [] : list('as-groups', user['as-groups']);
+  const extra: Record<string, string[]> = {};
+  const extraField = user['as-user-extra'];
+  if (extraField !== undefined) {
+    if (!isEntry(extraField)) fail('as-user-extra', 'expected a mapping of key to a list of strings');
+    for (const [key, values] of Object.entries(extraField as Entry)) {
+      extra[text('as-user-extra key', key)] = list(`as-user-extra.${key}`, values);
+    }
+  }
+  if (as === undefined) {
+    // The apiserver refuses groups, a uid or extra fields without a user to impersonate.
+    if (uid !== undefined) fail('as-uid', 'needs "as" (the user to impersonate)');
+    if (groups.length > 0) fail('as-groups', 'needs "as" (the user to impersonate)');
+    if (Object.keys(extra).length > 0) fail('as-user-extra', 'needs "as" (the user to impersonate)');
+    return undefined;
+  }
+  return { user: as, uid, groups, extra };
 }
 
 function readInto(merged: Merged, file: string, what: string): void {

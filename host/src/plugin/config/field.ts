@@ -1,6 +1,7 @@
 // A cursor over parsed YAML/JSON that knows where it is, so every validation error names the exact field path
 // (`providers[1].source.configMap.key: required`): an operator fixing a config must not have to guess which entry.
 import { parseDuration } from '../../options/duration.ts';
+import { durationProblem, integerProblem, type Range } from './rules.ts';
 
 export class PluginConfigError extends Error {
   override name = 'PluginConfigError';
@@ -87,11 +88,12 @@ export class Field {
     return this.present ? this.string(options) : undefined;
   }
 
-  integer(min: number, max: number): number {
+  integer(range: Range): number {
     if (!this.present) this.fail('required');
     const v = this.value;
     if (typeof v !== 'number' || !Number.isInteger(v)) this.fail(`expected an integer, got ${describeType(v)}`);
-    if (v < min || v > max) this.fail(`must be from ${min} to ${max}, got ${v}`);
+    const problem = integerProblem(v, range);
+    if (problem !== undefined) this.fail(problem);
     return v;
   }
 
@@ -101,7 +103,7 @@ export class Field {
   }
 
   /** A Go duration string ("10s", "1m30s"), as the command-line flags take them; returns milliseconds. */
-  duration(minMs: number, maxMs: number): number {
+  duration(range: Range): number {
     if (!this.present) this.fail('required');
     if (typeof this.value !== 'string') this.fail(`expected a duration such as "10s", got ${describeType(this.value)}`);
     let ms: number;
@@ -110,7 +112,8 @@ export class Field {
     } catch (err) {
       this.fail((err as Error).message);
     }
-    if (ms < minMs || ms > maxMs) this.fail(`must be from ${minMs / 1000}s to ${maxMs / 1000}s, got "${this.value}"`);
+    const problem = durationProblem(ms, range, this.value);
+    if (problem !== undefined) this.fail(problem);
     return ms;
   }
 }

@@ -5,9 +5,18 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { CAPABILITIES, type Capability } from '../abi/index.ts';
-import { AllowListError, parseEntry } from '../http/allow-list.ts';
+import { AllowListError } from '../http/allow-list.ts';
 import { decodeSignature, parseEd25519PublicKey, SignatureError } from '../signature/ed25519.ts';
 import { Field, PluginConfigError } from './field.ts';
+import { CredentialFileError } from '../credentials/credential-file.ts';
+import {
+  checkAllowedHost,
+  checkCredentialsText,
+  LIMIT_RANGES,
+  normalizeSha256,
+  SHA256_PIN,
+  SHA256_PIN_WHAT,
+} from './rules.ts';
 import type {
   LimitDefaults,
   PluginConfig,
@@ -41,7 +50,6 @@ const PROVIDER_FIELDS = [
 const NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]{1,253}$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
-const SHA256 = /^(sha256:)?[0-9a-fA-F]{64}$/;
 
 export const DEFAULT_SHADOW: ShadowPolicy = { calls: 20, seconds: 30 };
 
@@ -138,14 +146,14 @@ function parseProvider(entry: Field, ctx: Context): ProviderConfig {
   entry.mapping(PROVIDER_FIELDS);
   const name = entry.child('name').string({ pattern: NAME, what: 'a DNS label (lower-case letters, digits, "-")' });
   const source = parseSource(entry.child('source'), ctx);
-  const sha256 = entry.child('sha256').optionalString({ pattern: SHA256, what: '64 hexadecimal digits' });
+  const sha256 = entry.child('sha256').optionalString({ pattern: SHA256_PIN, what: SHA256_PIN_WHAT });
   const allowedHosts = entry
     .child('allowedHosts')
     .optionalList()
     .map((f) => {
       const host = f.string();
       try {
-        parseEntry(host);
+        checkAllowedHost(host);
       } catch (err) {
         if (err instanceof AllowListError) f.fail(err.message);
         throw err;
@@ -156,12 +164,19 @@ function parseProvider(entry: Field, ctx: Context): ProviderConfig {
   const credentials = entry.child('credentials');
   if (credentials.present) {
     credentials.mapping(['file']);
-    credentialsFile = readablePath(credentials.child('file'), ctx);
+    const file = credentials.child('file');
+    credentialsFile = resolvePath(file, ctx);
+    try {
+      checkCredentialsText(readAt(file, credentialsFile, ctx), credentialsFile);
+    } catch (err) {
+      if (err instanceof CredentialFileError) file.fail(err.message);
+      throw err;
+    }
   }
   return {
     name,
     source,
-    sha256: sha256?.toLowerCase().replace(/^sha256:/, ''),
+    sha256: sha256 === undefined ? undefined : normalizeSha256(sha256),
     signature: parseSignature(entry, ctx),
     allowedHosts,
     credentialsFile,
@@ -227,17 +242,17 @@ function parseLimits(field: Field, defaults: LimitDefaults): ProviderLimits {
   const min = field.child('poolMinSize');
   const idle = field.child('poolIdleTimeout');
   const limits: ProviderLimits = {
-    callTimeoutMs: timeout.present ? timeout.duration(1, 10 * 60_000) : defaults.callTimeoutMs,
-    memoryLimitMB: memory.present ? memory.integer(1, 4096) : defaults.memoryLimitMB,
-    poolSize: pool.present ? pool.integer(1, 64) : defaults.poolSize,
+    callTimeoutMs: timeout.present ? timeout.duration(LIMIT_RANGES.callTimeoutMs) : defaults.callTimeoutMs,
+    memoryLimitMB: memory.present ? memory.integer(LIMIT_RANGES.memoryLimitMB) : defaults.memoryLimitMB,
+    poolSize: pool.present ? pool.integer(LIMIT_RANGES.poolSize) : defaults.poolSize,
   };
   if (min.present) {
-    limits.poolMinSize = min.integer(1, 64);
+    limits.poolMinSize = min.integer(LIMIT_RANGES.poolMinSize);
     if (limits.poolSize > 0 && limits.poolMinSize > limits.poolSize) {
       min.fail(`must not be above poolSize (${limits.poolSize}), got ${limits.poolMinSize}`);
     }
   }
-  if (idle.present) limits.poolIdleTimeoutMs = idle.duration(1000, 24 * 3_600_000);
+  if (idle.present) limits.poolIdleTimeoutMs = idle.duration(LIMIT_RANGES.poolIdleTimeoutMs);
   return limits;
 }
 
@@ -276,8 +291,8 @@ function parseShadow(field: Field): ShadowPolicy | undefined {
   const seconds = field.child('seconds');
   if (!calls.present && !seconds.present) field.fail('give calls, seconds, or both (or shadow: true)');
   return {
-    calls: calls.present ? calls.integer(1, 10_000) : DEFAULT_SHADOW.calls,
-    seconds: seconds.present ? seconds.integer(1, 3600) : DEFAULT_SHADOW.seconds,
+    calls: calls.present ? calls.integer({ min: 1, max: 10_000 }) : DEFAULT_SHADOW.calls,
+    seconds: seconds.present ? seconds.integer({ min: 1, max: 3600 }) : DEFAULT_SHADOW.seconds,
   };
 }
 

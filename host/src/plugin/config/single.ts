@@ -1,6 +1,7 @@
 // `--plugin=<file>` with its `--plugin-*` flags is shorthand for a configuration with one provider from a file, so
 // there is a single code path: the file is watched and swapped exactly like a provider of --plugin-config.
 import { resolve } from 'node:path';
+import { normalizeSha256 } from './rules.ts';
 import type { LimitDefaults, PluginConfig } from './types.ts';
 
 export interface SinglePluginFlags {
@@ -20,7 +21,7 @@ export function singlePluginConfig(flags: SinglePluginFlags): PluginConfig {
       {
         name: flags.name,
         source: { kind: 'file', path: resolve(flags.plugin) },
-        sha256: flags.sha256 === '' ? undefined : flags.sha256.toLowerCase(),
+        sha256: flags.sha256 === '' ? undefined : normalizeSha256(flags.sha256),
         signature: undefined,
         allowedHosts: flags.allowedHosts,
         credentialsFile: flags.credentialsFile === '' ? undefined : flags.credentialsFile,

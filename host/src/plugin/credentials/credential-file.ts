@@ -109,6 +109,18 @@ export function credentialHeaders(secret: CredentialSecret): Record<string, stri
   }
 }
 
+/** The secret values a credential puts on the wire, as they would appear in an echo of the request. */
+export function secretValues(secret: CredentialSecret): string[] {
+  switch (secret.kind) {
+    case 'bearer':
+      return [secret.token];
+    case 'basic':
+      return [secret.password, Buffer.from(`${secret.username}:${secret.password}`, 'utf8').toString('base64')];
+    case 'headers':
+      return Object.values(secret.headers);
+  }
+}
+
 /** The value an explicitly exposed credential has in the plugin's Extism config. */
 export function exposedValue(secret: CredentialSecret): string {
   switch (secret.kind) {

@@ -4,14 +4,40 @@
 // exposed one explicitly (exposeToPlugin), which then lands in that plugin's Extism config.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../log/logger.ts';
-import { entryMatches } from '../http/allow-list.ts';
+import { entryMatches, type HostAllowList, type HostPort } from '../http/allow-list.ts';
 import {
   type Credential,
   CredentialFileError,
   credentialHeaders,
   exposedValue,
   parseCredentialFile,
+  secretValues,
 } from './credential-file.ts';
+
+export interface UnreachableCredentialHost {
+  credential: string;
+  /** As the credentials file names it. */
+  host: string;
+  /** An allowed host of the same name (with another port), which the credential probably meant. */
+  allowedHost?: string;
+}
+
+const DEFAULT_PORTS = [80, 443];
+
+// Whether some http(s) URL is matched by both entries: the same name, and the same port for a scheme (an entry
+// without a port stands for the scheme's default port).
+function sameEndpoint(a: HostPort, b: HostPort): boolean {
+  if (a.hostname !== b.hostname) return false;
+  if (a.port === undefined || b.port === undefined) {
+    const port = a.port ?? b.port;
+    return port === undefined || DEFAULT_PORTS.includes(port);
+  }
+  return a.port === b.port;
+}
+
+function formatHostPort(h: HostPort): string {
+  return h.port === undefined ? h.hostname : `${h.hostname}:${h.port}`;
+}
 
 export interface CredentialStoreOptions {
   file: string;
@@ -95,8 +121,51 @@ export class CredentialStore {
 
   /** Headers to add to a request for `url` (lower-case names); empty when no credential names its host. */
   headersFor(url: URL): Record<string, string> {
+    return this.attachmentFor(url)?.headers ?? {};
+  }
+
+  /** What a request for `url` carries: the headers to add and the secret values in them; undefined for none. */
+  attachmentFor(url: URL): { headers: Record<string, string>; secrets: string[] } | undefined {
     const credential = this.#credentials.find((c) => c.hosts.some((h) => entryMatches(h, url)));
-    return credential ? credentialHeaders(credential.secret) : {};
+    if (credential === undefined) return undefined;
+    return { headers: credentialHeaders(credential.secret), secrets: secretValues(credential.secret) };
+  }
+
+  /**
+   * Credential hosts no request the plugin may make can match (`api.example` allows only the default port, so it
+   * never matches an allowed `api.example:8990`): such a credential is silently never attached. Each comes with the
+   * allowed host of the same name it probably meant, if any.
+   */
+  unreachableHosts(allowList: HostAllowList): UnreachableCredentialHost[] {
+    const out: UnreachableCredentialHost[] = [];
+    for (const credential of this.#credentials) {
+      for (const host of credential.hosts) {
+        if (allowList.entries.some((allowed) => sameEndpoint(allowed, host))) continue;
+        const sameName = allowList.entries.find((allowed) => allowed.hostname === host.hostname);
+        out.push({
+          credential: credential.name,
+          host: formatHostPort(host),
+          ...(sameName !== undefined ? { allowedHost: formatHostPort(sameName) } : {}),
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Logs a warning for each of unreachableHosts(allowList): at start and after every reload. */
+  warnUnreachable(allowList: HostAllowList): void {
+    for (const { credential, host, allowedHost } of this.unreachableHosts(allowList)) {
+      const hint =
+        allowedHost === undefined
+          ? 'no allowed host has this name'
+          : `write "${allowedHost}" (a host without a port means the scheme's default port, 443 or 80)`;
+      this.#options.logger.warn('credential host matches no allowed host: the credential is never attached', {
+        credential,
+        host,
+        ...(allowedHost !== undefined ? { allowedHost } : {}),
+        hint,
+      });
+    }
   }
 
   /** The Extism config for the plugin: only the explicitly exposed credentials. */

@@ -1,7 +1,7 @@
 // Makes the HTTP requests plugins ask for (ccm_http, and ccm_http_bytes with framed binary bodies), on the main
 // thread. The broker is where the sandbox's network policy lives: only allow-listed hosts, redirects followed only
 // within the allow-list, a response size cap, a per-request timeout bounded by the call's deadline, and credentials
-// attached here, never seen by the plugin.
+// attached here, never seen by the plugin (an answer that echoes them has them redacted, redact.ts).
 import type { ConnectionOptions } from 'node:tls';
 import { bodyText } from '../../net/collect.ts';
 import { Http1Pool } from '../../net/http1/pool.ts';
@@ -10,6 +10,7 @@ import type { HttpError, HttpRequest, HttpResponse } from '../abi/index.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
 import type { HostAllowList } from './allow-list.ts';
 import { buildFrame, errorFrame, splitFrame } from './http-frame.ts';
+import { SecretRedactor } from './redact.ts';
 
 export interface HttpBrokerOptions {
   allowList: HostAllowList;
@@ -72,6 +73,9 @@ export class HttpBroker {
 
   constructor(options: HttpBrokerOptions) {
     this.#options = options;
+    // A credential whose host no allowed request can match is never attached: say so at load and after each reload.
+    options.credentials.warnUnreachable(options.allowList);
+    options.credentials.onChange(() => options.credentials.warnUnreachable(options.allowList));
   }
 
   // Our HTTP/1.1 pool (net/http1), as the kube client's: one request at a time it takes less CPU than undici, which
@@ -146,10 +150,14 @@ export class HttpBroker {
     let url = this.#checkUrl(request.url, 'request to');
     let method = request.method.toUpperCase();
     let body = firstBody;
+    // Every secret attached on the way: a redirect could carry one to the next hop, which may echo it.
+    const secrets: string[] = [];
     for (let hop = 0; ; hop++) {
-      const response = await this.#send(method, url, request.headers, body, signal);
+      const response = await this.#send(method, url, request.headers, body, signal, secrets);
       const location = response.headers.location;
-      if (!REDIRECT_STATUSES.has(response.status) || location === undefined) return response;
+      if (!REDIRECT_STATUSES.has(response.status) || location === undefined) {
+        return secrets.length === 0 ? response : redacted(response, new SecretRedactor(secrets));
+      }
       if (hop >= maxRedirects)
         throw new BrokerError('Network', `more than ${maxRedirects} redirects from ${request.url}`);
       url = this.#checkUrl(new URL(location, url).href, `redirect from ${url.host} to`);
@@ -194,6 +202,7 @@ export class HttpBroker {
     pluginHeaders: Record<string, string>,
     body: Uint8Array | undefined,
     signal: AbortSignal,
+    attachedSecrets: string[],
   ): Promise<RawResponse> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(pluginHeaders)) {
@@ -201,7 +210,11 @@ export class HttpBroker {
       if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
     }
     // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts).
-    Object.assign(headers, this.#options.credentials.headersFor(url));
+    const attached = this.#options.credentials.attachmentFor(url);
+    if (attached !== undefined) {
+      Object.assign(headers, attached.headers);
+      attachedSecrets.push(...attached.secrets);
+    }
     if (signal.aborted) throw new BrokerError('Network', 'aborted');
     const maxBytes = this.#options.maxResponseBytes;
     try {
@@ -227,6 +240,12 @@ export class HttpBroker {
       throw networkError(url, err as Error);
     }
   }
+}
+
+// The answer to a request that carried a credential, with its secrets replaced (redact.ts).
+function redacted(answer: RawResponse, redactor: SecretRedactor): RawResponse {
+  if (redactor.empty) return answer;
+  return { status: answer.status, headers: redactor.headers(answer.headers), chunks: redactor.body(answer.chunks) };
 }
 
 function parseRequest(bytes: Uint8Array): HttpRequest {

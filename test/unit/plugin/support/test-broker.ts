@@ -1,0 +1,20 @@
+// The broker the HTTP tests use: the given hosts allowed, these credentials, small limits unless overridden.
+import type { CredentialStore } from '../../../../host/src/plugin/credentials/credential-store.ts';
+import { HostAllowList } from '../../../../host/src/plugin/http/allow-list.ts';
+import { HttpBroker, type HttpBrokerOptions } from '../../../../host/src/plugin/http/http-broker.ts';
+
+export function testBroker(
+  hosts: string[],
+  credentials: CredentialStore,
+  overrides: Partial<HttpBrokerOptions> = {},
+): HttpBroker {
+  return new HttpBroker({
+    allowList: new HostAllowList(hosts),
+    credentials,
+    maxResponseBytes: 1024,
+    defaultTimeoutMs: 2000,
+    maxTimeoutMs: 3000,
+    maxRedirects: 3,
+    ...overrides,
+  });
+}

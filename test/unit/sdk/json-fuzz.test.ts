@@ -1,0 +1,49 @@
+// A seeded run of the JSON fuzzer (npm run fuzz:json runs 100,000 cases): the SDK's JSON against JSON.parse and
+// JSON.stringify on generated and mutated documents.
+import { describe, expect, it } from 'vitest';
+import { judge } from '../../support/json-fuzz/judge.ts';
+import { BatchRunner, compileFuzzModule, runFuzz } from '../../support/json-fuzz/run.ts';
+
+describe('fuzz:json', () => {
+  it('finds no unexplained divergence and no trap in 50,000 seeded cases', async () => {
+    const report = await runFuzz({ cases: 50_000, seed: 18 });
+    expect(report.findings).toEqual([]);
+    expect(report.divergences).toBe(0);
+    expect(report.traps).toBe(0);
+    // The run did its work: most documents were accepted by both, many refused by both, some past the depth limit.
+    expect(report.valid).toBeGreaterThan(20_000);
+    expect(report.mutated).toBeGreaterThan(25_000);
+    expect(report.allowedByRule['depth-limit']).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('judges a disagreement as a divergence (the fuzzer can fail)', () => {
+    const doc = new TextEncoder().encode('[1.5]');
+    expect(judge(doc, { treeAccepted: true, skipAccepted: true, text: '[1.5]' })).toEqual({ kind: 'agree' });
+    expect(judge(doc, { treeAccepted: true, skipAccepted: true, text: '[1.25]' }).kind).toBe('divergence');
+    expect(judge(doc, { treeAccepted: false, skipAccepted: false, text: 'x' }).kind).toBe('divergence');
+    expect(judge(doc, { treeAccepted: true, skipAccepted: false, text: '[1.5]' }).kind).toBe('divergence');
+    const bad = new TextEncoder().encode('[1.]');
+    expect(judge(bad, { treeAccepted: true, skipAccepted: true, text: '[1]' }).kind).toBe('divergence');
+  });
+
+  it('allows the depth limit by the nesting of the text, even where a duplicate key makes the value shallow', () => {
+    const deep = new TextEncoder().encode(`{"k":${'['.repeat(300)}${']'.repeat(300)},"k":1}`);
+    const refused = { treeAccepted: false, skipAccepted: false, text: '$.k: JSON nested deeper than 256 levels' };
+    expect(judge(deep, refused)).toEqual({ kind: 'allowed', rule: 'depth-limit' });
+    const shallow = new TextEncoder().encode(`{"k":${'['.repeat(200)}${']'.repeat(200)}}`);
+    expect(judge(shallow, refused).kind).toBe('divergence');
+  });
+
+  it('pins a trap on its case and goes on with a fresh instance', async () => {
+    const runner = new BatchRunner(await compileFuzzModule());
+    try {
+      const docs = ['[1]', '\u0000trap', '{"a":2}'].map((t) => new TextEncoder().encode(t));
+      const outcomes = await runner.outcomes(docs);
+      expect(outcomes[0]).toEqual({ treeAccepted: true, skipAccepted: true, text: '[1]' });
+      expect(outcomes[1]).toBeInstanceOf(Error);
+      expect(outcomes[2]).toEqual({ treeAccepted: true, skipAccepted: true, text: '{"a":2}' });
+    } finally {
+      await runner.close();
+    }
+  }, 60_000);
+});
