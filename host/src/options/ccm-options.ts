@@ -2,6 +2,7 @@
 // the flags the plugin runtime needs. Every invalid value is a FlagError naming the flag (exit 2).
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { LOG_FORMATS } from '../log/klog.ts';
 import { type CIDR, parseClusterCIDRs } from '../net/cidr.ts';
 import { loadPluginConfigFile, PluginConfigError } from '../plugin/config/parse.ts';
 import { singlePluginConfig } from '../plugin/config/single.ts';
@@ -120,7 +121,17 @@ export const CCM_FLAGS = {
     default: 0,
     help: 'most plugin instances serving calls at once (0: one per concurrent sync + 1); idle pools shrink',
   },
-  v: { type: 'int', default: 0, help: 'log verbosity (0 info, 2 debug, 4 trace)' },
+  v: { type: 'int', default: 0, help: 'number for the log level verbosity (2: debug records too)' },
+  'logging-format': {
+    type: 'string',
+    default: 'text',
+    help: `log format: ${LOG_FORMATS.join(' or ')} (klog's header format, or klog's JSON keys)`,
+    validate: (v: string) => {
+      if (!(LOG_FORMATS as readonly string[]).includes(v)) {
+        throw new Error(`"${v}" is not a log format (${LOG_FORMATS.join(', ')})`);
+      }
+    },
+  } satisfies FlagSpec<'string'>,
 } as const;
 
 export type CCMFlags = FlagValues<typeof CCM_FLAGS>;
