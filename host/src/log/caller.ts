@@ -4,7 +4,7 @@
 import { basename } from 'node:path';
 
 /** Frames to look through: the logger's own frames (emit, the level method, child and delegating loggers) first. */
-const DEPTH = 8;
+const DEPTH = 6;
 
 type SiteList = NodeJS.CallSite[];
 const structured = (_err: Error, sites: SiteList): SiteList => sites;
