@@ -3,7 +3,7 @@
 // made or parsed; `bench/log-format.ts` measures what a record costs with and without it.
 import { basename } from 'node:path';
 
-/** Frames to look through: the logger's own frames (emit, the level method, child and delegating loggers) first. */
+/** Frames to look through: callerOf, the logger's lookup, emit and the level method come before the caller. */
 const DEPTH = 6;
 
 type SiteList = NodeJS.CallSite[];
