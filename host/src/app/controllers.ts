@@ -129,6 +129,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
         logger,
         periodMs: options.flags['route-reconciliation-period'],
         leaseFresh: ctx.leaseFresh,
+        registry: ctx.registry,
       }),
     );
   }
