@@ -55,10 +55,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const { options } = parsed;
+  const format = options.flags['logging-format'] as LogFormat;
   const logger = createKlogLogger({
-    format: options.flags['logging-format'] as LogFormat,
+    format,
     verbosity: options.flags.v,
+    splitStream: options.flags[format === 'json' ? 'log-json-split-stream' : 'log-text-split-stream'],
   });
+  for (const warning of options.warnings) logger.warn(warning);
 
   let kubeConfig;
   try {

@@ -21,6 +21,7 @@ import {
 import { type SharedInformers, sharedInformers } from './informers.ts';
 import type { EventRecorder } from '../kube/events/recorder.ts';
 import { runningManagedControllers } from './metrics.ts';
+import { startStaggered } from './start-staggered.ts';
 
 export const SHUTDOWN_DEADLINE_MS = 30_000;
 /** How long a SIGTERM waits for in-flight syncs before giving the Lease back anyway. */
@@ -175,16 +176,14 @@ export async function startCCM(
     informers.start();
     if (!(await informers.waitForSync(signal))) return;
     logger.info('caches synced; starting controllers', { controllers: controllers.map((c) => c.name) });
-    await Promise.all(
-      controllers.map(async (c) => {
-        runningControllers.inc({ name: c.name, manager: 'cloud-controller-manager' });
-        try {
-          await c.run(signal);
-        } finally {
-          runningControllers.dec({ name: c.name, manager: 'cloud-controller-manager' });
-        }
-      }),
-    );
+    await startStaggered(controllers, flags['controller-start-interval'], signal, async (c) => {
+      runningControllers.inc({ name: c.name, manager: 'cloud-controller-manager' });
+      try {
+        await c.run(signal);
+      } finally {
+        runningControllers.dec({ name: c.name, manager: 'cloud-controller-manager' });
+      }
+    });
   };
 
   let resolveDone: (code: number) => void = () => {};

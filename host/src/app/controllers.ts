@@ -71,6 +71,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
           logger,
           registry: ctx.registry,
           workers: options.flags['concurrent-node-syncs'],
+          statusUpdateWorkers: options.flags['concurrent-node-status-updates'],
           statusUpdateFrequencyMs: options.flags['node-status-update-frequency'],
         }),
       );

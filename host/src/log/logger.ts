@@ -57,6 +57,9 @@ export interface KlogLoggerOptions {
   /** klog's `-v`: debug records (verbosity 2) are written from 2 on. */
   verbosity: number;
   write?: (line: string) => void;
+  /** Error records go to standard error (or errorWrite), the rest to `write` (--log-*-split-stream). */
+  splitStream?: boolean;
+  errorWrite?: (line: string) => void;
   fields?: LogFields;
   now?: () => Date;
   /** Where a record was made, for the header; the default looks up the call site (caller.ts). */
@@ -72,6 +75,7 @@ const siteOutsideLog = (): string => callerOf((file) => file.startsWith(LOG_DIR_
 /** The CCM's logger: klog's text or JSON records (klog.ts), filtered by verbosity as `-v` does. */
 export function createKlogLogger(options: KlogLoggerOptions): Logger {
   const write = options.write ?? stdoutLines();
+  const writeError = options.splitStream ? (options.errorWrite ?? ((l: string) => process.stderr.write(l))) : write;
   const now = options.now ?? (() => new Date());
   const caller = options.caller ?? siteOutsideLog;
   const format = options.format === 'json' ? formatKlogJson : formatKlogText;
@@ -80,7 +84,9 @@ export function createKlogLogger(options: KlogLoggerOptions): Logger {
     const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
       if (level !== 'error' && VERBOSITY[level] > options.verbosity) return;
       const all = fields ? { ...bound, ...fields } : bound;
-      write(format({ level, message, fields: all, now: now(), caller: caller(), pid }));
+      const line = format({ level, message, fields: all, now: now(), caller: caller(), pid });
+      if (level === 'error') writeError(line);
+      else write(line);
     };
     return {
       debug: (m, f) => emit('debug', m, f),

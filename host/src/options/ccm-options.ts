@@ -8,6 +8,8 @@ import { loadPluginConfigFile, PluginConfigError } from '../plugin/config/parse.
 import { singlePluginConfig } from '../plugin/config/single.ts';
 import type { PluginConfig } from '../plugin/config/types.ts';
 import { type ControllerName, resolveControllers } from './controllers.ts';
+import { type FeatureGates, parseFeatureGates } from './feature-gates.ts';
+import { compatWarnings, UPSTREAM_FLAGS } from './upstream-flags.ts';
 import { FlagError, type FlagSpec, type FlagValues, parseFlags, usage } from './flagset.ts';
 
 function positive(v: number): void {
@@ -132,6 +134,7 @@ export const CCM_FLAGS = {
       }
     },
   } satisfies FlagSpec<'string'>,
+  ...UPSTREAM_FLAGS,
 } as const;
 
 export type CCMFlags = FlagValues<typeof CCM_FLAGS>;
@@ -144,6 +147,9 @@ export interface CCMOptions {
   cloudConfig: string;
   /** From --plugin-config, or built from --plugin and its flags; undefined when neither is given. */
   pluginConfig: PluginConfig | undefined;
+  featureGates: FeatureGates;
+  /** Said once at start: deprecated flags given, and upstream flags given values that change nothing here. */
+  warnings: string[];
 }
 
 export type ParsedCommand = { kind: 'help'; text: string } | { kind: 'version' } | { kind: 'run'; options: CCMOptions };
@@ -156,6 +162,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if (parsed.help) return { kind: 'help', text: usage('wasm-ccm', CCM_SUMMARY, CCM_FLAGS) };
   if (parsed.version) return { kind: 'version' };
   const flags = parsed.values;
+  const featureGates = parseFeatureGates(flags['feature-gates']);
+  for (const split of ['log-json-split-stream', 'log-text-split-stream'] as const) {
+    if (flags[split] && !featureGates.LoggingAlphaOptions) {
+      throw new FlagError(split, 'is an alpha option: enable it with --feature-gates=LoggingAlphaOptions=true');
+    }
+  }
 
   if (flags['cloud-provider'] === '')
     throw new FlagError('cloud-provider', 'required (the name of the provider to run)');
@@ -198,7 +210,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if ((flags['tls-cert-file'] === '') !== (flags['tls-private-key-file'] === '')) {
     throw new FlagError('tls-private-key-file', 'give both --tls-cert-file and --tls-private-key-file, or neither');
   }
-  for (const name of ['tls-cert-file', 'tls-private-key-file', 'plugin-credentials', 'kubeconfig'] as const) {
+  for (const name of [
+    'tls-cert-file',
+    'tls-private-key-file',
+    'plugin-credentials',
+    'kubeconfig',
+    'authentication-kubeconfig',
+    'authorization-kubeconfig',
+  ] as const) {
     const path = flags[name];
     if (path !== '') requireReadable(name, path);
   }
@@ -210,7 +229,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   }
   return {
     kind: 'run',
-    options: { flags, controllers, clusterCIDRs, cloudConfig, pluginConfig: pluginConfig(flags, cloudConfig) },
+    options: {
+      flags,
+      controllers,
+      clusterCIDRs,
+      cloudConfig,
+      pluginConfig: pluginConfig(flags, cloudConfig),
+      featureGates,
+      warnings: [...parsed.deprecations, ...compatWarnings(flags, parsed.set)],
+    },
   };
 }
 

@@ -108,6 +108,26 @@ describe('createKlogLogger', () => {
   });
 });
 
+describe('--log-*-split-stream', () => {
+  it('sends error records to their own stream and the rest to standard output', () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const log = createKlogLogger({
+      format: 'text',
+      verbosity: 0,
+      splitStream: true,
+      write: (l) => out.push(l),
+      errorWrite: (l) => err.push(l),
+      now: () => at,
+    });
+    log.info('fine');
+    log.warn('careful');
+    log.error('broken');
+    expect(out.map((l) => l[0])).toEqual(['I', 'W']);
+    expect(err.map((l) => l[0])).toEqual(['E']);
+  });
+});
+
 describe('--logging-format', () => {
   it('defaults to text as upstream and refuses an unknown format naming the flag', () => {
     const cmd = parseCommandLine(['--cloud-provider=x']);
