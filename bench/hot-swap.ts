@@ -189,7 +189,7 @@ async function main(): Promise<void> {
       failed_reconcile_detail: {
         controller_sync_errors: syncErrors.length,
         failed_events: failedEventCount,
-        examples: syncErrors.slice(0, 3).map((r) => String(r.error)),
+        examples: syncErrors.slice(0, 3).map((r) => String(r.err)),
       },
       load: {
         ...load,

@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type CCMHandle, StartupError, startCCM } from './app/ccm.ts';
 import { KubeConfigError, loadKubeConfig } from './kube/client/kubeconfig.ts';
-import { createJsonLineLogger, type LogLevel } from './log/logger.ts';
+import type { LogFormat } from './log/klog.ts';
+import { createKlogLogger } from './log/logger.ts';
 import { parseCommandLine } from './options/ccm-options.ts';
 import { FlagError } from './options/flagset.ts';
 
@@ -54,8 +55,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const { options } = parsed;
-  const level: LogLevel = options.flags.v >= 2 ? 'debug' : 'info';
-  const logger = createJsonLineLogger({ level, fields: { component: 'wasm-ccm' } });
+  const format = options.flags['logging-format'] as LogFormat;
+  const logger = createKlogLogger({
+    format,
+    verbosity: options.flags.v,
+    splitStream: options.flags[format === 'json' ? 'log-json-split-stream' : 'log-text-split-stream'],
+  });
+  for (const warning of options.warnings) logger.warn(warning);
 
   let kubeConfig;
   try {

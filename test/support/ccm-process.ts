@@ -1,4 +1,4 @@
-// Runs wasm-ccm as a real child process for end-to-end tests, with its JSON-line logs parsed and searchable.
+// Runs wasm-ccm as a real child process for end-to-end tests, with its logs (klog's JSON shape) parsed and searchable.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ControlPlaneInfo } from './controlplane/controlplane.ts';
@@ -10,9 +10,19 @@ export const CCM_MAIN = join(import.meta.dirname, '..', '..', 'host', 'src', 'ma
 export const CCM_MAIN_COMPILED = join(import.meta.dirname, '..', '..', 'dist', 'host', 'src', 'main.js');
 
 export interface LogRecord {
-  level?: string;
+  /** Derived from klog's keys (levelOf): klog's JSON records carry none. */
+  level: 'error' | 'info' | 'debug';
   msg?: string;
+  v?: number;
+  err?: unknown;
   [field: string]: unknown;
+}
+
+/** An error record has no `v`; debug records are verbosity 2 and more; warnings are info at `v` 0, as in klog. */
+function levelOf(record: Record<string, unknown>): LogRecord['level'] {
+  const v = record.v;
+  if (typeof v !== 'number') return 'error';
+  return v >= 2 ? 'debug' : 'info';
 }
 
 export interface CCMProcessOptions {
@@ -46,6 +56,7 @@ export class CCMProcess {
         options.main ?? CCM_MAIN,
         `--kubeconfig=${kubeconfig}`,
         '--secure-port=0',
+        '--logging-format=json',
         ...options.args,
       ],
       { logPath: join(this.dir, `ccm-${Date.now()}.log`), env: { ...process.env, ...options.env } },
@@ -63,7 +74,8 @@ export class CCMProcess {
     for (const line of text.split('\n')) {
       if (!line.startsWith('{')) continue;
       try {
-        records.push(JSON.parse(line) as LogRecord);
+        const record = JSON.parse(line) as Record<string, unknown>;
+        records.push({ ...record, level: levelOf(record) });
       } catch {
         // a line cut mid-write
       }

@@ -1,7 +1,7 @@
 // The cloud-controller-manager process, in upstream's order: wait for the apiserver, initialize the provider,
 // serve health and metrics, then (while leading) start informers and controllers. Losing the lease exits
 // non-zero; SIGTERM stops taking work, lets in-flight calls finish, releases the Lease and exits 0 within 30 s.
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Provider } from '../cloudprovider/index.ts';
 import { KubeClient } from '../kube/client/client.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -20,6 +20,8 @@ import {
 } from './controllers.ts';
 import { type SharedInformers, sharedInformers } from './informers.ts';
 import type { EventRecorder } from '../kube/events/recorder.ts';
+import { runningManagedControllers } from './metrics.ts';
+import { startStaggered } from './start-staggered.ts';
 
 export const SHUTDOWN_DEADLINE_MS = 30_000;
 /** How long a SIGTERM waits for in-flight syncs before giving the Lease back anyway. */
@@ -88,12 +90,7 @@ export async function startCCM(
   const flags = options.flags;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const runningControllers = new Gauge({
-    name: 'running_managed_controllers',
-    help: 'Indicates where instances of a controller are currently running',
-    labelNames: ['name', 'manager'] as const,
-    registers: [registry],
-  });
+  const runningControllers = runningManagedControllers(registry);
   const client = new KubeClient(kubeConfig, {
     qps: flags['kube-api-qps'],
     burst: flags['kube-api-burst'],
@@ -179,16 +176,14 @@ export async function startCCM(
     informers.start();
     if (!(await informers.waitForSync(signal))) return;
     logger.info('caches synced; starting controllers', { controllers: controllers.map((c) => c.name) });
-    await Promise.all(
-      controllers.map(async (c) => {
-        runningControllers.inc({ name: c.name, manager: 'cloud-controller-manager' });
-        try {
-          await c.run(signal);
-        } finally {
-          runningControllers.dec({ name: c.name, manager: 'cloud-controller-manager' });
-        }
-      }),
-    );
+    await startStaggered(controllers, flags['controller-start-interval'], signal, async (c) => {
+      runningControllers.inc({ name: c.name, manager: 'cloud-controller-manager' });
+      try {
+        await c.run(signal);
+      } finally {
+        runningControllers.dec({ name: c.name, manager: 'cloud-controller-manager' });
+      }
+    });
   };
 
   let resolveDone: (code: number) => void = () => {};

@@ -52,6 +52,13 @@ function recorder(ctx: ControllerContext, client: KubeClient, component: string)
  * controller gets a client of its own (KubeClient.forController: its own token bucket, the shared connections), named
  * as upstream names them, and writes its events through it, as upstream's controllers do.
  */
+/** A controller's own client: its ServiceAccount's with --use-service-account-credentials, else the CCM's own. */
+function controllerClient(ctx: ControllerContext, name: string): KubeClient {
+  return ctx.options.flags['use-service-account-credentials']
+    ? ctx.client.forServiceAccount(name)
+    : ctx.client.forController(name);
+}
+
 export function buildControllers(ctx: ControllerContext): RunningController[] {
   const { options, provider, logger } = ctx;
   const enabled = options.controllers;
@@ -61,7 +68,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
   if (enabled.has('cloud-node')) {
     if (!hasInstances) logger.warn('skipping cloud-node: the provider implements neither InstancesV2 nor Instances');
     else {
-      const client = ctx.client.forController('node-controller');
+      const client = controllerClient(ctx, 'node-controller');
       controllers.push(
         new CloudNodeController({
           client,
@@ -71,6 +78,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
           logger,
           registry: ctx.registry,
           workers: options.flags['concurrent-node-syncs'],
+          statusUpdateWorkers: options.flags['concurrent-node-status-updates'],
           statusUpdateFrequencyMs: options.flags['node-status-update-frequency'],
         }),
       );
@@ -80,7 +88,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
     if (!hasInstances)
       logger.warn('skipping cloud-node-lifecycle: the provider implements neither InstancesV2 nor Instances');
     else {
-      const client = ctx.client.forController('node-controller');
+      const client = controllerClient(ctx, 'node-controller');
       controllers.push(
         new CloudNodeLifecycleController({
           client,
@@ -97,7 +105,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
     const balancer = ctx.loadBalancing?.balancer ?? provider.loadBalancer();
     if (!balancer) logger.warn('skipping service: the provider does not support load balancers');
     else {
-      const client = ctx.client.forController('service-controller');
+      const client = controllerClient(ctx, 'service-controller');
       controllers.push(
         new ServiceController({
           client,
@@ -117,7 +125,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
   }
   const routes = routeControllerWanted(options, provider, logger);
   if (routes) {
-    const client = ctx.client.forController('route-controller');
+    const client = controllerClient(ctx, 'route-controller');
     controllers.push(
       new RouteController({
         client,
@@ -129,6 +137,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
         logger,
         periodMs: options.flags['route-reconciliation-period'],
         leaseFresh: ctx.leaseFresh,
+        registry: ctx.registry,
       }),
     );
   }

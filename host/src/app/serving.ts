@@ -4,8 +4,10 @@
 import type { Registry } from 'prom-client';
 import { KubeClient } from '../kube/client/client.ts';
 import type { ApiserverCredentials } from '../kube/client/credentials.ts';
+import { loadKubeConfig } from '../kube/client/kubeconfig.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
+import { tlsServerOptions } from '../options/tls-flags.ts';
 import type { PluginSet } from '../plugin/swap/plugin-set.ts';
 import { DelegatedAuth } from '../server/auth.ts';
 import type { HealthCheck } from '../server/health.ts';
@@ -64,18 +66,25 @@ export async function startCCMServer(
     flags['tls-cert-file'] !== ''
       ? loadServingCertificate(flags['tls-cert-file'], flags['tls-private-key-file'])
       : selfSignedCertificate();
+  // Its own clients, with the rate limits upstream's delegating authenticator and authorizer use; each from its own
+  // kubeconfig when --authentication-kubeconfig / --authorization-kubeconfig name one.
+  const reviewClient = (kubeconfig: string): KubeClient =>
+    new KubeClient(kubeconfig === '' ? o.credentials : loadKubeConfig({ kubeconfig }).credentials, {
+      qps: 200,
+      burst: 400,
+      registry: o.registry,
+      userAgent: 'wasm-ccm/delegated-auth',
+    });
   const auth = flags['delegated-auth']
     ? new DelegatedAuth({
-        // Its own client, with the rate limits upstream's delegating authenticator and authorizer use.
         reviews: kubeReviewClient(
-          new KubeClient(o.credentials, {
-            qps: 200,
-            burst: 400,
-            registry: o.registry,
-            userAgent: 'wasm-ccm/delegated-auth',
-          }),
+          reviewClient(flags['authentication-kubeconfig']),
+          reviewClient(flags['authorization-kubeconfig']),
         ),
         alwaysAllowPaths: flags['authorization-always-allow-paths'],
+        tokenTtlMs: flags['authentication-token-webhook-cache-ttl'],
+        authorizedTtlMs: flags['authorization-webhook-cache-authorized-ttl'],
+        unauthorizedTtlMs: flags['authorization-webhook-cache-unauthorized-ttl'],
       })
     : undefined;
   const started = await startServer({
@@ -99,6 +108,12 @@ export async function startCCMServer(
         ),
     },
     auth,
+    tls: tlsServerOptions({
+      cipherSuites: flags['tls-cipher-suites'],
+      minVersion: flags['tls-min-version'],
+      curvePreferences: flags['tls-curve-preferences'],
+    }),
+    reusePort: flags['permit-port-sharing'],
   });
   o.logger.info('serving', { url: started.url, delegatedAuth: auth !== undefined, selfSigned: certificate.selfSigned });
   return started;

@@ -1,6 +1,10 @@
-// A minimal structured logger: JSON lines, one record per line, with fields carried by child loggers.
-// Kept tiny on purpose: the controllers and the plugin runtime only need levels, a message and flat fields.
+// A minimal structured logger: one record per line, with fields carried by child loggers. Kept tiny on purpose: the
+// controllers and the plugin runtime only need levels, a message and flat fields. The CCM process writes klog's
+// shapes (klog.ts); createJsonLineLogger's plain JSON lines serve tools and tests that read records back.
 import { writeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { callerOf } from './caller.ts';
+import { formatKlogJson, formatKlogText, type LogFormat, VERBOSITY } from './klog.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -36,6 +40,53 @@ export function createJsonLineLogger(options: JsonLineLoggerOptions = {}): Logge
       // time, level and msg come first and cannot be overwritten by fields.
       const record = { ...bound, ...fields, time: now().toISOString(), level, msg: message };
       write(`${safeStringify(record)}\n`);
+    };
+    return {
+      debug: (m, f) => emit('debug', m, f),
+      info: (m, f) => emit('info', m, f),
+      warn: (m, f) => emit('warn', m, f),
+      error: (m, f) => emit('error', m, f),
+      child: (fields) => make({ ...bound, ...fields }),
+    };
+  };
+  return make(options.fields ?? {});
+}
+
+export interface KlogLoggerOptions {
+  format: LogFormat;
+  /** klog's `-v`: debug records (verbosity 2) are written from 2 on. */
+  verbosity: number;
+  write?: (line: string) => void;
+  /** Error records go to standard error (or errorWrite), the rest to `write` (--log-*-split-stream). */
+  splitStream?: boolean;
+  errorWrite?: (line: string) => void;
+  fields?: LogFields;
+  now?: () => Date;
+  /** Where a record was made, for the header; the default looks up the call site (caller.ts). */
+  caller?: () => string;
+}
+
+// The logging code's own frames (this folder's files, named by path or by file URL) are passed over when looking for
+// a record's caller.
+const LOG_DIR_URL = new URL('.', import.meta.url).href;
+const LOG_DIR_PATH = fileURLToPath(LOG_DIR_URL);
+const siteOutsideLog = (): string => callerOf((file) => file.startsWith(LOG_DIR_URL) || file.startsWith(LOG_DIR_PATH));
+
+/** The CCM's logger: klog's text or JSON records (klog.ts), filtered by verbosity as `-v` does. */
+export function createKlogLogger(options: KlogLoggerOptions): Logger {
+  const write = options.write ?? stdoutLines();
+  const writeError = options.splitStream ? (options.errorWrite ?? ((l: string) => process.stderr.write(l))) : write;
+  const now = options.now ?? (() => new Date());
+  const caller = options.caller ?? siteOutsideLog;
+  const format = options.format === 'json' ? formatKlogJson : formatKlogText;
+  const pid = process.pid;
+  const make = (bound: LogFields): Logger => {
+    const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
+      if (level !== 'error' && VERBOSITY[level] > options.verbosity) return;
+      const all = fields ? { ...bound, ...fields } : bound;
+      const line = format({ level, message, fields: all, now: now(), caller: caller(), pid });
+      if (level === 'error') writeError(line);
+      else write(line);
     };
     return {
       debug: (m, f) => emit('debug', m, f),

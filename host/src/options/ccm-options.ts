@@ -2,6 +2,7 @@
 // the flags the plugin runtime needs. Every invalid value is a FlagError naming the flag (exit 2).
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { LOG_FORMATS } from '../log/klog.ts';
 import { type CIDR, parseClusterCIDRs } from '../net/cidr.ts';
 import { loadPluginConfigFile, PluginConfigError } from '../plugin/config/parse.ts';
 import { CredentialFileError } from '../plugin/credentials/credential-file.ts';
@@ -19,6 +20,8 @@ import { singlePluginConfig } from '../plugin/config/single.ts';
 import type { PluginConfig } from '../plugin/config/types.ts';
 import { type ControllerName, resolveControllers } from './controllers.ts';
 import { formatDuration } from './duration.ts';
+import { type FeatureGates, parseFeatureGates } from './feature-gates.ts';
+import { compatWarnings, UPSTREAM_FLAGS } from './upstream-flags.ts';
 import { FlagError, type FlagSpec, type FlagValues, parseFlags, usage } from './flagset.ts';
 
 function positive(v: number): void {
@@ -172,7 +175,18 @@ export const CCM_FLAGS = {
       if (v !== 0) inRange(LIMIT_RANGES.poolSize)(v);
     },
   },
-  v: { type: 'int', default: 0, help: 'log verbosity (0 info, 2 debug, 4 trace)' },
+  v: { type: 'int', default: 0, help: 'number for the log level verbosity (2: debug records too)' },
+  'logging-format': {
+    type: 'string',
+    default: 'text',
+    help: `log format: ${LOG_FORMATS.join(' or ')} (klog's header format, or klog's JSON keys)`,
+    validate: (v: string) => {
+      if (!(LOG_FORMATS as readonly string[]).includes(v)) {
+        throw new Error(`"${v}" is not a log format (${LOG_FORMATS.join(', ')})`);
+      }
+    },
+  } satisfies FlagSpec<'string'>,
+  ...UPSTREAM_FLAGS,
 } as const;
 
 export type CCMFlags = FlagValues<typeof CCM_FLAGS>;
@@ -185,6 +199,9 @@ export interface CCMOptions {
   cloudConfig: string;
   /** From --plugin-config, or built from --plugin and its flags; undefined when neither is given. */
   pluginConfig: PluginConfig | undefined;
+  featureGates: FeatureGates;
+  /** Said once at start: deprecated flags given, and upstream flags given values that change nothing here. */
+  warnings: string[];
 }
 
 export type ParsedCommand = { kind: 'help'; text: string } | { kind: 'version' } | { kind: 'run'; options: CCMOptions };
@@ -197,6 +214,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if (parsed.help) return { kind: 'help', text: usage('wasm-ccm', CCM_SUMMARY, CCM_FLAGS) };
   if (parsed.version) return { kind: 'version' };
   const flags = parsed.values;
+  const featureGates = parseFeatureGates(flags['feature-gates']);
+  for (const split of ['log-json-split-stream', 'log-text-split-stream'] as const) {
+    if (flags[split] && !featureGates.LoggingAlphaOptions) {
+      throw new FlagError(split, 'is an alpha option: enable it with --feature-gates=LoggingAlphaOptions=true');
+    }
+  }
 
   if (flags['cloud-provider'] === '')
     throw new FlagError('cloud-provider', 'required (the name of the provider to run)');
@@ -239,7 +262,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if ((flags['tls-cert-file'] === '') !== (flags['tls-private-key-file'] === '')) {
     throw new FlagError('tls-private-key-file', 'give both --tls-cert-file and --tls-private-key-file, or neither');
   }
-  for (const name of ['tls-cert-file', 'tls-private-key-file', 'plugin-credentials', 'kubeconfig'] as const) {
+  for (const name of [
+    'tls-cert-file',
+    'tls-private-key-file',
+    'plugin-credentials',
+    'kubeconfig',
+    'authentication-kubeconfig',
+    'authorization-kubeconfig',
+  ] as const) {
     const path = flags[name];
     if (path !== '') requireReadable(name, path);
   }
@@ -252,7 +282,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   }
   return {
     kind: 'run',
-    options: { flags, controllers, clusterCIDRs, cloudConfig, pluginConfig: pluginConfig(flags, cloudConfig) },
+    options: {
+      flags,
+      controllers,
+      clusterCIDRs,
+      cloudConfig,
+      pluginConfig: pluginConfig(flags, cloudConfig),
+      featureGates,
+      warnings: [...parsed.deprecations, ...compatWarnings(flags, parsed.set)],
+    },
   };
 }
 

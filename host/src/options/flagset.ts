@@ -11,7 +11,7 @@ export class FlagError extends Error {
   }
 }
 
-interface FlagTypes {
+export interface FlagTypes {
   string: string;
   bool: boolean;
   int: number;
@@ -19,12 +19,14 @@ interface FlagTypes {
   duration: number;
   stringList: string[];
 }
-type FlagType = keyof FlagTypes;
+export type FlagType = keyof FlagTypes;
 
 export interface FlagSpec<T extends FlagType = FlagType> {
   type: T;
   default: FlagTypes[T];
   help: string;
+  /** Upstream still accepts the flag but deprecated it: parsing says so, with this text (pflag's MarkDeprecated). */
+  deprecated?: string;
   /** Extra check; throw an Error whose message says what is wrong with the value. */
   // Method syntax on purpose: it lets a FlagSpec<'int'> stand in a table of FlagSpec<FlagType>.
   validate?(value: FlagTypes[T]): void;
@@ -39,15 +41,21 @@ export interface ParseResult<S extends FlagSpecs> {
   set: ReadonlySet<keyof S & string>;
   help: boolean;
   version: boolean;
+  /** One line per deprecated flag given, as pflag prints them. */
+  deprecations: string[];
 }
+
+// strconv.ParseBool, which pflag uses for boolean flags.
+const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
 
 function convert(name: string, spec: FlagSpec, raw: string): FlagTypes[FlagType] {
   switch (spec.type) {
     case 'string':
       return raw;
     case 'bool':
-      if (raw === 'true' || raw === '1') return true;
-      if (raw === 'false' || raw === '0') return false;
+      if (TRUE.has(raw)) return true;
+      if (FALSE.has(raw)) return false;
       throw new FlagError(name, `invalid boolean "${raw}" (use true or false)`);
     case 'int': {
       if (!/^-?\d+$/.test(raw)) throw new FlagError(name, `invalid integer "${raw}"`);
@@ -75,6 +83,7 @@ export function parseFlags<S extends FlagSpecs>(specs: S, argv: readonly string[
     values[name] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
   }
   const set = new Set<string>();
+  const deprecations: string[] = [];
   let help = false;
   let version = false;
   for (let i = 0; i < argv.length; i++) {
@@ -112,13 +121,17 @@ export function parseFlags<S extends FlagSpecs>(specs: S, argv: readonly string[
         throw new FlagError(name, (err as Error).message);
       }
     }
-    values[name] = value;
+    // A list flag given again adds to the list, as pflag's slice flags do; the first occurrence replaces the default.
+    values[name] =
+      spec.type === 'stringList' && set.has(name) ? [...(values[name] as string[]), ...(value as string[])] : value;
+    if (spec.deprecated && !set.has(name)) deprecations.push(`Flag --${name} has been deprecated, ${spec.deprecated}`);
     set.add(name);
   }
-  return { values: values as FlagValues<S>, set: set as ReadonlySet<keyof S & string>, help, version };
+  return { values: values as FlagValues<S>, set: set as ReadonlySet<keyof S & string>, help, version, deprecations };
 }
 
-function formatDefault(spec: FlagSpec): string {
+/** A flag's default as --help and the flag reference print it (durations as 10s, lists joined with commas). */
+export function formatDefault(spec: FlagSpec): string {
   switch (spec.type) {
     case 'duration':
       return formatDuration(spec.default as number);
@@ -133,7 +146,10 @@ function formatDefault(spec: FlagSpec): string {
 
 export function usage(command: string, summary: string, specs: FlagSpecs): string {
   const lines = [`Usage: ${command} [flags]`, '', summary, '', 'Flags:'];
-  const names = Object.keys(specs).sort();
+  // pflag leaves deprecated flags out of the help.
+  const names = Object.keys(specs)
+    .filter((n) => !(specs[n] as FlagSpec).deprecated)
+    .sort();
   const width = Math.max(...names.map((n) => n.length + specTypeLabel(specs[n] as FlagSpec).length)) + 6;
   for (const name of names) {
     const spec = specs[name] as FlagSpec;

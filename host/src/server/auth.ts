@@ -22,7 +22,11 @@ export interface AuthOptions {
   reviews: ReviewClient;
   /** Paths anyone may GET; an entry ending in `*` is a prefix. */
   alwaysAllowPaths: readonly string[];
-  cacheTtlMs?: number;
+  /** How long answers are kept (upstream's --authentication-token-webhook-cache-ttl and
+   * --authorization-webhook-cache-(un)authorized-ttl); 10 s each by default. */
+  tokenTtlMs?: number;
+  authorizedTtlMs?: number;
+  unauthorizedTtlMs?: number;
   now?: () => number;
 }
 
@@ -33,10 +37,10 @@ interface Cached<T> {
 
 class TtlCache<T> {
   private readonly entries = new Map<string, Cached<T>>();
-  private readonly ttlMs: number;
+  private readonly ttlMs: (value: T) => number;
   private readonly now: () => number;
 
-  constructor(ttlMs: number, now: () => number) {
+  constructor(ttlMs: (value: T) => number, now: () => number) {
     this.ttlMs = ttlMs;
     this.now = now;
   }
@@ -47,7 +51,7 @@ class TtlCache<T> {
     if (hit && hit.expires > now) return hit.value;
     const value = await load();
     if (this.entries.size > 10_000) this.entries.clear(); // bounded: a flood of random tokens cannot grow it
-    this.entries.set(key, { value, expires: now + this.ttlMs });
+    this.entries.set(key, { value, expires: now + this.ttlMs(value) });
     return value;
   }
 }
@@ -66,10 +70,12 @@ export class DelegatedAuth {
 
   constructor(options: AuthOptions) {
     this.options = options;
-    const ttl = options.cacheTtlMs ?? 10_000;
     const now = options.now ?? Date.now;
-    this.tokens = new TtlCache(ttl, now);
-    this.decisions = new TtlCache(ttl, now);
+    const tokenTtl = options.tokenTtlMs ?? 10_000;
+    const authorizedTtl = options.authorizedTtlMs ?? 10_000;
+    const unauthorizedTtl = options.unauthorizedTtlMs ?? 10_000;
+    this.tokens = new TtlCache(() => tokenTtl, now);
+    this.decisions = new TtlCache((d) => (d.allowed ? authorizedTtl : unauthorizedTtl), now);
   }
 
   async decide(path: string, verb: string, authorization: string | undefined): Promise<AuthDecision> {

@@ -4,10 +4,11 @@ import type { KubeClient } from '../kube/client/client.ts';
 import { HttpMethod } from '../kube/client/http-method.ts';
 import type { ReviewClient, UserInfo } from './auth.ts';
 
-export function kubeReviewClient(client: KubeClient): ReviewClient {
+/** TokenReviews through `authn`, SubjectAccessReviews through `authz` (one client unless the flags name two kubeconfigs). */
+export function kubeReviewClient(authn: KubeClient, authz: KubeClient = authn): ReviewClient {
   return {
     async tokenReview(token: string): Promise<UserInfo | undefined> {
-      const review = await client.request<V1TokenReview>({
+      const review = await authn.request<V1TokenReview>({
         method: HttpMethod.POST,
         path: '/apis/authentication.k8s.io/v1/tokenreviews',
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
@@ -22,7 +23,7 @@ export function kubeReviewClient(client: KubeClient): ReviewClient {
       };
     },
     async subjectAccessReview(user: UserInfo, path: string, verb: string) {
-      const review = await client.request<V1SubjectAccessReview>({
+      const review = await authz.request<V1SubjectAccessReview>({
         method: HttpMethod.POST,
         path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
         body: {

@@ -1,7 +1,8 @@
 // The CCM's HTTPS server: health endpoints, Prometheus metrics and debug views, each an encapsulated fastify
 // plugin. Everything but the always-allowed health paths needs a token the apiserver vouches for, unless the
 // operator deliberately binds to loopback and turns delegated auth off.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyListenOptions } from 'fastify';
+import type { SecureContextOptions } from 'node:tls';
 import type { Registry } from 'prom-client';
 import type { DelegatedAuth } from './auth.ts';
 import { type HealthEndpoints, healthRoutes } from './health.ts';
@@ -21,11 +22,15 @@ export interface ServerOptions {
   debug?: DebugViews;
   /** undefined = no authentication (only allowed on loopback; the caller checks). */
   auth?: DelegatedAuth;
+  /** Ciphers, minimum version and curves (--tls-cipher-suites, --tls-min-version, --tls-curve-preferences). */
+  tls?: SecureContextOptions;
+  /** SO_REUSEPORT (--permit-port-sharing): several processes may listen on the port. */
+  reusePort?: boolean;
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    https: { cert: options.certificate.cert, key: options.certificate.key },
+    https: { ...options.tls, cert: options.certificate.cert, key: options.certificate.key },
     logger: false,
     // Health probes must answer even while the event loop is busy with a big relist.
     connectionTimeout: 30_000,
@@ -49,7 +54,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
 export async function startServer(options: ServerOptions): Promise<{ app: FastifyInstance; url: string }> {
   const app = await buildServer(options);
-  await app.listen({ host: options.bindAddress, port: options.port });
+  // fastify hands its listen options to net.Server#listen, which takes reusePort (Node 23.1+); its typings lag.
+  const listen: FastifyListenOptions & { reusePort: boolean } = {
+    host: options.bindAddress,
+    port: options.port,
+    reusePort: options.reusePort === true,
+  };
+  await app.listen(listen);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;

@@ -127,7 +127,7 @@ describe('cloud-node controller (wasm-ccm process, example plugin)', () => {
     });
     const record = await ccm.waitForLog(
       'the provided-node-ip error',
-      (r) => r.key === badIPNode && String(r.error).includes('matches ip: 10.9.9.9'),
+      (r) => r.key === badIPNode && String(r.err).includes('matches ip: 10.9.9.9'),
     );
     expect(record.level).toBe('error');
     const node = await core.readNode({ name: badIPNode });

@@ -354,6 +354,7 @@ describe('templates', () => {
 describe('kustomization', () => {
   const root = kustomization();
   const component = kustomization('daemonset');
+  const controllerAccounts = kustomization('controller-accounts');
   const generated = (root.configMapGenerator ?? []).map((g) => g.name);
   /** Plain-YAML counterparts of generated objects (for installs without kustomize), not kustomize resources. */
   const templates = yamlFiles()
@@ -399,12 +400,19 @@ describe('kustomization', () => {
     expect(root.components ?? []).toEqual([]);
   });
 
+  it('offers the RBAC of --use-service-account-credentials as a Component', () => {
+    expect(controllerAccounts.kind).toBe('Component');
+    expect(controllerAccounts.resources).toEqual(['rbac.yaml']);
+  });
+
   it('accounts for every YAML file under manifests/', () => {
     const covered = new Set([
       'kustomization.yaml',
       'daemonset/kustomization.yaml',
       ...(root.resources ?? []),
       ...(component.resources ?? []).map((r) => `daemonset/${r}`),
+      'controller-accounts/kustomization.yaml',
+      ...(controllerAccounts.resources ?? []).map((r) => `controller-accounts/${r}`),
       ...templates,
     ]);
     expect(yamlFiles().filter((f) => !covered.has(f))).toEqual([]);

@@ -1,5 +1,6 @@
 // node_controller_* metrics with upstream's names and help texts.
 import { Histogram, type Registry } from 'prom-client';
+import { alpha } from '../../metrics/stability.ts';
 
 export interface NodeControllerMetrics {
   taintRemovalDelay: Histogram;
@@ -15,13 +16,17 @@ export function nodeControllerMetrics(registry: Registry): NodeControllerMetrics
     m = {
       taintRemovalDelay: new Histogram({
         name: 'node_controller_cloud_provider_taint_removal_delay_seconds',
-        help: 'Number of seconds after node creation when NodeController removed the cloud-provider taint of a single node.',
+        help: alpha(
+          'Number of seconds after node creation when NodeController removed the cloud-provider taint of a single node.',
+        ),
         buckets,
         registers: [registry],
       }),
       initialSyncDelay: new Histogram({
         name: 'node_controller_initial_node_sync_delay_seconds',
-        help: 'Number of seconds after node creation when NodeController finished the initial synchronization of a single node.',
+        help: alpha(
+          'Number of seconds after node creation when NodeController finished the initial synchronization of a single node.',
+        ),
         buckets,
         registers: [registry],
       }),

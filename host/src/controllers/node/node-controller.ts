@@ -28,6 +28,8 @@ export interface CloudNodeControllerOptions {
   registry: Registry;
   /** --concurrent-node-syncs */
   workers: number;
+  /** --concurrent-node-status-updates: workers of the periodic refresh (0 or absent: `workers`). */
+  statusUpdateWorkers?: number;
   /** --node-status-update-frequency */
   statusUpdateFrequencyMs: number;
 }
@@ -160,7 +162,8 @@ export class CloudNodeController {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, this.o.workers) }, worker));
+    const workers = this.o.statusUpdateWorkers || this.o.workers;
+    await Promise.all(Array.from({ length: Math.max(1, workers) }, worker));
   }
 
   healthy(): void {

@@ -1,5 +1,6 @@
 // route controller (upstream controllers/route/route_controller.go): every --route-reconciliation-period, makes the
 // cloud's routes match the nodes' pod CIDRs and reports the outcome in each node's NetworkUnavailable condition.
+import type { Registry } from 'prom-client';
 import type { Routes } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isNotFound } from '../../kube/client/errors.ts';
@@ -9,6 +10,7 @@ import type { Logger } from '../../log/logger.ts';
 import type { CIDR } from '../../net/cidr.ts';
 import type { WireNode } from '../framework/node-updates.ts';
 import { runPeriodically } from '../framework/workers.ts';
+import { routeSyncCounter } from './metrics.ts';
 import { allRoutesCreated, MAX_CONCURRENT_ROUTE_CREATIONS, planRoutes, type RouteNode } from './plan.ts';
 
 export interface RouteControllerOptions {
@@ -22,6 +24,8 @@ export interface RouteControllerOptions {
   /** --route-reconciliation-period */
   periodMs: number;
   leaseFresh: () => boolean;
+  /** Where route_controller_route_sync_total is counted. */
+  registry?: Registry;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
@@ -38,10 +42,12 @@ export class RouteController {
   private readonly o: RouteControllerOptions;
   private readonly log: Logger;
   private lastRun = 0;
+  private readonly syncs: { inc(): void } | undefined;
 
   constructor(options: RouteControllerOptions) {
     this.o = options;
     this.log = options.logger.child({ controller: 'route' });
+    this.syncs = options.registry ? routeSyncCounter(options.registry) : undefined;
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -53,6 +59,7 @@ export class RouteController {
       this.log.warn('leader lease is not fresh; skipping route reconciliation');
       return;
     }
+    this.syncs?.inc();
     const cached = this.o.nodes.cache.list();
     const nodes: RouteNode[] = cached.map((n) => ({
       name: n.metadata?.name ?? '',

@@ -1,5 +1,6 @@
 // service_controller_* metrics with upstream's names.
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { alpha } from '../../metrics/stability.ts';
 
 export interface ServiceControllerMetrics {
   loadBalancerSync: Counter;
@@ -17,23 +18,29 @@ export function serviceControllerMetrics(registry: Registry): ServiceControllerM
     m = {
       loadBalancerSync: new Counter({
         name: 'service_controller_loadbalancer_sync_total',
-        help: 'A metric counting the amount of times any load balancer has been configured, as an effect of service/node changes on the cluster',
+        help: alpha(
+          'A metric counting the amount of times any load balancer has been configured, as an effect of service/node changes on the cluster',
+        ),
         registers: [registry],
       }),
       nodeSyncErrors: new Counter({
         name: 'service_controller_nodesync_error_total',
-        help: 'A metric counting the amount of times any load balancer has been configured and errored, as an effect of node changes on the cluster',
+        help: alpha(
+          'A metric counting the amount of times any load balancer has been configured and errored, as an effect of node changes on the cluster',
+        ),
         registers: [registry],
       }),
       nodeSyncLatency: new Histogram({
         name: 'service_controller_nodesync_latency_seconds',
-        help: 'A metric measuring the latency for nodesync which updates loadbalancer hosts on cluster node updates.',
+        help: alpha(
+          'A metric measuring the latency for nodesync which updates loadbalancer hosts on cluster node updates.',
+        ),
         buckets,
         registers: [registry],
       }),
       updateHostLatency: new Histogram({
         name: 'service_controller_update_loadbalancer_host_latency_seconds',
-        help: 'A metric measuring the latency for updating each load balancer hosts.',
+        help: alpha('A metric measuring the latency for updating each load balancer hosts.'),
         buckets,
         registers: [registry],
       }),

@@ -17,6 +17,7 @@ import { bodyText, type CollectedResponse } from '../../net/collect.ts';
 import type { PoolRequest } from '../../net/http1/request.ts';
 import { type RestMetrics, restMetrics } from './rest-metrics.ts';
 import { readWatchEvents, type WatchEvent } from './watch.ts';
+import { serviceAccountCredentials } from './service-account-credentials.ts';
 
 export interface KubeClientOptions {
   /** Sustained requests per second to the apiserver (upstream --kube-api-qps, default 20). */
@@ -114,6 +115,18 @@ export class KubeClient {
     const client = new KubeClient(this.credentials, { ...this.options, userAgent: `${this.userAgent}/${name}` });
     client.connectionOwner = this.connectionOwner;
     return client;
+  }
+
+  /**
+   * A client for one controller that authenticates as the ServiceAccount `name` in `namespace`
+   * (--use-service-account-credentials): tokens from the TokenRequest API, asked by this client, on connections of
+   * its own; its own token bucket and user agent, as forController gives.
+   */
+  forServiceAccount(name: string, namespace = 'kube-system'): KubeClient {
+    return new KubeClient(serviceAccountCredentials(this.credentials, this, namespace, name), {
+      ...this.options,
+      userAgent: `${this.userAgent}/${name}`,
+    });
   }
 
   /** A JSON request; resolves to the parsed response body, rejects with KubeApiError on any non-2xx status. */
@@ -286,6 +299,7 @@ export class KubeClient {
   private authRejected(): void {
     const conn = this.connectionOwner.conn;
     if (conn) conn.authAt = -Infinity;
+    this.connectionOwner.credentials.rejected?.();
   }
 
   private async refresh(): Promise<Connection> {

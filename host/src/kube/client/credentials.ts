@@ -26,6 +26,8 @@ export interface ApiserverCredentials {
   authHeaders(): Promise<Record<string, string>>;
   /** Asked when a connection pool is built (at start and every few minutes, so rotated certificates are read). */
   transport(): Promise<Transport>;
+  /** The apiserver answered 401 with the current headers: a credential that caches one should drop it. */
+  rejected?(): void;
 }
 
 /** Bytes given inline (kubeconfig `*-data`, base64-decoded) or a file read each time it is needed. */

@@ -1,6 +1,7 @@
 // client-go's REST client metrics (k8s.io/client-go/tools/metrics as registered by component-base), per registry.
 import type { Registry } from 'prom-client';
 import { CounterVec, HistogramVec } from '../../metrics/vec.ts';
+import { alpha } from '../../metrics/stability.ts';
 
 export interface RestMetrics {
   /** A finished request: `code` is the HTTP status or "<error>" when no response arrived. */
@@ -23,20 +24,20 @@ export function restMetrics(registry: Registry | undefined): RestMetrics {
   const registers = [registry];
   const requests = new CounterVec({
     name: 'rest_client_requests_total',
-    help: 'Number of HTTP requests, partitioned by status code, method, and host.',
+    help: alpha('Number of HTTP requests, partitioned by status code, method, and host.'),
     labelNames: ['code', 'method', 'host'],
     registers,
   });
   const duration = new HistogramVec({
     name: 'rest_client_request_duration_seconds',
-    help: 'Request latency in seconds. Broken down by verb, and host.',
+    help: alpha('Request latency in seconds. Broken down by verb, and host.'),
     labelNames: ['verb', 'host'],
     buckets: LATENCY_BUCKETS,
     registers,
   });
   const limiter = new HistogramVec({
     name: 'rest_client_rate_limiter_duration_seconds',
-    help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
+    help: alpha('Client side rate limiter latency in seconds. Broken down by verb, and host.'),
     labelNames: ['verb', 'host'],
     buckets: LATENCY_BUCKETS,
     registers,

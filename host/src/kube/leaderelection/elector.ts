@@ -10,6 +10,7 @@ import { type Clock, realClock, sleep } from '../clock.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
 import type { LeaseLock } from './lease-lock.ts';
 import { decide, type LeaderElectionRecord, type Observation, observe, releasedRecord } from './record.ts';
+import { alpha } from '../../metrics/stability.ts';
 
 export interface LeaderCallbacks {
   /** Called once leadership is acquired; `signal` aborts when it ends. Errors are logged, not thrown. */
@@ -50,14 +51,16 @@ export function defaultIdentity(): string {
 }
 
 const statusGauges = new WeakMap<Registry, Gauge<'name'>>();
-function masterStatus(registry: Registry): Gauge<'name'> {
+/** leader_election_master_status (component-base's client-go leader election metrics). */
+export function masterStatus(registry: Registry): Gauge<'name'> {
   let gauge = statusGauges.get(registry);
   if (!gauge) {
     gauge = new Gauge({
       name: 'leader_election_master_status',
-      help:
+      help: alpha(
         'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates ' +
-        "master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+          "master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+      ),
       labelNames: ['name'] as const,
       registers: [registry],
     });

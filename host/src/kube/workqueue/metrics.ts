@@ -3,6 +3,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { CounterVec, GaugeVec, HistogramVec } from '../../metrics/vec.ts';
 import type { Clock } from '../clock.ts';
+import { beta } from '../../metrics/stability.ts';
 
 export interface QueueMetrics<T> {
   add(item: T): void;
@@ -63,28 +64,28 @@ function familyFor(registry: Registry): Family {
   const family: Family = {
     adds: new CounterVec({
       name: 'workqueue_adds_total',
-      help: 'Total number of adds handled by workqueue',
+      help: beta('Total number of adds handled by workqueue'),
       labelNames,
       registers,
     }),
-    depth: new GaugeVec({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames, registers }),
+    depth: new GaugeVec({ name: 'workqueue_depth', help: beta('Current depth of workqueue'), labelNames, registers }),
     latency: new HistogramVec({
       name: 'workqueue_queue_duration_seconds',
-      help: 'How long in seconds an item stays in workqueue before being requested.',
+      help: beta('How long in seconds an item stays in workqueue before being requested.'),
       labelNames,
       buckets: DURATION_BUCKETS,
       registers,
     }),
     workDuration: new HistogramVec({
       name: 'workqueue_work_duration_seconds',
-      help: 'How long in seconds processing an item from workqueue takes.',
+      help: beta('How long in seconds processing an item from workqueue takes.'),
       labelNames,
       buckets: DURATION_BUCKETS,
       registers,
     }),
     retries: new CounterVec({
       name: 'workqueue_retries_total',
-      help: 'Total number of retries handled by workqueue',
+      help: beta('Total number of retries handled by workqueue'),
       labelNames,
       registers,
     }),
@@ -92,17 +93,18 @@ function familyFor(registry: Registry): Family {
   };
   new Gauge({
     name: 'workqueue_unfinished_work_seconds',
-    help:
+    help: beta(
       "How many seconds of work has done that is in progress and hasn't been observed by work_duration. " +
-      'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at ' +
-      'which this increases.',
+        'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at ' +
+        'which this increases.',
+    ),
     labelNames,
     registers,
     collect: perQueue((s) => s.reduce((a, b) => a + b, 0)),
   });
   new Gauge({
     name: 'workqueue_longest_running_processor_seconds',
-    help: 'How many seconds has the longest running processor for workqueue been running.',
+    help: beta('How many seconds has the longest running processor for workqueue been running.'),
     labelNames,
     registers,
     collect: perQueue((s) => s.reduce((a, b) => Math.max(a, b), 0)),

@@ -1,6 +1,7 @@
 // Prometheus metrics of the plugin runtime, per plugin and method. Several plugins (or test cases) may share one
 // Registry, so each metric is created once per registry and reused.
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { alpha } from '../../metrics/stability.ts';
 
 export interface PluginMetrics {
   /** One finished call, successful or not; `errorCode` set when it failed. */
@@ -31,7 +32,7 @@ function metricsFor(registry: Registry): MetricSet {
         reuse(registry, 'wasm_ccm_plugin_calls_total') ??
         new Counter({
           name: 'wasm_ccm_plugin_calls_total',
-          help: 'Calls made to provider plugins, by plugin and method.',
+          help: alpha('Calls made to provider plugins, by plugin and method.'),
           labelNames: ['plugin', 'method'],
           registers: [registry],
         }),
@@ -39,7 +40,7 @@ function metricsFor(registry: Registry): MetricSet {
         reuse(registry, 'wasm_ccm_plugin_call_errors_total') ??
         new Counter({
           name: 'wasm_ccm_plugin_call_errors_total',
-          help: 'Plugin calls that failed, by plugin, method and error code.',
+          help: alpha('Plugin calls that failed, by plugin, method and error code.'),
           labelNames: ['plugin', 'method', 'code'],
           registers: [registry],
         }),
@@ -47,7 +48,7 @@ function metricsFor(registry: Registry): MetricSet {
         reuse(registry, 'wasm_ccm_plugin_call_duration_seconds') ??
         new Histogram({
           name: 'wasm_ccm_plugin_call_duration_seconds',
-          help: 'Duration of plugin calls, including HTTP made through the host.',
+          help: alpha('Duration of plugin calls, including HTTP made through the host.'),
           labelNames: ['plugin', 'method'],
           buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
           registers: [registry],
@@ -56,7 +57,7 @@ function metricsFor(registry: Registry): MetricSet {
         reuse(registry, 'wasm_ccm_plugin_instance_restarts_total') ??
         new Counter({
           name: 'wasm_ccm_plugin_instance_restarts_total',
-          help: 'Plugin instances replaced after a timeout, trap, crash or limit, by plugin and reason.',
+          help: alpha('Plugin instances replaced after a timeout, trap, crash or limit, by plugin and reason.'),
           labelNames: ['plugin', 'reason'],
           registers: [registry],
         }),
@@ -64,7 +65,9 @@ function metricsFor(registry: Registry): MetricSet {
         reuse(registry, 'wasm_ccm_plugin_kept_list_resends_total') ??
         new Counter({
           name: 'wasm_ccm_plugin_kept_list_resends_total',
-          help: 'Kept node lists (ABI 1.2) sent again because the instance answered that it did not hold them, by plugin.',
+          help: alpha(
+            'Kept node lists (ABI 1.2) sent again because the instance answered that it did not hold them, by plugin.',
+          ),
           labelNames: ['plugin'],
           registers: [registry],
         }),

@@ -1,6 +1,7 @@
 // Metrics of hot swaps: how many candidates were applied or refused, how long a swap took from the moment the
 // source noticed new bytes until the new plugin served calls, and what shadow mode compared.
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { alpha } from '../../metrics/stability.ts';
 
 export type SwapResult = 'applied' | 'rejected';
 
@@ -15,7 +16,7 @@ export function createSwapMetrics(registry: Registry | undefined): SwapMetrics {
     (registry.getSingleMetric('wasm_ccm_plugin_swaps_total') as Counter<'provider' | 'result'> | undefined) ??
     new Counter({
       name: 'wasm_ccm_plugin_swaps_total',
-      help: 'Plugin modules offered by a source while running, by provider and result (applied or rejected).',
+      help: alpha('Plugin modules offered by a source while running, by provider and result (applied or rejected).'),
       labelNames: ['provider', 'result'],
       registers: [registry],
     });
@@ -24,7 +25,7 @@ export function createSwapMetrics(registry: Registry | undefined): SwapMetrics {
       Histogram<'provider' | 'result'> | undefined) ??
     new Histogram({
       name: 'wasm_ccm_plugin_swap_duration_seconds',
-      help: 'From noticing a new module to serving it (applied) or refusing it (rejected).',
+      help: alpha('From noticing a new module to serving it (applied) or refusing it (rejected).'),
       labelNames: ['provider', 'result'],
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
@@ -34,7 +35,9 @@ export function createSwapMetrics(registry: Registry | undefined): SwapMetrics {
       Counter<'provider' | 'method' | 'result'> | undefined) ??
     new Counter({
       name: 'wasm_ccm_plugin_shadow_comparisons_total',
-      help: 'Read-only calls answered by both the current plugin and a shadowed candidate, by result (same or different).',
+      help: alpha(
+        'Read-only calls answered by both the current plugin and a shadowed candidate, by result (same or different).',
+      ),
       labelNames: ['provider', 'method', 'result'],
       registers: [registry],
     });
