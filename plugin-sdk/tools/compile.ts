@@ -38,6 +38,8 @@ export interface CompileResult {
   wasm: Uint8Array;
   imports: ModuleImport[];
   elapsedMs: number;
+  /** What asc printed for a successful build (notes and warnings); '' for a clean one or a cached module. */
+  diagnostics: string;
 }
 
 export class CompileError extends Error {
@@ -118,7 +120,7 @@ async function compileNow(entry: string, options: CompileOptions): Promise<Compi
     if (existsSync(cached)) {
       const wasm = new Uint8Array(readFileSync(cached));
       if (options.outFile !== undefined) writeOut(options.outFile, wasm);
-      return { wasm, imports: listImports(wasm), elapsedMs: performance.now() - started };
+      return { wasm, imports: listImports(wasm), elapsedMs: performance.now() - started, diagnostics: '' };
     }
   }
   const baseDir = dirname(entry);
@@ -177,7 +179,7 @@ async function compileNow(entry: string, options: CompileOptions): Promise<Compi
   }
   if (options.outFile !== undefined) writeOut(options.outFile, bytes);
   if (cached !== null) writeOut(cached, bytes);
-  return { wasm: bytes, imports, elapsedMs: performance.now() - started };
+  return { wasm: bytes, imports, elapsedMs: performance.now() - started, diagnostics };
 }
 
 // Written under a temporary name and renamed: test files run in parallel processes and may read a module while
