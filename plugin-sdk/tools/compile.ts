@@ -15,8 +15,20 @@ const PACKAGE = `@wasm-ccm/plugin-sdk`;
 const VIRTUAL_PACKAGES = join(SDK_DIR, '.packages');
 const VIRTUAL_ENTRY = '__ccm_sdk_entry.ts';
 
+/** The transform that refuses a declared capability with a method left to the SDK's NotImplemented default. */
+export const CAPABILITY_CHECK = fileURLToPath(
+  new URL(`./capability-check${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url),
+);
+
 /** Compiler flags every plugin needs (the same as plugin-sdk/asconfig.json). */
-export const PRESET_ARGS: readonly string[] = ['--use', 'abort=__ccm_abort', '--runtime', 'incremental'];
+export const PRESET_ARGS: readonly string[] = [
+  '--use',
+  'abort=__ccm_abort',
+  '--runtime',
+  'incremental',
+  '--transform',
+  CAPABILITY_CHECK,
+];
 
 export interface CompileOptions {
   /** Also write the module to this path (directories are created). */

@@ -1,7 +1,7 @@
 // @wasm-ccm/plugin-sdk: the AssemblyScript sources and preset as they are, and its tools (compile, the import check)
 // compiled to JavaScript with declarations, so they run under node_modules (Node does not strip types there).
 import { join } from 'node:path';
-import { compileTypeScript, copyInto, freshStage, npmPack, readJson, REPO_ROOT } from './stage.ts';
+import { compileTypeScript, copyInto, freshStage, npmPack, PackError, readJson, REPO_ROOT } from './stage.ts';
 
 interface AbiFile {
   abi: { major: number; minor: number };
@@ -10,7 +10,7 @@ interface AbiFile {
 /** The SDK's version must state the ABI it targets: 1.3.x for ABI 1.3. */
 export function checkSdkVersion(version: string, abi: AbiFile['abi']): void {
   if (!version.startsWith(`${abi.major}.${abi.minor}.`)) {
-    throw new Error(`plugin-sdk/package.json version ${version} does not state ABI ${abi.major}.${abi.minor}`);
+    throw new PackError(`plugin-sdk/package.json version ${version} does not state ABI ${abi.major}.${abi.minor}`);
   }
 }
 
