@@ -20,14 +20,15 @@ export const CAPABILITY_CHECK = fileURLToPath(
   new URL(`./capability-check${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url),
 );
 
+const CAPABILITY_ARGS: readonly string[] = ['--transform', CAPABILITY_CHECK];
+
 /** Compiler flags every plugin needs (the same as plugin-sdk/asconfig.json). */
 export const PRESET_ARGS: readonly string[] = [
   '--use',
   'abort=__ccm_abort',
   '--runtime',
   'incremental',
-  '--transform',
-  CAPABILITY_CHECK,
+  ...CAPABILITY_ARGS,
 ];
 
 export interface CompileOptions {
@@ -39,6 +40,11 @@ export interface CompileOptions {
   ascArgs?: readonly string[];
   /** Fail when the module imports something the host does not provide (default true). */
   checkImports?: boolean;
+  /**
+   * Fail when a provider declares a capability without overriding each of its methods (default true; false for test
+   * modules that are partial providers on purpose).
+   */
+  checkCapabilities?: boolean;
   /**
    * Reuse a module compiled earlier into this directory when nothing it could depend on changed (the sources next to
    * the entry, the SDK's sources, the options and the compiler version). Meant for tests.
@@ -126,7 +132,13 @@ async function compileNow(entry: string, options: CompileOptions): Promise<Compi
   const started = performance.now();
   let cached: string | null = null;
   if (options.cacheDir !== undefined) {
-    const key = JSON.stringify([entry, options.optimize, options.ascArgs, options.checkImports]);
+    const key = JSON.stringify([
+      entry,
+      options.optimize,
+      options.ascArgs,
+      options.checkImports,
+      options.checkCapabilities,
+    ]);
     const hash = buildInputsHash([dirname(entry)], key).slice(0, 20);
     cached = join(options.cacheDir, `${basename(entry, '.ts')}-${hash}.wasm`);
     if (existsSync(cached)) {
@@ -149,7 +161,7 @@ async function compileNow(entry: string, options: CompileOptions): Promise<Compi
     VIRTUAL_PACKAGES,
     '--path',
     asPdkNodeModules(),
-    ...PRESET_ARGS,
+    ...(options.checkCapabilities === false ? PRESET_ARGS.filter((a) => !CAPABILITY_ARGS.includes(a)) : PRESET_ARGS),
     ...(options.optimize === false ? [] : ['-O3']),
     ...(options.ascArgs ?? []),
   ];
