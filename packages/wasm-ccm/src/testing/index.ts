@@ -9,7 +9,7 @@ import type { Logger } from '../../../../host/src/log/logger.ts';
 import type { DescribeResponse, MethodName, Requests, Responses } from '../../../../host/src/plugin/abi/index.ts';
 import { loadPlugin } from '../../../../host/src/plugin/index.ts';
 
-export { testNode, testPort, testService } from './objects.ts';
+export { testNode, testPort, testService } from '../../../../host/src/conformance/abi-objects.ts';
 export type { Outcome } from '../../../../host/src/conformance/probe.ts';
 export type * from '../../../../host/src/plugin/abi/types.generated.ts';
 

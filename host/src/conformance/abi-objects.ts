@@ -1,7 +1,8 @@
-// ABI objects for vendor unit tests with every field a test does not care about at its default, so a test names only
-// what it checks: testNode({ name: 'node-1' }), testService({ name: 'web', annotations: {...} }).
+// ABI objects with every field a caller does not name at its default, so the conformance fixture, wasm-ccm/testing
+// (a vendor's unit tests) and the repository's tests state only what they care about: testNode({ name: 'node-1' }),
+// testService({ name: 'web', annotations: {...} }).
 import { randomUUID } from 'node:crypto';
-import type { Node, Service, ServicePort } from '../../../../host/src/plugin/abi/index.ts';
+import type { Node, Service, ServicePort } from '../plugin/abi/index.ts';
 
 /** A Node as the host sends it; `uid` defaults to a fresh UUID, everything else to empty. */
 export function testNode(fields: Partial<Node> & Pick<Node, 'name'>): Node {
