@@ -153,7 +153,12 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
     const urls = shell.resolutions();
     // A positive sign that the hook saw the work: the installed CCM, SDK tools, compiler and kit were resolved.
     const installed = `${join(project, 'node_modules')}/`;
-    for (const part of ['wasm-ccm/dist/host/src/main.js', 'wasm-ccm/dist/host/src/cli/plugin-test.js']) {
+    const parts = [
+      'wasm-ccm/dist/host/src/main.js',
+      'wasm-ccm/dist/host/src/cli/plugin-test.js',
+      'wasm-ccm/dist/host/src/plugin/worker/worker-entry.js', // a plugin worker thread's entry
+    ];
+    for (const part of parts) {
       expect(urls.some((u) => u.startsWith('file:') && u.includes(`${installed}${part}`))).toBe(true);
     }
     expect(urls.some((u) => u.includes('@wasm-ccm/plugin-sdk/tools/check-imports.js'))).toBe(true);

@@ -15,16 +15,28 @@ export function repositoryRoots(): string[] {
   return [...new Set(roots.map((r) => (r.endsWith(sep) ? r : r + sep)))];
 }
 
+// Module hooks apply to the thread that registers them, and plugin workers are started with execArgv of their own:
+// the hook also records the entry file of every worker thread, whose own imports are relative to it.
 const HOOK = `import { appendFileSync } from 'node:fs';
-import { registerHooks } from 'node:module';
+import { createRequire, registerHooks, syncBuiltinESMExports } from 'node:module';
 const log = process.env.VENDOR_RESOLUTION_LOG;
+const record = (url) => log && appendFileSync(log, url + '\\n');
 registerHooks({
   resolve(specifier, context, nextResolve) {
     const resolved = nextResolve(specifier, context);
-    if (log) appendFileSync(log, resolved.url + '\\n');
+    record(resolved.url);
     return resolved;
   },
 });
+const threads = createRequire(import.meta.url)('node:worker_threads');
+const Worker = threads.Worker;
+threads.Worker = class extends Worker {
+  constructor(entry, options) {
+    record(entry instanceof URL ? entry.href : String(entry));
+    super(entry, options);
+  }
+};
+syncBuiltinESMExports();
 `;
 
 export interface VendorShell {
