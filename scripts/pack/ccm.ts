@@ -2,7 +2,16 @@
 // tests, compiled to JavaScript by the project's tsc build (nothing runs as TypeScript under node_modules). The
 // manifest is the root package.json's name, version and runtime dependencies, with a bin and exports of its own.
 import { join } from 'node:path';
-import { compileTypeScript, copyInto, freshStage, npmPack, readJson, REPO_ROOT, writeJson } from './stage.ts';
+import {
+  type Packed,
+  compileTypeScript,
+  copyInto,
+  freshStage,
+  npmPack,
+  readJson,
+  REPO_ROOT,
+  writeJson,
+} from './stage.ts';
 
 interface RootManifest {
   name: string;
@@ -33,7 +42,7 @@ export function ccmManifest(root: RootManifest): Record<string, unknown> {
   };
 }
 
-export function packCcm(): string {
+export function packCcm(): Packed {
   const stage = freshStage('wasm-ccm');
   writeJson(join(stage, 'package.json'), ccmManifest(readJson<RootManifest>(join(REPO_ROOT, 'package.json'))));
   copyInto(stage, ['README.md', 'manifests']);

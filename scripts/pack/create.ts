@@ -2,9 +2,9 @@
 // copies, and versions.json, the versions of the SDK and the CCM released with it (what a new project depends on).
 import { join } from 'node:path';
 import { repositoryVersions } from '../../packages/create-wasm-ccm-provider/src/versions.ts';
-import { compileTypeScript, copyInto, freshStage, npmPack, REPO_ROOT, writeJson } from './stage.ts';
+import { type Packed, compileTypeScript, copyInto, freshStage, npmPack, REPO_ROOT, writeJson } from './stage.ts';
 
-export function packCreate(): string {
+export function packCreate(): Packed {
   const stage = freshStage('create-wasm-ccm-provider');
   const versions = repositoryVersions(REPO_ROOT);
   writeJson(join(stage, 'versions.json'), versions);

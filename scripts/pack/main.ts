@@ -1,5 +1,4 @@
 // `npm run pack`: the release packages, each staged under dist/packages/stage/ and packed to dist/packages/*.tgz.
-import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { packCcm } from './ccm.ts';
 import { packCreate } from './create.ts';
@@ -7,8 +6,11 @@ import { packSdk } from './sdk.ts';
 import { PackError, REPO_ROOT } from './stage.ts';
 
 try {
-  for (const tarball of [packSdk(), packCcm(), packCreate()]) {
-    console.log(`${relative(REPO_ROOT, tarball)}  ${(statSync(tarball).size / 1024).toFixed(1)} KiB`);
+  for (const p of [packSdk(), packCcm(), packCreate()]) {
+    const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+    console.log(
+      `${relative(REPO_ROOT, p.tarball)}  ${kib(p.size)} (${p.entryCount} files, ${kib(p.unpackedSize)} unpacked)`,
+    );
   }
 } catch (err) {
   if (!(err instanceof PackError)) throw err;

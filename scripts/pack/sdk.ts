@@ -1,7 +1,16 @@
 // @wasm-ccm/plugin-sdk: the AssemblyScript sources and preset as they are, and its tools (compile, the import check)
 // compiled to JavaScript with declarations, so they run under node_modules (Node does not strip types there).
 import { join } from 'node:path';
-import { compileTypeScript, copyInto, freshStage, npmPack, PackError, readJson, REPO_ROOT } from './stage.ts';
+import {
+  type Packed,
+  compileTypeScript,
+  copyInto,
+  freshStage,
+  npmPack,
+  PackError,
+  readJson,
+  REPO_ROOT,
+} from './stage.ts';
 
 interface AbiFile {
   abi: { major: number; minor: number };
@@ -14,7 +23,7 @@ export function checkSdkVersion(version: string, abi: AbiFile['abi']): void {
   }
 }
 
-export function packSdk(): string {
+export function packSdk(): Packed {
   const stage = freshStage('plugin-sdk');
   const sdk = join(REPO_ROOT, 'plugin-sdk');
   const { version } = readJson<{ version: string }>(join(sdk, 'package.json'));

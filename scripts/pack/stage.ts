@@ -59,15 +59,24 @@ export function writeJson(path: string, value: unknown): void {
   writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** `npm pack` of a staged folder; resolves to the tarball's path. */
-export function npmPack(stage: string): string {
+export interface Packed {
+  tarball: string;
+  /** Bytes of the tarball, and of its files unpacked. */
+  size: number;
+  unpackedSize: number;
+  entryCount: number;
+}
+
+/** `npm pack` of a staged folder into dist/packages/. */
+export function npmPack(stage: string): Packed {
   mkdirSync(PACKAGES_OUT, { recursive: true });
   const out = execFileSync('npm', ['pack', '--json', '--pack-destination', PACKAGES_OUT], {
     cwd: stage,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const [info] = JSON.parse(out) as { filename: string }[];
+  const [info] = JSON.parse(out) as { filename: string; size: number; unpackedSize: number; entryCount: number }[];
   if (info === undefined) throw new PackError(`npm pack in ${stage} reported no tarball`);
-  return join(PACKAGES_OUT, info.filename);
+  const { size, unpackedSize, entryCount } = info;
+  return { tarball: join(PACKAGES_OUT, info.filename), size, unpackedSize, entryCount };
 }

@@ -97,6 +97,9 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
   });
 
   it('passes wasm-ccm plugin test, run from the installed package, against devcloud', async () => {
+    const help = await run(shell, project, 'npx', ['wasm-ccm', '--help']);
+    expect(help.output).toContain('Usage: wasm-ccm [flags]');
+    expect(help.code).toBe(0);
     cloud.addInstance({ id: 'conformance-a', name: 'node-a' });
     cloud.addInstance({ name: 'node-b' });
     cloud.stopInstance(cloud.addInstance({ name: 'node-c' }).id);
