@@ -45,7 +45,7 @@ export function ccmManifest(root: RootManifest): Record<string, unknown> {
 export function packCcm(): Packed {
   const stage = freshStage('wasm-ccm');
   writeJson(join(stage, 'package.json'), ccmManifest(readJson<RootManifest>(join(REPO_ROOT, 'package.json'))));
-  copyInto(stage, ['README.md', 'manifests']);
+  copyInto(stage, ['packages/wasm-ccm/README.md', 'manifests']);
   compileTypeScript('packages/wasm-ccm/tsconfig.json', join(stage, 'dist'));
   return npmPack(stage);
 }

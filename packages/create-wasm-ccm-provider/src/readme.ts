@@ -3,8 +3,8 @@
 export function readmeSource(name: string, capabilities: readonly string[], cloudHost: string): string {
   return `# ${name} provider for wasm-ccm
 
-A cloud provider for [wasm-ccm](https://www.npmjs.com/package/wasm-ccm), written in AssemblyScript with
-\`@wasm-ccm/plugin-sdk\`. Capabilities: ${capabilities.join(', ')}.
+A cloud provider for wasm-ccm (a Kubernetes cloud-controller-manager with sandboxed provider plugins), written in
+AssemblyScript with \`@wasm-ccm/plugin-sdk\`. Capabilities: ${capabilities.join(', ')}.
 
 The API calls in \`assembly/\` are those of devcloud, wasm-ccm's simulated cloud, as a worked example: replace the
 paths and fields in \`assembly/api.ts\` and the capability modules with your cloud's, and keep the rules written in
