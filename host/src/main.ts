@@ -25,6 +25,11 @@ function version(): string {
   return 'unknown';
 }
 
+// The subcommand the flag set cannot describe: shown after the flags so a vendor with only the package finds it.
+const SUBCOMMANDS = `Commands:
+  wasm-ccm plugin test --plugin=<file.wasm> --fixture=<file>   run a provider plugin through the conformance kit
+                                                             against its cloud (see wasm-ccm plugin test --help)`;
+
 export async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'plugin') {
     // `wasm-ccm plugin test ...`: the provider conformance kit.
@@ -47,7 +52,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw err;
   }
   if (parsed.kind === 'help') {
-    process.stdout.write(`${parsed.text}\n`);
+    process.stdout.write(`${parsed.text}\n\n${SUBCOMMANDS}\n`);
     return 0;
   }
   if (parsed.kind === 'version') {

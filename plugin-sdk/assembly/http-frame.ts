@@ -49,7 +49,7 @@ function decodeAnswer(answer: Uint8Array): HttpResult {
       else if (k == "headers") res.headers = r.readMap();
       else if (k == "error") res.error = HttpError.decode(r);
       else r.skip();
-      if (r.failed) r.prefix("." + k!);
+      if (r.failed) r.prefix("." + k);
       k = r.nextKey();
     }
   }

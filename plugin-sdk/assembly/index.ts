@@ -19,3 +19,5 @@ export { Provider, registerProvider } from "./provider";
 export { JsonReader, quote } from "./json/reader";
 export { JsonKind, JsonValue } from "./json/value";
 export { JsonWriter } from "./json/writer";
+export { encodeComponent, Query, urlPath } from "./url";
+export { annotationFloat, annotationInt, AnnotationNumber, isStrictFloat, isStrictInteger } from "./annotations";

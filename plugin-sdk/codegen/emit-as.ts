@@ -190,7 +190,7 @@ export function emitAsTypes(model: AbiModel): string {
     );
     out.push(
       '      if (r.failed) {',
-      '        r.prefix("." + k!);',
+      '        r.prefix("." + k);',
       '        return o;',
       '      }',
       '      k = r.nextKey();',

@@ -15,8 +15,21 @@ const PACKAGE = `@wasm-ccm/plugin-sdk`;
 const VIRTUAL_PACKAGES = join(SDK_DIR, '.packages');
 const VIRTUAL_ENTRY = '__ccm_sdk_entry.ts';
 
+/** The transform that refuses a declared capability with a method left to the SDK's NotImplemented default. */
+export const CAPABILITY_CHECK = fileURLToPath(
+  new URL(`./capability-check${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url),
+);
+
+const CAPABILITY_ARGS: readonly string[] = ['--transform', CAPABILITY_CHECK];
+
 /** Compiler flags every plugin needs (the same as plugin-sdk/asconfig.json). */
-export const PRESET_ARGS: readonly string[] = ['--use', 'abort=__ccm_abort', '--runtime', 'incremental'];
+export const PRESET_ARGS: readonly string[] = [
+  '--use',
+  'abort=__ccm_abort',
+  '--runtime',
+  'incremental',
+  ...CAPABILITY_ARGS,
+];
 
 export interface CompileOptions {
   /** Also write the module to this path (directories are created). */
@@ -28,6 +41,11 @@ export interface CompileOptions {
   /** Fail when the module imports something the host does not provide (default true). */
   checkImports?: boolean;
   /**
+   * Fail when a provider declares a capability without overriding each of its methods (default true; false for test
+   * modules that are partial providers on purpose).
+   */
+  checkCapabilities?: boolean;
+  /**
    * Reuse a module compiled earlier into this directory when nothing it could depend on changed (the sources next to
    * the entry, the SDK's sources, the options and the compiler version). Meant for tests.
    */
@@ -38,6 +56,8 @@ export interface CompileResult {
   wasm: Uint8Array;
   imports: ModuleImport[];
   elapsedMs: number;
+  /** What asc printed for a successful build (notes and warnings); '' for a clean one or a cached module. */
+  diagnostics: string;
 }
 
 export class CompileError extends Error {
@@ -112,13 +132,19 @@ async function compileNow(entry: string, options: CompileOptions): Promise<Compi
   const started = performance.now();
   let cached: string | null = null;
   if (options.cacheDir !== undefined) {
-    const key = JSON.stringify([entry, options.optimize, options.ascArgs, options.checkImports]);
+    const key = JSON.stringify([
+      entry,
+      options.optimize,
+      options.ascArgs,
+      options.checkImports,
+      options.checkCapabilities,
+    ]);
     const hash = buildInputsHash([dirname(entry)], key).slice(0, 20);
     cached = join(options.cacheDir, `${basename(entry, '.ts')}-${hash}.wasm`);
     if (existsSync(cached)) {
       const wasm = new Uint8Array(readFileSync(cached));
       if (options.outFile !== undefined) writeOut(options.outFile, wasm);
-      return { wasm, imports: listImports(wasm), elapsedMs: performance.now() - started };
+      return { wasm, imports: listImports(wasm), elapsedMs: performance.now() - started, diagnostics: '' };
     }
   }
   const baseDir = dirname(entry);
@@ -135,7 +161,7 @@ async function compileNow(entry: string, options: CompileOptions): Promise<Compi
     VIRTUAL_PACKAGES,
     '--path',
     asPdkNodeModules(),
-    ...PRESET_ARGS,
+    ...(options.checkCapabilities === false ? PRESET_ARGS.filter((a) => !CAPABILITY_ARGS.includes(a)) : PRESET_ARGS),
     ...(options.optimize === false ? [] : ['-O3']),
     ...(options.ascArgs ?? []),
   ];
@@ -177,7 +203,7 @@ async function compileNow(entry: string, options: CompileOptions): Promise<Compi
   }
   if (options.outFile !== undefined) writeOut(options.outFile, bytes);
   if (cached !== null) writeOut(cached, bytes);
-  return { wasm: bytes, imports, elapsedMs: performance.now() - started };
+  return { wasm: bytes, imports, elapsedMs: performance.now() - started, diagnostics };
 }
 
 // Written under a temporary name and renamed: test files run in parallel processes and may read a module while

@@ -35,7 +35,8 @@ export interface ModuleImport {
 
 /** The imports of a compiled module. */
 export function listImports(wasm: Uint8Array): ModuleImport[] {
-  return WebAssembly.Module.imports(new WebAssembly.Module(wasm)).map((i) => ({
+  // A module's bytes are never shared memory; the cast only narrows the DOM typing of BufferSource.
+  return WebAssembly.Module.imports(new WebAssembly.Module(wasm as Uint8Array<ArrayBuffer>)).map((i) => ({
     module: i.module,
     name: i.name,
     kind: i.kind,

@@ -3,6 +3,7 @@
 // use. Read strictly (unknown fields are errors, with their path) so a typo never silently turns a check off.
 import { randomUUID } from 'node:crypto';
 import type { Node, Service, ServicePort } from '../plugin/abi/index.ts';
+import { testService } from './abi-objects.ts';
 
 export interface Fixture {
   clusterName: string;
@@ -104,23 +105,13 @@ function parseService(value: unknown, path: string): Service {
     if (typeof r !== 'string') fail(`${path}.loadBalancerSourceRanges[${i}]`, 'must be a CIDR string');
     return r;
   });
-  return {
+  return testService({
     name: str(v, 'name', path, 'wasm-ccm-conformance'),
     namespace: str(v, 'namespace', path, 'default'),
-    uid: randomUUID(),
-    labels: {},
     annotations: stringMap(v, 'annotations', path),
     ports: ports.length > 0 ? ports : [parsePort({ name: 'http', port: 80, nodePort: 30080 }, `${path}.ports[0]`)],
-    loadBalancerIP: '',
     loadBalancerSourceRanges: ranges,
-    externalTrafficPolicy: 'Cluster',
-    healthCheckNodePort: 0,
-    ipFamilies: ['IPv4'],
-    ipFamilyPolicy: 'SingleStack',
-    loadBalancerClass: '',
-    sessionAffinity: 'None',
-    externalIPs: [],
-  };
+  });
 }
 
 /** A Service the plugin never created: another name and UID, same namespace. */

@@ -185,7 +185,7 @@ export class NodeAddress {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -246,7 +246,7 @@ export class Node {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -303,7 +303,7 @@ export class ServicePort {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -409,7 +409,7 @@ export class Service {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -470,7 +470,7 @@ export class InstanceMetadata {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -512,7 +512,7 @@ export class PortStatus {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -563,7 +563,7 @@ export class LoadBalancerIngress {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -599,7 +599,7 @@ export class LoadBalancerStatus {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -655,7 +655,7 @@ export class Route {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -692,7 +692,7 @@ export class Zone {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -717,7 +717,7 @@ export class DescribeRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -769,7 +769,7 @@ export class DescribeResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -805,7 +805,7 @@ export class InitializeRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -830,7 +830,7 @@ export class InitializeResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -861,7 +861,7 @@ export class InstanceExistsRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -892,7 +892,7 @@ export class InstanceExistsResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -923,7 +923,7 @@ export class InstanceShutdownRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -954,7 +954,7 @@ export class InstanceShutdownResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -985,7 +985,7 @@ export class InstanceMetadataRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1016,7 +1016,7 @@ export class NodeAddressesRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1051,7 +1051,7 @@ export class NodeAddressesResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1082,7 +1082,7 @@ export class NodeAddressesByProviderIDRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1113,7 +1113,7 @@ export class InstanceIDRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1144,7 +1144,7 @@ export class InstanceIDResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1175,7 +1175,7 @@ export class InstanceTypeRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1206,7 +1206,7 @@ export class InstanceTypeResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1237,7 +1237,7 @@ export class InstanceTypeByProviderIDRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1268,7 +1268,7 @@ export class InstanceExistsByProviderIDRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1299,7 +1299,7 @@ export class InstanceShutdownByProviderIDRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1335,7 +1335,7 @@ export class GetLoadBalancerRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1371,7 +1371,7 @@ export class GetLoadBalancerResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1407,7 +1407,7 @@ export class GetLoadBalancerNameRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1438,7 +1438,7 @@ export class GetLoadBalancerNameResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1489,7 +1489,7 @@ export class EnsureLoadBalancerRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1520,7 +1520,7 @@ export class EnsureLoadBalancerResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1571,7 +1571,7 @@ export class UpdateLoadBalancerRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1596,7 +1596,7 @@ export class UpdateLoadBalancerResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1632,7 +1632,7 @@ export class EnsureLoadBalancerDeletedRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1657,7 +1657,7 @@ export class EnsureLoadBalancerDeletedResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1688,7 +1688,7 @@ export class ListRoutesRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1723,7 +1723,7 @@ export class ListRoutesResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1764,7 +1764,7 @@ export class CreateRouteRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1789,7 +1789,7 @@ export class CreateRouteResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1825,7 +1825,7 @@ export class DeleteRouteRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1850,7 +1850,7 @@ export class DeleteRouteResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1875,7 +1875,7 @@ export class GetZoneRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1906,7 +1906,7 @@ export class GetZoneByProviderIDRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1937,7 +1937,7 @@ export class GetZoneByNodeNameRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1962,7 +1962,7 @@ export class ListClustersRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -1993,7 +1993,7 @@ export class ListClustersResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -2024,7 +2024,7 @@ export class MasterRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -2055,7 +2055,7 @@ export class MasterResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -2107,7 +2107,7 @@ export class HttpRequest {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -2149,7 +2149,7 @@ export class HttpResponse {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -2186,7 +2186,7 @@ export class HttpError {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();
@@ -2228,7 +2228,7 @@ export class LogRecord {
         r.skip(); // unknown fields are ignored
       }
       if (r.failed) {
-        r.prefix('.' + k!);
+        r.prefix('.' + k);
         return o;
       }
       k = r.nextKey();

@@ -15,6 +15,7 @@ describe('wasm-ccm command', () => {
     const help = run(['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('--cloud-provider');
+    expect(help.stdout).toContain('wasm-ccm plugin test --plugin=<file.wasm> --fixture=<file>   run a provider plugin');
     const version = run(['--version']);
     expect(version.status).toBe(0);
     expect(version.stdout).toMatch(/^wasm-ccm \d+\.\d+\.\d+/);

@@ -95,7 +95,7 @@ describe('wasm-ccm plugin test', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^wasm-ccm plugin test: devcloud 1\.0\.0 \(ABI 1\.\d+\)/);
     expect(out).not.toMatch(/^FAIL/m);
-    expect(out).toMatch(/30 checks: 28 passed, 0 failed, 2 skipped in [\d.]+ s — PASSED/);
+    expect(out).toMatch(/31 checks: 29 passed, 0 failed, 2 skipped in [\d.]+ s — PASSED/);
     expect(out.match(/^skip \(not declared\) +instances: /gm)).toHaveLength(2);
     expect(row(out, 'listClusters and master')).toContain('master: 10.0.0.1');
     const inventory = env.cloud.inventory();

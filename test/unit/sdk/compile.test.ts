@@ -28,6 +28,12 @@ describe('compileAssemblyScript', () => {
     ]);
   });
 
+  it("builds a provider without a note or warning from the SDK's own code", async () => {
+    const entry = join(import.meta.dirname, '..', '..', '..', 'plugins', 'example', 'assembly', 'index.ts');
+    const r = await compileAssemblyScript(entry, { optimize: false });
+    expect(r.diagnostics).toBe('');
+  });
+
   it('reports compiler diagnostics with the file and line', async () => {
     const entry = join(scratch, 'broken.ts');
     writeFileSync(entry, 'export function f(): i32 {\n  return "not a number";\n}\n');

@@ -109,6 +109,31 @@ export const pluginChecks: Check[] = [
   },
 ];
 
+/**
+ * A declared capability's method answering NotImplemented is one left to the SDK's default: the build's capability
+ * check catches it when the capabilities are a literal list, this catches it whatever the provider's source.
+ */
+export const declaredMethodsCheck: Check = {
+  group: 'answers',
+  title: 'no method of a declared capability answers NotImplemented',
+  async run(ctx) {
+    const methods = new Set(
+      ctx.probe.calls
+        .filter((c) => c.code === 'NotImplemented')
+        .map((c) => c.method)
+        .filter((m) => {
+          const capability = METHODS[m].capability;
+          return capability !== null && ctx.declared.has(capability);
+        }),
+    );
+    if (methods.size > 0) {
+      const named = [...methods].map((m) => `${m} (${METHODS[m].capability})`).join(', ');
+      fail(`declared, but answered NotImplemented: ${named}: override each, or do not declare the capability`);
+    }
+    return `${[...ctx.declared].flatMap((c) => CAPABILITIES[c]).length} methods of ${[...ctx.declared].join(', ') || 'nothing'}`;
+  },
+};
+
 /** Run after every other check: they are about all the answers the run collected. */
 export const finalChecks: Check[] = [
   {
@@ -140,6 +165,7 @@ export const finalChecks: Check[] = [
       return errors.length === 0 ? 'no errors seen' : `${errors.length} errors: ${codes.join(', ')}`;
     },
   },
+  declaredMethodsCheck,
 ];
 
 /** "x (2 times)" instead of the same reason twice. */

@@ -1,0 +1,74 @@
+// The files of a new provider project besides its AssemblyScript: the manifest with build/test/conformance scripts,
+// the asc config, a conformance fixture and its cloud config and credentials, and the README.
+import type { Versions } from './versions.ts';
+
+export interface ProjectOptions {
+  name: string;
+  capabilities: readonly string[];
+  versions: Versions;
+  /** Where the two wasm-ccm packages come from: the registry (versions) or these tarballs (file: specs). */
+  tarballs?: { sdk: string; ccm: string };
+  /** host:port of the cloud API the conformance files point at. */
+  cloudHost: string;
+}
+
+export function packageJson(o: ProjectOptions): string {
+  const wasm = `build/${o.name}.wasm`;
+  const pkg = {
+    name: `${o.name}-provider`,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    scripts: {
+      build: `asc --config asconfig.json && wasm-ccm-check-imports ${wasm}`,
+      test: "npm run build && node --test 'test/**/*.test.js'",
+      conformance:
+        `wasm-ccm plugin test --plugin=${wasm} --fixture=conformance/fixture.yaml ` +
+        `--cloud-config=conformance/cloud.json --credentials=conformance/credentials.json ` +
+        `--allowed-hosts=${o.cloudHost}`,
+    },
+    devDependencies: {
+      '@extism/as-pdk': o.versions.asPdk,
+      '@wasm-ccm/plugin-sdk': o.tarballs ? `file:${o.tarballs.sdk}` : o.versions.sdk,
+      assemblyscript: o.versions.assemblyscript,
+      'wasm-ccm': o.tarballs ? `file:${o.tarballs.ccm}` : o.versions.ccm,
+    },
+  };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+export function asconfigJson(name: string): string {
+  const config = {
+    extends: '@wasm-ccm/plugin-sdk/asconfig.json',
+    entries: ['assembly/index.ts'],
+    options: { outFile: `build/${name}.wasm` },
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+/** What the cloud must hold for `npm run conformance` (see the README's "Conformance"). */
+export function fixtureYaml(name: string): string {
+  return [
+    '# What the cloud holds for `npm run conformance` (wasm-ccm plugin test). Create these instances first:',
+    '# conformance-a (id) named node-a and node-b running, node-c stopped; ghost must not exist.',
+    'clusterName: conformance',
+    'nodes:',
+    `  running: [{ name: node-a, providerID: '${name}://conformance-a' }, { name: node-b }]`,
+    '  stopped: [{ name: node-c }]',
+    `  missing: [{ name: ghost }, { name: old, providerID: '${name}://gone' }]`,
+    'nodeSets: { initial: [node-a, node-b], updated: [node-a] }',
+    'route: { destinationCIDR: 10.250.0.0/24, targetNode: node-a }',
+    '',
+  ].join('\n');
+}
+
+export function cloudJson(host: string): string {
+  return `${JSON.stringify({ url: `http://${host}`, region: 'dc-east-1', zone: 'dc-east-1a' }, null, 2)}\n`;
+}
+
+export function credentialsJson(host: string): string {
+  const file = { credentials: [{ name: 'cloud-api', hosts: [host], bearerToken: 'replace-with-your-api-token' }] };
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
+
+export const GITIGNORE = 'node_modules/\nbuild/\n';

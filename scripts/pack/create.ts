@@ -1,0 +1,25 @@
+// create-wasm-ccm-provider: the project template. Its generator compiled to JavaScript, the AssemblyScript modules it
+// copies, and versions.json, the versions of the SDK and the CCM released with it (what a new project depends on).
+import { join } from 'node:path';
+import { repositoryVersions } from '../../packages/create-wasm-ccm-provider/src/versions.ts';
+import { type Packed, compileTypeScript, copyInto, freshStage, npmPack, REPO_ROOT, writeJson } from './stage.ts';
+
+export function packCreate(): Packed {
+  const stage = freshStage('create-wasm-ccm-provider');
+  const versions = repositoryVersions(REPO_ROOT);
+  writeJson(join(stage, 'versions.json'), versions);
+  writeJson(join(stage, 'package.json'), {
+    name: 'create-wasm-ccm-provider',
+    // The template follows the SDK: `npm create wasm-ccm-provider@1.3` writes a provider for ABI 1.3.
+    version: versions.sdk,
+    description: 'Scaffolds a wasm-ccm cloud-provider plugin project: npm create wasm-ccm-provider my-cloud',
+    license: 'Apache-2.0',
+    type: 'module',
+    engines: { node: '>=22.18' },
+    bin: { 'create-wasm-ccm-provider': 'dist/create.js' },
+    files: ['dist/', 'template/', 'versions.json'],
+  });
+  copyInto(stage, ['packages/create-wasm-ccm-provider/template']);
+  compileTypeScript('packages/create-wasm-ccm-provider/tsconfig.json', join(stage, 'dist'));
+  return npmPack(stage);
+}

@@ -1,0 +1,80 @@
+// create-wasm-ccm-provider's generator: its capability table is the ABI's, a bad command line is a clear error that
+// writes nothing, and a project is written with the asked capabilities only. (Building and testing a generated
+// project, and the kit against devcloud, is test/e2e/vendor/workflow.test.ts.)
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  TEMPLATE_CAPABILITIES,
+  parseCapabilities,
+} from '../../../packages/create-wasm-ccm-provider/src/capabilities.ts';
+import { createMain } from '../../../packages/create-wasm-ccm-provider/src/create.ts';
+import { SDK_DIR } from '../../../plugin-sdk/tools/compile.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'ccm-create-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+interface AbiMethod {
+  name: string;
+  capability: string | null;
+  request: string;
+  response: string;
+}
+
+function create(args: string[]): { code: number; out: string } {
+  const lines: string[] = [];
+  const code = createMain(args, (l) => lines.push(l));
+  return { code, out: lines.join('\n') };
+}
+
+describe('create-wasm-ccm-provider', () => {
+  it('templates every method of each capability it writes, with the ABI classes', () => {
+    const abi = JSON.parse(readFileSync(join(SDK_DIR, 'abi', 'v1.json'), 'utf8')) as { methods: AbiMethod[] };
+    for (const [capability, template] of Object.entries(TEMPLATE_CAPABILITIES)) {
+      const expected = abi.methods
+        .filter((m) => m.capability === capability)
+        .map((m) => ({ name: m.name, request: m.request, response: m.response }));
+      expect(template.methods.map(({ name, request, response }) => ({ name, request, response }))).toEqual(expected);
+      expect(
+        existsSync(
+          join(
+            import.meta.dirname,
+            '../../../packages/create-wasm-ccm-provider/template/assembly',
+            `${template.module}.ts`,
+          ),
+        ),
+      ).toBe(true);
+    }
+  });
+
+  it('refuses unknown and untemplated capabilities, bad names and a non-empty directory, writing nothing', () => {
+    expect(() => parseCapabilities('instancesV2,lb')).toThrow('unknown capability "lb"');
+    expect(() => parseCapabilities('instances')).toThrow('the template does not write instances');
+    const dir = join(scratch, 'refused');
+    expect(create([dir, '--capabilities=zones,nope'])).toEqual({
+      code: 2,
+      out: expect.stringContaining('unknown capability "nope"') as string,
+    });
+    expect(create([dir, '--name=Bad_Name']).out).toContain('provider name "Bad_Name" must be a DNS label');
+    expect(create([dir, '--packages=/nonexistent']).out).toContain('lacks wasm-ccm-plugin-sdk-*.tgz');
+    expect(existsSync(dir)).toBe(false);
+    expect(create([]).code).toBe(2);
+  });
+
+  it('writes a project declaring only the asked capabilities, with registry versions by default', () => {
+    const dir = join(scratch, 'edge-cloud');
+    const { code, out } = create([dir, '--capabilities=zones,instancesV2']);
+    expect(out).toContain('wrote 14 files of the edge-cloud provider (instancesV2, zones)');
+    expect(code).toBe(0);
+    const index = readFileSync(join(dir, 'assembly', 'index.ts'), 'utf8');
+    expect(index).toContain('super(PROVIDER_NAME, "0.1.0", [Capability.instancesV2, Capability.zones]);');
+    expect(index).toContain('return zones.getZone(this.config, req, out);');
+    expect(index).not.toContain('LoadBalancer');
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+    expect(pkg.devDependencies?.['@wasm-ccm/plugin-sdk']).toMatch(/^1\.3\.\d+$/);
+    expect(pkg.scripts?.build).toBe('asc --config asconfig.json && wasm-ccm-check-imports build/edge-cloud.wasm');
+    expect(existsSync(join(dir, 'assembly', 'loadbalancer.ts'))).toBe(false);
+    expect(create([dir]).out).toContain('exists and is not empty');
+  });
+});
