@@ -149,7 +149,7 @@ async function main(): Promise<void> {
             .find((r: LogRecord) => r.msg === 'plugin swapped' && r.to === version && r.sha256 === sha256(to)),
         30_000,
       );
-      const ms = Date.parse(String(record.time)) - t0;
+      const ms = Number(record.ts) - t0;
       const status = (await debugPlugins(base))[0];
       if (status?.version !== version) throw new Error(`/debug/plugins shows ${status?.version}, expected ${version}`);
       swaps.push({ to: version, ms, ccm_ms: Number(record.durationMs) });

@@ -138,6 +138,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
         periodMs: options.flags['route-reconciliation-period'],
         leaseFresh: ctx.leaseFresh,
         registry: ctx.registry,
+        watchBased: options.featureGates.CloudControllerManagerWatchBasedRoutesReconciliation,
       }),
     );
   }

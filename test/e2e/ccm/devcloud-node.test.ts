@@ -185,7 +185,7 @@ describe('node controllers against devcloud (wasm-ccm process, devcloud plugin)'
     expect(cloud.inventory().counters.getInstanceByName?.byStatus).toMatchObject({ '500': 3 });
     const failures = ccm.logs().filter((r) => r.msg === 'error syncing; requeueing with backoff' && r.key === name);
     expect(failures.map((r) => r.requeues)).toEqual([0, 1, 2]);
-    expect(String(failures[0]?.error)).toContain('devcloud answered 500');
+    expect(String(failures[0]?.err)).toContain('devcloud answered 500');
   });
 
   it('waits the Retry-After devcloud sends with a 429 before trying again', async () => {
@@ -220,9 +220,9 @@ describe('node controllers against devcloud (wasm-ccm process, devcloud plugin)'
     const node = await initialized(name, 30_000);
     expect(node.spec?.providerID).toMatch(/^devcloud:\/\/i-[0-9a-f]{16}$/);
     const failures = ccm.logs().filter((r) => r.msg === 'error syncing; requeueing with backoff' && r.key === name);
-    expect(String(failures[0]?.error)).toContain('503');
+    expect(String(failures[0]?.err)).toContain('503');
     // Exponential: the gaps between attempts grow (5 ms, 10 ms, 20 ms, ... per upstream's item backoff).
-    const times = failures.map((r) => Date.parse(String(r.time)));
+    const times = failures.map((r) => Number(r.ts));
     const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
     expect(gaps.at(-1)).toBeGreaterThan(gaps[0] ?? Infinity);
   });

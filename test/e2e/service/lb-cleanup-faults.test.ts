@@ -140,7 +140,7 @@ describe('load balancer cleanup and devcloud faults end to end', () => {
     expect(failures.map((r) => r.requeues)).toEqual([0, 1]);
     // Three attempts, 5 s and then 10 s apart (upstream's per-item 5 s .. 300 s): from each failure's log record to
     // the next attempt's outcome (the second failure, then devcloud's creation time of the load balancer).
-    const times = failures.map((r) => Date.parse(String(r.time)));
+    const times = failures.map((r) => Number(r.ts));
     const gaps = [(times[1] ?? 0) - (times[0] ?? 0), Date.parse(lb.createdAt) - (times[1] ?? 0)];
     expect(gaps[0]).toBeGreaterThanOrEqual(4_900);
     expect(gaps[0]).toBeLessThan(8_000);

@@ -7,6 +7,7 @@ import {
   ItemExponentialFailureRateLimiter,
   ItemFastSlowRateLimiter,
   MaxOfRateLimiter,
+  WithMaxWaitRateLimiter,
 } from '../../../host/src/kube/workqueue/rate-limiters.ts';
 import { RateLimitingQueue } from '../../../host/src/kube/workqueue/rate-limiting.ts';
 
@@ -163,5 +164,17 @@ describe('RateLimitingQueue', () => {
     expect(q.len()).toBe(0);
     clock.step(1);
     expect(q.len()).toBe(1);
+  });
+});
+
+describe('WithMaxWaitRateLimiter', () => {
+  it("caps another limiter's wait, as client-go's does", () => {
+    const clock = new FakeClock();
+    const limiter = new WithMaxWaitRateLimiter<string>(new BucketRateLimiter<string>(0.1, 1, clock), 10_000);
+    expect(limiter.when('routes')).toBe(0);
+    expect(limiter.when('routes')).toBe(10_000);
+    // The bucket's own answer would keep growing (20 s, 30 s ...): the cap holds it at 10 s.
+    expect(limiter.when('routes')).toBe(10_000);
+    expect(limiter.numRequeues('routes')).toBe(0);
   });
 });

@@ -9,7 +9,9 @@ import type { Informer } from '../../kube/informer/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { CIDR } from '../../net/cidr.ts';
 import type { WireNode } from '../framework/node-updates.ts';
-import { runPeriodically } from '../framework/workers.ts';
+import { runPeriodically, runWorkers } from '../framework/workers.ts';
+import type { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
+import { routeEventQueue } from './watch-trigger.ts';
 import { routeSyncCounter } from './metrics.ts';
 import { allRoutesCreated, MAX_CONCURRENT_ROUTE_CREATIONS, planRoutes, type RouteNode } from './plan.ts';
 
@@ -26,6 +28,8 @@ export interface RouteControllerOptions {
   leaseFresh: () => boolean;
   /** Where route_controller_route_sync_total is counted. */
   registry?: Registry;
+  /** The CloudControllerManagerWatchBasedRoutesReconciliation gate: reconcile on node events, not on the timer. */
+  watchBased?: boolean;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
@@ -43,15 +47,25 @@ export class RouteController {
   private readonly log: Logger;
   private lastRun = 0;
   private readonly syncs: { inc(): void } | undefined;
+  /** Node events that can change the routes, with the watch-based gate (watch-trigger.ts). */
+  readonly events: RateLimitingQueue<string> | undefined;
 
   constructor(options: RouteControllerOptions) {
     this.o = options;
     this.log = options.logger.child({ controller: 'route' });
     this.syncs = options.registry ? routeSyncCounter(options.registry) : undefined;
+    this.events = options.watchBased ? routeEventQueue(options.nodes, options.registry) : undefined;
   }
 
   async run(signal: AbortSignal): Promise<void> {
-    await runPeriodically(this.o.periodMs, signal, () => this.reconcile(), this.log);
+    const events = this.events;
+    if (!events) {
+      await runPeriodically(this.o.periodMs, signal, () => this.reconcile(), this.log);
+      return;
+    }
+    // One worker: every reconciliation covers the whole cluster.
+    signal.addEventListener('abort', () => events.shutDown(), { once: true });
+    await runWorkers({ queue: events, workers: 1, sync: () => this.reconcile(), logger: this.log });
   }
 
   async reconcile(): Promise<void> {

@@ -111,6 +111,29 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
   }
 }
 
+/** client-go's WithMaxWaitRateLimiter: another limiter's answer, never longer than `maxWaitMs`. */
+export class WithMaxWaitRateLimiter<T> implements RateLimiter<T> {
+  private readonly limiter: RateLimiter<T>;
+  private readonly maxWaitMs: number;
+
+  constructor(limiter: RateLimiter<T>, maxWaitMs: number) {
+    this.limiter = limiter;
+    this.maxWaitMs = maxWaitMs;
+  }
+
+  when(item: T): number {
+    return Math.min(this.limiter.when(item), this.maxWaitMs);
+  }
+
+  forget(item: T): void {
+    this.limiter.forget(item);
+  }
+
+  numRequeues(item: T): number {
+    return this.limiter.numRequeues(item);
+  }
+}
+
 /**
  * client-go's DefaultControllerRateLimiter (and the cloud-node controller's): per-item exponential 5 ms .. 1000 s,
  * and overall 10 qps with a burst of 100 (the bucket only matters under massive failure).
