@@ -23,6 +23,10 @@ export abstract class Http1Error extends Error {
 /** Why a response was refused; stable keys for callers, tests and the fuzzer's allow-list. */
 export type ParseFailure =
   | 'status-line'
+  | 'leading-empty-line'
+  | 'http-version'
+  | 'status-code'
+  | 'reason-phrase'
   | 'header-line'
   | 'field-value'
   | 'head-too-large'
@@ -30,6 +34,7 @@ export type ParseFailure =
   | 'content-length-with-transfer-encoding'
   | 'transfer-coding'
   | 'chunk-size'
+  | 'chunk-extension'
   | 'chunk-data'
   | 'trailer-too-large'
   | 'switching-protocols'

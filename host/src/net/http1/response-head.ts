@@ -27,7 +27,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // field-value and reason-phrase octets (RFC 9110 §5.5, RFC 9112 §4): HTAB, SP, VCHAR, obs-text. NUL, a bare CR or
 // LF, other controls and DEL are refused.
 const NOT_FIELD_OCTET = /[^\t\x20-\x7e\x80-\xff]/;
-const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?:$| )/;
+const STATUS_LINE = /^HTTP\/(\d\.\d) (\d\d\d)(?:$| )/;
 const DIGITS = /^\d{1,15}$/;
 
 /** Parses a head (without its final CRLF CRLF), as latin1 text. */
@@ -35,12 +35,26 @@ export function parseHead(text: string): ParsedHead {
   const lines = text.split('\r\n');
   const statusLine = lines[0] as string;
   const status = STATUS_LINE.exec(statusLine);
-  if (!status || NOT_FIELD_OCTET.test(statusLine)) {
-    throw new ResponseParseError('status-line', `malformed status line ${JSON.stringify(statusLine.slice(0, 80))}`);
+  if (!status) {
+    // A CRLF before an answer is what a server that miscounted the previous body leaves (RFC 9112 §2.2 lets a
+    // server skip empty lines before a request; a client that does not pipeline has no reason to).
+    const reason = statusLine === '' || /^[\r\n]/.test(statusLine) ? 'leading-empty-line' : 'status-line';
+    throw new ResponseParseError(reason, `malformed status line ${JSON.stringify(statusLine.slice(0, 80))}`);
+  }
+  if (status[1] !== '1.1' && status[1] !== '1.0') {
+    throw new ResponseParseError('http-version', `unsupported version HTTP/${status[1]}`);
+  }
+  const statusCode = Number(status[2]);
+  // RFC 9110 §15: values outside 100..599 are invalid.
+  if (statusCode < 100 || statusCode > 599) {
+    throw new ResponseParseError('status-code', `invalid status code ${status[2]}`);
+  }
+  if (NOT_FIELD_OCTET.test(statusLine)) {
+    throw new ResponseParseError('reason-phrase', `invalid octet in the reason phrase of ${status[0]}`);
   }
   const headers = Object.create(null) as ResponseHeaders;
   for (let i = 1; i < lines.length; i++) addField(headers, lines[i] as string);
-  return { statusCode: Number(status[2]), http11: status[1] === '1', headers };
+  return { statusCode, http11: status[1] === '1.1', headers };
 }
 
 /** Adds one field line (`name: value`) to `headers`; also checks trailer lines, which are not kept. */
@@ -78,7 +92,7 @@ const isOws = (c: number): boolean => c === 0x20 || c === 0x09;
 /**
  * How the body of a final (>= 200) answer to `method` is framed (RFC 9112 §6.3). Content-Length with
  * Transfer-Encoding is refused whatever the status (item 3: a sign of smuggling); so is any transfer coding but one
- * final `chunked` (§6.1: this client sends no TE, so no other coding is acceptable), and a Content-Length that is
+ * `chunked` (§6.1: this client sends no TE, so no other coding is acceptable), and a Content-Length that is
  * not one decimal number (item 5).
  */
 export function framingOf(method: string, head: ParsedHead): Framing {
@@ -96,11 +110,9 @@ export function framingOf(method: string, head: ParsedHead): Framing {
   }
   if (method === 'HEAD' || statusCode === 204 || statusCode === 304) return { kind: 'none' };
   if (te !== undefined) {
-    const codings = (Array.isArray(te) ? te.join(',') : te)
-      .split(',')
-      .map((c) => trimOws(c, 0).toLowerCase())
-      .filter((c) => c !== '');
-    if (codings.length !== 1 || codings[0] !== 'chunked') {
+    // Exactly one coding, chunked: no empty list element either (llhttp refuses those too).
+    const codings = (Array.isArray(te) ? te.join(',') : te).split(',');
+    if (codings.length !== 1 || trimOws(codings[0] as string, 0).toLowerCase() !== 'chunked') {
       throw new ResponseParseError('transfer-coding', `unsupported transfer-encoding ${JSON.stringify(te)}`);
     }
     return { kind: 'chunked' };
