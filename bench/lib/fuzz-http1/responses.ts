@@ -244,7 +244,9 @@ export const EDGE_CASES: Record<string, EdgeBuilder> = {
       'HTTP/1.1 101 Switching Protocols',
     ]);
     const h = `${line}\r\n${[...p.headers, `Content-Length: ${p.body.length}`].map((l) => `${l}\r\n`).join('')}\r\n`;
-    return whole(h + p.body, 'bad-status', true);
+    // After a 101 the bytes are another protocol's: the answer ends with its head.
+    const mainEnd = line.includes(' 101 ') ? h.length : h.length + p.body.length;
+    return { text: h + p.body, mainEnd, close: true, kind: 'bad-status' };
   },
   'connection-close': (rng, method, tag) => {
     const rest = validAnswer(rng, method, tag);
