@@ -1,12 +1,14 @@
-// One HTTP exchange on an undici dispatcher whose answer is collected whole, for callers that only ever want the
-// complete body (the kube client's JSON requests, the plugin HTTP broker). undici's request() wraps every response
-// in a Readable stream and its body.text() reads it back through the stream machinery; a dispatch handler of our own
-// skips both: on loopback with a 3 KiB answer, ~57 -> ~42 us of CPU per request (Node 24, undici 8, warm).
+// An HTTP answer collected whole, for callers that only ever want the complete body (the kube client's JSON
+// requests, the plugin HTTP broker): its shape and options, which the HTTP/1.1 pool (net/http1) resolves to. The
+// pool is the transport of both; dispatchCollect does the same over an undici dispatcher, for a cluster reached
+// through the dispatcher client-node builds (a proxy). undici's request() wraps every response in a Readable stream
+// and its body.text() reads it back through the stream machinery; a dispatch handler of our own skips both: on
+// loopback with a 3 KiB answer, ~57 -> ~42 us of CPU per request (Node 24, undici 8, warm).
 import type { Dispatcher } from 'undici';
 
 export interface CollectedResponse {
   statusCode: number;
-  /** As undici hands them over (lower-case names; repeated headers as arrays). */
+  /** Lower-case names; a repeated header as an array of its values (net/http1: a map without a prototype). */
   headers: Record<string, string | string[] | undefined>;
   /** The body as it arrived; empty when `discardBody` and the status is below 300. */
   chunks: Buffer[];

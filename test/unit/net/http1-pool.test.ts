@@ -4,7 +4,9 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bodyText } from '../../../host/src/net/collect.ts';
+import { Http1ErrorCode } from '../../../host/src/net/http1/errors.ts';
 import { Http1Pool } from '../../../host/src/net/http1/pool.ts';
+import { rawServer } from './raw-server.ts';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
 
@@ -47,34 +49,6 @@ afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
-
-/** A raw TCP server whose `onRequest(socket, n)` is called for the n-th request head seen on each socket. */
-async function rawServer(
-  onRequest: (socket: net.Socket, n: number) => void,
-): Promise<{ origin: string; close(): void }> {
-  const sockets = new Set<net.Socket>();
-  const raw = net.createServer((socket) => {
-    sockets.add(socket);
-    let seen = 0;
-    let buffered = '';
-    socket.on('data', (d) => {
-      buffered += d.toString('latin1');
-      while (buffered.includes('\r\n\r\n')) {
-        buffered = buffered.slice(buffered.indexOf('\r\n\r\n') + 4);
-        onRequest(socket, ++seen);
-      }
-    });
-    socket.on('error', () => {});
-  });
-  await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(raw.address() as AddressInfo).port}`,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      raw.close();
-    },
-  };
-}
 
 describe('Http1Pool', () => {
   it('sends method, path, headers and body, and collects status, headers and body', async () => {
@@ -144,10 +118,10 @@ describe('Http1Pool', () => {
     };
     const p = pool();
     await expect(p.exchange({ method: 'GET', path: '/no-head', headers: {}, headersTimeoutMs: 100 })).rejects.toThrow(
-      expect.objectContaining({ code: 'UND_ERR_HEADERS_TIMEOUT', message: expect.stringMatching(/timeout/) }),
+      expect.objectContaining({ code: Http1ErrorCode.HeadersTimeout, message: expect.stringMatching(/timeout/) }),
     );
     await expect(p.exchange({ method: 'GET', path: '/stall', headers: {}, bodyTimeoutMs: 100 })).rejects.toThrow(
-      expect.objectContaining({ code: 'UND_ERR_BODY_TIMEOUT' }),
+      expect.objectContaining({ code: Http1ErrorCode.BodyTimeout }),
     );
     expect(p.stats().connections).toBe(0);
     expect((await p.exchange({ method: 'GET', path: '/', headers: {} })).statusCode).toBe(200);
@@ -189,7 +163,7 @@ describe('Http1Pool', () => {
   it('sends a GET again on a new connection when a reused one closes before answering; not a POST', async () => {
     // Each socket answers its first request and drops the connection on the second, as a server closing an idle
     // keep-alive connection just as the request arrives.
-    const raw = await rawServer((socket, n) => {
+    const raw = await rawServer((socket, { n }) => {
       if (n === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
       else socket.destroy();
     });
@@ -345,7 +319,7 @@ describe('Http1Pool.stream', () => {
     handler = () => {};
     const p = pool();
     await expect(p.stream({ method: 'GET', path: '/', headers: {}, headersTimeoutMs: 100 })).rejects.toThrow(
-      expect.objectContaining({ code: 'UND_ERR_HEADERS_TIMEOUT' }),
+      expect.objectContaining({ code: Http1ErrorCode.HeadersTimeout }),
     );
   });
 });
@@ -370,7 +344,7 @@ describe('Http1Pool connect timeout', () => {
     const host = new URL(silentOrigin).host;
     const expected = expect.objectContaining({
       name: 'ConnectTimeoutError',
-      code: 'UND_ERR_CONNECT_TIMEOUT',
+      code: Http1ErrorCode.ConnectTimeout,
       message: expect.stringContaining(`${host} not reached in 10000 ms`),
     });
     await Promise.all([

@@ -150,10 +150,32 @@ describe('ResponseParser', () => {
     }
   });
 
-  it('agrees to repeated identical Content-Length values', () => {
-    const { p, out } = parser();
-    feed(p, 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok');
-    expect(out.body).toBe('ok');
+  it('refuses a second Content-Length, even an identical one (as llhttp does)', () => {
+    const { p } = parser();
+    expect(() => feed(p, 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok')).toThrow(
+      expect.objectContaining({ reason: 'content-length' }),
+    );
+  });
+
+  it('reports the end only once push() has consumed its input: bytes past the end are refused, not kept', () => {
+    const p = new ResponseParser();
+    const seen: string[] = [];
+    const sink = {
+      onHead: () => {},
+      onData: (c: Buffer) => seen.push(c.toString()),
+      // Whoever hears of the end may ask for the next answer at once, as the pool does.
+      onEnd: () => {
+        seen.push('|');
+        p.expect('GET', sink);
+      },
+    };
+    p.expect('GET', sink);
+    feed(p, 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    expect(seen).toEqual(['ok', '|']);
+    expect(() => feed(p, 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n\r\n')).toThrow(
+      expect.objectContaining({ reason: 'unexpected-data', message: '19 bytes after the end of the response' }),
+    );
+    expect(seen).toEqual(['ok', '|', 'ok']);
   });
 
   it('refuses a head over the limit, whether or not its end arrived', () => {

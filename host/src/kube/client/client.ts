@@ -132,8 +132,8 @@ export class KubeClient {
   /** A JSON request; resolves to the parsed response body, rejects with KubeApiError on any non-2xx status. */
   async request<T>(options: RequestOptions): Promise<T> {
     const method = options.method ?? HttpMethod.GET;
-    // undici's own timers bound the wait for the headers and then each pause in the body: an AbortSignal.timeout per
-    // request (plus AbortSignal.any with the caller's) cost more CPU than the rest of our per-request code.
+    // The connection pool's own timeouts (one sweep per pool) bound the wait for the head and then each pause in the
+    // body: an AbortSignal.timeout per request (plus AbortSignal.any with the caller's) cost more CPU than the rest of our per-request code.
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const hasBody = options.body !== undefined;
     const ignore = options.ignoreResponse === true;
@@ -212,7 +212,7 @@ export class KubeClient {
 
   /**
    * One request, rate-limited and metered, on the current connection; a 401 makes the next one re-read auth.
-   * `statusOf` reads the status from what `send` resolves to (undici's answers and client-node's differ).
+   * `statusOf` reads the status from what `send` resolves to (a collected answer, or a stream's head).
    */
   private exchange<R>(
     method: string,

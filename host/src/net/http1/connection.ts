@@ -3,6 +3,7 @@
 // refuses, a timeout, an abort) destroys the connection: it is never reused in a state it cannot vouch for.
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import { ConnectionClosedError } from './errors.ts';
 import { type ResponseHead, ResponseParser, type ResponseSink } from './response-parser.ts';
 
 export interface Endpoint {
@@ -18,11 +19,6 @@ export interface ExchangeSink extends ResponseSink {
   onError(err: Error): void;
 }
 
-export class ConnectionClosedError extends Error {
-  override readonly name = 'ConnectionClosedError';
-  readonly code = 'UND_ERR_SOCKET';
-}
-
 const TCP_KEEPALIVE_MS = 30_000;
 
 export class Http1Connection {
@@ -31,6 +27,7 @@ export class Http1Connection {
   private sink: ExchangeSink | undefined;
   private connected = false;
   private closed = false;
+  private answered = false;
   /** Exchanges this connection has completed. */
   completed = 0;
   /** When it last became idle (clock ms). */
@@ -70,10 +67,16 @@ export class Http1Connection {
     return this.connected;
   }
 
+  /** Whether any byte of an answer arrived since the last send(). */
+  get hasAnswerBytes(): boolean {
+    return this.answered;
+  }
+
   /** Writes the request (head and body in one write) and reports the answer to `sink`. */
   send(method: string, request: string | Buffer, sink: ExchangeSink): void {
     if (this.closed || this.sink) throw new Error('connection not available');
     this.sink = sink;
+    this.answered = false;
     this.socket.ref();
     this.parser.expect(method, {
       onHead: (head: ResponseHead) => this.sink?.onHead(head),
@@ -102,7 +105,10 @@ export class Http1Connection {
     }
   }
 
+  // The parser reports the end of a response only after it has consumed `data`, so the next exchange this one's end
+  // lets in starts with nothing of this answer left in hand; bytes past the end fail the exchange (ResponseParser).
   private onData(data: Buffer): void {
+    this.answered = true;
     try {
       this.parser.push(data);
     } catch (err) {

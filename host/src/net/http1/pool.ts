@@ -6,20 +6,15 @@
 // makes three.
 //
 // Timeouts (the wait for the head, then each pause in the body) are checked by one sweep every
-// TIMEOUT_RESOLUTION_MS, not a timer per request. A request that fails on a reused connection before its answer's
-// head arrived is sent once more on a new connection when it is safe to repeat (GET, HEAD, OPTIONS), as Go's
-// transport does: the server may have closed the idle connection as the request went out.
+// TIMEOUT_RESOLUTION_MS, not a timer per request. A request whose reused connection closes before any byte of an
+// answer arrived is sent once more on a new connection when it is safe to repeat (GET, HEAD, OPTIONS), as Go's
+// transport does: the server may have closed the idle connection as the request went out. A request that received
+// bytes (even ones refused) is never sent again.
 import type { ConnectionOptions } from 'node:tls';
 import type { CollectedResponse, CollectOptions } from '../collect.ts';
 import { type Endpoint, Http1Connection } from './connection.ts';
-import {
-  BodyTimeoutError,
-  CONNECT_TIMEOUT_MS,
-  connectTimeoutError,
-  HeadersTimeoutError,
-  type PoolRequest,
-  serializeRequest,
-} from './request.ts';
+import { BodyTimeoutError, Http1ErrorCode, HeadersTimeoutError, PoolClosedError } from './errors.ts';
+import { CONNECT_TIMEOUT_MS, connectTimeoutError, type PoolRequest, serializeRequest } from './request.ts';
 import type { ResponseHead } from './response-parser.ts';
 import { openStream, type StreamedResponse } from './stream.ts';
 
@@ -32,16 +27,13 @@ export interface PoolOptions {
   idleTimeoutMs?: number;
 }
 
-export class PoolClosedError extends Error {
-  override readonly name = 'PoolClosedError';
-  readonly code = 'UND_ERR_DESTROYED';
-}
-
 const DEFAULT_CONNECTIONS = 10;
 const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 const DEFAULT_TIMEOUT_MS = 300_000;
 export const TIMEOUT_RESOLUTION_MS = 250;
 const REPLAYABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The failures of a reused connection that mean the server closed it, idle, as the request went out. */
+const CLOSED_IDLE = new Set<string>([Http1ErrorCode.ConnectionClosed, 'ECONNRESET', 'EPIPE']);
 
 interface Exchange {
   request: PoolRequest;
@@ -66,6 +58,10 @@ function endpointOf(url: URL, tls: ConnectionOptions | undefined): Endpoint {
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
   return { protocol: url.protocol as Endpoint['protocol'], hostname, port, ...(tls ? { tls } : {}) };
 }
+
+/** Whether `err` on `connection` is the close of an idle connection, before any answer, to a repeatable request. */
+const closedIdle = (connection: Http1Connection, err: Error, method: string): boolean =>
+  REPLAYABLE.has(method) && !connection.hasAnswerBytes && CLOSED_IDLE.has((err as NodeJS.ErrnoException).code ?? '');
 
 const headersTimeoutError = (request: PoolRequest): Error =>
   new HeadersTimeoutError(
@@ -229,7 +225,7 @@ export class Http1Pool {
       onError: (err) => {
         this.active.delete(connection);
         if (exchange.done) return;
-        if (reused && !exchange.retried && !this.closing && REPLAYABLE.has(request.method) && statusCode === 0) {
+        if (reused && !exchange.retried && !this.closing && closedIdle(connection, err, request.method)) {
           exchange.retried = true;
           exchange.connection = undefined;
           exchange.deadline = Infinity;

@@ -1,4 +1,5 @@
-// What goes out on an HTTP/1.1 connection, and the errors of the exchanges around it.
+// What goes out on an HTTP/1.1 connection.
+import { ConnectTimeoutError, InvalidRequestError } from './errors.ts';
 
 export interface PoolRequest {
   method: string;
@@ -10,21 +11,6 @@ export interface PoolRequest {
   /** Longest wait for the answer's head after the request is sent, and for each piece of its body (default 5 min). */
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
-}
-
-export class HeadersTimeoutError extends Error {
-  override readonly name = 'HeadersTimeoutError';
-  readonly code = 'UND_ERR_HEADERS_TIMEOUT';
-}
-
-export class BodyTimeoutError extends Error {
-  override readonly name = 'BodyTimeoutError';
-  readonly code = 'UND_ERR_BODY_TIMEOUT';
-}
-
-export class ConnectTimeoutError extends Error {
-  override readonly name = 'ConnectTimeoutError';
-  readonly code = 'UND_ERR_CONNECT_TIMEOUT';
 }
 
 /** As undici's: a server that does not complete the TCP and TLS handshakes in this long is taken as unreachable. */
@@ -41,9 +27,9 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** The request's bytes: head and body in one piece, so that it goes out in one write. */
 export function serializeRequest(request: PoolRequest, hostHeader: string): string | Buffer {
   const { method, path, headers, body } = request;
-  if (!TOKEN.test(method)) throw new TypeError(`invalid method ${JSON.stringify(method)}`);
+  if (!TOKEN.test(method)) throw new InvalidRequestError(`invalid method ${JSON.stringify(method)}`);
   if (!path.startsWith('/') || UNSAFE.test(path) || path.includes(' ')) {
-    throw new TypeError(`invalid request path ${JSON.stringify(path)}`);
+    throw new InvalidRequestError(`invalid request path ${JSON.stringify(path)}`);
   }
   let head = `${method} ${path} HTTP/1.1\r\nhost: ${hostHeader}\r\n`;
   for (const name in headers) {
@@ -54,7 +40,7 @@ export function serializeRequest(request: PoolRequest, hostHeader: string): stri
       continue;
     }
     if (!TOKEN.test(name) || UNSAFE.test(value)) {
-      throw new TypeError(`invalid header ${JSON.stringify(name)}`);
+      throw new InvalidRequestError(`invalid header ${JSON.stringify(name)}`);
     }
     head += `${name}: ${value}\r\n`;
   }

@@ -2,14 +2,9 @@
 // body is an async iterable of the chunks the socket delivers; leaving the iteration early, aborting the signal or
 // any failure closes the connection. Not pooled: a watch's connection would otherwise hold a place that requests
 // need, and is closed when the watch ends.
-import { ConnectionClosedError, type Endpoint, Http1Connection } from './connection.ts';
-import {
-  CONNECT_TIMEOUT_MS,
-  connectTimeoutError,
-  HeadersTimeoutError,
-  type PoolRequest,
-  serializeRequest,
-} from './request.ts';
+import { type Endpoint, Http1Connection } from './connection.ts';
+import { ConnectionClosedError, HeadersTimeoutError } from './errors.ts';
+import { CONNECT_TIMEOUT_MS, connectTimeoutError, type PoolRequest, serializeRequest } from './request.ts';
 import type { ResponseHeaders } from './response-parser.ts';
 
 export interface StreamedResponse {

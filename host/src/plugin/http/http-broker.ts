@@ -298,7 +298,8 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
 function networkError(url: URL, err: Error): BrokerError {
   if (err instanceof BrokerError) return err;
   const code = (err as NodeJS.ErrnoException).code;
-  // System and TLS codes (ECONNREFUSED, CERT_HAS_EXPIRED) say it best; undici's own (UND_ERR_INVALID_ARG) do not.
-  const detail = code !== undefined && !code.startsWith('UND_ERR') ? code : err.message;
+  // System and TLS codes (ECONNREFUSED, CERT_HAS_EXPIRED) say it best; the HTTP/1.1 client's own (HTTP1_PARSE_ERROR)
+  // say less than their messages.
+  const detail = code !== undefined && !code.startsWith('HTTP1_') ? code : err.message;
   return new BrokerError('Network', `request to ${url.host} failed: ${detail}`);
 }
