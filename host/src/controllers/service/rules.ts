@@ -65,11 +65,30 @@ export function needsUpdate(oldSvc: V1Service, newSvc: V1Service, classes?: Read
   return undefined;
 }
 
+// The spellings Go's strconv.ParseBool accepts; anything else is a parse error.
+const GO_BOOL_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const GO_BOOL_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** strconv.ParseBool: the value, or undefined where Go returns an error. */
+export function parseGoBool(text: string): boolean | undefined {
+  if (GO_BOOL_TRUE.has(text)) return true;
+  if (GO_BOOL_FALSE.has(text)) return false;
+  return undefined;
+}
+
+/**
+ * Upstream's nodeIncludedPredicate: without the exclude label a node is included; with it, only a value
+ * strconv.ParseBool reads as false includes it (a value it cannot parse, "" included, excludes the node).
+ */
+export function nodeNotExcludedByLabel(node: V1Node): boolean {
+  const exclude = node.metadata?.labels?.[LABEL_EXCLUDE_FROM_EXTERNAL_LB];
+  return exclude === undefined || parseGoBool(exclude) === false;
+}
+
 /** Upstream's stable node-set predicate: not being deleted, not excluded, not being removed by the autoscaler. */
 export function nodeIncludedInLoadBalancers(node: V1Node): boolean {
   if (node.metadata?.deletionTimestamp !== undefined) return false;
-  const exclude = node.metadata?.labels?.[LABEL_EXCLUDE_FROM_EXTERNAL_LB];
-  if (exclude !== undefined && exclude !== 'false') return false;
+  if (!nodeNotExcludedByLabel(node)) return false;
   return !(node.spec?.taints ?? []).some((t) => t.key === TAINT_TO_BE_DELETED_BY_CA);
 }
 

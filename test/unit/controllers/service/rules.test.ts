@@ -97,6 +97,12 @@ describe('load balancer node set', () => {
     expect(nodeIncludedInLoadBalancers(label(''))).toBe(false);
     expect(nodeIncludedInLoadBalancers(label('true'))).toBe(false);
     expect(nodeIncludedInLoadBalancers(label('false'))).toBe(true);
+    // strconv.ParseBool's other spellings: false ones include, true ones exclude, anything else excludes.
+    for (const v of ['0', 'f', 'F', 'FALSE', 'False']) expect(nodeIncludedInLoadBalancers(label(v)), v).toBe(true);
+    for (const v of ['1', 't', 'T', 'TRUE', 'True']) expect(nodeIncludedInLoadBalancers(label(v)), v).toBe(false);
+    for (const v of ['no', 'fAlse', ' false', 'false ', 'off', '00']) {
+      expect(nodeIncludedInLoadBalancers(label(v)), v).toBe(false);
+    }
     const doomed = node('a', { spec: { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] } });
     expect(nodeIncludedInLoadBalancers(doomed)).toBe(false);
     const notReady = node('a', { status: { conditions: [{ type: 'Ready', status: 'False' }] } } as Partial<V1Node>);
