@@ -92,10 +92,14 @@ export function nodeIncludedInLoadBalancers(node: V1Node): boolean {
   return !(node.spec?.taints ?? []).some((t) => t.key === TAINT_TO_BE_DELETED_BY_CA);
 }
 
-/** A node change that can change some load balancer's node set (and so must trigger a node sync). */
+/**
+ * Upstream's shouldSyncUpdatedNode: a node update triggers a node sync only when the exclude label's verdict or the
+ * providerID changes. A ToBeDeletedByClusterAutoscaler taint or a deletionTimestamp does not: such a node stays in
+ * the load balancers (its connections drain) until something else syncs them, and then it is left out.
+ */
 export function nodeChangeAffectsLoadBalancers(oldNode: V1Node, newNode: V1Node): boolean {
   return (
-    nodeIncludedInLoadBalancers(oldNode) !== nodeIncludedInLoadBalancers(newNode) ||
+    nodeNotExcludedByLabel(oldNode) !== nodeNotExcludedByLabel(newNode) ||
     (oldNode.spec?.providerID ?? '') !== (newNode.spec?.providerID ?? '')
   );
 }

@@ -120,6 +120,18 @@ describe('load balancer node set', () => {
     expect(nodeChangeAffectsLoadBalancers(a, excluded)).toBe(true);
   });
 
+  it('does not re-check load balancers for the autoscaler taint or a deletionTimestamp (upstream)', () => {
+    const a = node('a');
+    const doomed = node('a', { spec: { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] } });
+    const deleting = node('a', { metadata: { name: 'a', deletionTimestamp: new Date() } });
+    expect(nodeChangeAffectsLoadBalancers(a, doomed)).toBe(false);
+    expect(nodeChangeAffectsLoadBalancers(doomed, a)).toBe(false);
+    expect(nodeChangeAffectsLoadBalancers(a, deleting)).toBe(false);
+    // The node set still leaves them out whenever a sync happens for another reason.
+    expect(nodeIncludedInLoadBalancers(doomed)).toBe(false);
+    expect(nodeIncludedInLoadBalancers(deleting)).toBe(false);
+  });
+
   it('compares node sets by name and providerID, in any order', () => {
     expect(nodeSetKey([node('b'), node('a')])).toBe(nodeSetKey([node('a'), node('b')]));
     expect(nodeSetKey([node('a')])).not.toBe(nodeSetKey([node('a', { spec: { providerID: 'x' } })]));
