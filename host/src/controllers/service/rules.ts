@@ -48,9 +48,8 @@ export function needsUpdate(oldSvc: V1Service, newSvc: V1Service, classes?: Read
   const n = newSvc.spec ?? {};
   if (wantsLoadBalancer(oldSvc, classes) !== wantsLoadBalancer(newSvc, classes)) return 'type';
   if (!wantsLoadBalancer(newSvc, classes)) return undefined;
-  if (!sameJSON([...(o.loadBalancerSourceRanges ?? [])].sort(), [...(n.loadBalancerSourceRanges ?? [])].sort())) {
-    return 'loadBalancerSourceRanges';
-  }
+  // Order counts, as in upstream's reflect.DeepEqual: a reordered list is re-ensured.
+  if (!sameJSON(o.loadBalancerSourceRanges ?? [], n.loadBalancerSourceRanges ?? [])) return 'loadBalancerSourceRanges';
   if (portsKey(oldSvc) !== portsKey(newSvc)) return 'ports';
   if (o.sessionAffinity !== n.sessionAffinity || !sameJSON(o.sessionAffinityConfig, n.sessionAffinityConfig)) {
     return 'sessionAffinity';

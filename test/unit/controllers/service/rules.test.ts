@@ -81,8 +81,13 @@ describe('needsUpdate', () => {
       needsUpdate(base, { ...base, metadata: { ...base.metadata, labels: { x: 'y' }, resourceVersion: '9' } }),
     ).toBeUndefined();
     expect(needsUpdate(base, { ...base, status: { loadBalancer: { ingress: [{ ip: '1.1.1.1' }] } } })).toBeUndefined();
+  });
+
+  it('sees a reorder of the source ranges as a change (upstream compares the lists as they are)', () => {
     const reordered = { ...base, spec: { ...base.spec, loadBalancerSourceRanges: ['192.168.0.0/16', '10.0.0.0/8'] } };
-    expect(needsUpdate(base, reordered)).toBeUndefined();
+    expect(needsUpdate(base, reordered)).toBe('loadBalancerSourceRanges');
+    const same = { ...base, spec: { ...base.spec, loadBalancerSourceRanges: ['10.0.0.0/8', '192.168.0.0/16'] } };
+    expect(needsUpdate(base, same)).toBeUndefined();
   });
 });
 
