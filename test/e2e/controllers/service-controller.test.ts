@@ -19,6 +19,7 @@ describe('service controller', () => {
   const cloud = new FakeProvider();
   let fresh = true;
   let harness: Harness;
+  let controller: ServiceController;
   const stop = new AbortController();
 
   const calls = (method: string, svc: string) =>
@@ -37,11 +38,12 @@ describe('service controller', () => {
     name: string,
     spec: Partial<V1Service['spec']> = {},
     annotations: Record<string, string> = {},
+    finalizers: string[] = [],
   ) {
     return core.createNamespacedService({
       namespace,
       body: {
-        metadata: { name, annotations },
+        metadata: { name, annotations, finalizers },
         spec: {
           type: 'LoadBalancer',
           ports: [{ name: 'http', port: 80, targetPort: 8080 as never, protocol: 'TCP' }],
@@ -51,13 +53,24 @@ describe('service controller', () => {
     });
   }
 
+  /**
+   * The positive sign that the controller had its chance at `name`: the informer delivered it, then a classless
+   * marker Service created after it was ensured, and the queue is empty with nothing in progress.
+   */
+  async function settled(name: string, marker: string): Promise<void> {
+    await eventually('informer has it', () => harness.informers.services.cache.get(`${namespace}/${name}`));
+    await createService(marker);
+    await eventually('marker ensured', () => calls('create', marker).length === 1);
+    await eventually('queue idle', () => controller.queue.len() === 0 && controller.queue.processingCount() === 0);
+  }
+
   beforeAll(async () => {
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     for (const name of nodeNames) {
       await core.createNode({ body: { metadata: { name }, spec: { providerID: `fake://${name}` } } });
     }
     harness = await startHarness(info, 'service-controller');
-    const controller = new ServiceController({
+    controller = new ServiceController({
       client: harness.client,
       services: harness.informers.services,
       nodes: harness.informers.nodes,
@@ -185,10 +198,29 @@ describe('service controller', () => {
 
   it('leaves Services with a loadBalancerClass alone', async () => {
     await createService('classy', { loadBalancerClass: 'example.com/other' });
-    await new Promise((r) => setTimeout(r, 700));
+    await settled('classy', 'classy-marker');
     expect(calls('create', 'classy')).toHaveLength(0);
     const svc = await core.readNamespacedService({ name: 'classy', namespace });
     expect(svc.metadata?.finalizers ?? []).not.toContain(FINALIZER);
+  });
+
+  it('keeps the cleanup finalizer on a Service of another class until it is deleted (upstream)', async () => {
+    await createService('classy-fin', { loadBalancerClass: 'example.com/nobody' }, {}, [FINALIZER]);
+    await settled('classy-fin', 'classy-fin-marker');
+    const kept = await core.readNamespacedService({ name: 'classy-fin', namespace });
+    expect(kept.metadata?.finalizers).toContain(FINALIZER);
+    expect(cloud.calls.filter((c) => (c.args[1] as { name?: string } | undefined)?.name === 'classy-fin')).toEqual([]);
+    expect(await events('classy-fin')).toEqual([]);
+    // Being deleted, it needs cleanup whatever its class: the finalizer goes and the Service with it.
+    await core.deleteNamespacedService({ name: 'classy-fin', namespace });
+    await eventually('service gone', () =>
+      core.readNamespacedService({ name: 'classy-fin', namespace }).then(
+        () => undefined,
+        () => true,
+      ),
+    );
+    expect(calls('get', 'classy-fin')).toHaveLength(1);
+    await eventually('DeletedLoadBalancer', async () => (await events('classy-fin')).includes('DeletedLoadBalancer'));
   });
 
   it('writes no status when the provider answers ImplementedElsewhere', async () => {

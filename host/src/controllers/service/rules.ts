@@ -19,10 +19,14 @@ export function hasCleanupFinalizer(svc: V1Service): boolean {
   return (svc.metadata?.finalizers ?? []).includes(LOAD_BALANCER_CLEANUP_FINALIZER);
 }
 
-/** The load balancer must go: our finalizer is on, and the Service is being deleted or no longer wants one. */
-export function needsCleanup(svc: V1Service, classes?: ReadonlySet<string>): boolean {
+/**
+ * Upstream's needsCleanup: the load balancer must go when our finalizer is on and the Service is being deleted or
+ * is no longer of type LoadBalancer. The class is not looked at: a Service of a class nobody here serves keeps a
+ * finalizer it was created with until it is deleted.
+ */
+export function needsCleanup(svc: V1Service): boolean {
   if (!hasCleanupFinalizer(svc)) return false;
-  return svc.metadata?.deletionTimestamp !== undefined || !wantsLoadBalancer(svc, classes);
+  return svc.metadata?.deletionTimestamp !== undefined || svc.spec?.type !== 'LoadBalancer';
 }
 
 function sameJSON(a: unknown, b: unknown): boolean {

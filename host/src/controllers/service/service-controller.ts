@@ -81,15 +81,12 @@ export class ServiceController {
     this.nodeSet = new LoadBalancerNodeSet(options.nodes);
     options.services.addEventHandler({
       onAdd: (svc) => {
-        if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service, this.classes)) {
+        if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
           this.queue.add(objectKey(svc));
         }
       },
       onUpdate: (old, svc) => {
-        if (
-          needsUpdate(old as V1Service, svc as V1Service, this.classes) ||
-          needsCleanup(svc as V1Service, this.classes)
-        ) {
+        if (needsUpdate(old as V1Service, svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
           this.queue.add(objectKey(svc));
         }
       },
@@ -167,7 +164,7 @@ export class ServiceController {
     const previousStatus = svc.status?.loadBalancer;
     const abiService = toABIService(svc as V1Service);
     const cluster = this.o.clusterName;
-    if (!wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service, this.classes)) {
+    if (!wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
       const { exists } = await this.o.balancer.getLoadBalancer(cluster, abiService);
       if (exists) {
         this.requireFreshLease();
@@ -271,7 +268,7 @@ export class ServiceController {
       const last = this.lastSyncedNodes.get(objectKey(s));
       // Not yet ensured (no record): its full sync will pass the current nodes.
       if (last === undefined || last === setKey) return false;
-      return wantsLoadBalancer(s as V1Service, this.classes) && !needsCleanup(s as V1Service, this.classes);
+      return wantsLoadBalancer(s as V1Service, this.classes) && !needsCleanup(s as V1Service);
     });
     // Taken with the identity, before any await: the nodes given are the set recorded as given.
     const abiNodes = services.length > 0 ? this.nodeSet.nodes() : [];

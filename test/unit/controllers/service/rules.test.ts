@@ -38,6 +38,14 @@ describe('which Services the controller serves', () => {
     expect(needsCleanup(svc({ type: 'ClusterIP' }, fin))).toBe(true);
     expect(needsCleanup(svc({ type: 'ClusterIP' }))).toBe(false);
   });
+
+  it('does not look at the class to decide on cleanup (upstream)', () => {
+    const fin = { finalizers: ['service.kubernetes.io/load-balancer-cleanup'] };
+    const other = { loadBalancerClass: 'example.com/nobody' };
+    expect(needsCleanup(svc(other, fin))).toBe(false);
+    expect(needsCleanup(svc(other, { ...fin, deletionTimestamp: new Date() }))).toBe(true);
+    expect(needsCleanup(svc({ ...other, type: 'ClusterIP' }, fin))).toBe(true);
+  });
 });
 
 describe('needsUpdate', () => {
