@@ -3,6 +3,7 @@ import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { ImplementedElsewhereError, RetryError } from '../../../host/src/cloudprovider/index.ts';
 import { ServiceController } from '../../../host/src/controllers/service/service-controller.ts';
+import { patchOptions } from '../../../host/src/kube/client/typed-api.ts';
 import { silentLogger } from '../../../host/src/log/logger.ts';
 import { eventually, type Harness, startHarness } from '../../support/controller-harness.ts';
 import { FakeProvider } from '../../support/fake-provider.ts';
@@ -57,8 +58,8 @@ describe('service controller', () => {
    * The positive sign that the controller had its chance at `name`: the informer delivered it, then a classless
    * marker Service created after it was ensured, and the queue is empty with nothing in progress.
    */
-  async function settled(name: string, marker: string): Promise<void> {
-    await eventually('informer has it', () => harness.informers.services.cache.get(`${namespace}/${name}`));
+  async function settled(name: string | undefined, marker: string): Promise<void> {
+    if (name) await eventually('informer has it', () => harness.informers.services.cache.get(`${namespace}/${name}`));
     await createService(marker);
     await eventually('marker ensured', () => calls('create', marker).length === 1);
     await eventually('queue idle', () => controller.queue.len() === 0 && controller.queue.processingCount() === 0);
@@ -194,6 +195,22 @@ describe('service controller', () => {
         `${namespace}/bye/${calls('create', 'bye')[0]?.args[1] && (calls('create', 'bye')[0]!.args[1] as { uid: string }).uid}`,
       ),
     ).toBe(false);
+  });
+
+  it('leaves the load balancer of a Service deleted after its finalizer was removed by hand (upstream)', async () => {
+    await createService('stripped');
+    await eventually('ensured', () => calls('create', 'stripped').length === 1);
+    const uid = (calls('create', 'stripped')[0]!.args[1] as { uid: string }).uid;
+    await core.patchNamespacedService(
+      { name: 'stripped', namespace, body: [{ op: 'remove', path: '/metadata/finalizers' }] },
+      patchOptions('json'),
+    );
+    await core.deleteNamespacedService({ name: 'stripped', namespace });
+    await eventually('gone from the cache', () => !harness.informers.services.cache.get(`${namespace}/stripped`));
+    await settled(undefined, 'stripped-marker');
+    expect(calls('delete', 'stripped')).toHaveLength(0);
+    expect(cloud.balancers.has(`${namespace}/stripped/${uid}`)).toBe(true);
+    expect(await events('stripped')).not.toContain('DeletingLoadBalancer');
   });
 
   it('leaves Services with a loadBalancerClass alone', async () => {
