@@ -9,7 +9,7 @@ import type { Logger } from '../../log/logger.ts';
 import type { CIDR } from '../../net/cidr.ts';
 import type { WireNode } from '../framework/node-updates.ts';
 import { runPeriodically } from '../framework/workers.ts';
-import { allRoutesCreated, MAX_CONCURRENT_ROUTE_CREATIONS, planRoutes, type RouteNode } from './plan.ts';
+import { MAX_CONCURRENT_ROUTE_CREATIONS, planRoutes, type RouteNode, routesCreated } from './plan.ts';
 
 export interface RouteControllerOptions {
   client: KubeClient;
@@ -61,7 +61,6 @@ export class RouteController {
     }));
     const routes = await this.o.routes.listRoutes(this.o.clusterName);
     const plan = planRoutes(nodes, routes, this.o.clusterCIDRs);
-    const routed = plan.existing;
     const byName = new Map(cached.map((n) => [n.metadata?.name ?? '', n]));
 
     // Creations and deletions share the limit of 200 cloud calls in flight, as upstream's rate limiter channel.
@@ -70,7 +69,7 @@ export class RouteController {
         const started = Date.now();
         try {
           await this.o.routes.createRoute(this.o.clusterName, nameHint, route);
-          routed.get(route.targetNode)?.add(route.destinationCIDR);
+          plan.actions.get(route.targetNode)?.set(route.destinationCIDR, 'keep');
           this.log.info('created route', { node: route.targetNode, cidr: route.destinationCIDR, nameHint });
         } catch (err) {
           const message = `Could not create route ${nameHint} ${route.destinationCIDR} for node ${route.targetNode} after ${Date.now() - started}ms: ${(err as Error).message}`;
@@ -95,7 +94,10 @@ export class RouteController {
     await limited(work, MAX_CONCURRENT_ROUTE_CREATIONS, (w) => w());
 
     await limited(nodes, 20, async (node) => {
-      const created = allRoutesCreated(node, routed.get(node.name));
+      const created = routesCreated(plan.actions.get(node.name));
+      // Neither pod CIDRs nor routes: upstream leaves the condition alone (a node waiting for its CIDR is not
+      // marked unavailable, which would keep it tainted).
+      if (created === undefined) return;
       const cachedNode = byName.get(node.name);
       await this.updateNetworkingCondition(node.name, cachedNode, created).catch((err: unknown) => {
         if (!isNotFound(err))
