@@ -38,14 +38,10 @@ export function isResponsibleForRoute(route: Route, clusterCIDRs: readonly CIDR[
   return clusterCIDRs.some((c) => cidrContains(c, single(dest.network)) || cidrContains(c, single(last)));
 }
 
-function sameCIDR(a: string, b: string): boolean {
-  try {
-    return parseCIDR(a).text === parseCIDR(b).text;
-  } catch {
-    return a === b;
-  }
-}
-
+/**
+ * CIDRs are compared as text, as upstream compares them: a cloud route for fd00:10:244:4:0:0:0:0/64 is not the
+ * route of pod CIDR fd00:10:244:4::/64, so it is deleted and the pod CIDR's own route created.
+ */
 export function planRoutes(
   nodes: readonly RouteNode[],
   routes: readonly Route[],
@@ -65,7 +61,7 @@ export function planRoutes(
     actions.set(node.name, nodeActions);
     const existing = byTarget.get(node.name) ?? [];
     for (const cidr of node.podCIDRs) {
-      const action: RouteAction = existing.some((r) => sameCIDR(r.destinationCIDR, cidr)) ? 'keep' : 'add';
+      const action: RouteAction = existing.some((r) => r.destinationCIDR === cidr) ? 'keep' : 'add';
       nodeActions.set(cidr, action);
       if (action === 'keep') continue;
       plan.create.push({
@@ -76,8 +72,7 @@ export function planRoutes(
   }
   for (const r of routes) {
     if (!isResponsibleForRoute(r, clusterCIDRs)) continue;
-    const cidrs = [...(actions.get(r.targetNode)?.keys() ?? [])];
-    if (r.blackhole || !cidrs.some((c) => sameCIDR(c, r.destinationCIDR))) plan.delete.push(r);
+    if (r.blackhole || actions.get(r.targetNode)?.get(r.destinationCIDR) === undefined) plan.delete.push(r);
   }
   return plan;
 }

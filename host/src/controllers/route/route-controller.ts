@@ -64,7 +64,21 @@ export class RouteController {
     const byName = new Map(cached.map((n) => [n.metadata?.name ?? '', n]));
 
     // Creations and deletions share the limit of 200 cloud calls in flight, as upstream's rate limiter channel.
+    // Deletions start first, as upstream starts them first: a route being replaced (a non-canonical CIDR) is
+    // usually gone before its successor is created, which a cloud refusing two routes for one CIDR needs.
     const work: (() => Promise<void>)[] = [
+      ...plan.delete.map((route) => async () => {
+        try {
+          await this.o.routes.deleteRoute(this.o.clusterName, route);
+          this.log.info('deleted route', { name: route.name, cidr: route.destinationCIDR });
+        } catch (err) {
+          this.log.error('could not delete route', {
+            name: route.name,
+            cidr: route.destinationCIDR,
+            error: (err as Error).message,
+          });
+        }
+      }),
       ...plan.create.map(({ nameHint, route }) => async () => {
         const started = Date.now();
         try {
@@ -76,18 +90,6 @@ export class RouteController {
           this.log.error('could not create route', { node: route.targetNode, error: message });
           const node = byName.get(route.targetNode);
           if (node) this.o.recorder.recordEvent(node, 'Warning', 'FailedToCreateRoute', message);
-        }
-      }),
-      ...plan.delete.map((route) => async () => {
-        try {
-          await this.o.routes.deleteRoute(this.o.clusterName, route);
-          this.log.info('deleted route', { name: route.name, cidr: route.destinationCIDR });
-        } catch (err) {
-          this.log.error('could not delete route', {
-            name: route.name,
-            cidr: route.destinationCIDR,
-            error: (err as Error).message,
-          });
         }
       }),
     ];

@@ -41,10 +41,12 @@ describe('route plan', () => {
     expect(plan.actions.has('c')).toBe(false);
   });
 
-  it('matches CIDRs semantically (fd00:10:0:1:0::/64 is fd00:10:0:1::/64)', () => {
-    const plan = planRoutes([nodes[0]!], [route('a', '10.244.1.0/24'), route('a', 'fd00:10:0:1:0::/64')], cluster);
-    expect(plan.create).toEqual([]);
-    expect(plan.delete).toEqual([]);
+  it("compares CIDRs as text: a non-canonical route is replaced by the pod CIDR's own (upstream)", () => {
+    const odd = route('a', 'fd00:10:0:1:0:0:0:0/64');
+    const plan = planRoutes([nodes[0]!], [route('a', '10.244.1.0/24'), odd], cluster);
+    expect(plan.create.map((c) => c.route.destinationCIDR)).toEqual(['fd00:10:0:1::/64']);
+    expect(plan.delete).toEqual([odd]);
+    expect(routesCreated(plan.actions.get('a'))).toBe(false);
   });
 
   it('deletes blackholed routes, routes to unknown nodes and to CIDRs a node no longer has — only inside the cluster CIDR', () => {
