@@ -1,5 +1,5 @@
 // Node address rules of the cloud-node controller: the kubelet's provided node IP must be among the cloud's
-// addresses and comes first; the kubelet's Hostname is kept when the cloud has none; order is not a change.
+// addresses and comes first; the kubelet's Hostname is kept when the cloud has none; the cloud's order is written.
 import { isIP } from 'node:net';
 import type { NodeAddress } from '../../plugin/abi/index.ts';
 import { parseIP } from '../../net/cidr.ts';
@@ -69,10 +69,16 @@ export function desiredNodeAddresses(node: NodeLike, cloud: readonly NodeAddress
   return addresses;
 }
 
-/** Upstream's nodeAddressesChangeDetected: the same set of (type, address) pairs in any order is no change. */
+/**
+ * Upstream's nodeAddressesChangeDetected, rule for rule: a different length is a change; otherwise each next
+ * address is compared with the LAST current address of its type. Across types order does not count; within a type
+ * it does (a reorder of two InternalIPs is written, so the first InternalIP, the node IP for most components, is
+ * the cloud's). With two addresses of one type even an unchanged list counts as changed: the patch then changes
+ * nothing, as upstream's does.
+ */
 export function nodeAddressesChanged(current: readonly Address[], next: readonly Address[]): boolean {
   if (current.length !== next.length) return true;
-  const key = (a: Address) => `${a.type}\n${a.address}`;
-  const have = new Set(current.map(key));
-  return next.some((a) => !have.has(key(a)));
+  const lastOfType = new Map<string, string>();
+  for (const a of current) lastOfType.set(a.type, a.address);
+  return next.some((a) => lastOfType.get(a.type) !== a.address);
 }

@@ -174,13 +174,21 @@ describe('node addresses', () => {
     expect(() => desiredNodeAddresses(bad, meta().nodeAddresses)).toThrow(/invalid value "not-an-ip"/);
   });
 
-  it('detect changes ignoring order', () => {
+  it('detect changes as upstream: order across types does not count, order within a type does', () => {
     const a = [
       { type: 'InternalIP', address: '10.0.0.5' },
       { type: 'Hostname', address: 'h' },
     ];
     expect(nodeAddressesChanged(a, [...a].reverse())).toBe(false);
+    expect(nodeAddressesChanged(a, a)).toBe(false);
     expect(nodeAddressesChanged(a, [a[0]!])).toBe(true);
     expect(nodeAddressesChanged(a, [a[0]!, { type: 'Hostname', address: 'h2' }])).toBe(true);
+    const two = [
+      { type: 'InternalIP', address: '10.0.0.5' },
+      { type: 'InternalIP', address: '10.0.0.6' },
+    ];
+    expect(nodeAddressesChanged(two, [...two].reverse())).toBe(true);
+    // Upstream compares with the last address of each type: two of one type always read as a change.
+    expect(nodeAddressesChanged(two, two)).toBe(true);
   });
 });
