@@ -8,6 +8,9 @@ import { eventually, type Harness, startHarness } from '../../support/controller
 import { FakeProvider } from '../../support/fake-provider.ts';
 import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
 
+const TAINT = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };
+const PROVIDED_IP = 'alpha.kubernetes.io/provided-node-ip';
+
 describe('cloud-node controller', () => {
   const info = inject('controlPlane');
   const core = adminKubeConfig(info).makeApiClient(CoreV1Api);
@@ -35,6 +38,9 @@ describe('cloud-node controller', () => {
     await core.createNode({ body: { ...body, metadata: { ...body.metadata, name } } });
     return name;
   }
+
+  const tainted = async (name: string) =>
+    (await core.readNode({ name })).spec?.taints?.some((t) => t.key === TAINT.key) === true;
 
   beforeAll(async () => {
     harness = await startHarness(info, 'cloud-node-controller');
@@ -78,5 +84,50 @@ describe('cloud-node controller', () => {
     await controller.updateNodeStatus();
     const node = await core.readNodeStatus({ name });
     expect(node.status?.addresses?.map((a) => a.address)).toEqual(['10.0.0.5', '10.0.0.6', 'h']);
+  });
+
+  describe('provided-node-ip, read as upstream reads it', () => {
+    const cloudIPs: NodeAddress[] = [
+      { type: 'InternalIP', address: '10.0.0.5' },
+      { type: 'InternalIP', address: '10.0.0.6' },
+      { type: 'ExternalIP', address: '203.0.113.5' },
+    ];
+
+    async function initialize(suffix: string, annotation: string): Promise<string> {
+      const name = `${prefix}-${suffix}`;
+      cloudAddresses(name, cloudIPs);
+      await createNode(suffix, {
+        metadata: { annotations: { [PROVIDED_IP]: annotation } },
+        spec: { taints: [TAINT] },
+      });
+      return name;
+    }
+
+    it.each([
+      ['lead', '010.000.000.006'],
+      ['mapped', '::ffff:10.0.0.6'],
+    ])('initializes a node whose annotation Go reads as 10.0.0.6 (%s: %j)', async (suffix, annotation) => {
+      const name = await initialize(suffix, annotation);
+      await eventually('initialized', async () => !(await tainted(name)));
+      const node = await eventually('addresses', async () => {
+        const n = await core.readNodeStatus({ name });
+        return n.status?.addresses?.length ? n : undefined;
+      });
+      expect(node.status?.addresses).toEqual([
+        { type: 'InternalIP', address: '10.0.0.6' },
+        { type: 'ExternalIP', address: '203.0.113.5' },
+      ]);
+    });
+
+    it.each([
+      ['space', ' 10.0.0.5'],
+      ['twov4', '10.0.0.5,10.0.0.6'],
+    ])('keeps a node tainted when Go refuses its annotation (%s: %j)', async (suffix, annotation) => {
+      const name = await initialize(suffix, annotation);
+      // The positive sign: the sync ran, failed and was requeued with backoff.
+      await eventually('sync failed and requeued', () => controller.queue.numRequeues(name) >= 1);
+      expect(await tainted(name)).toBe(true);
+      expect((await core.readNode({ name })).spec?.providerID ?? '').toBe('');
+    });
   });
 });
