@@ -43,11 +43,15 @@ export interface ServiceControllerOptions {
   classes?: ReadonlySet<string>;
   /** False when the lease may be stale: no cloud mutation may start then. */
   leaseFresh: () => boolean;
-  /** How often every load balancer's node set is re-checked even without node events (upstream: 100 s). */
-  nodeSyncPeriodMs?: number;
+  /** The Service handler's resync period (default upstream's 30 s; tests shorten it). */
+  serviceSyncPeriodMs?: number;
 }
 
 const NODE_SYNC_KEY = 'node-sync';
+/** Upstream's serviceSyncPeriod: the Service handler's resync, which re-queues Services that still need cleanup. */
+export const SERVICE_SYNC_PERIOD_MS = 30_000;
+/** Upstream's nodeSyncPeriod: the Node handler's resync (a resync is no node change, so it syncs nothing). */
+export const NODE_SYNC_PERIOD_MS = 100_000;
 
 export class LeaseNotFreshError extends Error {
   override name = 'LeaseNotFreshError';
@@ -79,29 +83,35 @@ export class ServiceController {
     });
     this.nodeQueue = new RateLimitingQueue<string>({ name: 'node', registry: options.registry });
     this.nodeSet = new LoadBalancerNodeSet(options.nodes);
-    options.services.addEventHandler({
-      onAdd: (svc) => {
-        if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
-          this.queue.add(objectKey(svc));
-        }
+    options.services.addEventHandler(
+      {
+        onAdd: (svc) => {
+          if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
+            this.queue.add(objectKey(svc));
+          }
+        },
+        onUpdate: (old, svc) => {
+          if (needsUpdate(old as V1Service, svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
+            this.queue.add(objectKey(svc));
+          }
+        },
+        // No delete handler, as upstream: a Service goes only after its finalizer is removed, which the update path
+        // does once the load balancer is gone. One whose finalizer was removed by hand leaves its load balancer.
       },
-      onUpdate: (old, svc) => {
-        if (needsUpdate(old as V1Service, svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
-          this.queue.add(objectKey(svc));
-        }
+      options.serviceSyncPeriodMs ?? SERVICE_SYNC_PERIOD_MS,
+    );
+    options.nodes.addEventHandler(
+      {
+        onAdd: (_node, initial) => {
+          if (!initial) this.nodeQueue.add(NODE_SYNC_KEY);
+        },
+        onUpdate: (old, node) => {
+          if (nodeChangeAffectsLoadBalancers(old as V1Node, node as V1Node)) this.nodeQueue.add(NODE_SYNC_KEY);
+        },
+        onDelete: () => this.nodeQueue.add(NODE_SYNC_KEY),
       },
-      // No delete handler, as upstream: a Service goes only after its finalizer is removed, which the update path
-      // does once the load balancer is gone. One whose finalizer was removed by hand leaves its load balancer.
-    });
-    options.nodes.addEventHandler({
-      onAdd: (_node, initial) => {
-        if (!initial) this.nodeQueue.add(NODE_SYNC_KEY);
-      },
-      onUpdate: (old, node) => {
-        if (nodeChangeAffectsLoadBalancers(old as V1Node, node as V1Node)) this.nodeQueue.add(NODE_SYNC_KEY);
-      },
-      onDelete: () => this.nodeQueue.add(NODE_SYNC_KEY),
-    });
+      NODE_SYNC_PERIOD_MS,
+    );
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -113,16 +123,12 @@ export class ServiceController {
       },
       { once: true },
     );
-    const period = this.o.nodeSyncPeriodMs ?? 100_000;
-    const timer = setInterval(() => this.nodeQueue.add(NODE_SYNC_KEY), period);
-    try {
-      await Promise.all([
-        runWorkers({ queue: this.queue, workers: this.o.workers, sync: (k) => this.syncService(k), logger: this.log }),
-        runWorkers({ queue: this.nodeQueue, workers: 1, sync: () => this.nodeSync(), logger: this.log }),
-      ]);
-    } finally {
-      clearInterval(timer);
-    }
+    // No periodic node sync: upstream has none (its Node handler's resync changes nothing); node events and full
+    // syncs of Services keep the load balancers' node sets.
+    await Promise.all([
+      runWorkers({ queue: this.queue, workers: this.o.workers, sync: (k) => this.syncService(k), logger: this.log }),
+      runWorkers({ queue: this.nodeQueue, workers: 1, sync: () => this.nodeSync(), logger: this.log }),
+    ]);
   }
 
   private requireFreshLease(): void {
