@@ -210,6 +210,16 @@ describe('service controller', () => {
       // The queue's backoff alone would retry once, after 5 s; the 1 s resync re-queues it every second.
       await eventually('retried by resync', () => calls('delete', 'undeletable').length >= 4, 4_500);
       expect(Date.now() - first).toBeLessThan(4_500);
+      // Worded as upstream's syncLoadBalancerIfNeeded wraps it.
+      await eventually('SyncLoadBalancerFailed', async () => {
+        const all = await core.listNamespacedEvent({
+          namespace,
+          fieldSelector: 'involvedObject.name=undeletable,reason=SyncLoadBalancerFailed',
+        });
+        return all.items[0]?.message;
+      }).then((message) =>
+        expect(message).toBe('Error syncing load balancer: failed to delete load balancer: the cloud refuses'),
+      );
     } finally {
       cloud.errors.delete('delete');
       cloud.errorsOnce = true;

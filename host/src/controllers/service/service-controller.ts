@@ -12,12 +12,13 @@ import type { Informer } from '../../kube/informer/informer.ts';
 import { ItemExponentialFailureRateLimiter } from '../../kube/workqueue/rate-limiters.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
-import type { Node } from '../../plugin/abi/index.ts';
+import type { Node, Service } from '../../plugin/abi/index.ts';
 import { toABIService } from '../convert.ts';
 import type { WireNode } from '../framework/node-updates.ts';
 import { runWorkers } from '../framework/workers.ts';
 import { LoadBalancerNodeSet } from './load-balancer-nodes.ts';
 import { serviceControllerMetrics } from './metrics.ts';
+import { step, SyncStepError } from './sync-step.ts';
 import {
   hasCleanupFinalizer,
   loadBalancerStatusEqual,
@@ -173,21 +174,16 @@ export class ServiceController {
     const abiService = toABIService(svc as V1Service);
     const cluster = this.o.clusterName;
     if (!wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
-      const { exists } = await this.o.balancer.getLoadBalancer(cluster, abiService);
-      if (exists) {
-        this.requireFreshLease();
-        this.o.recorder.recordEvent(svc, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
-        await this.o.balancer.ensureLoadBalancerDeleted(cluster, abiService);
-      }
-      if (hasCleanupFinalizer(svc as V1Service)) await this.ignoreNotFound(removeFinalizer(this.o.client, svc));
-      this.o.recorder.recordEvent(svc, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
-      await this.writeStatus(svc, previousStatus, { ingress: [] });
+      await this.deleteLoadBalancer(svc, abiService);
+      await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, { ingress: [] }));
       return true;
     }
     this.requireFreshLease();
     this.o.recorder.recordEvent(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
     // The finalizer goes on before the first cloud call, so a load balancer can never outlive its Service.
-    if (!hasCleanupFinalizer(svc as V1Service)) await addFinalizer(this.o.client, svc);
+    if (!hasCleanupFinalizer(svc as V1Service)) {
+      await step('failed to add load balancer cleanup finalizer', addFinalizer(this.o.client, svc));
+    }
     const nodes = this.nodeSet.nodes();
     if (nodes.length === 0) {
       this.warnNoNodes(svc);
@@ -205,8 +201,34 @@ export class ServiceController {
       throw new Error(`failed to ensure load balancer: ${(err as Error).message}`, { cause: err });
     }
     this.o.recorder.recordEvent(svc, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
-    await this.writeStatus(svc, previousStatus, status);
+    await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, status));
     return false;
+  }
+
+  /** The delete half of upstream's syncLoadBalancerIfNeeded; its errors are worded and wrapped as upstream's. */
+  private async deleteLoadBalancer(svc: WireService, abiService: Service): Promise<void> {
+    const cluster = this.o.clusterName;
+    const { exists } = await step(
+      'failed to check if load balancer exists before cleanup',
+      this.o.balancer.getLoadBalancer(cluster, abiService),
+    );
+    if (exists) {
+      this.requireFreshLease();
+      this.o.recorder.recordEvent(svc, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
+      try {
+        await this.o.balancer.ensureLoadBalancerDeleted(cluster, abiService);
+      } catch (err) {
+        // Upstream ignores ImplementedElsewhere here too, and goes on to remove the finalizer.
+        if (!isImplementedElsewhere(err)) throw new SyncStepError('failed to delete load balancer', err);
+      }
+    }
+    if (hasCleanupFinalizer(svc as V1Service)) {
+      await step(
+        'failed to remove load balancer cleanup finalizer',
+        this.ignoreNotFound(removeFinalizer(this.o.client, svc)),
+      );
+    }
+    this.o.recorder.recordEvent(svc, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
   }
 
   private async writeStatus(
