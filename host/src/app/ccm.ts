@@ -160,7 +160,7 @@ export async function startCCM(
   let leading: Promise<void> | undefined;
 
   const runControllers = async (signal: AbortSignal): Promise<void> => {
-    informers = sharedInformers(client, logger);
+    informers = sharedInformers(client, logger, flags['min-resync-period']);
     const ctx: ControllerContext = {
       options,
       client,

@@ -61,11 +61,7 @@ export const UPSTREAM_FLAGS = {
     nonNegative,
   ),
   'controller-start-interval': duration('interval between starting the controllers', 0),
-  'min-resync-period': duration(
-    'the resync period of informers is random between this and twice it',
-    43_200_000,
-    'informers resync on the fixed periods upstream gives each controller',
-  ),
+  'min-resync-period': duration('the resync period of informers is random between this and twice it', 43_200_000),
   'kube-api-content-type': checked(
     str(
       'content type of requests sent to the apiserver',
