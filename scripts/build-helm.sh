@@ -23,16 +23,9 @@ if [ -x "$out" ]; then
   exit 0
 fi
 
-command -v go >/dev/null 2>&1 || die "Go is not installed (need Go >= 1.26 on PATH to build helm $version)"
-gov=$(go env GOVERSION) || die "'go env GOVERSION' failed"
-case "$gov" in
-  go1.2[6-9]*|go1.[3-9][0-9]*) ;;
-  *) die "Go $gov is too old: helm $version needs Go >= 1.26" ;;
-esac
-
-export CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS="-buildvcs=false -trimpath"
-# go.sum pins every hash, so the checksum database adds nothing and may be unreachable here.
-export GOSUMDB="${GOSUMDB:-off}"
+# shellcheck source=lib/go-build.sh
+. "$root/scripts/lib/go-build.sh"
+require_go "helm $version"
 mkdir -p "$bin"
 
 echo "build-helm: building helm $version (a cold build takes minutes; output cached at $out)" >&2
