@@ -1,6 +1,7 @@
 // charts/wasm-ccm on the real apiserver: every object `helm template` renders for the default values and each
 // example is accepted by a server-side dry run with strict field validation (a minimal ServiceMonitor CRD is
-// installed for the one kind the apiserver does not serve itself); then one rendering is applied for real in a
+// installed for the one kind the apiserver does not serve itself); `helm install` and `helm uninstall` work, and
+// refuse a bad value; then one rendering is applied for real in a
 // namespace of its own, and wasm-ccm runs as the chart's ServiceAccount (a token from the TokenRequest API) with
 // the chart's rendered arguments and plugin configuration (the module read through the API from the chart's
 // ConfigMap, the credentials from the chart's Secret), takes the chart's Lease and initializes a kwok node.
@@ -20,13 +21,16 @@ import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
 import { builtPlugin } from '../../support/plugins.ts';
 import { hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../ccm/support/ccm-env.ts';
 import {
+  CHART_DIR,
   EXAMPLES_DIR,
   exampleFiles,
+  helm,
   helmBinary,
   helmTemplate,
   materializeArgs,
   type RenderedObject,
   type RenderOptions,
+  valueArgs,
 } from '../../unit/chart/chart-model.ts';
 import { Apiserver } from './support/apply.ts';
 
@@ -92,6 +96,34 @@ describe('charts/wasm-ccm on the real apiserver', () => {
     const reply = await apiserver.apply({ ...workload, text });
     expect(reply.status, reply.message).toBeGreaterThanOrEqual(400);
     expect(reply.message).toContain('readOnlyRootFileSystem');
+  });
+
+  it('helm install installs the chart and uninstall removes it; a bad value fails at helm install, naming it', async () => {
+    const release = uniqueName('helm');
+    const common = ['-n', namespace, '--kubeconfig', info.kubeconfigPath];
+    const bad = await helm([
+      'install',
+      release,
+      CHART_DIR,
+      ...common,
+      ...valueArgs({ setFiles: MODULE, setJson: { kind: 'Job' } }),
+    ]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("at '/kind'");
+    const install = await helm(['install', release, CHART_DIR, ...common, ...valueArgs({ setFiles: MODULE })]);
+    expect(install.code, install.stderr).toBe(0);
+    const workload = await apiserver.request(
+      'GET',
+      `/apis/apps/v1/namespaces/${namespace}/daemonsets/${release}-wasm-ccm`,
+    );
+    expect(workload.status, workload.message).toBe(200);
+    const uninstall = await helm(['uninstall', release, ...common]);
+    expect(uninstall.code, uninstall.stderr).toBe(0);
+    const gone = await apiserver.request(
+      'GET',
+      `/apis/rbac.authorization.k8s.io/v1/clusterroles/${release}-wasm-ccm:cloud-controller-manager`,
+    );
+    expect(gone.status).toBe(404);
   });
 
   it('installs, and wasm-ccm run as the chart renders it takes the Lease and initializes a kwok node', async () => {
