@@ -1,14 +1,25 @@
 {{/*
 The CCM's command line (the repository README, "Flags"), one `--name=value` per item, from the values; then
-extraArgs. A flag the chart sets from another value is refused in extraArgs rather than given twice.
+extraArgs. A flag the chart sets from another value is refused in extraArgs (naming that value) rather than given
+twice.
 */}}
+{{/* The flags the chart sets, each with the value it comes from (as JSON). */}}
 {{- define "wasm-ccm.managedFlags" -}}
-{{- list "cloud-provider" "plugin-config" "plugin" "plugin-sha256" "plugin-allowed-hosts" "plugin-credentials"
-  "cloud-config" "plugin-call-timeout" "plugin-memory-limit-mb" "plugin-pool-size" "cluster-name" "cluster-cidr"
-  "configure-cloud-routes" "allocate-node-cidrs" "controllers" "concurrent-service-syncs" "concurrent-node-syncs"
-  "kube-api-qps" "kube-api-burst" "leader-elect" "leader-elect-resource-name" "leader-elect-resource-namespace"
-  "leader-elect-lease-duration" "leader-elect-renew-deadline" "leader-elect-retry-period" "secure-port"
-  "bind-address" "v" | toJson }}
+{{- dict
+  "cloud-provider" "cloudProvider" "plugin-config" "plugins" "plugin" "plugins.providers[].source"
+  "plugin-sha256" "plugins.providers[].sha256" "plugin-allowed-hosts" "plugins.providers[].allowedHosts"
+  "plugin-credentials" "plugins.providers[].credentials" "cloud-config" "plugins.providers[].cloudConfig"
+  "plugin-call-timeout" "pluginLimits.callTimeout" "plugin-memory-limit-mb" "pluginLimits.memoryLimitMB"
+  "plugin-pool-size" "pluginLimits.poolSize" "cluster-name" "clusterName" "cluster-cidr" "clusterCIDR"
+  "configure-cloud-routes" "configureCloudRoutes" "allocate-node-cidrs" "allocateNodeCIDRs"
+  "controllers" "controllers" "concurrent-service-syncs" "concurrentServiceSyncs"
+  "concurrent-node-syncs" "concurrentNodeSyncs" "kube-api-qps" "kubeAPIQPS" "kube-api-burst" "kubeAPIBurst"
+  "leader-elect" "leaderElection.enabled" "leader-elect-resource-name" "leaderElection.resourceName"
+  "leader-elect-resource-namespace" "leaderElection.resourceNamespace"
+  "leader-elect-lease-duration" "leaderElection.leaseDuration"
+  "leader-elect-renew-deadline" "leaderElection.renewDeadline"
+  "leader-elect-retry-period" "leaderElection.retryPeriod" "secure-port" "securePort"
+  "bind-address" "bindAddress" "v" "verbosity" | toJson }}
 {{- end }}
 
 {{- define "wasm-ccm.args" -}}
@@ -46,10 +57,10 @@ extraArgs. A flag the chart sets from another value is refused in extraArgs rath
 - --secure-port={{ $v.securePort }}
 - {{ printf "--bind-address=%s" $v.bindAddress | quote }}
 - --v={{ $v.verbosity }}
-{{- $managed := include "wasm-ccm.managedFlags" . | fromJsonArray }}
+{{- $managed := include "wasm-ccm.managedFlags" . | fromJson }}
 {{- range $name, $value := $v.extraArgs }}
-{{- if has $name $managed }}
-{{- fail (printf "extraArgs.%s: the chart sets --%s from its own value (see README.md, Values); set that value instead" $name $name) }}
+{{- with get $managed $name }}
+{{- fail (printf "extraArgs.%s: the chart sets --%s from the value %s; set that instead" $name $name .) }}
 {{- end }}
 - {{ printf "--%s=%v" $name $value | quote }}
 {{- end }}

@@ -98,7 +98,7 @@ describe('charts/wasm-ccm on the real apiserver', () => {
     expect(reply.message).toContain('readOnlyRootFileSystem');
   });
 
-  it('helm install installs the chart and uninstall removes it; a bad value fails at helm install, naming it', async () => {
+  it('helm install installs the chart and uninstall removes it; bad values fail at install and upgrade, named', async () => {
     const release = uniqueName('helm');
     const common = ['-n', namespace, '--kubeconfig', info.kubeconfigPath];
     const bad = await helm([
@@ -117,6 +117,10 @@ describe('charts/wasm-ccm on the real apiserver', () => {
       `/apis/apps/v1/namespaces/${namespace}/daemonsets/${release}-wasm-ccm`,
     );
     expect(workload.status, workload.message).toBe(200);
+    // An upgrade that reuses the recorded values would hand the CCM a module JSON has mangled: refused, naming it.
+    const reuse = await helm(['upgrade', release, CHART_DIR, ...common, '--reuse-values', '--set', 'verbosity=2']);
+    expect(reuse.code).not.toBe(0);
+    expect(reuse.stderr).toContain('plugin.module holds U+FFFD replacement characters');
     const uninstall = await helm(['uninstall', release, ...common]);
     expect(uninstall.code, uninstall.stderr).toBe(0);
     const gone = await apiserver.request(

@@ -1,6 +1,6 @@
 // Bad values fail at `helm template` (and so at `helm install`), with a message naming the value: the schema
 // (values.schema.json) for a value wrong on its own, the templates for values wrong together.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,8 +78,21 @@ describe('charts/wasm-ccm refuses bad values', () => {
     expect(result.stderr).toContain('plugin.module: the module is 1048577 bytes');
   });
 
+  it('template: a module mangled by JSON (what --reuse-values renders from the release record)', async () => {
+    const mangled = join(scratch, 'mangled.wasm');
+    // Decoding as UTF-8 replaces every invalid sequence with U+FFFD, as Go's encoding/json does to Helm's record.
+    writeFileSync(mangled, Buffer.from(readFileSync(MODULE['plugin.module']).toString('utf8'), 'utf8'));
+    const result = await helmTemplate({ setFiles: { 'plugin.module': mangled } });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('plugin.module holds U+FFFD replacement characters');
+  });
+
   it.each<[string, Record<string, unknown>, string]>([
-    ['a flag the chart sets, in extraArgs', { extraArgs: { 'cluster-name': 'x' } }, 'extraArgs.cluster-name'],
+    [
+      'a flag the chart sets, in extraArgs',
+      { extraArgs: { 'cluster-name': 'x' } },
+      'extraArgs.cluster-name: the chart sets --cluster-name from the value clusterName',
+    ],
     ['leader election off for a DaemonSet', { 'leaderElection.enabled': false }, 'leaderElection.enabled=false'],
     [
       'leader election off for two replicas',
