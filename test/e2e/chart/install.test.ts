@@ -18,13 +18,13 @@ import { freePort } from '../../support/controlplane/ports.ts';
 import type { ManagedProcess } from '../../support/controlplane/process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { builtPlugin } from '../../support/plugins.ts';
 import { hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../ccm/support/ccm-env.ts';
 import {
   CHART_DIR,
   EXAMPLES_DIR,
   exampleFiles,
   helm,
+  DEVCLOUD_MODULE,
   helmBinary,
   helmTemplate,
   materializeArgs,
@@ -34,7 +34,6 @@ import {
 } from '../../unit/chart/chart-model.ts';
 import { Apiserver } from './support/apply.ts';
 
-const MODULE = { 'plugin.module': builtPlugin('devcloud') };
 const CRD_PATH = join(import.meta.dirname, 'support', 'servicemonitor-crd.yaml');
 /** Server-side apply answers 201 when it (would) create the object and 200 when it (would) change it. */
 const APPLIED = [200, 201];
@@ -75,8 +74,11 @@ describe('charts/wasm-ccm on the real apiserver', () => {
   });
 
   const renderings: { file: string; options: RenderOptions }[] = [
-    { file: '(default values)', options: { setFiles: MODULE } },
-    ...exampleFiles().map((file) => ({ file, options: { valuesFiles: [join(EXAMPLES_DIR, file)], setFiles: MODULE } })),
+    { file: '(default values)', options: { setFiles: DEVCLOUD_MODULE } },
+    ...exampleFiles().map((file) => ({
+      file,
+      options: { valuesFiles: [join(EXAMPLES_DIR, file)], setFiles: DEVCLOUD_MODULE },
+    })),
   ];
 
   it.each(renderings)('a server-side dry run accepts every object of $file', async ({ options }) => {
@@ -89,7 +91,7 @@ describe('charts/wasm-ccm on the real apiserver', () => {
   });
 
   it('would refuse a misspelled field in a rendered object (the check above can fail)', async () => {
-    const result = await helmTemplate({ setFiles: MODULE, namespace });
+    const result = await helmTemplate({ setFiles: DEVCLOUD_MODULE, namespace });
     const workload = result.objects.find((d) => d.object.kind === 'DaemonSet') as RenderedObject;
     const text = workload.text.replace('readOnlyRootFilesystem: true', 'readOnlyRootFileSystem: true');
     expect(text).not.toBe(workload.text);
@@ -106,11 +108,11 @@ describe('charts/wasm-ccm on the real apiserver', () => {
       release,
       CHART_DIR,
       ...common,
-      ...valueArgs({ setFiles: MODULE, setJson: { kind: 'Job' } }),
+      ...valueArgs({ setFiles: DEVCLOUD_MODULE, setJson: { kind: 'Job' } }),
     ]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("at '/kind'");
-    const install = await helm(['install', release, CHART_DIR, ...common, ...valueArgs({ setFiles: MODULE })]);
+    const install = await helm(['install', release, CHART_DIR, ...common, ...valueArgs({ setFiles: DEVCLOUD_MODULE })]);
     expect(install.code, install.stderr).toBe(0);
     const workload = await apiserver.request(
       'GET',
@@ -138,7 +140,7 @@ describe('charts/wasm-ccm on the real apiserver', () => {
     const result = await helmTemplate({
       namespace,
       releaseName: namespace,
-      setFiles: MODULE,
+      setFiles: DEVCLOUD_MODULE,
       setJson: {
         'plugins.providers': [
           {
@@ -182,7 +184,7 @@ describe('charts/wasm-ccm on the real apiserver', () => {
     );
     expect(JSON.stringify(loaded)).toContain(`${namespace}/${namespace}-wasm-ccm-plugin`);
     expect(JSON.stringify(loaded)).toContain(
-      createHash('sha256').update(readFileSync(MODULE['plugin.module'])).digest('hex'),
+      createHash('sha256').update(readFileSync(DEVCLOUD_MODULE['plugin.module'])).digest('hex'),
     );
 
     const coordination = admin.makeApiClient(CoordinationV1Api);

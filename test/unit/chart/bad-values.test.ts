@@ -1,24 +1,17 @@
 // Bad values fail at `helm template` (and so at `helm install`), with a message naming the value: the schema
 // (values.schema.json) for a value wrong on its own, the templates for values wrong together.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtPlugin } from '../../support/plugins.ts';
-import { helmBinary, helmTemplate } from './chart-model.ts';
+import { describe, expect, it } from 'vitest';
+import { chartTestSetup, DEVCLOUD_MODULE, helmTemplate } from './chart-model.ts';
 
-const MODULE = { 'plugin.module': builtPlugin('devcloud') };
-const scratch = mkdtempSync(join(tmpdir(), 'wasm-ccm-chart-bad-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-beforeAll(() => {
-  helmBinary();
-}, 20 * 60_000);
+const { scratch } = chartTestSetup('wasm-ccm-chart-bad-');
 
 const provider = { name: 'devcloud', source: { module: true } };
 
 describe('charts/wasm-ccm refuses bad values', () => {
   it('renders with the same flags when nothing is wrong (the cases below differ by the one bad value)', async () => {
-    const result = await helmTemplate({ setFiles: MODULE, setJson: { 'plugins.providers': [provider] } });
+    const result = await helmTemplate({ setFiles: DEVCLOUD_MODULE, setJson: { 'plugins.providers': [provider] } });
     expect(result.code, result.stderr).toBe(0);
   });
 
@@ -59,7 +52,7 @@ describe('charts/wasm-ccm refuses bad values', () => {
     ],
     ['a port out of range', { securePort: 70000 }, /\/securePort/],
   ])('schema: %s', async (_what, setJson, message) => {
-    const result = await helmTemplate({ setFiles: MODULE, setJson });
+    const result = await helmTemplate({ setFiles: DEVCLOUD_MODULE, setJson });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(message);
   });
@@ -81,7 +74,7 @@ describe('charts/wasm-ccm refuses bad values', () => {
   it('template: a module mangled by JSON (what --reuse-values renders from the release record)', async () => {
     const mangled = join(scratch, 'mangled.wasm');
     // Decoding as UTF-8 replaces every invalid sequence with U+FFFD, as Go's encoding/json does to Helm's record.
-    writeFileSync(mangled, Buffer.from(readFileSync(MODULE['plugin.module']).toString('utf8'), 'utf8'));
+    writeFileSync(mangled, Buffer.from(readFileSync(DEVCLOUD_MODULE['plugin.module']).toString('utf8'), 'utf8'));
     const result = await helmTemplate({ setFiles: { 'plugin.module': mangled } });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('plugin.module holds U+FFFD replacement characters');
@@ -101,19 +94,19 @@ describe('charts/wasm-ccm refuses bad values', () => {
     ],
     ['no clusterCIDR while the route controller runs', { clusterCIDR: '' }, 'clusterCIDR is empty'],
   ])('template: %s', async (_what, setJson, message) => {
-    const result = await helmTemplate({ setFiles: MODULE, setJson });
+    const result = await helmTemplate({ setFiles: DEVCLOUD_MODULE, setJson });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(message);
   });
 
   it('accepts what those checks allow: one replica without leader election, no clusterCIDR without routes', async () => {
     const single = await helmTemplate({
-      setFiles: MODULE,
+      setFiles: DEVCLOUD_MODULE,
       setJson: { kind: 'Deployment', replicas: 1, 'leaderElection.enabled': false },
     });
     expect(single.code, single.stderr).toBe(0);
     const noRoutes = await helmTemplate({
-      setFiles: MODULE,
+      setFiles: DEVCLOUD_MODULE,
       setJson: { clusterCIDR: '', controllers: ['*', '-route'] },
     });
     expect(noRoutes.code, noRoutes.stderr).toBe(0);

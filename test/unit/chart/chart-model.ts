@@ -1,7 +1,8 @@
 // charts/wasm-ccm as data for tests: a real helm (built and cached by scripts/build-helm.sh, run here when missing)
 // renders the chart, and the output is split into objects, each with the template it came from and its own text.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type {
   KubernetesObject,
@@ -12,11 +13,17 @@ import type {
   V1Secret,
 } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
+import { afterAll, beforeAll } from 'vitest';
+import { builtPlugin } from '../../support/plugins.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..', '..');
 export const CHART_DIR = join(ROOT, 'charts', 'wasm-ccm');
 export const EXAMPLES_DIR = join(CHART_DIR, 'examples');
 const BUILD_SCRIPT = join(ROOT, 'scripts', 'build-helm.sh');
+
+/** The one value the default values leave to the operator: the module (the devcloud plugin build:plugins makes). */
+export const DEVCLOUD_MODULE = { 'plugin.module': builtPlugin('devcloud') } as const;
+const HELM_BUILD_TIMEOUT_MS = 20 * 60_000;
 
 let helmPath: string | undefined;
 
@@ -25,9 +32,19 @@ export function helmBinary(): string {
   helmPath ??= execFileSync('bash', [BUILD_SCRIPT], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 20 * 60_000,
+    timeout: HELM_BUILD_TIMEOUT_MS,
   }).trim();
   return helmPath;
+}
+
+/** For a test file: helm built before its tests (minutes, once per machine), and a scratch directory removed after. */
+export function chartTestSetup(prefix: string): { scratch: string } {
+  const scratch = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  beforeAll(() => {
+    helmBinary();
+  }, HELM_BUILD_TIMEOUT_MS);
+  return { scratch };
 }
 
 export interface HelmResult {

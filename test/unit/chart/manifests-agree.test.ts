@@ -15,7 +15,6 @@ import { load } from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CCM_FLAGS } from '../../../host/src/options/ccm-options.ts';
 import { parseDuration } from '../../../host/src/options/duration.ts';
-import { builtPlugin } from '../../support/plugins.ts';
 import {
   daemonSet,
   deployment,
@@ -25,9 +24,17 @@ import {
   sourceContent,
   type Workload,
 } from '../manifests/manifest-model.ts';
-import { EXAMPLES_DIR, helmBinary, helmTemplate, only, type RenderedObject } from './chart-model.ts';
+import {
+  chartTestSetup,
+  DEVCLOUD_MODULE,
+  EXAMPLES_DIR,
+  helmTemplate,
+  only,
+  type RenderedObject,
+} from './chart-model.ts';
 
-const MODULE = { 'plugin.module': builtPlugin('devcloud') };
+chartTestSetup('wasm-ccm-chart-agree-');
+
 /** Flags manifests/ gives for one provider, which the chart's plugin configuration says instead. */
 const PLUGIN_FLAGS = new Set(['plugin', 'cloud-config', 'plugin-credentials', 'plugin-allowed-hosts', 'plugin-config']);
 
@@ -64,12 +71,11 @@ describe.each([
     let pod: V1PodSpec;
 
     beforeAll(async () => {
-      helmBinary();
-      const result = await helmTemplate({ valuesFiles, setFiles: MODULE });
+      const result = await helmTemplate({ valuesFiles, setFiles: DEVCLOUD_MODULE });
       expect(result.code, result.stderr).toBe(0);
       objects = result.objects;
       pod = chartPod(objects, kind);
-    }, 20 * 60_000);
+    }, 60_000);
 
     it('run the same pod: security, network, placement, priority, grace period', () => {
       const m = manifest.pod;

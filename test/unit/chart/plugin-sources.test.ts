@@ -2,17 +2,16 @@
 // module's file in it, an existing credentials Secret its own mount, a ConfigMap source in another namespace a
 // Role there; defaultProvider and loadBalancerClasses reach the plugin configuration, which the CCM's own parser
 // accepts with several providers.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1ConfigMap, V1Role } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../../host/src/options/ccm-options.ts';
-import { builtPlugin } from '../../support/plugins.ts';
 import {
   EXAMPLES_DIR,
-  helmBinary,
+  chartTestSetup,
+  DEVCLOUD_MODULE,
   helmTemplate,
   materializeArgs,
   only,
@@ -20,12 +19,7 @@ import {
   renderedPod,
 } from './chart-model.ts';
 
-const MODULE = { 'plugin.module': builtPlugin('devcloud') };
-const scratch = mkdtempSync(join(tmpdir(), 'wasm-ccm-chart-sources-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-beforeAll(() => {
-  helmBinary();
-}, 20 * 60_000);
+const { scratch } = chartTestSetup('wasm-ccm-chart-sources-');
 
 interface RenderedConfig {
   defaultProvider?: string;
@@ -68,7 +62,7 @@ describe('plugin sources', () => {
 
   it('routes loadBalancerClasses to several providers, with a Role in each namespace whose ConfigMap is read', async () => {
     const result = await helmTemplate({
-      setFiles: MODULE,
+      setFiles: DEVCLOUD_MODULE,
       setJson: {
         'plugins.defaultProvider': 'devcloud',
         'plugins.loadBalancerClasses': { 'devcloud.example/internal': 'internal' },

@@ -2,19 +2,18 @@
 // the rendered command line and plugin configuration are ones the CCM accepts (its own parsers, with every file the
 // configuration names materialized from what the chart renders); placement, network and the scraping objects follow
 // the kind and serviceMonitor.enabled.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubernetesObject, V1Deployment, V1Secret } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CCM_FLAGS, parseCommandLine } from '../../../host/src/options/ccm-options.ts';
-import { builtPlugin } from '../../support/plugins.ts';
 import {
   CHART_DIR,
   EXAMPLES_DIR,
   exampleFiles,
   helm,
-  helmBinary,
+  chartTestSetup,
+  DEVCLOUD_MODULE,
   helmTemplate,
   materializeArgs,
   only,
@@ -24,20 +23,15 @@ import {
   valueArgs,
 } from './chart-model.ts';
 
-const MODULE = { 'plugin.module': builtPlugin('devcloud') };
 /** The default values plus the one value they leave to the operator (the module). */
-const DEFAULTS: RenderOptions = { setFiles: MODULE };
+const DEFAULTS: RenderOptions = { setFiles: DEVCLOUD_MODULE };
 const EXAMPLES = exampleFiles().map((file) => ({
   file,
-  options: { valuesFiles: [join(EXAMPLES_DIR, file)], setFiles: MODULE } satisfies RenderOptions,
+  options: { valuesFiles: [join(EXAMPLES_DIR, file)], setFiles: DEVCLOUD_MODULE } satisfies RenderOptions,
 }));
 const CASES = [{ file: '(default values)', options: DEFAULTS }, ...EXAMPLES];
 
-const scratch = mkdtempSync(join(tmpdir(), 'wasm-ccm-chart-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-beforeAll(() => {
-  helmBinary();
-}, 20 * 60_000);
+const { scratch } = chartTestSetup('wasm-ccm-chart-');
 
 describe.each(CASES)('charts/wasm-ccm with $file', ({ file, options }) => {
   let objects: RenderedObject[] = [];
