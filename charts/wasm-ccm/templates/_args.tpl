@@ -19,7 +19,8 @@ twice.
   "leader-elect-lease-duration" "leaderElection.leaseDuration"
   "leader-elect-renew-deadline" "leaderElection.renewDeadline"
   "leader-elect-retry-period" "leaderElection.retryPeriod" "secure-port" "securePort"
-  "bind-address" "bindAddress" "v" "verbosity" | toJson }}
+  "bind-address" "bindAddress" "v" "verbosity" "tls-cert-file" "tls.existingSecret"
+  "tls-private-key-file" "tls.existingSecret" | toJson }}
 {{- end }}
 
 {{- define "wasm-ccm.args" -}}
@@ -56,6 +57,10 @@ twice.
 {{- end }}
 - --secure-port={{ $v.securePort }}
 - {{ printf "--bind-address=%s" $v.bindAddress | quote }}
+{{- if $v.tls.existingSecret }}
+- --tls-cert-file={{ include "wasm-ccm.tlsDir" . }}/tls.crt
+- --tls-private-key-file={{ include "wasm-ccm.tlsDir" . }}/tls.key
+{{- end }}
 - --v={{ $v.verbosity }}
 {{- $managed := include "wasm-ccm.managedFlags" . | fromJson }}
 {{- range $name, $value := $v.extraArgs }}

@@ -55,6 +55,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{/* Where the pod finds its files. */}}
 {{- define "wasm-ccm.configDir" -}}/etc/wasm-ccm/config{{- end }}
 {{- define "wasm-ccm.credentialsDir" -}}/etc/wasm-ccm/credentials{{- end }}
+{{- define "wasm-ccm.tlsDir" -}}/etc/wasm-ccm/tls{{- end }}
 
 {{/* "true" when some provider's credentials are entries the chart puts into its own Secret. */}}
 {{- define "wasm-ccm.createsCredentials" -}}

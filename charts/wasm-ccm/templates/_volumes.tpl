@@ -24,6 +24,11 @@ volumes in place only without subPath (the credentials file is re-read every 10 
   readOnly: true
 {{- end }}
 {{- end }}
+{{- if .Values.tls.existingSecret }}
+- name: tls
+  mountPath: {{ include "wasm-ccm.tlsDir" . }}
+  readOnly: true
+{{- end }}
 # The root file system is read-only and the CCM writes no files; /tmp is scratch space for diagnostics.
 - name: tmp
   mountPath: /tmp
@@ -55,6 +60,12 @@ volumes in place only without subPath (the credentials file is re-read every 10 
     reference: {{ .reference }}
     pullPolicy: {{ .pullPolicy | default "IfNotPresent" }}
 {{- end }}
+{{- end }}
+{{- with .Values.tls.existingSecret }}
+- name: tls
+  secret:
+    secretName: {{ . }}
+    defaultMode: 288 # = 0440
 {{- end }}
 - name: tmp
   emptyDir:

@@ -75,6 +75,10 @@ describe('charts/wasm-ccm on the real apiserver', () => {
 
   const renderings: { file: string; options: RenderOptions }[] = [
     { file: '(default values)', options: { setFiles: DEVCLOUD_MODULE } },
+    {
+      file: 'tls.existingSecret',
+      options: { setFiles: DEVCLOUD_MODULE, setJson: { 'tls.existingSecret': 'ccm-tls' } },
+    },
     ...exampleFiles().map((file) => ({
       file,
       options: { valuesFiles: [join(EXAMPLES_DIR, file)], setFiles: DEVCLOUD_MODULE },

@@ -86,6 +86,11 @@ describe('charts/wasm-ccm refuses bad values', () => {
       { extraArgs: { 'cluster-name': 'x' } },
       'extraArgs.cluster-name: the chart sets --cluster-name from the value clusterName',
     ],
+    [
+      'a TLS flag in extraArgs',
+      { extraArgs: { 'tls-cert-file': '/x.crt' } },
+      'the chart sets --tls-cert-file from the value tls.existingSecret',
+    ],
     ['leader election off for a DaemonSet', { 'leaderElection.enabled': false }, 'leaderElection.enabled=false'],
     [
       'leader election off for two replicas',

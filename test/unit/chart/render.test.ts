@@ -81,8 +81,24 @@ describe('kind, network and scraping', () => {
     expect(pod.dnsPolicy).toBe('Default');
     expect(pod.nodeSelector).toEqual({ 'node-role.kubernetes.io/control-plane': '' });
     expect(pod.priorityClassName).toBe('system-cluster-critical');
+    expect(pod.containers[0]?.image, "the chart's appVersion").toBe('wasm-ccm:0.1.0');
     expect(objects.map((o) => o.object.kind)).not.toContain('PodDisruptionBudget');
     expect(objects.map((o) => o.object.kind)).not.toContain('ServiceMonitor');
+  });
+
+  it('serves HTTPS with the certificate and key of tls.existingSecret, mounted where the flags point', async () => {
+    const { objects, stderr } = await helmTemplate({ ...DEFAULTS, setJson: { 'tls.existingSecret': 'ccm-tls' } });
+    expect(objects.length, stderr).toBeGreaterThan(0);
+    const { pod } = renderedPod(objects);
+    const volume = pod.volumes?.find((v) => v.secret?.secretName === 'ccm-tls');
+    const mount = pod.containers[0]?.volumeMounts?.find((m) => m.name === volume?.name);
+    expect(mount?.mountPath).toBeDefined();
+    const args = pod.containers[0]?.args ?? [];
+    // The keys of a kubernetes.io/tls Secret.
+    expect(args).toContain(`--tls-cert-file=${mount?.mountPath}/tls.crt`);
+    expect(args).toContain(`--tls-private-key-file=${mount?.mountPath}/tls.key`);
+    const without = renderedPod((await helmTemplate(DEFAULTS)).objects).pod.containers[0]?.args ?? [];
+    expect(without.filter((a) => a.startsWith('--tls-'))).toEqual([]);
   });
 
   it('runs examples/deployment.yaml as two replicas on the pod network with a PodDisruptionBudget', async () => {
