@@ -11,16 +11,9 @@ bin="$cache/bin"
 
 die() { echo "build-controlplane: $*" >&2; exit 1; }
 
-command -v go >/dev/null 2>&1 || die "Go is not installed (need Go >= 1.26 on PATH to build kube-apiserver, etcd and kwok)"
-gov=$(go env GOVERSION) || die "'go env GOVERSION' failed"
-case "$gov" in
-  go1.2[6-9]*|go1.[3-9][0-9]*) ;;
-  *) die "Go $gov is too old: kube-apiserver v1.36 needs Go >= 1.26" ;;
-esac
-
-export CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS="-buildvcs=false -trimpath"
-# go.sum in each module pins every hash, so the checksum database adds nothing and may be unreachable here.
-export GOSUMDB="${GOSUMDB:-off}"
+# shellcheck source=lib/go-build.sh
+. "$root/scripts/lib/go-build.sh"
+require_go "kube-apiserver v1.36, etcd and kwok"
 mkdir -p "$bin"
 
 # key NAME MODULE_DIR VERSION -> cache file name; changes whenever the module's go.mod or go.sum changes.

@@ -13,16 +13,10 @@ version=v0.36.3 # k8s.io/cloud-provider, matching kube-apiserver v1.36.3
 
 die() { echo "build-peer: $*" >&2; exit 1; }
 
-command -v go >/dev/null 2>&1 || die "Go is not installed (need Go >= 1.26 on PATH to build the upstream CCM peer)"
-gov=$(go env GOVERSION) || die "'go env GOVERSION' failed"
-case "$gov" in
-  go1.2[6-9]*|go1.[3-9][0-9]*) ;;
-  *) die "Go $gov is too old: k8s.io/cloud-provider $version needs Go >= 1.26" ;;
-esac
+# shellcheck source=lib/go-build.sh
+. "$root/scripts/lib/go-build.sh"
+require_go "the upstream CCM peer (k8s.io/cloud-provider $version)"
 grep -q "k8s.io/cloud-provider $version\$" "$module/go.mod" || die "$module/go.mod does not require k8s.io/cloud-provider $version"
-
-export CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS="-buildvcs=false -trimpath"
-export GOSUMDB="${GOSUMDB:-off}" # go.sum pins every hash
 mkdir -p "$bin"
 
 # The provider's sources are part of the key too: editing them must rebuild.
