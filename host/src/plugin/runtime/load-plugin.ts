@@ -41,7 +41,10 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
 
   let prepared;
   try {
-    prepared = await prepareModule(source.bytes, limits.memoryBytes);
+    prepared = await prepareModule(source.bytes, {
+      memoryBytes: limits.memoryBytes,
+      tableEntries: limits.maxTableEntries,
+    });
   } catch (err) {
     throw fail((err as Error).message, err);
   }
