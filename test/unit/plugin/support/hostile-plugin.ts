@@ -3,10 +3,10 @@
 // The template's kernel imports come first, so an attack may add imports of its own (WAT wants imports first).
 import { assembleWat, type WatFeature } from './wat.ts';
 
-const DESCRIBE = JSON.stringify({
-  ok: { abi: '1.0', providerName: 'hostile', version: '1.0.0', capabilities: [], hasClusterID: false },
-});
+const describe = (version: string, capabilities: string[]): string =>
+  JSON.stringify({ ok: { abi: '1.0', providerName: 'hostile', version, capabilities, hasClusterID: false } });
 const EMPTY_OK = '{"ok":{}}';
+const ZONE = JSON.stringify({ ok: { failureDomain: 'hostile-zone', region: 'hostile-region' } });
 
 export interface HostileModule {
   /** Imports beyond the template's (alloc, store_u8, output_set, load_u8). */
@@ -16,9 +16,22 @@ export interface HostileModule {
   /** The memory declaration (default: 1 page, exported). */
   memory?: string;
   features?: WatFeature[];
+  /** The version ccm_describe answers (default 1.0.0). */
+  version?: string;
+  /** Declares the zones capability, answering every zone method with hostile-zone/hostile-region. */
+  zones?: boolean;
+  /** Replaces ccm_initialize's body (a function returning i32). */
+  initialize?: string;
 }
 
 export function hostileModule(spec: HostileModule = {}): Uint8Array {
+  const description = describe(spec.version ?? '1.0.0', spec.zones ? ['zones'] : []);
+  const zoneExports = ['ccm_get_zone', 'ccm_get_zone_by_provider_id', 'ccm_get_zone_by_node_name']
+    .map(
+      (name) =>
+        `(func (export "${name}") (result i32) (call $emit (i32.const 768) (i32.const ${ZONE.length})) (i32.const 0))`,
+    )
+    .join('\n  ');
   const wat = `(module
   (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
   (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
@@ -27,8 +40,9 @@ export function hostileModule(spec: HostileModule = {}): Uint8Array {
   ${spec.imports ?? ''}
   ${spec.memory ?? '(memory (export "memory") 1)'}
   (global $probes (mut i32) (i32.const 0))
-  (data (i32.const 0) "${watString(DESCRIBE)}")
+  (data (i32.const 0) "${watString(description)}")
   (data (i32.const 512) "${watString(EMPTY_OK)}")
+  (data (i32.const 768) "${watString(ZONE)}")
   (func $emit (param $ptr i32) (param $len i32)
     (local $block i64) (local $i i32)
     (local.set $block (call $alloc (i64.extend_i32_u (local.get $len))))
@@ -40,8 +54,9 @@ export function hostileModule(spec: HostileModule = {}): Uint8Array {
       (br $next)))
     (call $output_set (local.get $block) (i64.extend_i32_u (local.get $len))))
   (func $ok (result i32) (call $emit (i32.const 512) (i32.const ${EMPTY_OK.length})) (i32.const 0))
-  (func (export "ccm_describe") (result i32) (call $emit (i32.const 0) (i32.const ${DESCRIBE.length})) (i32.const 0))
-  (func (export "ccm_initialize") (result i32) (call $ok))
+  (func (export "ccm_describe") (result i32) (call $emit (i32.const 0) (i32.const ${description.length})) (i32.const 0))
+  (func (export "ccm_initialize") (result i32) ${spec.initialize ?? '(call $ok)'})
+  ${spec.zones ? zoneExports : ''}
   (func (export "probe") (result i32)
     (global.set $probes (i32.add (global.get $probes) (i32.const 1)))
     ;; one digit: probes served by this instance, 9 at most
