@@ -171,9 +171,9 @@ export class PluginInstance {
       if (Date.now() >= deadline && channel.state !== ChannelState.done) break;
     }
     // The call fails now, at its deadline; the worker is stopped in the background. Stopping can take long: V8 only
-    // notices a termination request at certain points of Wasm code (a guest growing its memory page by page in a loop
-    // went on for ~20 s), and nothing here may wait for it. The instance is out of service from this line on, so the
-    // pool starts its replacement at once.
+    // acts on a termination request at certain points of Wasm code (a guest growing its memory page by page runs on
+    // until its memory is at the cap, tens of seconds for 256 MiB), and nothing here may wait for it. The instance is
+    // out of service from this line on, so the pool starts its replacement at once.
     this.#markExited('timeout', `${exportName} ran past its deadline`);
     void this.#worker.terminate();
     throw new InstanceCallError(

@@ -172,8 +172,8 @@ export class GuestKernel {
   }
 
   // Checked before anything is made: a size the guest gives must be a whole number of bytes within the budget, and
-  // only an allocation that succeeded is charged (an earlier version charged first, so a negative size lowered the
-  // total and a failed allocation the guest caught left the budget larger).
+  // only an allocation that succeeded is charged. Charging first would let a negative size lower the total, and a
+  // failed allocation the guest catches (Wasm exception handling) leave the budget larger by that much.
   #alloc(context: CallContext, size: unknown): bigint {
     if (typeof size !== 'bigint' || size < 0n) {
       throw new GuestArgumentError(`alloc: size ${String(size)} is not a byte count`);
