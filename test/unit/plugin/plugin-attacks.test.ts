@@ -80,7 +80,7 @@ describe('a hostile plugin at call time', () => {
     ],
     ['huge_output', InternalError, /huge_output: the plugin's output of 2097152 bytes is above the limit of 1 MiB$/],
     ['kernel_bomb', InternalError, /allocated more than its kernel memory budget of 8 MiB in one call/],
-    ['block_bomb', InternalError, /the plugin made more than 65536 kernel blocks in one call$/],
+    ['block_bomb', InternalError, /the plugin made more than 16384 kernel blocks in one call$/],
     ['table_bomb', InternalError, /trapped in table_bomb: trap: unreachable$/],
     // The first error decides, not the limit error of the 64 MiB the guest then asked for.
     ['catch_negative_alloc', InternalError, /bad argument: alloc: size -104857600 is not a byte count$/],

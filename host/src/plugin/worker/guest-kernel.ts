@@ -27,7 +27,7 @@ export { GuestAddressError, GuestArgumentError, GuestLimitError } from './guest-
  * Blocks one call may make. Each is a few JS objects on the worker's V8 heap (js-sdk's Block, an ArrayBuffer, a
  * DataView) whatever its size: without a count, alloc(0) in a loop would fill that heap within the byte budget.
  */
-export const MAX_BLOCKS_PER_CALL = 65_536;
+export const MAX_BLOCKS_PER_CALL = 16_384;
 
 export interface CapturedBytes {
   buffer: ArrayBuffer;
