@@ -88,6 +88,27 @@ describe('table cap', () => {
     expect((await instantiate(bytes)).grow(1000)).toBe(1);
   });
 
+  // Function-references forms V8 accepts: a table with an initializer expression (0x40 0x00 prefix), and a typed
+  // nullable reference table. Both exported as "t" so their growth can be tried from JS.
+  it.each([
+    ['with an initializer', [0x40, 0x00, 0x70, 0x00, 0x02, 0xd0, 0x70, 0x0b], 'funcref'],
+    ['of a typed reference', [0x63, 0x70, 0x00, 0x02], 'ref null'],
+  ])('caps a table %s', (_form, entry, refType) => {
+    const section = (id: number, content: number[]): number[] => [id, content.length, ...content];
+    const bytes = Uint8Array.from([
+      ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+      ...section(4, [1, ...entry]),
+      ...section(7, [1, 1, 0x74, 0x01, 0x00]),
+    ]);
+    expect(WebAssembly.validate(bytes)).toBe(true);
+    expect(readModule(bytes).tables[0]).toMatchObject({ refType, minEntries: 2, maxEntries: undefined });
+    const capped = capTables(bytes, 50);
+    expect(readModule(capped.bytes).tables[0]).toMatchObject({ minEntries: 2, maxEntries: 50 });
+    const table = new WebAssembly.Instance(new WebAssembly.Module(capped.bytes)).exports.t as WebAssembly.Table;
+    expect(table.grow(48)).toBe(2);
+    expect(() => table.grow(1)).toThrow(RangeError);
+  });
+
   it('lowers a maximum above the cap and keeps one below it, byte for byte', () => {
     expect(capTables(growable('(table $t 1 1000000 funcref)'), 100).effectiveMaxEntries).toEqual([100]);
     const low = growable('(table $t 1 10 funcref)');

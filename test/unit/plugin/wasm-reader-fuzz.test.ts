@@ -45,6 +45,12 @@ beforeAll(() => {
         (func (export "run") (result i32) (try (result i32) (do (i32.const 1)) (catch_all (i32.const 0)))))`,
       [...features],
     ),
+    // A table with an initializer expression (function references), exported: written by hand, as wasm-as does not.
+    Uint8Array.from([
+      ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+      ...[0x04, 0x09, 0x01, 0x40, 0x00, 0x70, 0x00, 0x02, 0xd0, 0x70, 0x0b],
+      ...[0x07, 0x05, 0x01, 0x01, 0x74, 0x01, 0x00],
+    ]),
     buildModule({
       imports: [{ module: 'extism:host/user', name: 'ccm_now_ms', func: { params: [], results: ['i64'] } }],
       memory: { min: 1 },
