@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { Registry } from 'prom-client';
 import { loadPlugin } from '../host/src/plugin/index.ts';
-import { hostileModule } from '../test/unit/plugin/support/hostile-plugin.ts';
+import { hostileModule, instanceRestarts } from '../test/unit/plugin/support/hostile-plugin.ts';
 import { median } from './lib/stats.ts';
 import { formatTable } from './lib/table.ts';
 
@@ -23,11 +23,6 @@ const GUESTS = {
 interface GuestResult {
   overrun_ms: number[];
   worker_exit_after_deadline_ms: number[];
-}
-
-async function restarts(registry: Registry): Promise<number> {
-  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'wasm_ccm_plugin_instance_restarts_total');
-  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
 }
 
 async function waitFor(condition: () => Promise<boolean>): Promise<void> {
@@ -48,7 +43,7 @@ async function measure(name: keyof typeof GUESTS): Promise<GuestResult> {
   try {
     for (let round = 0; round < ROUNDS; round++) {
       await plugin.callExport('probe', new Uint8Array(0));
-      const exitsBefore = await restarts(registry);
+      const exitsBefore = await instanceRestarts(registry);
       const started = performance.now();
       await plugin.callExport(name, new Uint8Array(0)).then(
         () => {
@@ -57,7 +52,7 @@ async function measure(name: keyof typeof GUESTS): Promise<GuestResult> {
         () => undefined,
       );
       result.overrun_ms.push(Math.round(performance.now() - started - DEADLINE_MS));
-      await waitFor(async () => (await restarts(registry)) > exitsBefore);
+      await waitFor(async () => (await instanceRestarts(registry)) > exitsBefore);
       result.worker_exit_after_deadline_ms.push(Math.round(performance.now() - started - DEADLINE_MS));
     }
   } finally {

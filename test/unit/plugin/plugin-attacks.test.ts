@@ -8,7 +8,7 @@ import { InternalError, TimeoutError } from '../../../host/src/cloudprovider/err
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { ATTACK_EXPORTS, ATTACK_IMPORTS } from './support/attack-exports.ts';
-import { hostileModule } from './support/hostile-plugin.ts';
+import { hostileModule, instanceRestarts } from './support/hostile-plugin.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
 const DEADLINE_MS = 2000;
@@ -51,11 +51,6 @@ afterAll(async () => {
 
 const probe = async (): Promise<string> => decoder.decode(await plugin.callExport('probe', new Uint8Array(0)));
 
-async function restarts(): Promise<number> {
-  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'wasm_ccm_plugin_instance_restarts_total');
-  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
-}
-
 async function attack(name: string): Promise<{ error: Error; elapsedMs: number }> {
   const started = performance.now();
   try {
@@ -97,7 +92,7 @@ describe('a hostile plugin at call time', () => {
       await probe();
       expect(Number(await probe())).toBeGreaterThanOrEqual(2);
       const rssBefore = process.memoryUsage().rss;
-      const restartsBefore = await restarts();
+      const restartsBefore = await instanceRestarts(registry);
 
       const { error, elapsedMs } = await attack(name);
       expect(error).toBeInstanceOf(type);
@@ -107,7 +102,7 @@ describe('a hostile plugin at call time', () => {
       expect(await probe()).toBe('1'); // a fresh instance served it
       expect(decoder.decode(await plugin.callExport('ccm_describe', new Uint8Array(0)))).toContain('"hostile"');
       // The lost instance's worker is gone (its exit is what the restarts metric counts), and memory is back.
-      await expect.poll(restarts, { timeout: 40_000, interval: 50 }).toBe(restartsBefore + 1);
+      await expect.poll(() => instanceRestarts(registry), { timeout: 40_000, interval: 50 }).toBe(restartsBefore + 1);
       await expect
         .poll(() => process.memoryUsage().rss, { timeout: 10_000, interval: 100 })
         .toBeLessThanOrEqual(rssBefore * 1.2);

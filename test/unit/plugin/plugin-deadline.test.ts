@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TimeoutError } from '../../../host/src/cloudprovider/errors.ts';
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
-import { hostileModule } from './support/hostile-plugin.ts';
+import { hostileModule, instanceRestarts } from './support/hostile-plugin.ts';
 
 const DEADLINE_MS = 1500;
 const registry = new Registry();
@@ -33,16 +33,11 @@ afterAll(async () => {
   await plugin?.close();
 });
 
-async function restarts(): Promise<number> {
-  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'wasm_ccm_plugin_instance_restarts_total');
-  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
-}
-
 describe('a call deadline', () => {
   it('fails a memory-growing guest at its deadline; a replacement serves while the worker stops', async () => {
     await plugin.callExport('probe', new Uint8Array(0));
     const rssBefore = process.memoryUsage().rss;
-    const restartsBefore = await restarts();
+    const restartsBefore = await instanceRestarts(registry);
     const started = performance.now();
     const error = await plugin.callExport('grow_pages', new Uint8Array(0)).then(
       () => new Error('the call succeeded'),
@@ -56,7 +51,7 @@ describe('a call deadline', () => {
     expect(elapsedMs).toBeLessThan(DEADLINE_MS + 1000);
     expect(decoder.decode(await plugin.callExport('probe', new Uint8Array(0)))).toBe('1');
     console.info(`deadline ${DEADLINE_MS} ms: failed after ${Math.round(elapsedMs)} ms`);
-    await expect.poll(restarts, { timeout: 60_000, interval: 100 }).toBe(restartsBefore + 1);
+    await expect.poll(() => instanceRestarts(registry), { timeout: 60_000, interval: 100 }).toBe(restartsBefore + 1);
     console.info(`the old worker exited ${Math.round(performance.now() - started)} ms after the call started`);
     await expect
       .poll(() => process.memoryUsage().rss, { timeout: 10_000, interval: 100 })

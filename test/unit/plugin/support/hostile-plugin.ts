@@ -1,6 +1,7 @@
 // Hostile plugins written in WebAssembly text: a minimal provider (ccm_describe, ccm_initialize, and `probe`, which
 // answers how many probes its instance has served: "1" means a fresh instance) around the attack exports a test adds.
 // The template's kernel imports come first, so an attack may add imports of its own (WAT wants imports first).
+import type { Registry } from 'prom-client';
 import { assembleWat, type WatFeature } from './wat.ts';
 
 const describe = (version: string, capabilities: string[]): string =>
@@ -71,4 +72,10 @@ export function hostileModule(spec: HostileModule = {}): Uint8Array {
 
 function watString(text: string): string {
   return [...new TextEncoder().encode(text)].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join('');
+}
+
+/** Instances a plugin lost so far, every reason together: counted when a lost instance's worker has exited. */
+export async function instanceRestarts(registry: Registry): Promise<number> {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'wasm_ccm_plugin_instance_restarts_total');
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
 }
