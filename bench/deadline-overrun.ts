@@ -1,6 +1,6 @@
-// How late a call past its deadline fails, for guests that make a worker slow to stop: a guest growing its linear
-// memory one page at a time in a loop (V8 does not act on terminate() until it reaches its cap) and a plain infinite
-// loop. Each round loads nothing new: the pool's replacement serves the next round, which starts once the previous
+// How late a call past its deadline fails, and how long its worker takes to stop, for a guest growing its linear
+// memory one page at a time in a loop (each grow can cost V8 a full GC, during which it does not act on terminate():
+// see host/src/plugin/worker/worker-heap.ts) and a plain infinite loop. Each round loads nothing new: the pool's replacement serves the next round, which starts once the previous
 // round's worker has exited (counted by the restarts metric), so rounds do not compete for CPU.
 // Writes bench/results/deadline-overrun.json and prints a table.
 import { writeFileSync } from 'node:fs';
