@@ -66,6 +66,11 @@ describe('a hostile plugin at call time', () => {
     ['loop', TimeoutError, /^hostile\.loop: loop did not finish within 2000 ms/],
     ['memory_bomb', InternalError, /trap: memory access out of bounds \(linear memory at 3\d MiB of its 32 MiB cap/],
     ['recurse', InternalError, /trapped in recurse: RangeError: Maximum call stack size exceeded/],
+    [
+      'recurse_import',
+      InternalError,
+      /trapped in recurse_import: the host function ccm_now_ms failed: RangeError: Maximum call stack size exceeded/,
+    ],
     ['bad_load', InternalError, /trapped in bad_load: trap: memory access out of bounds$/],
     ['bad_block', InternalError, /bad address: address 0x63000000000000 names no memory block$/],
     [

@@ -29,7 +29,8 @@ export class GuestArgumentError extends Error {
 export interface GuestFault {
   /** The import that raised it. */
   importName: string;
-  error: Error;
+  /** null: the import did not return but its error could not be recorded (the stack was exhausted, most likely). */
+  error: Error | null;
 }
 
 export class GuestFaults {
@@ -45,9 +46,7 @@ export class GuestFaults {
   /** The call's first fault, if an import raised one (caught by the guest or not). */
   take(): GuestFault | null {
     if (this.#first !== null) return this.#first;
-    if (this.#running !== null) {
-      return { importName: this.#running, error: new Error(`${this.#running} failed without a recorded error`) };
-    }
+    if (this.#running !== null) return { importName: this.#running, error: null };
     return null;
   }
 

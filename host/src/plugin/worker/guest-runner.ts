@@ -50,10 +50,10 @@ export class GuestRunner {
     let result: RunOutcome;
     try {
       const returned: unknown = (fn as () => unknown)();
-      result = this.#faultOutcome(true) ?? this.#collect(returned);
+      result = this.#faultOutcome(null) ?? this.#collect(returned);
     } catch (err) {
       this.poisoned = true;
-      result = this.#faultOutcome(false) ?? this.#failure(err);
+      result = this.#faultOutcome(err) ?? this.#failure(err);
     } finally {
       this.#kernel.endCall();
       // Without a reset after every call js-sdk 1.0.3 runs out of block indices at call #16,383. reset() is async
@@ -86,12 +86,20 @@ export class GuestRunner {
     };
   }
 
-  /** The outcome the call's first import error dictates, if there was one; `caught`: the export returned anyway. */
-  #faultOutcome(caught: boolean): RunOutcome | null {
+  /**
+   * The outcome the call's first import error dictates, if there was one. `thrown`: what the export threw, or null
+   * when it returned (the guest caught the import's error and went on).
+   */
+  #faultOutcome(thrown: unknown): RunOutcome | null {
     const fault = this.#faults.take();
     if (fault === null) return null;
     this.poisoned = true;
-    const failure = this.#failure(fault.error, fault.importName);
+    const caught = thrown === null;
+    // An error the guard could not record is most likely what the export threw (a stack overflow inside the import).
+    const error =
+      fault.error ??
+      (caught ? new Error('did not return and its error could not be recorded (stack exhausted?)') : thrown);
+    const failure = this.#failure(error, fault.importName);
     if (!caught) return failure;
     const note = ' (the plugin caught this error and went on; its instance is retired)';
     return { ...failure, bytes: encoder.encode(decoder.decode(failure.bytes) + note) };

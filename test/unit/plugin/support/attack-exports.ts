@@ -3,7 +3,8 @@
 export const ATTACK_IMPORTS = `
   (import "extism:host/user" "ccm_input_read" (func $input_read (param i32 i32)))
   (import "extism:host/user" "ccm_http_bytes" (func $http_bytes (param i32 i32) (result i32)))
-  (import "extism:host/env" "log_info" (func $log_info (param i64)))`;
+  (import "extism:host/env" "log_info" (func $log_info (param i64)))
+  (import "extism:host/user" "ccm_now_ms" (func $now (result i64)))`;
 
 export const ATTACK_EXPORTS = `
   (table $t 1 funcref)
@@ -17,6 +18,10 @@ export const ATTACK_EXPORTS = `
     (i32.const 0))
   (func $deep (param i32) (result i32) (call $deep (i32.add (local.get 0) (i32.const 1))))
   (func (export "recurse") (result i32) (call $deep (i32.const 0)))
+  ;; The stack runs out inside an import (deep recursion calling one at every level), caught at every level.
+  (func $deep_import (param i32)
+    (try (do (drop (call $now)) (call $deep_import (i32.add (local.get 0) (i32.const 1)))) (catch_all (drop (call $now)))))
+  (func (export "recurse_import") (result i32) (call $deep_import (i32.const 0)) (call $ok))
   (func (export "bad_load") (result i32) (i32.load (i32.const -16)))
   (func (export "bad_block") (result i32) (drop (call $load_u8 (i64.shl (i64.const 99) (i64.const 48)))) (call $ok))
   (func (export "bad_input_read") (result i32) (call $input_read (i32.const -16) (i32.const 0)) (call $ok))
