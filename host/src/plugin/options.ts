@@ -8,6 +8,11 @@ import type { PluginSource } from './source/plugin-source.ts';
 export interface PluginLimits {
   /** Linear memory cap per instance (the module's maximum is rewritten to it). Default 256 MiB. */
   memoryBytes: number;
+  /**
+   * Entries of all of an instance's tables together (each table's maximum is rewritten under it): tables live on the
+   * worker's V8 heap, which the linear-memory cap does not cover. Default 10,000.
+   */
+  maxTableEntries: number;
   /** Host-side memory a guest may take through Extism's kernel (alloc) within one call. Default 64 MiB. */
   kernelMemoryBytes: number;
   /** Largest request sent to a plugin. Default 16 MiB. */
@@ -39,6 +44,7 @@ export interface PluginLimits {
 
 export const DEFAULT_LIMITS: PluginLimits = {
   memoryBytes: 256 * 1024 * 1024,
+  maxTableEntries: 10_000,
   kernelMemoryBytes: 64 * 1024 * 1024,
   maxInputBytes: 16 * 1024 * 1024,
   maxOutputBytes: 16 * 1024 * 1024,

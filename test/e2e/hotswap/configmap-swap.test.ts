@@ -1,7 +1,8 @@
 // Hot swap through the API: a running wasm-ccm (real process, operator RBAC) serves LoadBalancer Services with the
 // devcloud plugin from a ConfigMap; replacing the module in the ConfigMap switches the CCM to the new version without
 // a restart or a failed reconcile, and every bad candidate (bad or missing signature, trapping ccm_initialize, ABI
-// major 2) is refused with a Warning event on the ConfigMap while the running version keeps serving.
+// major 2, a raw hostile module whose table would abort the process) is refused with a Warning event on the ConfigMap
+// while the running version keeps serving.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
@@ -26,6 +27,7 @@ import {
   deleteServices,
 } from './support/env.ts';
 import { type HotswapModules, hotswapModules, type SigningKey, signingKey } from './support/modules.ts';
+import { hostileModule } from '../../unit/plugin/support/hostile-plugin.ts';
 
 const KEY = 'devcloud.wasm';
 const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
@@ -148,6 +150,14 @@ describe('hot swap through a plugin ConfigMap (API source, signed modules)', () 
       (m) => [m.abiV2, vendor.sign(m.abiV2)],
       /speaks provider ABI 2\.0; this host speaks ABI 1\.x only/,
     ],
+    [
+      'a signed raw module declaring a 10M-entry table (V8 would abort the process)',
+      () => {
+        const bytes = hostileModule({ body: '(table 10000000 funcref)' });
+        return [bytes, vendor.sign(bytes)];
+      },
+      /the module's tables need 10000000 entries at start, above the cap of 10000 table entries/,
+    ],
   ])('refuses %s with a Warning event while v2 keeps serving', async (_what, pick, reason) => {
     const [bytes, signature] = pick(modules);
     await putPluginConfigMap(kube.core, configMap, KEY, bytes, signature);
@@ -186,10 +196,10 @@ describe('hot swap through a plugin ConfigMap (API source, signed modules)', () 
     await putPluginConfigMap(kube.core, configMap, KEY, modules.v1, vendor.sign(modules.v1));
     await servingVersion(env.base, 'devcloud', '1.0.0', 10_000);
     const status = (await debugPlugins(env.base))[0];
-    expect(status?.swaps).toEqual({ applied: 2, rejected: 4 });
+    expect(status?.swaps).toEqual({ applied: 2, rejected: 5 });
     const metrics = (await httpsGet(`${env.base}/metrics`)).body;
     expect(metrics).toMatch(/^wasm_ccm_plugin_swaps_total\{provider="devcloud",result="applied"\} 2$/m);
-    expect(metrics).toMatch(/^wasm_ccm_plugin_swaps_total\{provider="devcloud",result="rejected"\} 4$/m);
+    expect(metrics).toMatch(/^wasm_ccm_plugin_swaps_total\{provider="devcloud",result="rejected"\} 5$/m);
     expect(metrics).toMatch(/^wasm_ccm_plugin_swap_duration_seconds_count\{provider="devcloud",result="applied"\} 2$/m);
   });
 });

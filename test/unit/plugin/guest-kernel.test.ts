@@ -2,7 +2,16 @@
 // table addressed as index << 48 | offset).
 import type { CallContext } from '@extism/extism';
 import { describe, expect, it } from 'vitest';
-import { GuestAddressError, GuestKernel, GuestLimitError } from '../../../host/src/plugin/worker/guest-kernel.ts';
+import { KERNEL_FUNCTIONS } from '../../../host/src/plugin/policy/import-policy.ts';
+import { GuestFaults } from '../../../host/src/plugin/worker/guest-faults.ts';
+import {
+  GuestAddressError,
+  GuestArgumentError,
+  GuestKernel,
+  GuestLimitError,
+  MAX_BLOCKS_PER_CALL,
+} from '../../../host/src/plugin/worker/guest-kernel.ts';
+import { kernelExtras, MAX_VARIABLE_BYTES } from '../../../host/src/plugin/worker/kernel-extras.ts';
 
 class FakeContext {
   blocks: (ArrayBuffer | null)[] = [new ArrayBuffer(1)];
@@ -82,6 +91,37 @@ describe('guest kernel', () => {
     kernel.endCall();
     kernel.beginCall(new Uint8Array(0));
     expect(() => call('alloc', 100n)).not.toThrow();
+  });
+
+  it('refuses sizes that are not byte counts, and charges only allocations that succeeded', () => {
+    const { kernel, context, call } = setup(100);
+    kernel.beginCall(new Uint8Array(0));
+    expect(() => call('alloc', -50n)).toThrow(GuestArgumentError);
+    expect(() => call('alloc', -50n)).toThrow('alloc: size -50 is not a byte count');
+    expect(() => call('alloc', 1.5)).toThrow(GuestArgumentError);
+    expect(context.blocks).toHaveLength(1); // nothing was made
+    // A negative size did not lower the charged total: the budget is still 100 bytes, not 200.
+    expect(() => call('alloc', 101n)).toThrow(GuestLimitError);
+    const realAlloc = context.alloc.bind(context);
+    context.alloc = () => {
+      throw new RangeError('Array buffer allocation failed');
+    };
+    expect(() => call('alloc', 60n)).toThrow(RangeError);
+    context.alloc = realAlloc;
+    // The failed allocation was not charged either.
+    expect(() => call('alloc', 100n)).not.toThrow();
+    expect(() => call('output_set', 0n, -1n)).toThrow('output_set: length -1 is negative');
+  });
+
+  it('counts blocks: alloc(0) in a loop stops at the per-call block limit', () => {
+    const { kernel, call } = setup(1024);
+    kernel.beginCall(new Uint8Array(0));
+    for (let i = 0; i < MAX_BLOCKS_PER_CALL; i++) call('alloc', 0n);
+    expect(() => call('alloc', 0n)).toThrow(`the plugin made more than ${MAX_BLOCKS_PER_CALL} kernel blocks`);
+    expect(kernel.tryCharge(0)).toBe(false);
+    kernel.endCall();
+    kernel.beginCall(new Uint8Array(0));
+    expect(() => call('alloc', 0n)).not.toThrow();
   });
 
   it('refuses outputs over the limit or past their block, and addresses naming no block', () => {
@@ -200,5 +240,96 @@ describe('guest kernel', () => {
     expect(error && new TextDecoder().decode(new Uint8Array(error.buffer, error.offset, error.length))).toBe(
       'it broke',
     );
+  });
+
+  describe('the kernel functions js-sdk would serve itself', () => {
+    function extras(config: Record<string, string> = {}) {
+      const { kernel, context, call } = setup(64);
+      const logs: string[] = [];
+      const fns = kernelExtras({
+        kernel,
+        config,
+        maxLogRecordBytes: 8,
+        log: (level, text) => logs.push(`${level}:${text}`),
+      });
+      const extra = (name: string, ...args: bigint[]): unknown =>
+        (fns[name] as unknown as (c: unknown, ...a: bigint[]) => unknown)(context, ...args);
+      const text = (address: bigint): string =>
+        new TextDecoder().decode(context.read(address)?.arrayBuffer() ?? new ArrayBuffer(0));
+      const store = (value: string): bigint => context.store(new TextEncoder().encode(value));
+      kernel.beginCall(new Uint8Array(0));
+      return { kernel, context, call, extra, text, store, logs };
+    }
+
+    it('serves every kernel function the import policy allows', () => {
+      const { kernel } = setup();
+      const served = new Set([
+        ...Object.keys(kernel.functions()),
+        ...Object.keys(kernelExtras({ kernel, config: {}, maxLogRecordBytes: 1, log: () => {} })),
+      ]);
+      expect(Object.keys(KERNEL_FUNCTIONS).filter((name) => !served.has(name))).toEqual([]);
+    });
+
+    it('answers length and config_get as js-sdk does, charging the blocks it makes', () => {
+      const { extra, text, store } = extras({ region: 'x'.repeat(40) });
+      expect(extra('length', store('abc'))).toBe(3n);
+      expect(extra('length_unsafe', 77n << 48n)).toBe(0n);
+      expect(extra('config_get', store('missing'))).toBe(0n);
+      expect(text(extra('config_get', store('region')) as bigint)).toBe('x'.repeat(40));
+      // 40 of the 64 bytes are used: a second copy does not fit.
+      expect(() => extra('config_get', store('region'))).toThrow(GuestLimitError);
+    });
+
+    it('keeps variables across calls, copied, within their size limit', () => {
+      const { kernel, extra, text, store } = extras();
+      const value = store('v1');
+      extra('var_set', store('k'), value);
+      kernel.endCall();
+      kernel.beginCall(new Uint8Array(0));
+      expect(text(extra('var_get', store('k')) as bigint)).toBe('v1');
+      extra('var_set', store('k'), 0n);
+      expect(extra('var_get', store('k'))).toBe(0n);
+      const big = store('x'.repeat(MAX_VARIABLE_BYTES));
+      expect(() => extra('var_set', store('k'), big)).toThrow(/variables would take more than 1048576 bytes/);
+    });
+
+    it('forwards log records, decoded only up to the record limit', () => {
+      const { extra, store, logs } = extras();
+      extra('log_warn', store('short'));
+      extra('log_info', store('a record that is too long'));
+      extra('log_debug', 5n << 48n);
+      expect(logs).toEqual(['warn:short', 'info:a record ', 'error:log_debug: bad block address 0x5000000000000']);
+    });
+  });
+
+  describe('fault guard', () => {
+    it('keeps the first error an import threw, passes it on, and forgets it at the next call', () => {
+      const faults = new GuestFaults();
+      const fail = faults.guard('store_u8', (n: number): number => {
+        if (n < 0) throw new GuestAddressError(`bad ${n}`);
+        return n * 2;
+      });
+      expect(fail(2)).toBe(4);
+      expect(faults.take()).toBeNull();
+      expect(() => fail(-1)).toThrow('bad -1');
+      expect(() => fail(-2)).toThrow('bad -2');
+      expect(fail(3)).toBe(6); // a guest that caught the error may go on calling
+      expect(faults.take()).toMatchObject({ importName: 'store_u8', error: { message: 'bad -1' } });
+      faults.reset();
+      expect(faults.take()).toBeNull();
+    });
+
+    it('guards every function of a table under its own name', () => {
+      const faults = new GuestFaults();
+      const guarded = faults.guardAll({
+        ok: () => 1,
+        broken: () => {
+          throw new TypeError('nope');
+        },
+      });
+      expect(guarded.ok?.()).toBe(1);
+      expect(() => guarded.broken?.()).toThrow(TypeError);
+      expect(faults.take()).toMatchObject({ importName: 'broken', error: { name: 'TypeError' } });
+    });
   });
 });

@@ -93,7 +93,7 @@ describe('a misbehaving plugin', () => {
     [
       'loop',
       TimeoutError,
-      /ccm_instance_metadata did not finish within 400 ms; its instance was terminated/,
+      /ccm_instance_metadata did not finish within 400 ms; its instance is being terminated/,
       'timeout',
     ],
   ] as const)(

@@ -94,7 +94,7 @@ describe('HTTP from a plugin', () => {
   it('times out at the call deadline while the host waits on HTTP for it, and recovers', async () => {
     const started = performance.now();
     await expect(provider.instancesV2()?.instanceMetadata(node('http', api.url('/hang')))).rejects.toThrow(
-      /ccm_instance_metadata did not finish within 300 ms; its instance was terminated/,
+      /ccm_instance_metadata did not finish within 300 ms; its instance is being terminated/,
     );
     expect(performance.now() - started).toBeLessThan(2000);
     expect((await pluginSees(provider, api.url('/whoami'))).body).toBe('authenticated');

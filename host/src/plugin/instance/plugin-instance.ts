@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { CallOutcome, Channel, ChannelState, HostRequestKind } from '../channel/channel.ts';
 import { errorFrame } from '../http/http-frame.ts';
 import type { LogMessage, WorkerLimits, WorkerStartData } from '../worker/worker-protocol.ts';
+import type { WorkerResourceLimits } from '../worker/worker-heap.ts';
 import { isWorkerMessage } from '../worker/worker-protocol.ts';
 import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
 
@@ -24,7 +25,7 @@ export interface InstanceOptions {
   maxInputBytes: number;
   config: Record<string, string>;
   /** V8 heap limits of the worker (its own JS, not the guest's linear memory). */
-  resourceLimits: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number };
+  resourceLimits: WorkerResourceLimits;
   startTimeoutMs: number;
   http: HostHttp;
   onLog: (message: LogMessage) => void;
@@ -170,10 +171,15 @@ export class PluginInstance {
       }
       if (Date.now() >= deadline && channel.state !== ChannelState.done) break;
     }
-    await this.terminate('timeout', `${exportName} ran past its deadline`);
+    // The call fails now, at its deadline; the worker is stopped in the background. Stopping can take long: V8 only
+    // acts on a termination request at certain points of Wasm code, and not during a storm of GCs (see
+    // worker/worker-heap.ts), and nothing here may wait for it. The instance is out of service from this line on, so
+    // the pool starts its replacement at once.
+    this.#markExited('timeout', `${exportName} ran past its deadline`);
+    void this.#worker.terminate();
     throw new InstanceCallError(
       'timeout',
-      `${exportName} did not finish within ${timeoutMs} ms; its instance was terminated`,
+      `${exportName} did not finish within ${timeoutMs} ms; its instance is being terminated`,
     );
   }
 

@@ -4,7 +4,10 @@
 // a worker thread of ~20 MB resident, so an idle CCM keeps minInstances + spares of them, not size + spares.
 // Instances above that level that sit idle for `idleTimeoutMs` are stopped (oldest first).
 // When an instance is lost (deadline, trap, crash, limit) an idle one takes the next call at once and a replacement
-// starts in the background, with backoff when starting fails.
+// starts in the background, with backoff when starting fails. A lost instance's worker may take a while to stop (V8
+// acts on a termination request only at certain points of the guest's code): up to `size` such stopping workers are
+// not counted, so replacements start at once; beyond that each one counts until it has exited, which bounds the
+// workers alive at once, and their memory, whatever a plugin does.
 // Once shrinking has brought the pool back to its resting level, the burst that grew it is over: the pool says so
 // (`onShrunk`; by default the process's MemoryReleaser, release-memory.ts, which gives V8's pooled heap pages back).
 import type { Logger } from '../../log/logger.ts';
@@ -70,6 +73,9 @@ export class InstancePool<I extends PoolInstance> {
   readonly #idle: I[] = [];
   readonly #idleSince = new WeakMap<I, number>();
   readonly #busy = new Set<I>();
+  /** Lost instances whose worker has not exited yet (their exit not reported). */
+  readonly #stopping = new Set<I>();
+  readonly #exited = new WeakSet<I>();
   readonly #generation = new WeakMap<I, number>();
   #currentGeneration = 0;
   #starting = 0;
@@ -156,7 +162,8 @@ export class InstancePool<I extends PoolInstance> {
   }
 
   get #count(): number {
-    return this.#idle.length + this.#busy.size + this.#starting;
+    const stoppingOverAllowance = Math.max(0, this.#stopping.size - this.#options.size);
+    return this.#idle.length + this.#busy.size + this.#starting + stoppingOverAllowance;
   }
 
   #acquire(queueTimeoutMs: number): Promise<I> {
@@ -198,8 +205,12 @@ export class InstancePool<I extends PoolInstance> {
       if (this.#generation.get(instance) === this.#currentGeneration) this.#pushIdle(instance);
       else void instance.terminate('recycle', 'recycled');
     }
-    // An instance that died during its call was still counted as busy when its exit was reported.
-    if (!instance.alive) this.#refill();
+    // An instance that died during its call was still counted as busy when its exit was reported; one lost at its
+    // deadline is still stopping.
+    if (!instance.alive) {
+      if (!this.#exited.has(instance)) this.#stopping.add(instance);
+      this.#refill();
+    }
     this.#dispatch();
     this.#scheduleShrink();
   }
@@ -221,6 +232,8 @@ export class InstancePool<I extends PoolInstance> {
 
   /** Must be called when an instance of this pool ends; InstanceStarter receives it too. */
   readonly onInstanceExit: InstanceExitListener<I> = (instance, cause, detail) => {
+    this.#exited.add(instance);
+    this.#stopping.delete(instance);
     const index = this.#idle.indexOf(instance);
     if (index >= 0) this.#idle.splice(index, 1);
     // 'closed': the pool ended it on purpose (shutdown, or idle beyond the resting level), not a loss to replace.

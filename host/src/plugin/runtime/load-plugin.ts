@@ -22,6 +22,7 @@ import { type PluginLimits, type PluginLoadOptions, resolveLimits } from '../opt
 import { InstancePool } from '../pool/instance-pool.ts';
 import { loadPluginSource } from '../source/plugin-source.ts';
 import { exportedFunctionNames, prepareModule } from '../source/prepare-module.ts';
+import { workerResourceLimits } from '../worker/worker-heap.ts';
 import { LoadedPlugin } from './loaded-plugin.ts';
 import { delegatingLogger, pluginLogForwarder } from './plugin-log.ts';
 
@@ -41,7 +42,10 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
 
   let prepared;
   try {
-    prepared = await prepareModule(source.bytes, limits.memoryBytes);
+    prepared = await prepareModule(source.bytes, {
+      memoryBytes: limits.memoryBytes,
+      tableEntries: limits.maxTableEntries,
+    });
   } catch (err) {
     throw fail((err as Error).message, err);
   }
@@ -81,7 +85,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
       },
       maxInputBytes: limits.maxInputBytes,
       config: credentials.exposedConfig(),
-      resourceLimits: { maxOldGenerationSizeMb: limits.workerHeapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+      resourceLimits: workerResourceLimits(limits.workerHeapMb, prepared.memory.effectiveMaxPages * 65_536),
       startTimeoutMs: limits.startTimeoutMs,
       http: broker,
       onLog: pluginLogForwarder(() => logger),

@@ -2,11 +2,13 @@
 // memory to ~4 GiB; with the maximum rewritten to the cap, `memory.grow` past it returns -1 inside the guest.
 import { encodeUnsigned, WasmFormatError } from './leb128.ts';
 import { type MemoryLimits, readModule, SectionId, type WasmModuleInfo } from './module-reader.ts';
+import { concatBytes, encodeLimits, rewriteSection } from './section-rewrite.ts';
 
 export const WASM_PAGE_BYTES = 65_536;
 
 export class MemoryPolicyError extends Error {
   override name = 'MemoryPolicyError';
+  readonly code = 'MemoryLimit';
 }
 
 export interface MemoryCapResult {
@@ -55,33 +57,12 @@ export function capLinearMemory(
   }
   const section = info.sections.find((s) => s.id === SectionId.memory);
   if (!section) throw new WasmFormatError('memory section not found although a memory was read');
-  const content = concat([
-    encodeUnsigned(1),
-    Uint8Array.of(0x01),
-    encodeUnsigned(memory.minPages),
-    encodeUnsigned(capPages),
-  ]);
-  const rebuilt = concat([
-    bytes.subarray(0, section.start),
-    Uint8Array.of(SectionId.memory),
-    encodeUnsigned(content.length),
-    content,
-    bytes.subarray(section.end),
-  ]);
+  const content = concatBytes([encodeUnsigned(1), encodeLimits(memory.minPages, capPages)]);
+  const rebuilt = rewriteSection(bytes, section, [{ start: section.contentStart, end: section.end, bytes: content }]);
   return { bytes: rebuilt, declaredMaxPages: memory.maxPages, effectiveMaxPages: capPages, rewritten: true };
 }
 
 export function formatPages(pages: number): string {
   const mib = (pages * WASM_PAGE_BYTES) / (1024 * 1024);
   return `${Number.isInteger(mib) ? mib : mib.toFixed(2)} MiB`;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

@@ -1,7 +1,11 @@
 // Reads the parts of a WebAssembly module's binary the host must judge before compiling it: its sections, function
-// types, imports, memories and exports. Anything the reader does not understand is refused rather than skipped over,
+// types, imports, tables, memories, element segments and exports. Anything the reader does not understand is refused rather than skipped over,
 // because the memory cap and the import policy depend on reading these sections exactly.
 import { readUnsigned, WasmFormatError } from './leb128.ts';
+import { SectionReader as Reader } from './section-reader.ts';
+import { countElementEntries, type DefinedTable, readTables, readTableType, type TableLimits } from './table-reader.ts';
+
+export type { DefinedTable, TableLimits } from './table-reader.ts';
 
 export const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d] as const;
 export const WASM_VERSION = [0x01, 0x00, 0x00, 0x00] as const;
@@ -15,7 +19,19 @@ export const SectionId = {
   memory: 5,
   global: 6,
   export: 7,
+  start: 8,
+  element: 9,
 } as const;
+
+// Sections whose content is read here: each must be read exactly to its end.
+const READ_SECTIONS: ReadonlySet<number> = new Set([
+  SectionId.type,
+  SectionId.import,
+  SectionId.table,
+  SectionId.memory,
+  SectionId.export,
+  SectionId.element,
+]);
 
 export type ValueType = 'i32' | 'i64' | 'f32' | 'f64' | 'v128' | 'funcref' | 'externref';
 
@@ -44,7 +60,7 @@ export interface MemoryLimits {
 
 export type ImportDescriptor =
   | { kind: 'function'; typeIndex: number }
-  | { kind: 'table' }
+  | { kind: 'table'; limits: TableLimits }
   | { kind: 'memory'; limits: MemoryLimits }
   | { kind: 'global' }
   | { kind: 'tag' };
@@ -77,8 +93,12 @@ export interface WasmModuleInfo {
   sections: SectionSpan[];
   types: FunctionType[];
   imports: WasmImport[];
+  /** Tables the module defines itself (its table section). */
+  tables: DefinedTable[];
   /** Memories the module defines itself (its memory section). */
   memories: MemoryLimits[];
+  /** Entries of all element segments together. */
+  elementEntries: number;
   exports: WasmExport[];
 }
 
@@ -95,71 +115,41 @@ export function readModule(bytes: Uint8Array): WasmModuleInfo {
   if (!WASM_VERSION.every((b, i) => bytes[i + 4] === b)) {
     throw new WasmFormatError(`unsupported WebAssembly binary version ${Array.from(bytes.subarray(4, 8)).join('.')}`);
   }
-  const info: WasmModuleInfo = { sections: [], types: [], imports: [], memories: [], exports: [] };
+  const info: WasmModuleInfo = {
+    sections: [],
+    types: [],
+    imports: [],
+    tables: [],
+    memories: [],
+    elementEntries: 0,
+    exports: [],
+  };
   let offset = 8;
   while (offset < bytes.length) {
     const id = bytes[offset] as number;
     const size = readUnsigned(bytes, offset + 1);
     const span: SectionSpan = { id, start: offset, contentStart: size.next, end: size.next + size.value };
     if (span.end > bytes.length) throw new WasmFormatError(`section ${id} at offset ${offset} runs past the end`);
-    info.sections.push(span);
-    const reader = new Reader(bytes, span.contentStart, span.end);
-    if (id === SectionId.type) info.types = readTypes(reader);
-    else if (id === SectionId.import) info.imports = readImports(reader);
-    else if (id === SectionId.memory) info.memories = reader.vector(() => readLimits(reader));
-    else if (id === SectionId.export) info.exports = readExports(reader);
-    if (
-      (id === SectionId.type || id === SectionId.import || id === SectionId.memory || id === SectionId.export) &&
-      !reader.atEnd()
-    ) {
-      throw new WasmFormatError(`section ${id} has ${span.end - reader.offset} trailing bytes`);
+    // A second section of a kind would be read over the first: V8 refuses it too, but the cap must not depend on that.
+    if (id !== SectionId.custom && info.sections.some((s) => s.id === id)) {
+      throw new WasmFormatError(`section ${id} appears twice (the second at offset ${offset})`);
     }
+    info.sections.push(span);
+    readSection(info, id, new Reader(bytes, span.contentStart, span.end));
     offset = span.end;
   }
   return info;
 }
 
-// A cursor over one section's content that refuses to read past it.
-class Reader {
-  readonly bytes: Uint8Array;
-  offset: number;
-  readonly end: number;
-  constructor(bytes: Uint8Array, offset: number, end: number) {
-    this.bytes = bytes;
-    this.offset = offset;
-    this.end = end;
-  }
-  atEnd(): boolean {
-    return this.offset === this.end;
-  }
-  byte(): number {
-    if (this.offset >= this.end) throw new WasmFormatError(`unexpected end of section at offset ${this.offset}`);
-    return this.bytes[this.offset++] as number;
-  }
-  unsigned(maxBits = 32): number {
-    const decoded = readUnsigned(this.bytes, this.offset, maxBits);
-    if (decoded.next > this.end) throw new WasmFormatError(`LEB128 runs past its section at offset ${this.offset}`);
-    this.offset = decoded.next;
-    return decoded.value;
-  }
-  name(): string {
-    const length = this.unsigned();
-    if (this.offset + length > this.end)
-      throw new WasmFormatError(`name runs past its section at offset ${this.offset}`);
-    const raw = this.bytes.subarray(this.offset, this.offset + length);
-    this.offset += length;
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(raw);
-    } catch {
-      throw new WasmFormatError(`name at offset ${this.offset - length} is not UTF-8`);
-    }
-  }
-  vector<T>(item: () => T): T[] {
-    const count = this.unsigned();
-    const items: T[] = [];
-    for (let i = 0; i < count; i++) items.push(item());
-    return items;
-  }
+function readSection(info: WasmModuleInfo, id: number, reader: Reader): void {
+  if (!READ_SECTIONS.has(id)) return;
+  if (id === SectionId.type) info.types = readTypes(reader);
+  else if (id === SectionId.import) info.imports = readImports(reader);
+  else if (id === SectionId.table) info.tables = readTables(reader);
+  else if (id === SectionId.memory) info.memories = reader.vector(() => readLimits(reader));
+  else if (id === SectionId.export) info.exports = readExports(reader);
+  else info.elementEntries = countElementEntries(reader);
+  if (!reader.atEnd()) throw new WasmFormatError(`section ${id} has ${reader.end - reader.offset} trailing bytes`);
 }
 
 function valueType(reader: Reader): ValueType {
@@ -198,11 +188,11 @@ function readImports(reader: Reader): WasmImport[] {
       case 0x00:
         descriptor = { kind: 'function', typeIndex: reader.unsigned() };
         break;
-      case 0x01:
-        valueType(reader);
-        readLimits(reader);
-        descriptor = { kind: 'table' };
+      case 0x01: {
+        const { refType, minEntries, maxEntries, table64 } = readTableType(reader);
+        descriptor = { kind: 'table', limits: { refType, minEntries, maxEntries, table64 } };
         break;
+      }
       case 0x02:
         descriptor = { kind: 'memory', limits: readLimits(reader) };
         break;

@@ -31,6 +31,10 @@ declare namespace WebAssembly {
     readonly buffer: ArrayBuffer;
     grow(delta: number): number;
   }
+  class Table {
+    readonly length: number;
+    grow(delta: number): number;
+  }
   class CompileError extends Error {}
   class LinkError extends Error {}
   class RuntimeError extends Error {}

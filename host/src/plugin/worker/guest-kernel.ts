@@ -1,6 +1,9 @@
 // The hot part of the Extism kernel, replaced for speed and for limits, while Extism's CallContext keeps owning the
 // block table (so its config_get, var_*, length and log_* keep working on the same blocks).
 //
+// Every kernel function the import policy allows is served by wasm-ccm (this file and kernel-extras.ts), none by js-sdk
+// itself, so that each runs under GuestFaults.guard (guest-faults.ts).
+//
 // Why replace it: a guest moves its input and output 8 bytes per host call (as-pdk's Host.input/Host.output), and in
 // js-sdk 1.0.3 each of those calls decodes the address with several BigInt operations and a block lookup. Here the
 // input is one DataView and each block's DataView is looked up once per call. Why limits: the kernel's blocks are
@@ -16,16 +19,15 @@
 // Functions are installed through createPlugin's `functions` option under the kernel's namespace: js-sdk binds each
 // with the CallContext as first argument and puts it over its own implementation in the import object.
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
+import { GuestAddressError, GuestArgumentError, GuestLimitError } from './guest-faults.ts';
 
-/** Thrown from a kernel or host function to stop the guest: the call fails with a limit error. */
-export class GuestLimitError extends Error {
-  override name = 'GuestLimitError';
-}
+export { GuestAddressError, GuestArgumentError, GuestLimitError } from './guest-faults.ts';
 
-/** Thrown when the guest passes an address that names no block. */
-export class GuestAddressError extends Error {
-  override name = 'GuestAddressError';
-}
+/**
+ * Blocks one call may make. Each is a few JS objects on the worker's V8 heap (js-sdk's Block, an ArrayBuffer, a
+ * DataView) whatever its size: without a count, alloc(0) in a loop would fill that heap within the byte budget.
+ */
+export const MAX_BLOCKS_PER_CALL = 16_384;
 
 export interface CapturedBytes {
   buffer: ArrayBuffer;
@@ -36,7 +38,7 @@ export interface CapturedBytes {
 const EMPTY_INPUT = new Uint8Array(0);
 
 // The function type js-sdk's `functions` option takes (its arguments are typed loosely there).
-type KernelFunction = NonNullable<ExtismPluginOptions['functions']>[string][string];
+export type KernelFunction = NonNullable<ExtismPluginOptions['functions']>[string][string];
 
 export class GuestKernel {
   readonly #budgetBytes: number;
@@ -49,6 +51,7 @@ export class GuestKernel {
   #output: CapturedBytes | null = null;
   #error: CapturedBytes | null = null;
   #chargedBytes = 0;
+  #blocks = 0;
   #memory: WebAssembly.Memory | null = null;
   #held: Uint8Array = EMPTY_INPUT;
 
@@ -66,6 +69,7 @@ export class GuestKernel {
     this.#output = null;
     this.#error = null;
     this.#chargedBytes = 0;
+    this.#blocks = 0;
     this.#held = EMPTY_INPUT;
   }
 
@@ -145,11 +149,50 @@ export class GuestKernel {
     this.#held = EMPTY_INPUT;
   }
 
-  /** Charges host-made blocks (host function answers) against the call's budget; false when it would overflow. */
+  /**
+   * Charges a host-made block (a host function's answer) against the call's budget and block count; false when it
+   * would go over either. Charge only what is then made: nothing is given back.
+   */
   tryCharge(bytes: number): boolean {
-    if (this.#chargedBytes + bytes > this.#budgetBytes) return false;
+    if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`cannot charge ${bytes} bytes`);
+    if (bytes > this.#budgetBytes - this.#chargedBytes || this.#blocks >= MAX_BLOCKS_PER_CALL) return false;
     this.#chargedBytes += bytes;
+    this.#blocks++;
     return true;
+  }
+
+  /** Stores host-made bytes as a new block, charged; a limit error when the budget does not have room. */
+  storeCharged(context: CallContext, what: string, bytes: Uint8Array): bigint {
+    if (!this.tryCharge(bytes.byteLength)) {
+      throw new GuestLimitError(
+        `${what}: ${bytes.byteLength} bytes do not fit the kernel memory budget left for this call`,
+      );
+    }
+    return context.store(bytes.byteLength === 0 ? new Uint8Array(1) : bytes.slice());
+  }
+
+  // Checked before anything is made: a size the guest gives must be a whole number of bytes within the budget, and
+  // only an allocation that succeeded is charged. Charging first would let a negative size lower the total, and a
+  // failed allocation the guest catches (Wasm exception handling) leave the budget larger by that much.
+  #alloc(context: CallContext, size: unknown): bigint {
+    if (typeof size !== 'bigint' || size < 0n) {
+      throw new GuestArgumentError(`alloc: size ${String(size)} is not a byte count`);
+    }
+    const left = this.#budgetBytes - this.#chargedBytes;
+    if (size > BigInt(left)) {
+      throw new GuestLimitError(
+        `the plugin allocated more than its kernel memory budget of ${mib(this.#budgetBytes)} in one call ` +
+          `(asked for ${size} bytes with ${this.#chargedBytes} in use)`,
+      );
+    }
+    if (this.#blocks >= MAX_BLOCKS_PER_CALL) {
+      throw new GuestLimitError(`the plugin made more than ${MAX_BLOCKS_PER_CALL} kernel blocks in one call`);
+    }
+    const bytes = Number(size);
+    const address = context.alloc(bytes);
+    this.#chargedBytes += bytes;
+    this.#blocks++;
+    return address;
   }
 
   /** The whole content of the block at `address`, as Extism hands blocks to host functions. */
@@ -160,16 +203,7 @@ export class GuestKernel {
 
   functions(): Record<string, KernelFunction> {
     return {
-      alloc: (context: CallContext, size: bigint): bigint => {
-        const bytes = Number(size);
-        if (!this.tryCharge(bytes)) {
-          throw new GuestLimitError(
-            `the plugin allocated more than its kernel memory budget of ${mib(this.#budgetBytes)} in one call ` +
-              `(asked for ${bytes} bytes with ${this.#chargedBytes} in use)`,
-          );
-        }
-        return context.alloc(bytes);
-      },
+      alloc: (context: CallContext, size: bigint): bigint => this.#alloc(context, size),
       // Blocks are released by plugin.reset() after the call; freeing early would not return budget anyway.
       free: (_context: CallContext, address: bigint): void => {
         this.#views[blockIndex(address)] = undefined;
@@ -193,6 +227,7 @@ export class GuestKernel {
         this.#view(context, address).setBigUint64(blockOffset(address), value, true);
       },
       output_set: (context: CallContext, address: bigint, length: bigint): void => {
+        if (length < 0n) throw new GuestArgumentError(`output_set: length ${length} is negative`);
         const bytes = Number(length);
         if (bytes > this.#maxOutputBytes) {
           throw new GuestLimitError(

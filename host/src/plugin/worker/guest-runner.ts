@@ -1,9 +1,11 @@
 // Runs one call of an export inside the worker and reports the outcome through the channel. The export is called
 // directly (not through plugin.call) so its i32 return code is seen; the kernel (guest-kernel.ts) captured the
-// output and error the guest set.
+// output and error the guest set. An error any import raised during the call (GuestFaults) decides the outcome even
+// when the guest caught it: the call fails with the first such error and the instance is retired.
 import type { Plugin } from '@extism/extism';
 import { CallOutcome, type CallOutcomeValue, Channel } from '../channel/channel.ts';
-import { GuestAddressError, GuestKernel, GuestLimitError } from './guest-kernel.ts';
+import { GuestAddressError, GuestArgumentError, type GuestFaults, GuestLimitError } from './guest-faults.ts';
+import type { GuestKernel } from './guest-kernel.ts';
 
 export interface RunOutcome {
   outcome: CallOutcomeValue;
@@ -20,14 +22,21 @@ export class GuestRunner {
   readonly #plugin: Plugin;
   readonly #exports: WebAssembly.Exports;
   readonly #kernel: GuestKernel;
+  readonly #faults: GuestFaults;
   readonly #memoryCapBytes: number;
-  /** Set after a trap or a limit: the guest's own state may be inconsistent, so the instance must go. */
+  /** Set after a trap, a limit or any import's error: the guest's state may be inconsistent, so the instance must go. */
   poisoned = false;
 
-  constructor(plugin: Plugin, instance: WebAssembly.Instance, kernel: GuestKernel, memoryCapBytes: number) {
+  constructor(
+    plugin: Plugin,
+    instance: WebAssembly.Instance,
+    guest: { kernel: GuestKernel; faults: GuestFaults },
+    memoryCapBytes: number,
+  ) {
     this.#plugin = plugin;
     this.#exports = instance.exports;
-    this.#kernel = kernel;
+    this.#kernel = guest.kernel;
+    this.#faults = guest.faults;
     this.#memoryCapBytes = memoryCapBytes;
   }
 
@@ -37,16 +46,14 @@ export class GuestRunner {
       return message(CallOutcome.noSuchExport, `the plugin has no export '${exportName}'`);
     }
     this.#kernel.beginCall(input);
+    this.#faults.reset();
     let result: RunOutcome;
     try {
       const returned: unknown = (fn as () => unknown)();
-      result = this.#collect(returned);
+      result = this.#faultOutcome(null) ?? this.#collect(returned);
     } catch (err) {
       this.poisoned = true;
-      result =
-        err instanceof GuestLimitError
-          ? message(CallOutcome.limit, err.message)
-          : message(CallOutcome.trap, this.#describeTrap(err));
+      result = this.#faultOutcome(err) ?? this.#failure(err);
     } finally {
       this.#kernel.endCall();
       // Without a reset after every call js-sdk 1.0.3 runs out of block indices at call #16,383. reset() is async
@@ -79,10 +86,38 @@ export class GuestRunner {
     };
   }
 
-  #describeTrap(err: unknown): string {
+  /**
+   * The outcome the call's first import error dictates, if there was one. `thrown`: what the export threw, or null
+   * when it returned (the guest caught the import's error and went on).
+   */
+  #faultOutcome(thrown: unknown): RunOutcome | null {
+    const fault = this.#faults.take();
+    if (fault === null) return null;
+    this.poisoned = true;
+    const caught = thrown === null;
+    // An error the guard could not record is most likely what the export threw (a stack overflow inside the import).
+    const error =
+      fault.error ??
+      (caught ? new Error('did not return and its error could not be recorded (stack exhausted?)') : thrown);
+    const failure = this.#failure(error, fault.importName);
+    if (!caught) return failure;
+    const note = ' (the plugin caught this error and went on; its instance is retired)';
+    return { ...failure, bytes: encoder.encode(decoder.decode(failure.bytes) + note) };
+  }
+
+  #failure(err: unknown, importName?: string): RunOutcome {
+    if (err instanceof GuestLimitError) return message(CallOutcome.limit, err.message);
+    return message(CallOutcome.trap, this.#describeTrap(err, importName));
+  }
+
+  #describeTrap(err: unknown, importName?: string): string {
+    if (err instanceof GuestAddressError) return `the plugin passed a bad address: ${err.message}`;
+    if (err instanceof GuestArgumentError) return `the plugin passed a bad argument: ${err.message}`;
+    if (importName !== undefined && err instanceof Error) {
+      return `the host function ${importName} failed: ${err.name}: ${err.message}`;
+    }
     const text =
       err instanceof Error ? `${err.name === 'RuntimeError' ? 'trap' : err.name}: ${err.message}` : String(err);
-    if (err instanceof GuestAddressError) return `the plugin passed a bad address: ${err.message}`;
     const memory = this.#exports.memory;
     if (memory instanceof WebAssembly.Memory && this.#memoryCapBytes > 0) {
       const used = memory.buffer.byteLength;

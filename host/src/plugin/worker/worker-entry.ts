@@ -6,8 +6,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import createPlugin from '@extism/extism';
 import { Channel, ChannelState } from '../channel/channel.ts';
 import { CCM_HOST_MODULE, EXTISM_KERNEL_MODULE } from '../policy/import-policy.ts';
+import { GuestFaults } from './guest-faults.ts';
 import { createHostFunctions } from './guest-host-functions.ts';
 import { GuestKernel } from './guest-kernel.ts';
+import { kernelExtras } from './kernel-extras.ts';
 import { GuestRunner, publishOutcome } from './guest-runner.ts';
 import type { LogMessage, WorkerMessage, WorkerStartData } from './worker-protocol.ts';
 
@@ -44,6 +46,17 @@ const kernelLogger = {
 };
 
 const kernel = new GuestKernel(limits.kernelMemoryBytes, limits.maxOutputBytes);
+// Every import the guest may call is ours and guarded: an error it raises fails the call even if the guest catches it.
+const faults = new GuestFaults();
+const kernelFunctions = {
+  ...kernel.functions(),
+  ...kernelExtras({
+    kernel,
+    config: start.config,
+    maxLogRecordBytes: limits.maxLogRecordBytes,
+    log: (level, text) => kernelLogger[level](text),
+  }),
+};
 const plugin = await createPlugin(start.module, {
   useWasi: false,
   runInWorker: false,
@@ -52,14 +65,16 @@ const plugin = await createPlugin(start.module, {
   config: start.config,
   logger: kernelLogger as unknown as Console,
   functions: {
-    [EXTISM_KERNEL_MODULE]: kernel.functions(),
-    [CCM_HOST_MODULE]: createHostFunctions({
-      channel,
-      kernel,
-      maxHttpRequestBytes: limits.maxHttpRequestBytes,
-      maxLogRecordBytes: limits.maxLogRecordBytes,
-      log,
-    }),
+    [EXTISM_KERNEL_MODULE]: faults.guardAll(kernelFunctions),
+    [CCM_HOST_MODULE]: faults.guardAll(
+      createHostFunctions({
+        channel,
+        kernel,
+        maxHttpRequestBytes: limits.maxHttpRequestBytes,
+        maxLogRecordBytes: limits.maxLogRecordBytes,
+        log,
+      }),
+    ),
   },
 });
 const instance = await plugin.getInstance();
@@ -68,7 +83,7 @@ kernel.attachMemory(memory instanceof WebAssembly.Memory ? memory : null);
 // Extism only calls a reactor's _initialize when WASI is on; wasm-ccm plugins have no WASI, so do it here.
 const initialize = instance.exports._initialize;
 if (typeof initialize === 'function') (initialize as () => void)();
-const runner = new GuestRunner(plugin, instance, kernel, limits.memoryCapBytes);
+const runner = new GuestRunner(plugin, instance, { kernel, faults }, limits.memoryCapBytes);
 post({ type: 'ready' });
 
 // Calls mostly repeat the same few exports: reuse the decoded name when the bytes are the same as last time.
