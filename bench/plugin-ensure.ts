@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { Node, Service } from '../host/src/plugin/abi/index.ts';
+import type { Node, Service } from '../host/src/abi/index.ts';
 import { abiService } from '../test/support/abi-fixtures.ts';
 import type { DevcloudThreadReady } from './lib/devcloud-thread.ts';
 import { DEVCLOUD_THREAD, pluginOnDevcloud } from './lib/plugin-on-devcloud.ts';

@@ -19,7 +19,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { silentLogger } from '../host/src/log/logger.ts';
 import { Http1Pool } from '../host/src/net/http1/pool.ts';
-import type { Node } from '../host/src/plugin/abi/index.ts';
+import type { Node } from '../host/src/abi/index.ts';
 import { CredentialStore } from '../host/src/plugin/credentials/credential-store.ts';
 import { HostAllowList } from '../host/src/plugin/http/allow-list.ts';
 import { HttpBroker } from '../host/src/plugin/http/http-broker.ts';

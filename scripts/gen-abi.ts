@@ -16,8 +16,8 @@ type Emitter = (model: AbiModel) => string;
 
 // Output path (relative to the repository root) -> emitter.
 const OUTPUTS: Record<string, Emitter> = {
-  'host/src/plugin/abi/types.generated.ts': emitTsTypes,
-  'host/src/plugin/abi/validate.generated.ts': emitTsValidate,
+  'host/src/abi/types.generated.ts': emitTsTypes,
+  'host/src/abi/validate.generated.ts': emitTsValidate,
   'plugin-sdk/assembly/abi/types.generated.ts': emitAsTypes,
   'plugin-sdk/assembly/abi/provider.generated.ts': emitAsProvider,
   'plugin-sdk/assembly/abi/exports.generated.ts': emitAsExports,

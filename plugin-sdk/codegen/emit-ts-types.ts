@@ -1,4 +1,4 @@
-// Emits host/src/plugin/abi/types.generated.ts: the TypeScript view of the ABI the host programs against.
+// Emits host/src/abi/types.generated.ts: the TypeScript view of the ABI the host programs against.
 import type { AbiModel, FieldType } from './model.ts';
 
 export const HEADER =

@@ -1,4 +1,4 @@
-// Emits host/src/plugin/abi/validate.generated.ts: one straight-line checker per ABI type, so checking a plugin's answer
+// Emits host/src/abi/validate.generated.ts: one straight-line checker per ABI type, so checking a plugin's answer
 // costs a few property reads per field and builds a path string only when something is wrong. Paths are assembled on
 // the way out of the checkers (".addresses[2]" + ".type: expected ..."), which keeps the success path allocation-free.
 import { HEADER } from './emit-ts-types.ts';

@@ -2,15 +2,7 @@
 // capability accessor returns the implementation, or undefined when the provider does not support it (upstream's
 // `(impl, false)`). Methods take the trimmed objects of the provider ABI and reject with the errors of ./errors.ts.
 // Nothing here knows that providers are WebAssembly plugins.
-import type {
-  InstanceMetadata,
-  LoadBalancerStatus,
-  Node,
-  NodeAddress,
-  Route,
-  Service,
-  Zone,
-} from '../plugin/abi/index.ts';
+import type { InstanceMetadata, LoadBalancerStatus, Node, NodeAddress, Route, Service, Zone } from '../abi/index.ts';
 
 export type { InstanceMetadata, LoadBalancerStatus, Node, NodeAddress, Route, Service, Zone };
 

@@ -2,7 +2,7 @@
 // (a vendor's unit tests) and the repository's tests state only what they care about: testNode({ name: 'node-1' }),
 // testService({ name: 'web', annotations: {...} }).
 import { randomUUID } from 'node:crypto';
-import type { Node, Service, ServicePort } from '../plugin/abi/index.ts';
+import type { Node, Service, ServicePort } from '../abi/index.ts';
 
 /** A Node as the host sends it; `uid` defaults to a fresh UUID, everything else to empty. */
 export function testNode(fields: Partial<Node> & Pick<Node, 'name'>): Node {

@@ -1,6 +1,6 @@
 // The shape of a conformance check and the helpers checks assert with. A check returns a short detail on success,
 // throws CheckFailed with the reason, or CheckSkipped when it cannot run (the report says why).
-import type { Capability, DescribeResponse, LoadBalancerStatus, MethodName, Responses } from '../plugin/abi/index.ts';
+import type { Capability, DescribeResponse, LoadBalancerStatus, MethodName, Responses } from '../abi/index.ts';
 import type { Fixture } from './fixture.ts';
 import { describeOutcome, type Outcome, type Probe } from './probe.ts';
 

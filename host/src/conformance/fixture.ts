@@ -2,7 +2,7 @@
 // not exist), the cluster name, and optionally the Service, node sets and route the load-balancer and route checks
 // use. Read strictly (unknown fields are errors, with their path) so a typo never silently turns a check off.
 import { randomUUID } from 'node:crypto';
-import type { Node, Service, ServicePort } from '../plugin/abi/index.ts';
+import type { Node, Service, ServicePort } from '../abi/index.ts';
 import { testService } from './abi-objects.ts';
 
 export interface Fixture {

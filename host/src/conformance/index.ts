@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Logger } from '../log/logger.ts';
-import type { Capability, DescribeResponse } from '../plugin/abi/index.ts';
+import type { Capability, DescribeResponse } from '../abi/index.ts';
 import { type LoadedPlugin, loadPlugin } from '../plugin/index.ts';
 import { type Check, type CheckContext, CheckFailed, type CheckResult, CheckSkipped } from './check.ts';
 import { instanceChecks } from './checks/instance-checks.ts';
@@ -16,7 +16,8 @@ import { Probe } from './probe.ts';
 
 export type { CheckResult, CheckStatus } from './check.ts';
 export { type Fixture, FixtureError, loadFixtureText, parseFixture } from './fixture.ts';
-export { formatReport } from './report.ts';
+import type { ConformanceReport } from './report.ts';
+export { type ConformanceReport, formatReport } from './report.ts';
 
 export interface ConformanceOptions {
   /** The plugin's .wasm file. */
@@ -32,14 +33,6 @@ export interface ConformanceOptions {
   callTimeoutMs?: number;
   /** Receives the runtime's and the plugin's log records. */
   logger?: Logger;
-}
-
-export interface ConformanceReport {
-  pluginPath: string;
-  /** What ccm_describe said, when the plugin loaded. */
-  description: DescribeResponse | undefined;
-  results: CheckResult[];
-  elapsedMs: number;
 }
 
 /** Every check in the order they run; finalChecks come after, cleanup in between. */

@@ -10,7 +10,7 @@ import {
   type Responses,
   validateEnvelope,
   validateRequest,
-} from '../plugin/abi/index.ts';
+} from '../abi/index.ts';
 import { errorFromPlugin } from '../plugin/index.ts';
 import type { LoadedPlugin } from '../plugin/index.ts';
 

@@ -1,7 +1,15 @@
 // The pass/fail table `wasm-ccm plugin test` prints. Failure reasons are printed in full (they are the point);
 // details of passing checks are cut to keep the table readable.
+import type { DescribeResponse } from '../abi/index.ts';
 import type { CheckResult } from './check.ts';
-import type { ConformanceReport } from './index.ts';
+
+export interface ConformanceReport {
+  pluginPath: string;
+  /** What ccm_describe said, when the plugin loaded. */
+  description: DescribeResponse | undefined;
+  results: CheckResult[];
+  elapsedMs: number;
+}
 
 const PASS_DETAIL_MAX = 90;
 

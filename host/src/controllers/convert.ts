@@ -1,7 +1,7 @@
 // Kubernetes objects -> the trimmed ABI objects a provider sees (plugin-sdk/ABI.md): never whole objects, never
 // managedFields, absent optional values as ""/[]/{}.
 import type { V1Node, V1Service } from '@kubernetes/client-node';
-import type { Node, NodeAddress, Protocol, Service } from '../plugin/abi/index.ts';
+import type { Node, NodeAddress, Protocol, Service } from '../abi/index.ts';
 
 export function toABINode(node: V1Node): Node {
   return {

@@ -7,7 +7,7 @@
 // klog has no debug or warning level of its own: debug records are verbosity 2 (shown from `-v=2`), and a warning is
 // `W` in the text header but, as klog hands warnings to a structured backend as info, `"v":0` in JSON. An error record
 // carries no `v`; its error (the field `error` or `err`) is printed under `err` first, as klog's ErrorS does.
-import type { LogFields, LogLevel } from './logger.ts';
+import type { LogFields, LogLevel } from './fields.ts';
 
 export type LogFormat = 'text' | 'json';
 export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];

@@ -4,10 +4,10 @@
 import { writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { callerOf } from './caller.ts';
+import type { LogFields, LogLevel } from './fields.ts';
 import { formatKlogJson, formatKlogText, type LogFormat, VERBOSITY } from './klog.ts';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-export type LogFields = Record<string, unknown>;
+export type { LogFields, LogLevel } from './fields.ts';
 
 export interface Logger {
   debug(message: string, fields?: LogFields): void;

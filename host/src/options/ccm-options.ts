@@ -19,7 +19,7 @@ import {
 import { singlePluginConfig } from '../plugin/config/single.ts';
 import type { PluginConfig } from '../plugin/config/types.ts';
 import { type ControllerName, resolveControllers } from './controllers.ts';
-import { formatDuration } from './duration.ts';
+import { formatDuration } from '../util/duration.ts';
 import { type FeatureGates, parseFeatureGates } from './feature-gates.ts';
 import { compatWarnings, UPSTREAM_FLAGS } from './upstream-flags.ts';
 import { FlagError, type FlagSpec, type FlagValues, parseFlags, usage } from './flagset.ts';

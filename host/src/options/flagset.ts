@@ -1,6 +1,6 @@
 // A small declarative flag parser with Go pflag conventions (--name=value, --name value, bare booleans), so
 // upstream cloud-controller-manager command lines work unchanged. Every error names the flag.
-import { formatDuration, parseDuration } from './duration.ts';
+import { formatDuration, parseDuration } from '../util/duration.ts';
 
 export class FlagError extends Error {
   readonly flag: string;

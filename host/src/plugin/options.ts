@@ -2,7 +2,7 @@
 // limits it runs under. Everything but the source has a default.
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/logger.ts';
-import type { MethodName } from './abi/index.ts';
+import type { MethodName } from '../abi/index.ts';
 import type { PluginSource } from './source/plugin-source.ts';
 
 export interface PluginLimits {

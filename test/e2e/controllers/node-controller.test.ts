@@ -3,7 +3,7 @@ import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CloudNodeController } from '../../../host/src/controllers/node/node-controller.ts';
 import { silentLogger } from '../../../host/src/log/logger.ts';
-import type { NodeAddress } from '../../../host/src/plugin/abi/index.ts';
+import type { NodeAddress } from '../../../host/src/abi/index.ts';
 import { eventually, type Harness, startHarness } from '../../support/controller-harness.ts';
 import { FakeProvider } from '../../support/fake-provider.ts';
 import { adminKubeConfig, uniqueName } from '../../support/kube.ts';

@@ -9,7 +9,7 @@ import {
   validateRequest,
   validateResponse,
   validateValue,
-} from '../../../host/src/plugin/abi/index.ts';
+} from '../../../host/src/abi/index.ts';
 
 const metadata = () => ({
   providerID: 'example://i-1',

@@ -14,7 +14,7 @@ import type {
 import { load } from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CCM_FLAGS } from '../../../host/src/options/ccm-options.ts';
-import { parseDuration } from '../../../host/src/options/duration.ts';
+import { parseDuration } from '../../../host/src/util/duration.ts';
 import {
   daemonSet,
   deployment,

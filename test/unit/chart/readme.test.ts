@@ -3,7 +3,7 @@
 // provider fields the CCM takes (host/src/plugin/config/parse.ts), with the CCM's capabilities as its enum.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CAPABILITIES } from '../../../host/src/plugin/abi/index.ts';
+import { CAPABILITIES } from '../../../host/src/abi/index.ts';
 import { parsePluginConfig } from '../../../host/src/plugin/config/parse.ts';
 import {
   chartSchema,

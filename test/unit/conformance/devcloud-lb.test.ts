@@ -2,7 +2,7 @@
 // plugin did is read back from devcloud's inventory.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LoadBalancer as CloudLB } from '../../../devcloud/src/index.ts';
-import type { Service } from '../../../host/src/plugin/abi/index.ts';
+import type { Service } from '../../../host/src/abi/index.ts';
 import { PluginInstance } from '../../../host/src/plugin/instance/plugin-instance.ts';
 import type { WasmProvider } from '../../../host/src/plugin/index.ts';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../../../host/src/options/duration.ts';
+import { formatDuration, parseDuration } from '../../../host/src/util/duration.ts';
 
 describe('parseDuration (Go syntax)', () => {
   it.each([

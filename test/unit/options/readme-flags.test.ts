@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CCM_FLAGS } from '../../../host/src/options/ccm-options.ts';
-import { formatDuration } from '../../../host/src/options/duration.ts';
+import { formatDuration } from '../../../host/src/util/duration.ts';
 import { FLAGS_DOC, flagsReference } from '../../../scripts/gen-flags-doc.ts';
 
 const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'README.md'), 'utf8');

@@ -1,6 +1,6 @@
 // Kept node lists (ABI 1.2) on the host side: which instance gets the whole list and which only its reference.
 import { describe, expect, it } from 'vitest';
-import type { DescribeResponse, Node, Service } from '../../../host/src/plugin/abi/index.ts';
+import type { DescribeResponse, Node, Service } from '../../../host/src/abi/index.ts';
 import { InstanceCallError } from '../../../host/src/plugin/instance/instance-errors.ts';
 import type { ExitCause, PluginInstance } from '../../../host/src/plugin/instance/plugin-instance.ts';
 import { DEFAULT_LIMITS } from '../../../host/src/plugin/options.ts';

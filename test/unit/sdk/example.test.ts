@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METHODS, validateEnvelope } from '../../../host/src/plugin/abi/index.ts';
+import { METHODS, validateEnvelope } from '../../../host/src/abi/index.ts';
 import { buildPlugin, discoverPlugins } from '../../../scripts/build-plugins.ts';
 import { forbiddenImports, listImports } from '../../../plugin-sdk/tools/imports.ts';
 import { load, type TestPlugin } from './harness.ts';

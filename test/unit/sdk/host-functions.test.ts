@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateValue } from '../../../host/src/plugin/abi/index.ts';
+import { validateValue } from '../../../host/src/abi/index.ts';
 import { compileFixture, FakeHost, frame, load, type TestPlugin } from './harness.ts';
 
 let probe: TestPlugin;

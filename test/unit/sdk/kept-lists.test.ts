@@ -1,7 +1,7 @@
 // Kept node lists (ABI 1.2) on the guest side: the generated exports resolve `nodesRef` before the provider runs.
 // The test provider answers ingress 203.0.113.<number of nodes>, so the answer shows which list it was given.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateEnvelope } from '../../../host/src/plugin/abi/index.ts';
+import { validateEnvelope } from '../../../host/src/abi/index.ts';
 import { abiService } from '../../support/abi-fixtures.ts';
 import { compileFixture, load, type TestPlugin } from './harness.ts';
 

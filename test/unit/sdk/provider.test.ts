@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METHODS, type MethodName, validateEnvelope } from '../../../host/src/plugin/abi/index.ts';
+import { METHODS, type MethodName, validateEnvelope } from '../../../host/src/abi/index.ts';
 import { abiService } from '../../support/abi-fixtures.ts';
 import { compileFixture, load, type TestPlugin } from './harness.ts';
 

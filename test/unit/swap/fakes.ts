@@ -2,7 +2,7 @@
 // tell which plugin served a call, and any call can be held open to play the part of a call in flight.
 import { createHash } from 'node:crypto';
 import type { Provider, InstanceMetadata, Node, Service } from '../../../host/src/cloudprovider/provider.ts';
-import type { Capability } from '../../../host/src/plugin/abi/index.ts';
+import type { Capability } from '../../../host/src/abi/index.ts';
 import type { CandidateLoader, LoadedCandidate } from '../../../host/src/plugin/swap/candidate.ts';
 import type { PluginSource, RevisionListener, SourceRevision } from '../../../host/src/plugin/sources/source.ts';
 import type { ProviderConfig } from '../../../host/src/plugin/config/types.ts';

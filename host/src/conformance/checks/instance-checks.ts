@@ -1,7 +1,7 @@
 // InstancesV2 and legacy Instances against the fixture's running, stopped and missing nodes, with upstream's
 // semantics: a stopped instance exists and is shut down; a missing (or terminated) one does not exist and its
 // metadata is InstanceNotFound, which is what lets the node controllers delete its Node.
-import type { Node } from '../../plugin/abi/index.ts';
+import type { Node } from '../../abi/index.ts';
 import { type Check, type CheckContext, count, expectCode, expectOk, fail, forEach, skip } from '../check.ts';
 import { describeOutcome } from '../probe.ts';
 

@@ -1,7 +1,7 @@
 // LoadBalancer through its life: ensure (twice: idempotent), ownership (GetLoadBalancer only for the plugin's own
 // LBs), update with another node set, delete (twice: idempotent, never ImplementedElsewhere), gone afterwards.
 // The checks run in order on one test Service with a fresh UID; later ones build on what earlier ones created.
-import type { LoadBalancerStatus, Service } from '../../plugin/abi/index.ts';
+import type { LoadBalancerStatus, Service } from '../../abi/index.ts';
 import { type Check, type CheckContext, count, expectOk, fail, showStatus, skip, statusKey } from '../check.ts';
 import { strangerService } from '../fixture.ts';
 import { describeOutcome, type Outcome } from '../probe.ts';

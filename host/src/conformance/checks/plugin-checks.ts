@@ -8,7 +8,7 @@ import {
   METHODS,
   type MethodName,
   type Requests,
-} from '../../plugin/abi/index.ts';
+} from '../../abi/index.ts';
 import { type Check, expectOk, fail, skip } from '../check.ts';
 import type { Fixture } from '../fixture.ts';
 import { describeOutcome } from '../probe.ts';

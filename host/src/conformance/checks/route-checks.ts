@@ -1,5 +1,5 @@
 // Routes (a create/list/delete round trip on one destination, scoped to the cluster), Zones and Clusters.
-import type { Route } from '../../plugin/abi/index.ts';
+import type { Route } from '../../abi/index.ts';
 import { type Check, type CheckContext, count, expectCode, expectOk, fail, skip } from '../check.ts';
 import { describeOutcome } from '../probe.ts';
 

@@ -1,6 +1,6 @@
 // Node address rules of the cloud-node controller: the kubelet's provided node IP must be among the cloud's
 // addresses and comes first; the kubelet's Hostname is kept when the cloud has none; the cloud's order is written.
-import type { NodeAddress } from '../../plugin/abi/index.ts';
+import type { NodeAddress } from '../../abi/index.ts';
 import type { Address, NodeLike } from './node-shape.ts';
 import { formatGoIP, type GoIP, parseIPSloppy, parseNodeIPAnnotation, ProvidedNodeIPError } from './node-ip.ts';
 import { ANNOTATION_PROVIDED_NODE_IP } from './well-known.ts';

@@ -1,6 +1,6 @@
 // What initializing a tainted node writes, decided from the node and the cloud's InstanceMetadata before any
 // write happens, so a bad answer leaves the node tainted and untouched.
-import type { InstanceMetadata } from '../../plugin/abi/index.ts';
+import type { InstanceMetadata } from '../../abi/index.ts';
 import { preferProvidedNodeIPs, providedNodeIPs } from './addresses.ts';
 import { initializationLabels, type LabelDecision } from './labels.ts';
 import type { NodeLike, Taint } from './node-shape.ts';

@@ -1,5 +1,5 @@
 // Label rules of the cloud-node controller (upstream node_controller.go).
-import type { InstanceMetadata } from '../../plugin/abi/index.ts';
+import type { InstanceMetadata } from '../../abi/index.ts';
 import type { NodeLike } from './node-shape.ts';
 import {
   LABEL_FAILURE_DOMAIN_BETA_REGION,

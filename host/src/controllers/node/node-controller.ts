@@ -17,7 +17,7 @@ import { applyInitialization, hasCloudTaint, planInitialization } from './initia
 import { betaToGALabels } from './labels.ts';
 import { nodeControllerMetrics } from './metrics.ts';
 import type { V1Node } from '@kubernetes/client-node';
-import type { InstanceMetadata } from '../../plugin/abi/index.ts';
+import type { InstanceMetadata } from '../../abi/index.ts';
 
 export interface CloudNodeControllerOptions {
   client: KubeClient;

@@ -1,7 +1,7 @@
 // The route controller's reconcile decision (upstream route_controller.go): which routes to create and delete,
 // and which nodes end up with all their routes. Pure, so every rule is tested without a cloud.
 import { type CIDR, cidrContains, parseCIDR } from '../../net/cidr.ts';
-import type { NodeAddress, Route } from '../../plugin/abi/index.ts';
+import type { NodeAddress, Route } from '../../abi/index.ts';
 
 export const MAX_CONCURRENT_ROUTE_CREATIONS = 200;
 

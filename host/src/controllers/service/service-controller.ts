@@ -12,7 +12,7 @@ import type { Informer } from '../../kube/informer/informer.ts';
 import { ItemExponentialFailureRateLimiter } from '../../kube/workqueue/rate-limiters.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
-import type { Node, Service } from '../../plugin/abi/index.ts';
+import type { Node, Service } from '../../abi/index.ts';
 import { toABIService } from '../convert.ts';
 import type { WireNode } from '../framework/node-updates.ts';
 import { runWorkers } from '../framework/workers.ts';

@@ -1,6 +1,6 @@
 // A cursor over parsed YAML/JSON that knows where it is, so every validation error names the exact field path
 // (`providers[1].source.configMap.key: required`): an operator fixing a config must not have to guess which entry.
-import { parseDuration } from '../../options/duration.ts';
+import { parseDuration } from '../../util/duration.ts';
 import { durationProblem, integerProblem, type Range } from './rules.ts';
 
 export class PluginConfigError extends Error {

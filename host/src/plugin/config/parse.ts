@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { load } from 'js-yaml';
-import { CAPABILITIES, type Capability } from '../abi/index.ts';
+import { CAPABILITIES, type Capability } from '../../abi/index.ts';
 import { AllowListError } from '../http/allow-list.ts';
 import { decodeSignature, parseEd25519PublicKey, SignatureError } from '../signature/ed25519.ts';
 import { Field, PluginConfigError } from './field.ts';

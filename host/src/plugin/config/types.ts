@@ -1,7 +1,7 @@
 // The plugin configuration (--plugin-config) once validated: every path resolved, every file it names read, every
 // default filled in. Nothing downstream re-validates it. README.md, "Plugin configuration", documents the format.
 import type { KeyObject } from 'node:crypto';
-import type { Capability } from '../abi/index.ts';
+import type { Capability } from '../../abi/index.ts';
 
 export type ProviderSource =
   /** A file, usually a key of a ConfigMap volume (kubelet swaps `<dir>/..data` atomically). */

@@ -11,7 +11,7 @@ import {
   type ProviderErrorContext,
   RetryError,
 } from '../../cloudprovider/errors.ts';
-import { type MethodName, type PluginError, type Responses, validateEnvelope } from '../abi/index.ts';
+import { type MethodName, type PluginError, type Responses, validateEnvelope } from '../../abi/index.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

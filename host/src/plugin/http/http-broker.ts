@@ -5,8 +5,8 @@
 import type { ConnectionOptions } from 'node:tls';
 import { bodyText } from '../../net/collect.ts';
 import { Http1Pool } from '../../net/http1/pool.ts';
-import { validateValue } from '../abi/index.ts';
-import type { HttpError, HttpRequest, HttpResponse } from '../abi/index.ts';
+import { validateValue } from '../../abi/index.ts';
+import type { HttpError, HttpRequest, HttpResponse } from '../../abi/index.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
 import type { HostAllowList } from './allow-list.ts';
 import { buildFrame, errorFrame, splitFrame } from './http-frame.ts';

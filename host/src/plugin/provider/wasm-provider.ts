@@ -9,7 +9,7 @@ import type {
   Routes,
   Zones,
 } from '../../cloudprovider/provider.ts';
-import type { MethodName, Requests, Responses } from '../abi/index.ts';
+import type { MethodName, Requests, Responses } from '../../abi/index.ts';
 import type { PluginLoadOptions } from '../options.ts';
 import type { LoadedPlugin } from '../runtime/loaded-plugin.ts';
 import { loadPlugin } from '../runtime/load-plugin.ts';

@@ -11,7 +11,7 @@ import {
   type DescribeResponse,
   METHODS,
   type MethodName,
-} from '../abi/index.ts';
+} from '../../abi/index.ts';
 import { CredentialStore } from '../credentials/credential-store.ts';
 import { decodeAnswer } from '../envelope/decode-answer.ts';
 import { HostAllowList } from '../http/allow-list.ts';

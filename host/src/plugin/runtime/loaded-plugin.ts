@@ -17,8 +17,8 @@ import {
   type MethodName,
   type Requests,
   type Responses,
-} from '../abi/index.ts';
-import { jsonPayload } from '../abi/cached-json.ts';
+} from '../../abi/index.ts';
+import { jsonPayload } from '../../abi/cached-json.ts';
 import { decodeAnswer } from '../envelope/decode-answer.ts';
 import { InstanceCallError } from '../instance/instance-errors.ts';
 import type { PluginInstance } from '../instance/plugin-instance.ts';

@@ -1,7 +1,7 @@
 // Plugin log records (ccm_log, and Extism's own log_* kernel functions) reach the host logger tagged with the
 // plugin and the method being served. A record that is not a valid LogRecord is reported rather than dropped.
 import type { Logger } from '../../log/logger.ts';
-import { METHODS, type MethodName, validateValue } from '../abi/index.ts';
+import { METHODS, type MethodName, validateValue } from '../../abi/index.ts';
 import type { LogMessage } from '../worker/worker-protocol.ts';
 
 const METHOD_BY_EXPORT = new Map<string, MethodName>(

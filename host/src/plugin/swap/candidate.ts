@@ -4,7 +4,7 @@
 import type { Provider } from '../../cloudprovider/provider.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Registry } from 'prom-client';
-import type { Capability } from '../abi/index.ts';
+import type { Capability } from '../../abi/index.ts';
 import type { ProviderConfig } from '../config/types.ts';
 import { loadPlugin, WasmProvider } from '../index.ts';
 import type { PluginLoadOptions } from '../options.ts';

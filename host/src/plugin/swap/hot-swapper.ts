@@ -7,7 +7,7 @@
 // newest one is judged next.
 import type { KubeObject } from '../../kube/client/wire.ts';
 import type { Logger } from '../../log/logger.ts';
-import type { Capability } from '../abi/index.ts';
+import type { Capability } from '../../abi/index.ts';
 import type { ProviderConfig } from '../config/types.ts';
 import { verifyPluginSignature } from '../signature/ed25519.ts';
 import { sha256Hex } from '../source/plugin-source.ts';

@@ -6,7 +6,7 @@ import { isProviderError } from '../../cloudprovider/errors.ts';
 import type { Provider } from '../../cloudprovider/provider.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { ShadowPolicy } from '../config/types.ts';
-import type { Settled } from './swappable-provider.ts';
+import type { Settled } from './settled.ts';
 
 export type ShadowMethod = 'instanceMetadata' | 'getLoadBalancer';
 

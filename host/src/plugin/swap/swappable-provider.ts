@@ -14,7 +14,8 @@ import type {
   Zones,
 } from '../../cloudprovider/provider.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
-import type { Capability } from '../abi/index.ts';
+import type { Capability } from '../../abi/index.ts';
+import type { Settled } from './settled.ts';
 import type { ShadowSession } from './shadow.ts';
 
 /** A provider plus what releases it. */
@@ -237,8 +238,6 @@ export class SwappableProvider implements Provider {
     }
   }
 }
-
-export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 function unwrap<T>(result: Settled<T>): T {
   if (result.ok) return result.value;

@@ -13,7 +13,7 @@ import {
 import { betaToGALabels } from '../../../../host/src/controllers/node/labels.ts';
 import { parseNodeIPAnnotation } from '../../../../host/src/controllers/node/node-ip.ts';
 import type { NodeLike } from '../../../../host/src/controllers/node/node-shape.ts';
-import type { InstanceMetadata } from '../../../../host/src/plugin/abi/index.ts';
+import type { InstanceMetadata } from '../../../../host/src/abi/index.ts';
 
 const TAINT = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };
 

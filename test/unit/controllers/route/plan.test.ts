@@ -6,7 +6,7 @@ import {
   routesCreated,
 } from '../../../../host/src/controllers/route/plan.ts';
 import { parseClusterCIDRs } from '../../../../host/src/net/cidr.ts';
-import type { Route } from '../../../../host/src/plugin/abi/index.ts';
+import type { Route } from '../../../../host/src/abi/index.ts';
 
 const cluster = parseClusterCIDRs('10.244.0.0/16,fd00:10::/56');
 

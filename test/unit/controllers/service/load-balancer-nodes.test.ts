@@ -5,7 +5,7 @@ import type { WireNode } from '../../../../host/src/controllers/framework/node-u
 import { LoadBalancerNodeSet } from '../../../../host/src/controllers/service/load-balancer-nodes.ts';
 import { nodeIncludedInLoadBalancers, nodeSetKey } from '../../../../host/src/controllers/service/rules.ts';
 import type { EventHandlers } from '../../../../host/src/kube/informer/informer.ts';
-import { hasCachedJSON, jsonPayload } from '../../../../host/src/plugin/abi/cached-json.ts';
+import { hasCachedJSON, jsonPayload } from '../../../../host/src/abi/cached-json.ts';
 
 /** A node informer reduced to its events, with the cache it would hold. */
 class FakeNodes {
