@@ -29,27 +29,30 @@ export interface JsonLineLoggerOptions {
   now?: () => Date;
 }
 
+type Emit = (bound: LogFields, level: LogLevel, message: string, fields?: LogFields) => void;
+
+/** A Logger whose records all go through `emit`, with the fields its child loggers bind. */
+function boundLogger(emit: Emit, bound: LogFields): Logger {
+  return {
+    debug: (m, f) => emit(bound, 'debug', m, f),
+    info: (m, f) => emit(bound, 'info', m, f),
+    warn: (m, f) => emit(bound, 'warn', m, f),
+    error: (m, f) => emit(bound, 'error', m, f),
+    child: (fields) => boundLogger(emit, { ...bound, ...fields }),
+  };
+}
+
 export function createJsonLineLogger(options: JsonLineLoggerOptions = {}): Logger {
   const write = options.write ?? stdoutLines();
   const minimum = LEVEL_ORDER[options.level ?? 'info'];
   const now = options.now ?? (() => new Date());
-
-  const make = (bound: LogFields): Logger => {
-    const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
-      if (LEVEL_ORDER[level] < minimum) return;
-      // time, level and msg come first and cannot be overwritten by fields.
-      const record = { ...bound, ...fields, time: now().toISOString(), level, msg: message };
-      write(`${safeStringify(record)}\n`);
-    };
-    return {
-      debug: (m, f) => emit('debug', m, f),
-      info: (m, f) => emit('info', m, f),
-      warn: (m, f) => emit('warn', m, f),
-      error: (m, f) => emit('error', m, f),
-      child: (fields) => make({ ...bound, ...fields }),
-    };
+  const emit: Emit = (bound, level, message, fields) => {
+    if (LEVEL_ORDER[level] < minimum) return;
+    // time, level and msg come first and cannot be overwritten by fields.
+    const record = { ...bound, ...fields, time: now().toISOString(), level, msg: message };
+    write(`${safeStringify(record)}\n`);
   };
-  return make(options.fields ?? {});
+  return boundLogger(emit, options.fields ?? {});
 }
 
 export interface KlogLoggerOptions {
@@ -80,23 +83,14 @@ export function createKlogLogger(options: KlogLoggerOptions): Logger {
   const caller = options.caller ?? siteOutsideLog;
   const format = options.format === 'json' ? formatKlogJson : formatKlogText;
   const pid = process.pid;
-  const make = (bound: LogFields): Logger => {
-    const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
-      if (level !== 'error' && VERBOSITY[level] > options.verbosity) return;
-      const all = fields ? { ...bound, ...fields } : bound;
-      const line = format({ level, message, fields: all, now: now(), caller: caller(), pid });
-      if (level === 'error') writeError(line);
-      else write(line);
-    };
-    return {
-      debug: (m, f) => emit('debug', m, f),
-      info: (m, f) => emit('info', m, f),
-      warn: (m, f) => emit('warn', m, f),
-      error: (m, f) => emit('error', m, f),
-      child: (fields) => make({ ...bound, ...fields }),
-    };
+  const emit: Emit = (bound, level, message, fields) => {
+    if (level !== 'error' && VERBOSITY[level] > options.verbosity) return;
+    const all = fields ? { ...bound, ...fields } : bound;
+    const line = format({ level, message, fields: all, now: now(), caller: caller(), pid });
+    if (level === 'error') writeError(line);
+    else write(line);
   };
-  return make(options.fields ?? {});
+  return boundLogger(emit, options.fields ?? {});
 }
 
 /** A logger that drops everything (defaults in libraries; tests that do not look at logs). */
