@@ -1,8 +1,8 @@
 // Watermarks: before a step's result is read (above all, before asserting that something did NOT happen), the
 // harness makes each CCM handle a marker of its own and waits until the effect shows. Work queued before the
 // marker is then done on both sides, however much slower one of them is; no fixed sleep.
-// - service: the marker Service's description annotation changes; the service queue (one worker) has handled
-//   everything queued before it once its cloud LB carries the new description.
+// - service: a marker Service's description annotation changes; the service queue (one worker) has handled
+//   everything queued before it once its cloud LB carries the new description and the Event of that ensure shows.
 // - route: a stray route (to a node that does not exist) is seeded; a route reconcile that started after it has
 //   finished its creations once the route is gone.
 // - lifecycle: a NotReady marker Node's instance is stopped; a node-monitor pass after that has run once the Node
@@ -21,7 +21,10 @@ import type { World } from './world.ts';
 export type WatermarkKind = 'service' | 'route' | 'lifecycle' | 'node' | 'refresh';
 
 const WAIT_MS = 45_000;
-const MARKER_SERVICE = `${HARNESS_PREFIX}marker`;
+/** Both CCMs drop an object's events past 25 (client-go's spam filter): each marker Service takes 10 marks of 2
+ * events each (EnsuringLoadBalancer, EnsuredLoadBalancer), then the next one is created. */
+const MARKS_PER_SERVICE = 10;
+const markerService = (n: number): string => `${HARNESS_PREFIX}marker-${Math.floor(n / MARKS_PER_SERVICE)}`;
 const ROUTE_TARGET = `${HARNESS_PREFIX}route-target`;
 const REFRESH_NODE = `${HARNESS_PREFIX}refresh`;
 
@@ -64,15 +67,31 @@ export class Watermarks {
     }
   }
 
-  /** Creates the marker Service once the CCM runs (its LB has no backends: no node carries its group). */
+  /** Creates the first marker Service once the CCM runs. */
   async start(): Promise<void> {
+    await this.#createMarker(0);
+  }
+
+  /** A marker Service whose LB has no backends (no node carries its group), described `mark-<n>`. */
+  async #createMarker(n: number): Promise<void> {
+    const name = markerService(n);
     await this.world.createService({
-      name: MARKER_SERVICE,
+      name,
       group: `${HARNESS_PREFIX}none`,
-      ports: [port('mark', 9, 30009)],
-      annotations: { [DESCRIPTION]: 'mark-0' },
+      ports: [port('mark', 9, 32700 + Math.floor(n / MARKS_PER_SERVICE))],
+      annotations: { [DESCRIPTION]: `mark-${n}` },
     });
-    await eventually('the marker LB', () => this.world.lb(MARKER_SERVICE)?.description === 'mark-0', WAIT_MS, 100);
+    await this.#waitMarked(name, n, 1);
+  }
+
+  async #waitMarked(name: string, n: number, ensured: number): Promise<void> {
+    await eventually(`service watermark ${n}`, () => this.world.lb(name)?.description === `mark-${n}`, WAIT_MS, 100);
+    await eventually(
+      `service watermark ${n}: ${name} EnsuredLoadBalancer x${ensured}`,
+      async () => (await this.world.eventCount('Service', name, 'EnsuredLoadBalancer')) >= ensured,
+      WAIT_MS,
+      100,
+    );
   }
 
   async settle(kinds: readonly WatermarkKind[]): Promise<void> {
@@ -86,21 +105,11 @@ export class Watermarks {
   }
 
   async service(): Promise<void> {
-    const mark = `mark-${++this.#serviceMarks}`;
-    await this.world.patchService(MARKER_SERVICE, { metadata: { annotations: { [DESCRIPTION]: mark } } });
-    await eventually(
-      `service watermark ${mark}`,
-      () => this.world.lb(MARKER_SERVICE)?.description === mark,
-      WAIT_MS,
-      100,
-    );
-    const ensured = this.#serviceMarks + 1;
-    await eventually(
-      `service watermark ${mark}: EnsuredLoadBalancer x${ensured}`,
-      async () => (await this.world.eventCount('Service', MARKER_SERVICE, 'EnsuredLoadBalancer')) >= ensured,
-      WAIT_MS,
-      100,
-    );
+    const n = ++this.#serviceMarks;
+    if (n % MARKS_PER_SERVICE === 0) return this.#createMarker(n);
+    const name = markerService(n);
+    await this.world.patchService(name, { metadata: { annotations: { [DESCRIPTION]: `mark-${n}` } } });
+    await this.#waitMarked(name, n, (n % MARKS_PER_SERVICE) + 1);
   }
 
   async node(): Promise<void> {

@@ -66,11 +66,13 @@ export const exclusionScenario: Scenario = {
       until: (world) => world.lb('excl-svc') !== undefined,
     },
     {
-      name: 'true becomes false, yes is removed',
-      act: async (world) => {
-        await world.patchNode('excl-true', { metadata: { labels: { [EXCLUDE_LB]: 'false' } } });
-        await world.patchNode('excl-yes', { metadata: { labels: { [EXCLUDE_LB]: null } } });
-      },
+      name: 'true becomes false',
+      act: (world) => world.patchNode('excl-true', { metadata: { labels: { [EXCLUDE_LB]: 'false' } } }),
+      until: (world) => (backendsOf(world, 'excl-svc') ?? []).includes('excl-true'),
+    },
+    {
+      name: 'the label is removed from excl-yes',
+      act: (world) => world.patchNode('excl-yes', { metadata: { labels: { [EXCLUDE_LB]: null } } }),
       until: (world) => (backendsOf(world, 'excl-svc') ?? []).includes('excl-yes'),
     },
   ],
