@@ -27,6 +27,7 @@ describe('route controller', () => {
       body: { metadata: { name: `${prefix}-b` }, spec: { podCIDR: '10.244.2.0/24', podCIDRs: ['10.244.2.0/24'] } },
     });
     await core.createNode({ body: { metadata: { name: `${prefix}-none` } } });
+    await core.createNode({ body: { metadata: { name: `${prefix}-routed` } } });
     // Routes the cloud already has: one stale (node gone), one blackholed, one outside the cluster CIDR.
     cloud.routeTable = [
       {
@@ -42,6 +43,13 @@ describe('route controller', () => {
         targetNodeAddresses: [],
         destinationCIDR: '10.244.2.0/24',
         blackhole: true,
+      },
+      {
+        name: 'to-routed',
+        targetNode: `${prefix}-routed`,
+        targetNodeAddresses: [],
+        destinationCIDR: '192.168.7.0/24',
+        blackhole: false,
       },
       {
         name: 'foreign',
@@ -69,7 +77,8 @@ describe('route controller', () => {
 
   afterAll(async () => {
     await harness?.stop();
-    for (const s of ['a', 'b', 'none']) await core.deleteNode({ name: `${prefix}-${s}` }).catch(() => undefined);
+    for (const s of ['a', 'b', 'none', 'routed'])
+      await core.deleteNode({ name: `${prefix}-${s}` }).catch(() => undefined);
   });
 
   it('creates missing routes (nameHint = node UID), deletes stale and blackholed ones inside the cluster CIDR', async () => {
@@ -87,14 +96,17 @@ describe('route controller', () => {
       .filter((c) => c.method === 'delete-route')
       .map((c) => (c.args[1] as { name: string }).name);
     expect(deleted.sort()).toEqual(['hole', 'stale']);
-    expect(cloud.routeTable.some((r) => r.name === 'foreign')).toBe(true);
+    expect(cloud.routeTable.filter((r) => r.name === 'foreign' || r.name === 'to-routed')).toHaveLength(2);
     await controller.reconcile();
     expect(created()).toContainEqual([uidB, '10.244.2.0/24']);
   });
 
-  it('sets NetworkUnavailable=False/RouteCreated on routed nodes and True/NoRouteCreated on nodes without pod CIDRs', async () => {
+  it('sets NetworkUnavailable=False/RouteCreated on routed nodes; a node without pod CIDRs keeps its condition unless a route targets it', async () => {
     expect(await condition(`${prefix}-a`)).toMatchObject({ status: 'False', reason: 'RouteCreated' });
-    expect(await condition(`${prefix}-none`)).toMatchObject({ status: 'True', reason: 'NoRouteCreated' });
+    // Upstream skips a node that is only waiting for its pod CIDR: no condition (it would taint the node).
+    expect(await condition(`${prefix}-none`)).toBeUndefined();
+    // ... but marks one that a cloud route points at (the route is outside the cluster CIDR, so it stays).
+    expect(await condition(`${prefix}-routed`)).toMatchObject({ status: 'True', reason: 'NoRouteCreated' });
   });
 
   it('is idempotent: a second pass with everything in place calls only listRoutes', async () => {

@@ -3,6 +3,7 @@ import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { ImplementedElsewhereError, RetryError } from '../../../host/src/cloudprovider/index.ts';
 import { ServiceController } from '../../../host/src/controllers/service/service-controller.ts';
+import { patchOptions } from '../../../host/src/kube/client/typed-api.ts';
 import { silentLogger } from '../../../host/src/log/logger.ts';
 import { eventually, type Harness, startHarness } from '../../support/controller-harness.ts';
 import { FakeProvider } from '../../support/fake-provider.ts';
@@ -19,6 +20,7 @@ describe('service controller', () => {
   const cloud = new FakeProvider();
   let fresh = true;
   let harness: Harness;
+  let controller: ServiceController;
   const stop = new AbortController();
 
   const calls = (method: string, svc: string) =>
@@ -37,11 +39,12 @@ describe('service controller', () => {
     name: string,
     spec: Partial<V1Service['spec']> = {},
     annotations: Record<string, string> = {},
+    finalizers: string[] = [],
   ) {
     return core.createNamespacedService({
       namespace,
       body: {
-        metadata: { name, annotations },
+        metadata: { name, annotations, finalizers },
         spec: {
           type: 'LoadBalancer',
           ports: [{ name: 'http', port: 80, targetPort: 8080 as never, protocol: 'TCP' }],
@@ -51,13 +54,24 @@ describe('service controller', () => {
     });
   }
 
+  /**
+   * The positive sign that the controller had its chance at `name`: the informer delivered it, then a classless
+   * marker Service created after it was ensured, and the queue is empty with nothing in progress.
+   */
+  async function settled(name: string | undefined, marker: string): Promise<void> {
+    if (name) await eventually('informer has it', () => harness.informers.services.cache.get(`${namespace}/${name}`));
+    await createService(marker);
+    await eventually('marker ensured', () => calls('create', marker).length === 1);
+    await eventually('queue idle', () => controller.queue.len() === 0 && controller.queue.processingCount() === 0);
+  }
+
   beforeAll(async () => {
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     for (const name of nodeNames) {
       await core.createNode({ body: { metadata: { name }, spec: { providerID: `fake://${name}` } } });
     }
     harness = await startHarness(info, 'service-controller');
-    const controller = new ServiceController({
+    controller = new ServiceController({
       client: harness.client,
       services: harness.informers.services,
       nodes: harness.informers.nodes,
@@ -183,12 +197,47 @@ describe('service controller', () => {
     ).toBe(false);
   });
 
+  it('leaves the load balancer of a Service deleted after its finalizer was removed by hand (upstream)', async () => {
+    await createService('stripped');
+    await eventually('ensured', () => calls('create', 'stripped').length === 1);
+    const uid = (calls('create', 'stripped')[0]!.args[1] as { uid: string }).uid;
+    await core.patchNamespacedService(
+      { name: 'stripped', namespace, body: [{ op: 'remove', path: '/metadata/finalizers' }] },
+      patchOptions('json'),
+    );
+    await core.deleteNamespacedService({ name: 'stripped', namespace });
+    await eventually('gone from the cache', () => !harness.informers.services.cache.get(`${namespace}/stripped`));
+    await settled(undefined, 'stripped-marker');
+    expect(calls('delete', 'stripped')).toHaveLength(0);
+    expect(cloud.balancers.has(`${namespace}/stripped/${uid}`)).toBe(true);
+    expect(await events('stripped')).not.toContain('DeletingLoadBalancer');
+  });
+
   it('leaves Services with a loadBalancerClass alone', async () => {
     await createService('classy', { loadBalancerClass: 'example.com/other' });
-    await new Promise((r) => setTimeout(r, 700));
+    await settled('classy', 'classy-marker');
     expect(calls('create', 'classy')).toHaveLength(0);
     const svc = await core.readNamespacedService({ name: 'classy', namespace });
     expect(svc.metadata?.finalizers ?? []).not.toContain(FINALIZER);
+  });
+
+  it('keeps the cleanup finalizer on a Service of another class until it is deleted (upstream)', async () => {
+    await createService('classy-fin', { loadBalancerClass: 'example.com/nobody' }, {}, [FINALIZER]);
+    await settled('classy-fin', 'classy-fin-marker');
+    const kept = await core.readNamespacedService({ name: 'classy-fin', namespace });
+    expect(kept.metadata?.finalizers).toContain(FINALIZER);
+    expect(cloud.calls.filter((c) => (c.args[1] as { name?: string } | undefined)?.name === 'classy-fin')).toEqual([]);
+    expect(await events('classy-fin')).toEqual([]);
+    // Being deleted, it needs cleanup whatever its class: the finalizer goes and the Service with it.
+    await core.deleteNamespacedService({ name: 'classy-fin', namespace });
+    await eventually('service gone', () =>
+      core.readNamespacedService({ name: 'classy-fin', namespace }).then(
+        () => undefined,
+        () => true,
+      ),
+    );
+    expect(calls('get', 'classy-fin')).toHaveLength(1);
+    await eventually('DeletedLoadBalancer', async () => (await events('classy-fin')).includes('DeletedLoadBalancer'));
   });
 
   it('writes no status when the provider answers ImplementedElsewhere', async () => {

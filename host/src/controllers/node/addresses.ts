@@ -1,52 +1,37 @@
 // Node address rules of the cloud-node controller: the kubelet's provided node IP must be among the cloud's
-// addresses and comes first; the kubelet's Hostname is kept when the cloud has none; order is not a change.
-import { isIP } from 'node:net';
+// addresses and comes first; the kubelet's Hostname is kept when the cloud has none; the cloud's order is written.
 import type { NodeAddress } from '../../plugin/abi/index.ts';
-import { parseIP } from '../../net/cidr.ts';
 import type { Address, NodeLike } from './node-shape.ts';
+import { formatGoIP, type GoIP, parseIPSloppy, parseNodeIPAnnotation, ProvidedNodeIPError } from './node-ip.ts';
 import { ANNOTATION_PROVIDED_NODE_IP } from './well-known.ts';
 
-export class ProvidedNodeIPError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ProvidedNodeIPError';
-  }
-}
+export { ProvidedNodeIPError } from './node-ip.ts';
 
-function sameIP(a: string, b: string): boolean {
-  if (isIP(a) === 0 || isIP(b) === 0) return false;
-  const x = parseIP(a);
-  const y = parseIP(b);
-  return x.family === y.family && x.value === y.value;
-}
-
-/** The IPs in the provided-node-ip annotation (one, or two for dual-stack); throws on a malformed value. */
-export function providedNodeIPs(node: NodeLike): string[] | undefined {
+/** The IPs in the provided-node-ip annotation (one, or a dual-stack pair); throws on a malformed value. */
+export function providedNodeIPs(node: NodeLike): GoIP[] | undefined {
   const raw = node.metadata?.annotations?.[ANNOTATION_PROVIDED_NODE_IP];
-  if (raw === undefined) return undefined;
-  const ips = raw.split(',').map((s) => s.trim());
-  if (ips.length > 2 || ips.some((ip) => isIP(ip) === 0)) {
-    throw new ProvidedNodeIPError(`annotation ${ANNOTATION_PROVIDED_NODE_IP} has an invalid value "${raw}"`);
-  }
-  return ips;
+  return raw === undefined ? undefined : parseNodeIPAnnotation(raw);
 }
 
 /**
- * Applies the provided node IPs: cloud addresses equal to them first (in annotation order), then every other
- * address whose type none of them has. Throws when an IP is not among the cloud's addresses.
+ * Upstream's GetNodeAddressesFromNodeIP: every cloud address equal to a provided IP first (in annotation order),
+ * then every other address whose type none of them has. Throws when an IP is not among the cloud's addresses.
  */
-export function preferProvidedNodeIPs(ips: readonly string[], addresses: readonly Address[]): Address[] {
+export function preferProvidedNodeIPs(ips: readonly GoIP[], addresses: readonly Address[]): Address[] {
   const result: Address[] = [];
   const matchedTypes = new Set<string>();
+  const parsed = addresses.map((a) => parseIPSloppy(a.address));
   for (const ip of ips) {
-    const matches = addresses.filter((a) => sameIP(a.address, ip));
-    if (matches.length === 0) {
-      throw new ProvidedNodeIPError(`failed to get node address from cloud provider that matches ip: ${ip}`);
+    const before = result.length;
+    for (const [i, a] of addresses.entries()) {
+      if (parsed[i] !== ip) continue;
+      result.push({ type: a.type, address: a.address });
+      matchedTypes.add(a.type);
     }
-    for (const m of matches) {
-      if (!result.some((r) => r.type === m.type && r.address === m.address))
-        result.push({ type: m.type, address: m.address });
-      matchedTypes.add(m.type);
+    if (result.length === before) {
+      throw new ProvidedNodeIPError(
+        `failed to get node address from cloud provider that matches ip: ${formatGoIP(ip)}`,
+      );
     }
   }
   for (const a of addresses) {
@@ -69,10 +54,16 @@ export function desiredNodeAddresses(node: NodeLike, cloud: readonly NodeAddress
   return addresses;
 }
 
-/** Upstream's nodeAddressesChangeDetected: the same set of (type, address) pairs in any order is no change. */
+/**
+ * Upstream's nodeAddressesChangeDetected, rule for rule: a different length is a change; otherwise each next
+ * address is compared with the LAST current address of its type. Across types order does not count; within a type
+ * it does (a reorder of two InternalIPs is written, so the first InternalIP, the node IP for most components, is
+ * the cloud's). With two addresses of one type even an unchanged list counts as changed: the patch then changes
+ * nothing, as upstream's does.
+ */
 export function nodeAddressesChanged(current: readonly Address[], next: readonly Address[]): boolean {
   if (current.length !== next.length) return true;
-  const key = (a: Address) => `${a.type}\n${a.address}`;
-  const have = new Set(current.map(key));
-  return next.some((a) => !have.has(key(a)));
+  const lastOfType = new Map<string, string>();
+  for (const a of current) lastOfType.set(a.type, a.address);
+  return next.some((a) => lastOfType.get(a.type) !== a.address);
 }

@@ -28,10 +28,9 @@ export function planInitialization(node: NodeLike, meta: InstanceMetadata): Init
   if (providerID === '') {
     throw new Error('the cloud answered an empty providerID and the node has no spec.providerID');
   }
-  if (meta.nodeAddresses.length > 0) {
-    const ips = providedNodeIPs(node);
-    if (ips) preferProvidedNodeIPs(ips, meta.nodeAddresses);
-  }
+  // Checked even when the cloud answered no addresses, as upstream: a provided IP must be among them.
+  const ips = providedNodeIPs(node);
+  if (ips) preferProvidedNodeIPs(ips, meta.nodeAddresses);
   const labels = initializationLabels(node, meta);
   return {
     ...(current === '' ? { providerID } : {}),

@@ -11,19 +11,17 @@ export interface RouteNode {
   podCIDRs: readonly string[];
 }
 
+/** What a pass does for one pod CIDR of a node: its route is there (keep) or must be created (add). */
+export type RouteAction = 'keep' | 'add';
+
 export interface RoutePlan {
   create: { nameHint: string; route: Route }[];
   delete: Route[];
-  /** node name -> pod CIDRs that already have a route. */
-  existing: Map<string, Set<string>>;
-}
-
-function sameCIDR(a: string, b: string): boolean {
-  try {
-    return parseCIDR(a).text === parseCIDR(b).text;
-  } catch {
-    return a === b;
-  }
+  /**
+   * Upstream's routeMap: every node that has pod CIDRs or is the target of a cloud route -> pod CIDR -> action.
+   * A successful creation turns its action into keep.
+   */
+  actions: Map<string, Map<string, RouteAction>>;
 }
 
 /** A route is ours to delete only when its first or last address lies inside one of the cluster CIDRs. */
@@ -40,6 +38,10 @@ export function isResponsibleForRoute(route: Route, clusterCIDRs: readonly CIDR[
   return clusterCIDRs.some((c) => cidrContains(c, single(dest.network)) || cidrContains(c, single(last)));
 }
 
+/**
+ * CIDRs are compared as text, as upstream compares them: a cloud route for fd00:10:244:4:0:0:0:0/64 is not the
+ * route of pod CIDR fd00:10:244:4::/64, so it is deleted and the pod CIDR's own route created.
+ */
 export function planRoutes(
   nodes: readonly RouteNode[],
   routes: readonly Route[],
@@ -50,18 +52,18 @@ export function planRoutes(
     if (r.targetNode === '') continue;
     byTarget.set(r.targetNode, [...(byTarget.get(r.targetNode) ?? []), r]);
   }
-  const plan: RoutePlan = { create: [], delete: [], existing: new Map() };
-  const nodeCIDRs = new Map<string, readonly string[]>();
+  const actions = new Map<string, Map<string, RouteAction>>();
+  for (const target of byTarget.keys()) actions.set(target, new Map());
+  const plan: RoutePlan = { create: [], delete: [], actions };
   for (const node of nodes) {
     if (node.podCIDRs.length === 0) continue;
-    nodeCIDRs.set(node.name, node.podCIDRs);
-    const have = new Set<string>();
-    plan.existing.set(node.name, have);
+    const nodeActions = actions.get(node.name) ?? new Map<string, RouteAction>();
+    actions.set(node.name, nodeActions);
+    const existing = byTarget.get(node.name) ?? [];
     for (const cidr of node.podCIDRs) {
-      if ((byTarget.get(node.name) ?? []).some((r) => sameCIDR(r.destinationCIDR, cidr))) {
-        have.add(cidr);
-        continue;
-      }
+      const action: RouteAction = existing.some((r) => r.destinationCIDR === cidr) ? 'keep' : 'add';
+      nodeActions.set(cidr, action);
+      if (action === 'keep') continue;
       plan.create.push({
         nameHint: node.uid,
         route: { name: '', targetNode: node.name, targetNodeAddresses: [], destinationCIDR: cidr, blackhole: false },
@@ -70,13 +72,18 @@ export function planRoutes(
   }
   for (const r of routes) {
     if (!isResponsibleForRoute(r, clusterCIDRs)) continue;
-    const cidrs = nodeCIDRs.get(r.targetNode) ?? [];
-    if (r.blackhole || !cidrs.some((c) => sameCIDR(c, r.destinationCIDR))) plan.delete.push(r);
+    if (r.blackhole || actions.get(r.targetNode)?.get(r.destinationCIDR) === undefined) plan.delete.push(r);
   }
   return plan;
 }
 
-/** NetworkUnavailable=False needs every pod CIDR of the node routed; a node without pod CIDRs has none. */
-export function allRoutesCreated(node: RouteNode, routed: ReadonlySet<string> | undefined): boolean {
-  return node.podCIDRs.length > 0 && node.podCIDRs.every((c) => routed?.has(c) === true);
+/**
+ * The NetworkUnavailable verdict for a node after a pass, as upstream decides it: true (routes created) when every
+ * pod CIDR's route is there; false when some is missing, or when the node has no pod CIDR but a cloud route points
+ * at it; undefined (the condition is left alone) for a node with neither pod CIDRs nor routes.
+ */
+export function routesCreated(actions: ReadonlyMap<string, RouteAction> | undefined): boolean | undefined {
+  if (actions === undefined) return undefined;
+  if (actions.size === 0) return false;
+  return [...actions.values()].every((a) => a === 'keep');
 }

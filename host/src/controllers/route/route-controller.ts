@@ -9,7 +9,7 @@ import type { Logger } from '../../log/logger.ts';
 import type { CIDR } from '../../net/cidr.ts';
 import type { WireNode } from '../framework/node-updates.ts';
 import { runPeriodically } from '../framework/workers.ts';
-import { allRoutesCreated, MAX_CONCURRENT_ROUTE_CREATIONS, planRoutes, type RouteNode } from './plan.ts';
+import { MAX_CONCURRENT_ROUTE_CREATIONS, planRoutes, type RouteNode, routesCreated } from './plan.ts';
 
 export interface RouteControllerOptions {
   client: KubeClient;
@@ -61,24 +61,12 @@ export class RouteController {
     }));
     const routes = await this.o.routes.listRoutes(this.o.clusterName);
     const plan = planRoutes(nodes, routes, this.o.clusterCIDRs);
-    const routed = plan.existing;
     const byName = new Map(cached.map((n) => [n.metadata?.name ?? '', n]));
 
     // Creations and deletions share the limit of 200 cloud calls in flight, as upstream's rate limiter channel.
+    // Deletions start first, as upstream starts them first: a route being replaced (a non-canonical CIDR) is
+    // usually gone before its successor is created, which a cloud refusing two routes for one CIDR needs.
     const work: (() => Promise<void>)[] = [
-      ...plan.create.map(({ nameHint, route }) => async () => {
-        const started = Date.now();
-        try {
-          await this.o.routes.createRoute(this.o.clusterName, nameHint, route);
-          routed.get(route.targetNode)?.add(route.destinationCIDR);
-          this.log.info('created route', { node: route.targetNode, cidr: route.destinationCIDR, nameHint });
-        } catch (err) {
-          const message = `Could not create route ${nameHint} ${route.destinationCIDR} for node ${route.targetNode} after ${Date.now() - started}ms: ${(err as Error).message}`;
-          this.log.error('could not create route', { node: route.targetNode, error: message });
-          const node = byName.get(route.targetNode);
-          if (node) this.o.recorder.recordEvent(node, 'Warning', 'FailedToCreateRoute', message);
-        }
-      }),
       ...plan.delete.map((route) => async () => {
         try {
           await this.o.routes.deleteRoute(this.o.clusterName, route);
@@ -91,11 +79,27 @@ export class RouteController {
           });
         }
       }),
+      ...plan.create.map(({ nameHint, route }) => async () => {
+        const started = Date.now();
+        try {
+          await this.o.routes.createRoute(this.o.clusterName, nameHint, route);
+          plan.actions.get(route.targetNode)?.set(route.destinationCIDR, 'keep');
+          this.log.info('created route', { node: route.targetNode, cidr: route.destinationCIDR, nameHint });
+        } catch (err) {
+          const message = `Could not create route ${nameHint} ${route.destinationCIDR} for node ${route.targetNode} after ${Date.now() - started}ms: ${(err as Error).message}`;
+          this.log.error('could not create route', { node: route.targetNode, error: message });
+          const node = byName.get(route.targetNode);
+          if (node) this.o.recorder.recordEvent(node, 'Warning', 'FailedToCreateRoute', message);
+        }
+      }),
     ];
     await limited(work, MAX_CONCURRENT_ROUTE_CREATIONS, (w) => w());
 
     await limited(nodes, 20, async (node) => {
-      const created = allRoutesCreated(node, routed.get(node.name));
+      const created = routesCreated(plan.actions.get(node.name));
+      // Neither pod CIDRs nor routes: upstream leaves the condition alone (a node waiting for its CIDR is not
+      // marked unavailable, which would keep it tainted).
+      if (created === undefined) return;
       const cachedNode = byName.get(node.name);
       await this.updateNetworkingCondition(node.name, cachedNode, created).catch((err: unknown) => {
         if (!isNotFound(err))

@@ -19,10 +19,14 @@ export function hasCleanupFinalizer(svc: V1Service): boolean {
   return (svc.metadata?.finalizers ?? []).includes(LOAD_BALANCER_CLEANUP_FINALIZER);
 }
 
-/** The load balancer must go: our finalizer is on, and the Service is being deleted or no longer wants one. */
-export function needsCleanup(svc: V1Service, classes?: ReadonlySet<string>): boolean {
+/**
+ * Upstream's needsCleanup: the load balancer must go when our finalizer is on and the Service is being deleted or
+ * is no longer of type LoadBalancer. The class is not looked at: a Service of a class nobody here serves keeps a
+ * finalizer it was created with until it is deleted.
+ */
+export function needsCleanup(svc: V1Service): boolean {
   if (!hasCleanupFinalizer(svc)) return false;
-  return svc.metadata?.deletionTimestamp !== undefined || !wantsLoadBalancer(svc, classes);
+  return svc.metadata?.deletionTimestamp !== undefined || svc.spec?.type !== 'LoadBalancer';
 }
 
 function sameJSON(a: unknown, b: unknown): boolean {
@@ -48,9 +52,8 @@ export function needsUpdate(oldSvc: V1Service, newSvc: V1Service, classes?: Read
   const n = newSvc.spec ?? {};
   if (wantsLoadBalancer(oldSvc, classes) !== wantsLoadBalancer(newSvc, classes)) return 'type';
   if (!wantsLoadBalancer(newSvc, classes)) return undefined;
-  if (!sameJSON([...(o.loadBalancerSourceRanges ?? [])].sort(), [...(n.loadBalancerSourceRanges ?? [])].sort())) {
-    return 'loadBalancerSourceRanges';
-  }
+  // Order counts, as in upstream's reflect.DeepEqual: a reordered list is re-ensured.
+  if (!sameJSON(o.loadBalancerSourceRanges ?? [], n.loadBalancerSourceRanges ?? [])) return 'loadBalancerSourceRanges';
   if (portsKey(oldSvc) !== portsKey(newSvc)) return 'ports';
   if (o.sessionAffinity !== n.sessionAffinity || !sameJSON(o.sessionAffinityConfig, n.sessionAffinityConfig)) {
     return 'sessionAffinity';
@@ -65,18 +68,41 @@ export function needsUpdate(oldSvc: V1Service, newSvc: V1Service, classes?: Read
   return undefined;
 }
 
+// The spellings Go's strconv.ParseBool accepts; anything else is a parse error.
+const GO_BOOL_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const GO_BOOL_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** strconv.ParseBool: the value, or undefined where Go returns an error. */
+export function parseGoBool(text: string): boolean | undefined {
+  if (GO_BOOL_TRUE.has(text)) return true;
+  if (GO_BOOL_FALSE.has(text)) return false;
+  return undefined;
+}
+
+/**
+ * Upstream's nodeIncludedPredicate: without the exclude label a node is included; with it, only a value
+ * strconv.ParseBool reads as false includes it (a value it cannot parse, "" included, excludes the node).
+ */
+export function nodeNotExcludedByLabel(node: V1Node): boolean {
+  const exclude = node.metadata?.labels?.[LABEL_EXCLUDE_FROM_EXTERNAL_LB];
+  return exclude === undefined || parseGoBool(exclude) === false;
+}
+
 /** Upstream's stable node-set predicate: not being deleted, not excluded, not being removed by the autoscaler. */
 export function nodeIncludedInLoadBalancers(node: V1Node): boolean {
   if (node.metadata?.deletionTimestamp !== undefined) return false;
-  const exclude = node.metadata?.labels?.[LABEL_EXCLUDE_FROM_EXTERNAL_LB];
-  if (exclude !== undefined && exclude !== 'false') return false;
+  if (!nodeNotExcludedByLabel(node)) return false;
   return !(node.spec?.taints ?? []).some((t) => t.key === TAINT_TO_BE_DELETED_BY_CA);
 }
 
-/** A node change that can change some load balancer's node set (and so must trigger a node sync). */
+/**
+ * Upstream's shouldSyncUpdatedNode: a node update triggers a node sync only when the exclude label's verdict or the
+ * providerID changes. A ToBeDeletedByClusterAutoscaler taint or a deletionTimestamp does not: such a node stays in
+ * the load balancers (its connections drain) until something else syncs them, and then it is left out.
+ */
 export function nodeChangeAffectsLoadBalancers(oldNode: V1Node, newNode: V1Node): boolean {
   return (
-    nodeIncludedInLoadBalancers(oldNode) !== nodeIncludedInLoadBalancers(newNode) ||
+    nodeNotExcludedByLabel(oldNode) !== nodeNotExcludedByLabel(newNode) ||
     (oldNode.spec?.providerID ?? '') !== (newNode.spec?.providerID ?? '')
   );
 }

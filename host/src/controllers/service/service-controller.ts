@@ -8,7 +8,7 @@ import type { KubeClient } from '../../kube/client/client.ts';
 import { isNotFound } from '../../kube/client/errors.ts';
 import { objectKey, type Wire } from '../../kube/client/wire.ts';
 import type { EventRecorder } from '../../kube/events/recorder.ts';
-import { deletedObject, type Informer } from '../../kube/informer/informer.ts';
+import type { Informer } from '../../kube/informer/informer.ts';
 import { ItemExponentialFailureRateLimiter } from '../../kube/workqueue/rate-limiters.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
@@ -81,19 +81,17 @@ export class ServiceController {
     this.nodeSet = new LoadBalancerNodeSet(options.nodes);
     options.services.addEventHandler({
       onAdd: (svc) => {
-        if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service, this.classes)) {
+        if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
           this.queue.add(objectKey(svc));
         }
       },
       onUpdate: (old, svc) => {
-        if (
-          needsUpdate(old as V1Service, svc as V1Service, this.classes) ||
-          needsCleanup(svc as V1Service, this.classes)
-        ) {
+        if (needsUpdate(old as V1Service, svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
           this.queue.add(objectKey(svc));
         }
       },
-      onDelete: (obj) => this.queue.add(objectKey(deletedObject(obj))),
+      // No delete handler, as upstream: a Service goes only after its finalizer is removed, which the update path
+      // does once the load balancer is gone. One whose finalizer was removed by hand leaves its load balancer.
     });
     options.nodes.addEventHandler({
       onAdd: (_node, initial) => {
@@ -136,9 +134,10 @@ export class ServiceController {
     const svc = this.o.services.cache.get(key);
     const previous = this.seen.get(key);
     if (!svc) {
-      // Gone from the cluster. With the finalizer, its load balancer was removed (and forgotten) before the Service
-      // could go. Still remembered means it went without the finalizer (stripped by hand): delete the load balancer
-      // from what we last saw, as upstream's processServiceDeletion does. A failure keeps the memory for the retry.
+      // Gone from the cluster while its key was queued (a retry, or an update just before the deletion). With the
+      // finalizer, its load balancer was removed (and forgotten) before the Service could go. Still remembered means
+      // it went without the finalizer: delete the load balancer from what we last saw, as upstream's
+      // processServiceDeletion does. A failure keeps the memory for the retry.
       if (previous) await this.deleteStaleLoadBalancer(previous);
       this.seen.delete(key);
       this.lastSyncedNodes.delete(key);
@@ -167,7 +166,7 @@ export class ServiceController {
     const previousStatus = svc.status?.loadBalancer;
     const abiService = toABIService(svc as V1Service);
     const cluster = this.o.clusterName;
-    if (!wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service, this.classes)) {
+    if (!wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
       const { exists } = await this.o.balancer.getLoadBalancer(cluster, abiService);
       if (exists) {
         this.requireFreshLease();
@@ -271,7 +270,7 @@ export class ServiceController {
       const last = this.lastSyncedNodes.get(objectKey(s));
       // Not yet ensured (no record): its full sync will pass the current nodes.
       if (last === undefined || last === setKey) return false;
-      return wantsLoadBalancer(s as V1Service, this.classes) && !needsCleanup(s as V1Service, this.classes);
+      return wantsLoadBalancer(s as V1Service, this.classes) && !needsCleanup(s as V1Service);
     });
     // Taken with the identity, before any await: the nodes given are the set recorded as given.
     const abiNodes = services.length > 0 ? this.nodeSet.nodes() : [];

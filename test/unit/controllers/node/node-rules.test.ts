@@ -11,6 +11,7 @@ import {
   planInitialization,
 } from '../../../../host/src/controllers/node/initialization.ts';
 import { betaToGALabels } from '../../../../host/src/controllers/node/labels.ts';
+import { parseNodeIPAnnotation } from '../../../../host/src/controllers/node/node-ip.ts';
 import type { NodeLike } from '../../../../host/src/controllers/node/node-shape.ts';
 import type { InstanceMetadata } from '../../../../host/src/plugin/abi/index.ts';
 
@@ -100,6 +101,8 @@ describe('initialization plan', () => {
     expect(() => planInitialization(n, meta())).toThrow('matches ip: 10.9.9.9');
     const ok = node({ metadata: { annotations: { 'alpha.kubernetes.io/provided-node-ip': '10.0.0.6' } } });
     expect(() => planInitialization(ok, meta())).not.toThrow();
+    // Upstream checks it even when the cloud answers no addresses at all.
+    expect(() => planInitialization(ok, meta({ nodeAddresses: [] }))).toThrow('matches ip: 10.0.0.6');
   });
 
   it('applies the plan: taint removed, labels merged, other taints kept', () => {
@@ -160,27 +163,36 @@ describe('node addresses', () => {
       { type: 'InternalIP', address: '10.0.0.7' },
       { type: 'Hostname', address: 'h' },
     ];
-    expect(preferProvidedNodeIPs(['fd00:0::5', '10.0.0.5'], addresses)).toEqual([
+    const ips = (text: string) => parseNodeIPAnnotation(text);
+    expect(preferProvidedNodeIPs(ips('fd00:0::5,10.0.0.5'), addresses)).toEqual([
       { type: 'InternalIP', address: 'fd00::5' },
       { type: 'InternalIP', address: '10.0.0.5' },
       { type: 'Hostname', address: 'h' },
     ]);
-    expect(() => preferProvidedNodeIPs(['10.0.0.5', 'fd00::9'], addresses)).toThrow('matches ip: fd00::9');
+    expect(() => preferProvidedNodeIPs(ips('10.0.0.5,fd00::9'), addresses)).toThrow('matches ip: fd00::9');
   });
 
   it('leave addresses alone when the cloud answers none, and refuse a malformed annotation', () => {
     expect(desiredNodeAddresses(node(), [])).toBeUndefined();
     const bad = node({ metadata: { annotations: { 'alpha.kubernetes.io/provided-node-ip': 'not-an-ip' } } });
-    expect(() => desiredNodeAddresses(bad, meta().nodeAddresses)).toThrow(/invalid value "not-an-ip"/);
+    expect(() => desiredNodeAddresses(bad, meta().nodeAddresses)).toThrow(/could not parse "not-an-ip"/);
   });
 
-  it('detect changes ignoring order', () => {
+  it('detect changes as upstream: order across types does not count, order within a type does', () => {
     const a = [
       { type: 'InternalIP', address: '10.0.0.5' },
       { type: 'Hostname', address: 'h' },
     ];
     expect(nodeAddressesChanged(a, [...a].reverse())).toBe(false);
+    expect(nodeAddressesChanged(a, a)).toBe(false);
     expect(nodeAddressesChanged(a, [a[0]!])).toBe(true);
     expect(nodeAddressesChanged(a, [a[0]!, { type: 'Hostname', address: 'h2' }])).toBe(true);
+    const two = [
+      { type: 'InternalIP', address: '10.0.0.5' },
+      { type: 'InternalIP', address: '10.0.0.6' },
+    ];
+    expect(nodeAddressesChanged(two, [...two].reverse())).toBe(true);
+    // Upstream compares with the last address of each type: two of one type always read as a change.
+    expect(nodeAddressesChanged(two, two)).toBe(true);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
-  allRoutesCreated,
   isResponsibleForRoute,
   planRoutes,
   type RouteNode,
+  routesCreated,
 } from '../../../../host/src/controllers/route/plan.ts';
 import { parseClusterCIDRs } from '../../../../host/src/net/cidr.ts';
 import type { Route } from '../../../../host/src/plugin/abi/index.ts';
@@ -34,14 +34,19 @@ describe('route plan', () => {
       ['uid-a', 'a', 'fd00:10:0:1::/64'],
       ['uid-b', 'b', '10.244.2.0/24'],
     ]);
-    expect([...(plan.existing.get('a') ?? [])]).toEqual(['10.244.1.0/24']);
-    expect(plan.existing.has('c')).toBe(false);
+    expect([...(plan.actions.get('a') ?? [])]).toEqual([
+      ['10.244.1.0/24', 'keep'],
+      ['fd00:10:0:1::/64', 'add'],
+    ]);
+    expect(plan.actions.has('c')).toBe(false);
   });
 
-  it('matches CIDRs semantically (fd00:10:0:1:0::/64 is fd00:10:0:1::/64)', () => {
-    const plan = planRoutes([nodes[0]!], [route('a', '10.244.1.0/24'), route('a', 'fd00:10:0:1:0::/64')], cluster);
-    expect(plan.create).toEqual([]);
-    expect(plan.delete).toEqual([]);
+  it("compares CIDRs as text: a non-canonical route is replaced by the pod CIDR's own (upstream)", () => {
+    const odd = route('a', 'fd00:10:0:1:0:0:0:0/64');
+    const plan = planRoutes([nodes[0]!], [route('a', '10.244.1.0/24'), odd], cluster);
+    expect(plan.create.map((c) => c.route.destinationCIDR)).toEqual(['fd00:10:0:1::/64']);
+    expect(plan.delete).toEqual([odd]);
+    expect(routesCreated(plan.actions.get('a'))).toBe(false);
   });
 
   it('deletes blackholed routes, routes to unknown nodes and to CIDRs a node no longer has — only inside the cluster CIDR', () => {
@@ -71,9 +76,22 @@ describe('route plan', () => {
   });
 
   it('marks a node routed only when every pod CIDR has a route', () => {
-    expect(allRoutesCreated(nodes[0]!, new Set(['10.244.1.0/24']))).toBe(false);
-    expect(allRoutesCreated(nodes[0]!, new Set(['10.244.1.0/24', 'fd00:10:0:1::/64']))).toBe(true);
-    expect(allRoutesCreated(nodes[2]!, new Set())).toBe(false);
-    expect(allRoutesCreated(nodes[1]!, undefined)).toBe(false);
+    const plan = planRoutes(nodes, [route('a', '10.244.1.0/24')], cluster);
+    expect(routesCreated(plan.actions.get('a'))).toBe(false);
+    plan.actions.get('a')?.set('fd00:10:0:1::/64', 'keep');
+    expect(routesCreated(plan.actions.get('a'))).toBe(true);
+    expect(routesCreated(plan.actions.get('b'))).toBe(false);
+  });
+
+  it('leaves the condition of a node without pod CIDRs alone, unless a cloud route points at it (upstream)', () => {
+    const plan = planRoutes(nodes, [route('x', '10.244.8.0/24')], cluster);
+    // c has no pod CIDR and no route: no NetworkUnavailable write at all.
+    expect(routesCreated(plan.actions.get('c'))).toBeUndefined();
+    // x has no pod CIDR (not a node with CIDRs) but a route targets it: marked unavailable, its route deleted.
+    expect(routesCreated(plan.actions.get('x'))).toBe(false);
+    expect(plan.delete.map((r) => r.targetNode)).toEqual(['x']);
+    const withRoute = planRoutes(nodes, [route('c', '192.168.0.0/24')], cluster);
+    expect(routesCreated(withRoute.actions.get('c'))).toBe(false);
+    expect(withRoute.delete).toEqual([]);
   });
 });

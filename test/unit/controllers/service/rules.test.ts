@@ -38,6 +38,14 @@ describe('which Services the controller serves', () => {
     expect(needsCleanup(svc({ type: 'ClusterIP' }, fin))).toBe(true);
     expect(needsCleanup(svc({ type: 'ClusterIP' }))).toBe(false);
   });
+
+  it('does not look at the class to decide on cleanup (upstream)', () => {
+    const fin = { finalizers: ['service.kubernetes.io/load-balancer-cleanup'] };
+    const other = { loadBalancerClass: 'example.com/nobody' };
+    expect(needsCleanup(svc(other, fin))).toBe(false);
+    expect(needsCleanup(svc(other, { ...fin, deletionTimestamp: new Date() }))).toBe(true);
+    expect(needsCleanup(svc({ ...other, type: 'ClusterIP' }, fin))).toBe(true);
+  });
 });
 
 describe('needsUpdate', () => {
@@ -81,8 +89,13 @@ describe('needsUpdate', () => {
       needsUpdate(base, { ...base, metadata: { ...base.metadata, labels: { x: 'y' }, resourceVersion: '9' } }),
     ).toBeUndefined();
     expect(needsUpdate(base, { ...base, status: { loadBalancer: { ingress: [{ ip: '1.1.1.1' }] } } })).toBeUndefined();
+  });
+
+  it('sees a reorder of the source ranges as a change (upstream compares the lists as they are)', () => {
     const reordered = { ...base, spec: { ...base.spec, loadBalancerSourceRanges: ['192.168.0.0/16', '10.0.0.0/8'] } };
-    expect(needsUpdate(base, reordered)).toBeUndefined();
+    expect(needsUpdate(base, reordered)).toBe('loadBalancerSourceRanges');
+    const same = { ...base, spec: { ...base.spec, loadBalancerSourceRanges: ['10.0.0.0/8', '192.168.0.0/16'] } };
+    expect(needsUpdate(base, same)).toBeUndefined();
   });
 });
 
@@ -97,6 +110,12 @@ describe('load balancer node set', () => {
     expect(nodeIncludedInLoadBalancers(label(''))).toBe(false);
     expect(nodeIncludedInLoadBalancers(label('true'))).toBe(false);
     expect(nodeIncludedInLoadBalancers(label('false'))).toBe(true);
+    // strconv.ParseBool's other spellings: false ones include, true ones exclude, anything else excludes.
+    for (const v of ['0', 'f', 'F', 'FALSE', 'False']) expect(nodeIncludedInLoadBalancers(label(v)), v).toBe(true);
+    for (const v of ['1', 't', 'T', 'TRUE', 'True']) expect(nodeIncludedInLoadBalancers(label(v)), v).toBe(false);
+    for (const v of ['no', 'fAlse', ' false', 'false ', 'off', '00']) {
+      expect(nodeIncludedInLoadBalancers(label(v)), v).toBe(false);
+    }
     const doomed = node('a', { spec: { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] } });
     expect(nodeIncludedInLoadBalancers(doomed)).toBe(false);
     const notReady = node('a', { status: { conditions: [{ type: 'Ready', status: 'False' }] } } as Partial<V1Node>);
@@ -112,6 +131,18 @@ describe('load balancer node set', () => {
       metadata: { name: 'a', labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': 'true' } },
     };
     expect(nodeChangeAffectsLoadBalancers(a, excluded)).toBe(true);
+  });
+
+  it('does not re-check load balancers for the autoscaler taint or a deletionTimestamp (upstream)', () => {
+    const a = node('a');
+    const doomed = node('a', { spec: { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] } });
+    const deleting = node('a', { metadata: { name: 'a', deletionTimestamp: new Date() } });
+    expect(nodeChangeAffectsLoadBalancers(a, doomed)).toBe(false);
+    expect(nodeChangeAffectsLoadBalancers(doomed, a)).toBe(false);
+    expect(nodeChangeAffectsLoadBalancers(a, deleting)).toBe(false);
+    // The node set still leaves them out whenever a sync happens for another reason.
+    expect(nodeIncludedInLoadBalancers(doomed)).toBe(false);
+    expect(nodeIncludedInLoadBalancers(deleting)).toBe(false);
   });
 
   it('compares node sets by name and providerID, in any order', () => {
