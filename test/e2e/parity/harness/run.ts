@@ -47,6 +47,7 @@ export async function runGroup({ group, impl, logDir, log }: GroupRun): Promise<
     }
     await marks.settle(group.settle);
     for (const [k, v] of await takeSnapshot(world, everything, 'final/')) out.set(k, v);
+    dropVolatile(out, group);
     say('done');
     return out;
   } catch (err) {
@@ -66,6 +67,12 @@ async function runStep(
 ): Promise<void> {
   await step.act?.(world);
   const until = step.until;
-  if (until) await eventually(`${scenario.name}: ${step.name}`, () => until(world), STEP_WAIT_MS, 100);
+  if (until) await eventually(`${scenario.name}: ${step.name}`, () => until(world), step.withinMs ?? STEP_WAIT_MS, 100);
   await marks.settle([...everyStep, ...(step.settle ?? [])]);
+}
+
+/** Removes the keys scenarios declare timing-dependent (see Scenario.volatile). */
+function dropVolatile(out: Snapshot, group: Group): void {
+  const patterns = group.scenarios.flatMap((s) => (s.volatile ? [s.volatile.path] : []));
+  for (const key of [...out.keys()]) if (patterns.some((p) => p.test(key))) out.delete(key);
 }

@@ -10,6 +10,8 @@ export interface Step {
   act?: (world: World) => Promise<unknown>;
   /** A positive sign that the step took effect on this side, polled until true (45 s at most). */
   until?: (world: World) => Promise<boolean> | boolean;
+  /** How long `until` may take (default 45 s): a bound upstream meets by design, e.g. its 30 s Service resync. */
+  withinMs?: number;
   /** Watermarks to reach after `until`, before the checkpoint (what must NOT have happened is read after them). */
   settle?: readonly WatermarkKind[];
   /** Snapshot the scenario's objects after the step (default true). */
@@ -24,6 +26,8 @@ export interface Scenario {
   /** Nodes and Services that exist before the CCM starts. */
   seedCluster?: (world: World) => Promise<unknown>;
   steps: readonly Step[];
+  /** Snapshot keys whose value depends on when a timer fired (a retry count), not compared; say why. */
+  volatile?: { path: RegExp; reason: string };
 }
 
 export interface Group {

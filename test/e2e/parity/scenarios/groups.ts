@@ -15,6 +15,7 @@ import {
   orphanScenario,
   sourceRangesScenario,
 } from './lb-nodes.ts';
+import { deleteRetryScenario, preexistingScenario } from './lb-retry.ts';
 import { addressScenario, initScenario, lifecycleScenario, noCidrScenario, providedIpScenario } from './nodes.ts';
 import { dualStackScenario, strayRoutesScenario } from './routes.ts';
 
@@ -42,6 +43,7 @@ export const GROUPS: readonly Group[] = [
     flags: ['--configure-cloud-routes=false'],
     everyStep: ['service'],
     scenarios: [
+      preexistingScenario,
       webScenario,
       typeChangeScenario,
       portsScenario,
@@ -52,6 +54,7 @@ export const GROUPS: readonly Group[] = [
       nodeStatesScenario,
       sourceRangesScenario,
       orphanScenario,
+      deleteRetryScenario,
     ],
     settle: ['service'],
   },
