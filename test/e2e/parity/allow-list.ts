@@ -1,6 +1,6 @@
 // Differences between the upstream cloud-controller-manager and wasm-ccm that the parity test accepts, each with
-// its reason. A path is a flattened snapshot key (see scenario.ts), e.g. `node/node-a/labels/topology.kubernetes.io~1zone`
-// or `event/Normal/Synced/Node/node-a`. Keep this list short: every entry is a documented behaviour difference.
+// its reason. A path is a flattened snapshot key (see harness/snapshot.ts), e.g.
+// `final/node/init-a/labels/topology.kubernetes.io~1zone` or `checkpoint/web/3-a node joins/event/Service/web-svc/Normal/UpdatedLoadBalancer/count`. Keep this list short: every entry is a documented behaviour difference.
 
 export interface AllowedDifference {
   /** Matches the flattened path of the differing value. */
