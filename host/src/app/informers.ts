@@ -44,18 +44,33 @@ export interface SharedInformers {
   stop(): Promise<void>;
 }
 
+/** Upstream's --min-resync-period default. */
+const MIN_RESYNC_PERIOD_MS = 12 * 3_600_000;
+
+/**
+ * Upstream's ResyncPeriod: the informer factory's default handler resync, the minimum times a factor drawn once in
+ * [1, 2) (12 to 24 h), so that CCMs started together do not resync in step. Handlers ask for shorter periods
+ * themselves (the service controller: 30 s for Services, 100 s for Nodes).
+ */
+export function defaultResyncPeriodMs(random: () => number = Math.random): number {
+  return MIN_RESYNC_PERIOD_MS * (1 + random());
+}
+
 export function sharedInformers(client: KubeClient, logger: Logger): SharedInformers {
+  const resyncPeriodMs = defaultResyncPeriodMs();
   const nodes = new Informer<WireNode>({
     name: 'nodes',
     listWatcher: listWatcher(client, '/api/v1/nodes'),
     trim: trimNode,
     logger,
+    resyncPeriodMs,
   });
   const services = new Informer<WireService>({
     name: 'services',
     listWatcher: listWatcher(client, '/api/v1/services'),
     trim: trimService,
     logger,
+    resyncPeriodMs,
   });
   return {
     nodes,

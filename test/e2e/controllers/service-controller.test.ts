@@ -82,7 +82,8 @@ describe('service controller', () => {
       registry: harness.registry,
       workers: 2,
       leaseFresh: () => fresh,
-      nodeSyncPeriodMs: 3_600_000,
+      // Upstream's 30 s, shortened so that resync-driven retries show within seconds.
+      serviceSyncPeriodMs: 1_000,
     });
     harness.informers.start();
     await harness.informers.waitForSync(stop.signal);
@@ -195,6 +196,40 @@ describe('service controller', () => {
         `${namespace}/bye/${calls('create', 'bye')[0]?.args[1] && (calls('create', 'bye')[0]!.args[1] as { uid: string }).uid}`,
       ),
     ).toBe(false);
+  });
+
+  it('retries a failing load balancer deletion at every Service resync, besides the backoff (upstream)', async () => {
+    await createService('undeletable');
+    await eventually('ensured', () => calls('create', 'undeletable').length === 1);
+    cloud.errorsOnce = false;
+    cloud.errors.set('delete', new Error('the cloud refuses'));
+    try {
+      await core.deleteNamespacedService({ name: 'undeletable', namespace });
+      await eventually('first attempt', () => calls('delete', 'undeletable').length >= 1);
+      const first = Date.now();
+      // The queue's backoff alone would retry once, after 5 s; the 1 s resync re-queues it every second.
+      await eventually('retried by resync', () => calls('delete', 'undeletable').length >= 4, 4_500);
+      expect(Date.now() - first).toBeLessThan(4_500);
+      // Worded as upstream's syncLoadBalancerIfNeeded wraps it.
+      await eventually('SyncLoadBalancerFailed', async () => {
+        const all = await core.listNamespacedEvent({
+          namespace,
+          fieldSelector: 'involvedObject.name=undeletable,reason=SyncLoadBalancerFailed',
+        });
+        return all.items[0]?.message;
+      }).then((message) =>
+        expect(message).toBe('Error syncing load balancer: failed to delete load balancer: the cloud refuses'),
+      );
+    } finally {
+      cloud.errors.delete('delete');
+      cloud.errorsOnce = true;
+    }
+    await eventually('cleaned up', () =>
+      core.readNamespacedService({ name: 'undeletable', namespace }).then(
+        () => undefined,
+        () => true,
+      ),
+    );
   });
 
   it('leaves the load balancer of a Service deleted after its finalizer was removed by hand (upstream)', async () => {

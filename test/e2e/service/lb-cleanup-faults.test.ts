@@ -1,6 +1,7 @@
 // Load balancer cleanup and cloud faults through the whole system (real apiserver, wasm-ccm process with the operator
 // RBAC, devcloud plugin, devcloud): deletion behind the finalizer, a deletion while the CCM is down finished when it
-// comes back, a Service that disappears without the finalizer, and devcloud 429s/5xx retried until converged.
+// comes back, a Service that disappears without the finalizer (its load balancer is left, as upstream leaves it),
+// and devcloud 429s/5xx retried until converged.
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LogRecord } from '../../support/ccm-process.ts';
@@ -92,18 +93,29 @@ describe('load balancer cleanup and devcloud faults end to end', () => {
     await expectInvariants(invariants());
   });
 
-  it('still deletes the load balancer of a Service that disappears without its finalizer (upstream processServiceDeletion)', async () => {
+  it('leaves the load balancer of a Service that disappears without its finalizer (upstream: no delete handler)', async () => {
     await core.createNamespacedService({ namespace, body: lbService('forced') });
     await waitForIngress(core, env.cloud, namespace, 'forced');
-    // Someone strips the finalizer and deletes the Service: the apiserver removes it at once, the CCM only sees
-    // the delete event, and must clean up from what it last saw of the Service.
+    // Someone strips the finalizer and deletes the Service: the apiserver removes it at once. Upstream's service
+    // controller has no delete handler, so the load balancer stays; removing the finalizer by hand is how an
+    // operator takes a load balancer out of the controller's hands.
     await patchService(core, namespace, 'forced', { metadata: { finalizers: null } });
     await core.deleteNamespacedService({ name: 'forced', namespace });
     await gone('forced', 5_000);
-    await eventually(
-      'load balancer of forced deleted',
-      () => loadBalancersOf(env.cloud, namespace, 'forced').length === 0,
-    );
+    // The positive sign that the CCM saw the deletion and went on: a Service created after it is served.
+    await core.createNamespacedService({ namespace, body: lbService('after-forced') });
+    await waitForIngress(core, env.cloud, namespace, 'after-forced');
+    const [left] = loadBalancersOf(env.cloud, namespace, 'forced');
+    expect(left).toBeDefined();
+    const events = await core.listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=forced' });
+    expect(events.items.map((e) => e.reason)).not.toContain('DeletingLoadBalancer');
+    // The operator removes it; the cloud then matches the cluster again.
+    const res = await env.cloud.app.inject({
+      method: 'DELETE',
+      url: `/v1/load-balancers/${left!.name}`,
+      headers: { authorization: `Bearer ${env.cloud.token}` },
+    });
+    expect(res.statusCode).toBeLessThan(300);
     await expectInvariants(invariants());
   });
 

@@ -12,12 +12,13 @@ import type { Informer } from '../../kube/informer/informer.ts';
 import { ItemExponentialFailureRateLimiter } from '../../kube/workqueue/rate-limiters.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
-import type { Node } from '../../plugin/abi/index.ts';
+import type { Node, Service } from '../../plugin/abi/index.ts';
 import { toABIService } from '../convert.ts';
 import type { WireNode } from '../framework/node-updates.ts';
 import { runWorkers } from '../framework/workers.ts';
 import { LoadBalancerNodeSet } from './load-balancer-nodes.ts';
 import { serviceControllerMetrics } from './metrics.ts';
+import { step, SyncStepError } from './sync-step.ts';
 import {
   hasCleanupFinalizer,
   loadBalancerStatusEqual,
@@ -43,11 +44,15 @@ export interface ServiceControllerOptions {
   classes?: ReadonlySet<string>;
   /** False when the lease may be stale: no cloud mutation may start then. */
   leaseFresh: () => boolean;
-  /** How often every load balancer's node set is re-checked even without node events (upstream: 100 s). */
-  nodeSyncPeriodMs?: number;
+  /** The Service handler's resync period (default upstream's 30 s; tests shorten it). */
+  serviceSyncPeriodMs?: number;
 }
 
 const NODE_SYNC_KEY = 'node-sync';
+/** Upstream's serviceSyncPeriod: the Service handler's resync, which re-queues Services that still need cleanup. */
+export const SERVICE_SYNC_PERIOD_MS = 30_000;
+/** Upstream's nodeSyncPeriod: the Node handler's resync (a resync is no node change, so it syncs nothing). */
+export const NODE_SYNC_PERIOD_MS = 100_000;
 
 export class LeaseNotFreshError extends Error {
   override name = 'LeaseNotFreshError';
@@ -79,29 +84,35 @@ export class ServiceController {
     });
     this.nodeQueue = new RateLimitingQueue<string>({ name: 'node', registry: options.registry });
     this.nodeSet = new LoadBalancerNodeSet(options.nodes);
-    options.services.addEventHandler({
-      onAdd: (svc) => {
-        if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
-          this.queue.add(objectKey(svc));
-        }
+    options.services.addEventHandler(
+      {
+        onAdd: (svc) => {
+          if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
+            this.queue.add(objectKey(svc));
+          }
+        },
+        onUpdate: (old, svc) => {
+          if (needsUpdate(old as V1Service, svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
+            this.queue.add(objectKey(svc));
+          }
+        },
+        // No delete handler, as upstream: a Service goes only after its finalizer is removed, which the update path
+        // does once the load balancer is gone. One whose finalizer was removed by hand leaves its load balancer.
       },
-      onUpdate: (old, svc) => {
-        if (needsUpdate(old as V1Service, svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
-          this.queue.add(objectKey(svc));
-        }
+      options.serviceSyncPeriodMs ?? SERVICE_SYNC_PERIOD_MS,
+    );
+    options.nodes.addEventHandler(
+      {
+        onAdd: (_node, initial) => {
+          if (!initial) this.nodeQueue.add(NODE_SYNC_KEY);
+        },
+        onUpdate: (old, node) => {
+          if (nodeChangeAffectsLoadBalancers(old as V1Node, node as V1Node)) this.nodeQueue.add(NODE_SYNC_KEY);
+        },
+        onDelete: () => this.nodeQueue.add(NODE_SYNC_KEY),
       },
-      // No delete handler, as upstream: a Service goes only after its finalizer is removed, which the update path
-      // does once the load balancer is gone. One whose finalizer was removed by hand leaves its load balancer.
-    });
-    options.nodes.addEventHandler({
-      onAdd: (_node, initial) => {
-        if (!initial) this.nodeQueue.add(NODE_SYNC_KEY);
-      },
-      onUpdate: (old, node) => {
-        if (nodeChangeAffectsLoadBalancers(old as V1Node, node as V1Node)) this.nodeQueue.add(NODE_SYNC_KEY);
-      },
-      onDelete: () => this.nodeQueue.add(NODE_SYNC_KEY),
-    });
+      NODE_SYNC_PERIOD_MS,
+    );
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -113,16 +124,12 @@ export class ServiceController {
       },
       { once: true },
     );
-    const period = this.o.nodeSyncPeriodMs ?? 100_000;
-    const timer = setInterval(() => this.nodeQueue.add(NODE_SYNC_KEY), period);
-    try {
-      await Promise.all([
-        runWorkers({ queue: this.queue, workers: this.o.workers, sync: (k) => this.syncService(k), logger: this.log }),
-        runWorkers({ queue: this.nodeQueue, workers: 1, sync: () => this.nodeSync(), logger: this.log }),
-      ]);
-    } finally {
-      clearInterval(timer);
-    }
+    // No periodic node sync: upstream has none (its Node handler's resync changes nothing); node events and full
+    // syncs of Services keep the load balancers' node sets.
+    await Promise.all([
+      runWorkers({ queue: this.queue, workers: this.o.workers, sync: (k) => this.syncService(k), logger: this.log }),
+      runWorkers({ queue: this.nodeQueue, workers: 1, sync: () => this.nodeSync(), logger: this.log }),
+    ]);
   }
 
   private requireFreshLease(): void {
@@ -167,21 +174,16 @@ export class ServiceController {
     const abiService = toABIService(svc as V1Service);
     const cluster = this.o.clusterName;
     if (!wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
-      const { exists } = await this.o.balancer.getLoadBalancer(cluster, abiService);
-      if (exists) {
-        this.requireFreshLease();
-        this.o.recorder.recordEvent(svc, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
-        await this.o.balancer.ensureLoadBalancerDeleted(cluster, abiService);
-      }
-      if (hasCleanupFinalizer(svc as V1Service)) await this.ignoreNotFound(removeFinalizer(this.o.client, svc));
-      this.o.recorder.recordEvent(svc, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
-      await this.writeStatus(svc, previousStatus, { ingress: [] });
+      await this.deleteLoadBalancer(svc, abiService);
+      await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, { ingress: [] }));
       return true;
     }
     this.requireFreshLease();
     this.o.recorder.recordEvent(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
     // The finalizer goes on before the first cloud call, so a load balancer can never outlive its Service.
-    if (!hasCleanupFinalizer(svc as V1Service)) await addFinalizer(this.o.client, svc);
+    if (!hasCleanupFinalizer(svc as V1Service)) {
+      await step('failed to add load balancer cleanup finalizer', addFinalizer(this.o.client, svc));
+    }
     const nodes = this.nodeSet.nodes();
     if (nodes.length === 0) {
       this.warnNoNodes(svc);
@@ -199,8 +201,34 @@ export class ServiceController {
       throw new Error(`failed to ensure load balancer: ${(err as Error).message}`, { cause: err });
     }
     this.o.recorder.recordEvent(svc, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
-    await this.writeStatus(svc, previousStatus, status);
+    await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, status));
     return false;
+  }
+
+  /** The delete half of upstream's syncLoadBalancerIfNeeded; its errors are worded and wrapped as upstream's. */
+  private async deleteLoadBalancer(svc: WireService, abiService: Service): Promise<void> {
+    const cluster = this.o.clusterName;
+    const { exists } = await step(
+      'failed to check if load balancer exists before cleanup',
+      this.o.balancer.getLoadBalancer(cluster, abiService),
+    );
+    if (exists) {
+      this.requireFreshLease();
+      this.o.recorder.recordEvent(svc, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
+      try {
+        await this.o.balancer.ensureLoadBalancerDeleted(cluster, abiService);
+      } catch (err) {
+        // Upstream ignores ImplementedElsewhere here too, and goes on to remove the finalizer.
+        if (!isImplementedElsewhere(err)) throw new SyncStepError('failed to delete load balancer', err);
+      }
+    }
+    if (hasCleanupFinalizer(svc as V1Service)) {
+      await step(
+        'failed to remove load balancer cleanup finalizer',
+        this.ignoreNotFound(removeFinalizer(this.o.client, svc)),
+      );
+    }
+    this.o.recorder.recordEvent(svc, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
   }
 
   private async writeStatus(

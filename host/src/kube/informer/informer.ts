@@ -16,6 +16,7 @@ import { type KubeObject, objectKey } from '../client/wire.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
 import { Backoff, type BackoffOptions } from './backoff.ts';
 import type { ListerWatcher } from './list-watch.ts';
+import { ResyncSchedule } from './resync.ts';
 import { CacheStore, type Store } from './store.ts';
 
 /** An object deleted while the watch was down: `obj` is its last known state, not its final one. */
@@ -40,7 +41,7 @@ type MaybePromise = void | Promise<void>;
 
 export interface EventHandlers<T> {
   onAdd?(obj: T, isInInitialList: boolean): MaybePromise;
-  /** Also called on relist for objects that still exist, and on every periodic resync with old === new. */
+  /** Also called on relist for objects that still exist, and on each of this handler's resyncs with old === new. */
   onUpdate?(oldObj: T, newObj: T): MaybePromise;
   onDelete?(obj: T | DeletedFinalStateUnknown<T>): MaybePromise;
 }
@@ -49,7 +50,10 @@ export interface InformerOptions<T> {
   /** For logs, e.g. "nodes". */
   name: string;
   listWatcher: ListerWatcher;
-  /** Redeliver every cached object to onUpdate this often (0/undefined: never). */
+  /**
+   * The resync period of handlers registered without one of their own: each cached object is redelivered to their
+   * onUpdate this often (0/undefined: never, and then no handler resyncs, as in client-go).
+   */
   resyncPeriodMs?: number;
   /** Shrinks an object before it is cached (after managedFields are dropped). */
   trim?: (obj: T) => T;
@@ -80,7 +84,7 @@ export class Informer<T extends KubeObject> {
   private readonly backoff: Backoff;
   private readonly resetAfterMs: number;
   private readonly idleTimeoutMs: number;
-  private readonly resyncPeriodMs: number;
+  private readonly resync: ResyncSchedule<EventHandlers<T>>;
   private readonly stopController = new AbortController();
   private readonly syncWaiters: (() => void)[] = [];
   private running: Promise<void> | undefined;
@@ -97,7 +101,7 @@ export class Informer<T extends KubeObject> {
     this.backoff = new Backoff(options.backoff);
     this.resetAfterMs = options.backoffResetAfterMs ?? 60_000;
     this.idleTimeoutMs = options.watchIdleTimeoutMs ?? 11 * 60_000;
-    this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
+    this.resync = new ResyncSchedule(options.resyncPeriodMs ?? 0);
   }
 
   /** The cache. Read-only for callers. */
@@ -107,14 +111,19 @@ export class Informer<T extends KubeObject> {
 
   /**
    * Registers handlers; returns a function that removes them. Handlers added after the first sync receive an
-   * onAdd for every cached object first, as with client-go's AddEventHandler.
+   * onAdd for every cached object first, as with client-go's AddEventHandler. `resyncPeriodMs` is the handler's
+   * own resync period (client-go's AddEventHandlerWithResyncPeriod; default: the informer's).
    */
-  addEventHandler(handlers: EventHandlers<T>): () => void {
+  addEventHandler(handlers: EventHandlers<T>, resyncPeriodMs = this.resync.defaultPeriodMs): () => void {
     this.handlers.add(handlers);
+    this.resync.add(handlers, resyncPeriodMs, this.clock.now(), this.running !== undefined);
     if (this.store.hasSynced()) {
       for (const obj of this.store.list()) this.call(handlers, 'onAdd', () => handlers.onAdd?.(obj, false));
     }
-    return () => this.handlers.delete(handlers);
+    return () => {
+      this.handlers.delete(handlers);
+      this.resync.remove(handlers);
+    };
   }
 
   /** Starts listing and watching in the background; idempotent. */
@@ -292,10 +301,15 @@ export class Informer<T extends KubeObject> {
     return this.trim ? this.trim(obj) : obj;
   }
 
+  /** Every check period, the due handlers hear onUpdate(obj, obj) for every cached object. */
   private scheduleResync(): void {
-    if (!(this.resyncPeriodMs > 0) || this.stopped) return;
-    this.resyncTimer = this.clock.setTimer(this.resyncPeriodMs, () => {
-      for (const obj of this.store.list()) this.notify('onUpdate', (h) => h.onUpdate?.(obj, obj));
+    const period = this.resync.checkPeriodMs;
+    if (!(period > 0) || this.stopped) return;
+    this.resyncTimer = this.clock.setTimer(period, () => {
+      const due = this.resync.due(this.clock.now()).filter((h) => this.handlers.has(h));
+      for (const obj of due.length > 0 ? this.store.list() : []) {
+        for (const h of due) this.call(h, 'onUpdate', () => h.onUpdate?.(obj, obj));
+      }
       this.scheduleResync();
     });
   }
