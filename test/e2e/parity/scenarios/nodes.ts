@@ -1,5 +1,6 @@
 // Scenarios of the cloud-node and cloud-node-lifecycle controllers: initialization, provided-node-ip forms,
 // address order and refresh, instances that stop, start or terminate under Ready and NotReady Nodes.
+import type { Address, AddressType } from '../../../../devcloud/src/index.ts';
 import { PROVIDED_IP, SHUTDOWN } from '../harness/objects.ts';
 import type { Scenario } from '../harness/scenario.ts';
 import { hasTaint, initialized, nodes, routed } from './checks.ts';
@@ -114,6 +115,11 @@ export const providedIpScenario: Scenario = {
   ],
 };
 
+/** addr-a's addresses as the cloud lists them: `[type, address]` pairs in order. */
+function addrA(...list: [AddressType, string][]): Address[] {
+  return list.map(([type, address]) => ({ type, address }));
+}
+
 /** The cloud reorders, adds and removes a node's addresses; the periodic refresh writes them. */
 export const addressScenario: Scenario = {
   name: 'addr',
@@ -121,12 +127,12 @@ export const addressScenario: Scenario = {
     void cloud.addInstance({
       id: 'i-addr-a',
       name: 'addr-a',
-      addresses: [
-        { type: 'InternalIP', address: '10.0.7.1' },
-        { type: 'InternalIP', address: '10.0.7.2' },
-        { type: 'ExternalIP', address: '203.0.113.71' },
-        { type: 'Hostname', address: 'addr-a' },
-      ],
+      addresses: addrA(
+        ['InternalIP', '10.0.7.1'],
+        ['InternalIP', '10.0.7.2'],
+        ['ExternalIP', '203.0.113.71'],
+        ['Hostname', 'addr-a'],
+      ),
     }),
   seedCluster: (world) => world.createNode({ name: 'addr-a', ready: true, podCIDRs: ['10.244.70.0/24'] }),
   steps: [
@@ -135,12 +141,12 @@ export const addressScenario: Scenario = {
       name: 'the cloud reorders the InternalIPs',
       act: async (world) =>
         world.cloud.patchInstance('i-addr-a', {
-          addresses: [
-            { type: 'InternalIP', address: '10.0.7.2' },
-            { type: 'InternalIP', address: '10.0.7.1' },
-            { type: 'ExternalIP', address: '203.0.113.71' },
-            { type: 'Hostname', address: 'addr-a' },
-          ],
+          addresses: addrA(
+            ['InternalIP', '10.0.7.2'],
+            ['InternalIP', '10.0.7.1'],
+            ['ExternalIP', '203.0.113.71'],
+            ['Hostname', 'addr-a'],
+          ),
         }),
       settle: ['refresh'],
     },
@@ -148,12 +154,12 @@ export const addressScenario: Scenario = {
       name: 'the cloud drops the ExternalIP and adds an InternalDNS',
       act: async (world) =>
         world.cloud.patchInstance('i-addr-a', {
-          addresses: [
-            { type: 'InternalIP', address: '10.0.7.2' },
-            { type: 'InternalIP', address: '10.0.7.1' },
-            { type: 'InternalDNS', address: 'addr-a.internal' },
-            { type: 'Hostname', address: 'addr-a' },
-          ],
+          addresses: addrA(
+            ['InternalIP', '10.0.7.2'],
+            ['InternalIP', '10.0.7.1'],
+            ['InternalDNS', 'addr-a.internal'],
+            ['Hostname', 'addr-a'],
+          ),
         }),
       settle: ['refresh'],
     },
