@@ -17,6 +17,7 @@ import {
 } from './lb-nodes.ts';
 import { deleteRetryScenario, preexistingScenario } from './lb-retry.ts';
 import { addressScenario, initScenario, lifecycleScenario, noCidrScenario, providedIpScenario } from './nodes.ts';
+import { cloudFailureScenario, labelsScenario, readinessScenario } from './nodes-more.ts';
 import { dualStackScenario, strayRoutesScenario } from './routes.ts';
 
 export const GROUPS: readonly Group[] = [
@@ -24,7 +25,7 @@ export const GROUPS: readonly Group[] = [
     name: 'nodes-and-routes',
     clusterCIDRs: ['10.244.0.0/16', 'fd00:10:244::/56'],
     flags: ['--node-status-update-frequency=2s'],
-    lifecyclePool: 5,
+    lifecyclePool: 8,
     scenarios: [
       initScenario,
       noCidrScenario,
@@ -33,6 +34,9 @@ export const GROUPS: readonly Group[] = [
       lifecycleScenario,
       dualStackScenario,
       strayRoutesScenario,
+      labelsScenario,
+      readinessScenario,
+      cloudFailureScenario,
     ],
     settle: ['node', 'route', 'lifecycle'],
   },
