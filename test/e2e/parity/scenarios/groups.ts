@@ -15,6 +15,7 @@ import {
   orphanScenario,
   sourceRangesScenario,
 } from './lb-nodes.ts';
+import { serviceChangesScenario } from './lb-changes.ts';
 import { deleteRetryScenario, preexistingScenario } from './lb-retry.ts';
 import { addressScenario, initScenario, lifecycleScenario, noCidrScenario, providedIpScenario } from './nodes.ts';
 import { cloudFailureScenario, labelsScenario, readinessScenario } from './nodes-more.ts';
@@ -58,6 +59,7 @@ export const GROUPS: readonly Group[] = [
       nodeStatesScenario,
       sourceRangesScenario,
       orphanScenario,
+      serviceChangesScenario,
       deleteRetryScenario,
     ],
     settle: ['service'],

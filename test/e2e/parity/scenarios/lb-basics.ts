@@ -89,6 +89,14 @@ export const webScenario: Scenario = {
       until: async (world) => (await world.eventCount('Service', 'web-bad', 'SyncLoadBalancerFailed')) > 0,
     },
     {
+      name: 'the unknown annotation removed',
+      act: (world) =>
+        world.patchService('web-bad', {
+          metadata: { annotations: { 'service.beta.kubernetes.io/devcloud-bogus': null } },
+        }),
+      until: (world) => world.lb('web-bad') !== undefined,
+    },
+    {
       name: 'deleted',
       act: (world) => world.core.deleteNamespacedService({ name: 'web-svc', namespace: 'default' }),
       until: async (world) => (await world.service('web-svc')) === undefined && world.lb('web-svc') === undefined,
