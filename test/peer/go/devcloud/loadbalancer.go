@@ -121,15 +121,13 @@ func parseOptions(svc *v1.Service, cluster string) (*lbOptions, error) {
 		}
 	}
 	if d, ok := svc.Annotations[annDescription]; ok {
-		if len(d) > maxDescription {
+		if utf16Len(d) > maxDescription {
 			return nil, invalid("annotation %s: longer than %d characters", annDescription, maxDescription)
 		}
 		opts.description = d
 	} else {
 		text := "Kubernetes service " + serviceKey(svc) + " (cluster " + cluster + ")"
-		if len(text) > maxDescription {
-			text = text[:maxDescription]
-		}
+		text = truncateUTF16(text, maxDescription)
 		opts.description = text
 	}
 	if sel, ok := svc.Annotations[annSelector]; ok {
