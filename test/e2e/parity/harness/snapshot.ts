@@ -23,6 +23,9 @@ export function withPrefix(prefix: string): Scope {
  * act at their own pace (a repair loop racing a Service's creation) and are no part of the comparison. */
 const APISERVER_COMPONENTS = /(^kube-apiserver$|repair-controller$)/;
 
+/** How long a call took, in route events ("... for node x after 1.58ms: ..."): differs from run to run. */
+const ELAPSED = /\bafter \d+(\.\d+)?(ns|µs|us|ms|s|m)\b/g;
+
 export async function takeSnapshot(world: World, scope: Scope, prefix = ''): Promise<Snapshot> {
   const out: Snapshot = new Map();
   const [nodes, services, events] = await Promise.all([
@@ -81,7 +84,7 @@ function eventsInto(out: Snapshot, prefix: string, events: CoreV1Event[], scope:
     const key = `${prefix}event/${o.kind}/${seg(o.name)}/${e.type}/${e.reason}`;
     const group = groups.get(key) ?? { count: 0, messages: new Set<string>() };
     group.count += e.count ?? e.series?.count ?? 1;
-    group.messages.add(world.names.humanize(e.message ?? ''));
+    group.messages.add(world.names.humanize(e.message ?? '').replace(ELAPSED, 'after <duration>'));
     groups.set(key, group);
   }
   for (const [key, g] of groups) {

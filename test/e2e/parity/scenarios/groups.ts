@@ -19,7 +19,7 @@ import { serviceChangesScenario } from './lb-changes.ts';
 import { deleteRetryScenario, preexistingScenario } from './lb-retry.ts';
 import { addressScenario, initScenario, lifecycleScenario, noCidrScenario, providedIpScenario } from './nodes.ts';
 import { cloudFailureScenario, labelsScenario, readinessScenario } from './nodes-more.ts';
-import { dualStackScenario, strayRoutesScenario } from './routes.ts';
+import { dualStackScenario, routeFailureScenario, strayRoutesScenario } from './routes.ts';
 
 export const GROUPS: readonly Group[] = [
   {
@@ -35,6 +35,7 @@ export const GROUPS: readonly Group[] = [
       lifecycleScenario,
       dualStackScenario,
       strayRoutesScenario,
+      routeFailureScenario,
       labelsScenario,
       readinessScenario,
       cloudFailureScenario,

@@ -61,3 +61,25 @@ export const strayRoutesScenario: Scenario = {
     },
   ],
 };
+
+/** The cloud fails the first two route creations for a joining node: NetworkUnavailable, then routed. */
+export const routeFailureScenario: Scenario = {
+  name: 'rfail',
+  seedCloud: (cloud) => void cloud.addInstance({ id: 'i-rfail-a', name: 'rfail-a' }),
+  steps: [
+    {
+      name: 'two creations fail, then the route exists',
+      act: async (world) => {
+        world.cloud.setKnobs({ failNext: [{ kind: 'createRoute', count: 2, status: 500 }] });
+        await world.createNode({
+          name: 'rfail-a',
+          ready: true,
+          initializedAs: 'i-rfail-a',
+          podCIDRs: ['10.244.71.0/24'],
+        });
+      },
+      until: (world) => routed(world, 'rfail-a'),
+      settle: ['route'],
+    },
+  ],
+};
