@@ -114,8 +114,14 @@ export class World {
     await this.cp.stop().catch(() => undefined);
   }
 
+  /** Creates a Node; an initialized one gets its instance's addresses, as its earlier initialization wrote them
+   * (else the CCM's first address refresh at start would race the scenario's first checkpoint). */
   async createNode(seed: NodeSeed): Promise<V1Node> {
-    const made = await this.core.createNode({ body: nodeBody(seed) });
+    const instance = seed.initializedAs
+      ? this.cloud.inventory().instances.find((i) => i.id === seed.initializedAs)
+      : undefined;
+    const addresses = seed.addresses ?? instance?.addresses;
+    const made = await this.core.createNode({ body: nodeBody({ ...seed, ...(addresses ? { addresses } : {}) }) });
     this.names.remember('Node', seed.name, made.metadata?.uid);
     return made;
   }
