@@ -5,6 +5,8 @@
 export interface AllowedDifference {
   /** Matches the flattened path of the differing value. */
   path: RegExp;
+  /** When set, only value pairs it accepts are allowed (e.g. a message that differs by one known prefix). */
+  values?: (upstream: string | undefined, wasm: string | undefined) => boolean;
   reason: string;
 }
 

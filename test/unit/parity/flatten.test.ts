@@ -55,6 +55,15 @@ describe('parity snapshots', () => {
     expect(allowed[0]).toMatch(/\[allowed: documented\]$/);
   });
 
+  it('allows a difference by value only where the entry accepts the pair', () => {
+    const allow = [
+      { path: /\/messages$/, values: (u?: string, w?: string) => w === u?.replace('x', 'y'), reason: 'known' },
+    ];
+    const one = (v: string): Snapshot => new Map([['event/messages', v]]);
+    expect(diffSnapshots(one('ax'), one('ay'), allow)).toMatchObject({ failing: [], allowed: [expect.any(String)] });
+    expect(diffSnapshots(one('ax'), one('az'), allow).failing).toHaveLength(1);
+  });
+
   it('maps a recorded UID back to its object, in any text', () => {
     const names = new NameBook();
     names.remember('Node', 'node-a', '6d1c1f1e-2b3c-4d5e-6f7a-8b9c0d1e2f30');
