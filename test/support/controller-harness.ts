@@ -15,6 +15,9 @@ export interface Harness {
   informers: SharedInformers;
   recorder: EventRecorder;
   registry: Registry;
+  /** Starts the informers, waits for their sync, then runs `controller` until stop(). */
+  run(controller: { run(signal: AbortSignal): Promise<void> }): Promise<void>;
+  /** Stops the controllers run() started, the informers and the event recorder. */
   stop(): Promise<void>;
 }
 
@@ -23,12 +26,19 @@ export async function startHarness(info: ControlPlaneInfo, component: string): P
   const client = new KubeClient(adminKubeConfig(info), { qps: 500, burst: 1000, registry });
   const informers = sharedInformers(client, silentLogger);
   const recorder = new EventRecorder({ sink: kubeEventSink(client), component, logger: silentLogger });
+  const stopped = new AbortController();
   return {
     client,
     informers,
     recorder,
     registry,
+    async run(controller) {
+      informers.start();
+      await informers.waitForSync(stopped.signal);
+      void controller.run(stopped.signal);
+    },
     async stop() {
+      stopped.abort();
       await informers.stop();
       await recorder.flush();
     },

@@ -19,7 +19,6 @@ describe('cloud-node controller', () => {
   const created: string[] = [];
   let harness: Harness;
   let controller: CloudNodeController;
-  const stop = new AbortController();
 
   function cloudAddresses(name: string, nodeAddresses: NodeAddress[]): void {
     cloud.metadata.set(name, {
@@ -54,13 +53,10 @@ describe('cloud-node controller', () => {
       workers: 2,
       statusUpdateFrequencyMs: 3_600_000,
     });
-    harness.informers.start();
-    await harness.informers.waitForSync(stop.signal);
-    void controller.run(stop.signal);
+    await harness.run(controller);
   });
 
   afterAll(async () => {
-    stop.abort();
     await harness?.stop();
     await Promise.allSettled(created.map((name) => core.deleteNode({ name })));
   });

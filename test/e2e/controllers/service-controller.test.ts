@@ -21,7 +21,6 @@ describe('service controller', () => {
   let fresh = true;
   let harness: Harness;
   let controller: ServiceController;
-  const stop = new AbortController();
 
   const calls = (method: string, svc: string) =>
     cloud.calls.filter((c) => c.method === method && (c.args[1] as { name: string }).name === svc);
@@ -85,13 +84,10 @@ describe('service controller', () => {
       // Upstream's 30 s, shortened so that resync-driven retries show within seconds.
       serviceSyncPeriodMs: 1_000,
     });
-    harness.informers.start();
-    await harness.informers.waitForSync(stop.signal);
-    void controller.run(stop.signal);
+    await harness.run(controller);
   });
 
   afterAll(async () => {
-    stop.abort();
     await harness?.stop();
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);
     for (const name of [...nodeNames, `${prefix}-c`]) await core.deleteNode({ name }).catch(() => undefined);

@@ -1,7 +1,7 @@
 // The route controller's reconcile decision (upstream route_controller.go): which routes to create and delete,
 // and which nodes end up with all their routes. Pure, so every rule is tested without a cloud.
 import { type CIDR, cidrContains, parseCIDR } from '../../net/cidr.ts';
-import type { Route } from '../../plugin/abi/index.ts';
+import type { NodeAddress, Route } from '../../plugin/abi/index.ts';
 
 export const MAX_CONCURRENT_ROUTE_CREATIONS = 200;
 
@@ -9,6 +9,8 @@ export interface RouteNode {
   name: string;
   uid: string;
   podCIDRs: readonly string[];
+  /** status.addresses: a created route carries them (upstream's TargetNodeAddresses). */
+  addresses: readonly NodeAddress[];
 }
 
 /** What a pass does for one pod CIDR of a node: its route is there (keep) or must be created (add). */
@@ -66,7 +68,13 @@ export function planRoutes(
       if (action === 'keep') continue;
       plan.create.push({
         nameHint: node.uid,
-        route: { name: '', targetNode: node.name, targetNodeAddresses: [], destinationCIDR: cidr, blackhole: false },
+        route: {
+          name: '',
+          targetNode: node.name,
+          targetNodeAddresses: node.addresses.map((a) => ({ type: a.type, address: a.address })),
+          destinationCIDR: cidr,
+          blackhole: false,
+        },
       });
     }
   }

@@ -7,6 +7,7 @@ import type { EventRecorder } from '../../kube/events/recorder.ts';
 import type { Informer } from '../../kube/informer/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { CIDR } from '../../net/cidr.ts';
+import type { NodeAddress } from '../../plugin/abi/index.ts';
 import type { WireNode } from '../framework/node-updates.ts';
 import { runPeriodically } from '../framework/workers.ts';
 import { MAX_CONCURRENT_ROUTE_CREATIONS, planRoutes, type RouteNode, routesCreated } from './plan.ts';
@@ -58,6 +59,7 @@ export class RouteController {
       name: n.metadata?.name ?? '',
       uid: n.metadata?.uid ?? '',
       podCIDRs: n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []),
+      addresses: (n.status?.addresses ?? []).map((a) => ({ type: a.type as NodeAddress['type'], address: a.address })),
     }));
     const routes = await this.o.routes.listRoutes(this.o.clusterName);
     const plan = planRoutes(nodes, routes, this.o.clusterCIDRs);

@@ -22,9 +22,14 @@ function route(targetNode: string, destinationCIDR: string, extra: Partial<Route
 }
 
 const nodes: RouteNode[] = [
-  { name: 'a', uid: 'uid-a', podCIDRs: ['10.244.1.0/24', 'fd00:10:0:1::/64'] },
-  { name: 'b', uid: 'uid-b', podCIDRs: ['10.244.2.0/24'] },
-  { name: 'c', uid: 'uid-c', podCIDRs: [] },
+  {
+    name: 'a',
+    uid: 'uid-a',
+    podCIDRs: ['10.244.1.0/24', 'fd00:10:0:1::/64'],
+    addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+  },
+  { name: 'b', uid: 'uid-b', podCIDRs: ['10.244.2.0/24'], addresses: [] },
+  { name: 'c', uid: 'uid-c', podCIDRs: [], addresses: [] },
 ];
 
 describe('route plan', () => {
@@ -34,6 +39,8 @@ describe('route plan', () => {
       ['uid-a', 'a', 'fd00:10:0:1::/64'],
       ['uid-b', 'b', '10.244.2.0/24'],
     ]);
+    // Upstream's CreateRoute gets the node's addresses as TargetNodeAddresses.
+    expect(plan.create[0]?.route.targetNodeAddresses).toEqual([{ type: 'InternalIP', address: '10.0.0.1' }]);
     expect([...(plan.actions.get('a') ?? [])]).toEqual([
       ['10.244.1.0/24', 'keep'],
       ['fd00:10:0:1::/64', 'add'],
