@@ -27,6 +27,15 @@ export async function routed(world: World, ...names: string[]): Promise<boolean>
   return names.every((n) => networkUnavailable(all.get(n)) === 'False');
 }
 
+/**
+ * Gives an initialized Node its pod CIDRs. A tainted Node that has them already races its initialization against
+ * the route controller's NetworkUnavailable patch: the Node's next sync may read a cache from before the
+ * initialization and record a second Synced event, on either CCM (upstream re-reads its lister on conflict).
+ */
+export async function allocatePodCIDRs(world: World, name: string, cidrs: string[]): Promise<void> {
+  await world.patchNode(name, { spec: { podCIDR: cidrs[0], podCIDRs: cidrs } });
+}
+
 /** The Service's first ingress IP, if it has one. */
 export async function ingressOf(world: World, name: string): Promise<string | undefined> {
   return (await world.service(name))?.status?.loadBalancer?.ingress?.[0]?.ip;

@@ -3,7 +3,7 @@
 import type { Address, AddressType } from '../../../../devcloud/src/index.ts';
 import { PROVIDED_IP, SHUTDOWN } from '../harness/objects.ts';
 import type { Scenario } from '../harness/scenario.ts';
-import { hasTaint, initialized, nodes, routed } from './checks.ts';
+import { allocatePodCIDRs, hasTaint, initialized, nodes, routed } from './checks.ts';
 
 /** Nodes initialized from the cloud (labels, zones, a bad label key), a deleted and a shut-down instance. */
 export const initScenario: Scenario = {
@@ -24,30 +24,51 @@ export const initScenario: Scenario = {
     cloud.stopInstance('i-init-e');
   },
   seedCluster: async (world) => {
-    await world.createNode({ name: 'init-a', ready: true, podCIDRs: ['10.244.1.0/24'] });
-    await world.createNode({ name: 'init-b', ready: true, podCIDRs: ['10.244.2.0/24'] });
+    await world.createNode({ name: 'init-a', ready: true });
+    await world.createNode({ name: 'init-b', ready: true });
     await world.createNode({ name: 'init-d', ready: false, initializedAs: 'i-init-d' });
     await world.createNode({ name: 'init-e', ready: false, initializedAs: 'i-init-e', podCIDRs: ['10.244.5.0/24'] });
   },
   steps: [
     {
-      name: 'initialized, deleted, shut down, routed',
+      name: 'initialized, deleted, shut down',
       until: async (world) => {
         const all = await nodes(world);
         return (
           (await initialized(world, 'init-a', 'init-b')) &&
           !all.has('init-d') &&
           hasTaint(all.get('init-e'), SHUTDOWN) &&
-          (await routed(world, 'init-a', 'init-b', 'init-e'))
+          (await routed(world, 'init-e'))
         );
       },
       settle: ['route', 'node'],
     },
     {
+      name: 'pod CIDRs allocated',
+      act: async (world) => {
+        await allocatePodCIDRs(world, 'init-a', ['10.244.1.0/24']);
+        await allocatePodCIDRs(world, 'init-b', ['10.244.2.0/24']);
+      },
+      until: (world) => routed(world, 'init-a', 'init-b'),
+      settle: ['route'],
+    },
+    {
       name: 'a node joins',
-      act: (world) => world.createNode({ name: 'init-f', ready: true, podCIDRs: ['10.244.6.0/24'] }),
-      until: async (world) => (await initialized(world, 'init-f')) && (await routed(world, 'init-f')),
+      act: (world) => world.createNode({ name: 'init-f', ready: true }),
+      until: (world) => initialized(world, 'init-f'),
       settle: ['node'],
+    },
+    {
+      name: 'its pod CIDR allocated',
+      act: (world) => allocatePodCIDRs(world, 'init-f', ['10.244.6.0/24']),
+      until: (world) => routed(world, 'init-f'),
+      settle: ['route'],
+    },
+    {
+      name: 'a node is deleted: its route goes',
+      act: (world) => world.core.deleteNode({ name: 'init-b' }),
+      until: (world) => !world.cloud.inventory().routes.some((r) => r.tags['k8s-node'] === 'init-b'),
+      settle: ['route'],
     },
   ],
 };
@@ -98,12 +119,11 @@ export const providedIpScenario: Scenario = {
     });
   },
   seedCluster: async (world) => {
-    for (const [i, [form, value]] of PROVIDED.entries())
+    for (const [form, value] of PROVIDED)
       await world.createNode({
         name: `pip-${form}`,
         ready: true,
         annotations: { [PROVIDED_IP]: value },
-        podCIDRs: [`10.244.${80 + i}.0/24`],
       });
   },
   steps: [
@@ -134,7 +154,7 @@ export const addressScenario: Scenario = {
         ['Hostname', 'addr-a'],
       ),
     }),
-  seedCluster: (world) => world.createNode({ name: 'addr-a', ready: true, podCIDRs: ['10.244.70.0/24'] }),
+  seedCluster: (world) => world.createNode({ name: 'addr-a', ready: true }),
   steps: [
     { name: 'initialized', until: (world) => initialized(world, 'addr-a'), settle: ['node'] },
     {
