@@ -8,6 +8,7 @@ import {
   type V1Service,
   type V1ServicePort,
 } from '@kubernetes/client-node';
+import { readyCondition } from '../../ccm/support/ccm-env.ts';
 
 export const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
 export const SHUTDOWN = 'node.cloudprovider.kubernetes.io/shutdown';
@@ -24,18 +25,6 @@ export const NAMESPACE = 'default';
 
 /** client-node 2.x sends JSON Patch unless told otherwise. */
 export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-
-export function readyCondition(ready: boolean) {
-  const at = new Date();
-  return {
-    type: 'Ready',
-    status: ready ? 'True' : 'False',
-    reason: ready ? 'KubeletReady' : 'KubeletNotReady',
-    message: ready ? 'kubelet is posting ready status' : 'parity: not ready',
-    lastHeartbeatTime: at,
-    lastTransitionTime: at,
-  };
-}
 
 export interface NodeSeed {
   name: string;
@@ -71,7 +60,7 @@ export function nodeBody(seed: NodeSeed): V1Node {
     },
     status: {
       addresses: [...(seed.addresses ?? [{ type: 'Hostname', address: seed.name }])],
-      ...(seed.ready === undefined ? {} : { conditions: [readyCondition(seed.ready)] }),
+      ...(seed.ready === undefined ? {} : { conditions: [readyCondition(seed.ready, new Date())] }),
     },
   };
 }

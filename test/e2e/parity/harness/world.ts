@@ -9,17 +9,9 @@ import { CCMProcess } from '../../../support/ccm-process.ts';
 import { ControlPlane } from '../../../support/controlplane/controlplane.ts';
 import { adminKubeConfig } from '../../../support/kube.ts';
 import { PeerCCM } from '../../../support/peer-ccm.ts';
-import { devcloudPluginArgs } from '../../ccm/support/ccm-env.ts';
+import { devcloudPluginArgs, readyCondition } from '../../ccm/support/ccm-env.ts';
 import { NameBook } from './names.ts';
-import {
-  MERGE_PATCH,
-  NAMESPACE,
-  nodeBody,
-  type NodeSeed,
-  readyCondition,
-  serviceBody,
-  type ServiceSeed,
-} from './objects.ts';
+import { MERGE_PATCH, NAMESPACE, nodeBody, type NodeSeed, serviceBody, type ServiceSeed } from './objects.ts';
 
 export type Impl = 'upstream' | 'wasm-ccm';
 export const IMPLS: readonly Impl[] = ['upstream', 'wasm-ccm'];
@@ -164,7 +156,7 @@ export class World {
     for (let attempt = 0; ; attempt++) {
       const node = await this.core.readNodeStatus({ name });
       const others = (node.status?.conditions ?? []).filter((c) => c.type !== 'Ready');
-      node.status = { ...node.status, conditions: [...others, readyCondition(ready)] };
+      node.status = { ...node.status, conditions: [...others, readyCondition(ready, new Date())] };
       try {
         await this.core.replaceNodeStatus({ name, body: node });
         return;
