@@ -8,13 +8,17 @@ import { FaultInjector } from './faults.ts';
 import type { Knobs, KnobsPatch } from './knobs.ts';
 import { Cloud, type CloudInventory } from './model/cloud.ts';
 import type { InstancePatch, InstanceSpec } from './model/instances.ts';
-import type { Instance, Zone } from './model/types.ts';
+import type { LoadBalancerCreate } from './model/load-balancers.ts';
+import type { RouteInput } from './model/routes.ts';
+import type { Instance, LoadBalancer, Route, Zone } from './model/types.ts';
 import { DEFAULT_ZONES } from './model/zones.ts';
 import { loadState, StateWriter } from './persistence.ts';
 
 export type { FailRule, Knobs, KnobsPatch } from './knobs.ts';
 export type { CloudInventory, LoadBalancerInventory, PoolUsage } from './model/cloud.ts';
 export type { InstancePatch, InstanceSpec } from './model/instances.ts';
+export type { LoadBalancerCreate, LoadBalancerInput } from './model/load-balancers.ts';
+export type { RouteInput } from './model/routes.ts';
 export type * from './model/types.ts';
 export type { OpCounter } from './counters.ts';
 export { CLOUD_OPS, type CloudOp } from './ops.ts';
@@ -76,6 +80,10 @@ export interface Devcloud {
   startInstance(id: string): Instance;
   terminateInstance(id: string): Instance;
   deleteInstance(id: string): void;
+  /** Seeds a load balancer as POST /v1/load-balancers would create it (a stale one a CCM should find, say). */
+  addLoadBalancer(input: LoadBalancerCreate): LoadBalancer;
+  /** Seeds a route as POST /v1/routes would create it (a stray or non-canonical one a route controller meets). */
+  addRoute(input: RouteInput): Route;
   /** Writes pending state now (no-op without a state file). */
   flush(): Promise<void>;
   /** Stops listening, waits for in-flight requests, writes the state file. Idempotent. */
@@ -133,6 +141,8 @@ export async function startDevcloud(options: DevcloudOptions = {}): Promise<Devc
     deleteInstance: (id) => {
       cloud.deleteInstance(id);
     },
+    addLoadBalancer: (input) => copy(cloud.loadBalancers.create(input)),
+    addRoute: (input) => copy(cloud.routes.create(input)),
     flush,
     stop: () => {
       stopping ??= app.close().then(flush);

@@ -1,55 +1,47 @@
-// Differential parity: the same scenario against the upstream cloud-controller-manager (k8s.io/cloud-provider
-// v0.36.3 with a Go devcloud provider, test/peer/go) and against wasm-ccm with the devcloud plugin, each on a fresh
-// control plane and a fresh, identically seeded devcloud. Every difference in Nodes, Services, Events and the cloud
-// fails the test unless allow-list.ts documents it.
-import { writeFileSync } from 'node:fs';
+// Differential parity: the same scenarios against the upstream cloud-controller-manager (k8s.io/cloud-provider
+// v0.36.3 with a Go devcloud provider, test/peer/go) and against wasm-ccm with the devcloud plugin, each group on a
+// fresh control plane and a fresh, identically seeded devcloud per side. Every difference in Nodes, Services,
+// Events and the cloud, at every step's checkpoint and at the end, fails unless allow-list.ts documents it.
+// PARITY_SCENARIOS=pip,v6 runs only those scenarios; PARITY_KEEP=1 keeps the log directory of a passing run.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ALLOWED_DIFFERENCES } from './allow-list.ts';
-import { runScenario, type Snapshot } from './scenario.ts';
+import { diffSnapshots, snapshotText } from './harness/diff.ts';
+import { runGroup } from './harness/run.ts';
+import type { Group } from './harness/scenario.ts';
+import { IMPLS } from './harness/world.ts';
+import { selectedGroups } from './scenarios/groups.ts';
 import { peerBinaryPath } from '../../support/peer-ccm.ts';
 
-function diff(upstream: Snapshot, wasm: Snapshot): { failing: string[]; allowed: string[] } {
-  const failing: string[] = [];
-  const allowed: string[] = [];
-  const keys = [...new Set([...upstream.keys(), ...wasm.keys()])].sort();
-  for (const key of keys) {
-    const u = upstream.get(key);
-    const w = wasm.get(key);
-    if (u === w) continue;
-    const line = `${key}: upstream=${u ?? '(absent)'} wasm-ccm=${w ?? '(absent)'}`;
-    const allow = ALLOWED_DIFFERENCES.find((a) => a.path.test(key));
-    if (allow) allowed.push(`${line}  [allowed: ${allow.reason}]`);
-    else failing.push(line);
+async function compareGroup(group: Group): Promise<void> {
+  const logDir = mkdtempSync(join(tmpdir(), `wasm-ccm-parity-${group.name}-`));
+  const steps: string[] = [];
+  const log = (line: string): void => void steps.push(line);
+  let passed = false;
+  try {
+    const upstream = await runGroup({ group, impl: IMPLS[0]!, logDir, log });
+    const wasmSnap = await runGroup({ group, impl: IMPLS[1]!, logDir, log });
+    writeFileSync(join(logDir, 'upstream.snapshot.txt'), snapshotText(upstream));
+    writeFileSync(join(logDir, 'wasm-ccm.snapshot.txt'), snapshotText(wasmSnap));
+    const { failing, allowed } = diffSnapshots(upstream, wasmSnap, ALLOWED_DIFFERENCES);
+    if (allowed.length > 0) console.log(`parity ${group.name}: allowed differences:\n  ${allowed.join('\n  ')}`);
+    const message =
+      `wasm-ccm differs from upstream in ${failing.length} place(s) (logs and snapshots: ${logDir}):\n  ` +
+      `${failing.join('\n  ')}\n\nsteps:\n  ${steps.join('\n  ')}`;
+    expect(failing, message).toEqual([]);
+    expect(upstream.size).toBeGreaterThan(20);
+    passed = true;
+  } finally {
+    writeFileSync(join(logDir, 'steps.txt'), steps.join('\n') + '\n');
+    if (passed && !process.env.PARITY_KEEP) rmSync(logDir, { recursive: true, force: true });
   }
-  return { failing, allowed };
 }
 
-describe('parity with the upstream cloud-controller-manager', () => {
-  it(`behaves as ${peerBinaryPath()} does`, async () => {
-    const steps: string[] = [];
-    const log = (m: string): void => void steps.push(m);
-    const upstream = await runScenario('upstream', log);
-    const wasm = await runScenario('wasm-ccm', log);
-    const dump = process.env.PARITY_DUMP; // a directory: write both snapshots there, to read what was compared
-    if (dump) {
-      for (const [name, snap] of [
-        ['upstream', upstream],
-        ['wasm-ccm', wasm],
-      ] as const) {
-        writeFileSync(
-          `${dump}/parity-${name}.txt`,
-          [...snap]
-            .map(([k, v]) => `${k} = ${v}`)
-            .sort()
-            .join('\n') + '\n',
-        );
-      }
-      writeFileSync(`${dump}/parity-steps.txt`, steps.join('\n') + '\n');
-    }
-    const { failing, allowed } = diff(upstream, wasm);
-    if (allowed.length > 0) console.log(`parity: allowed differences:\n  ${allowed.join('\n  ')}`);
-    const message = `wasm-ccm differs from upstream in ${failing.length} place(s):\n  ${failing.join('\n  ')}\n\nsteps:\n  ${steps.join('\n  ')}`;
-    expect(failing, message).toEqual([]);
-    expect(upstream.size).toBeGreaterThan(50);
-  }, 200_000);
+describe(`parity with the upstream cloud-controller-manager (${peerBinaryPath()})`, () => {
+  for (const group of selectedGroups(process.env.PARITY_SCENARIOS)) {
+    const names = group.scenarios.map((s) => s.name).join(', ');
+    it(`${group.name}: ${names}`, () => compareGroup(group), 600_000);
+  }
 });

@@ -78,7 +78,7 @@ export function kubeletNode(name: string, options: KubeletNodeOptions = {}): V1N
   };
 }
 
-function readyCondition(ready: boolean, at: Date) {
+export function readyCondition(ready: boolean, at: Date) {
   return {
     type: 'Ready',
     status: ready ? 'True' : 'False',
