@@ -20,6 +20,7 @@ twice.
   "leader-elect-renew-deadline" "leaderElection.renewDeadline"
   "leader-elect-retry-period" "leaderElection.retryPeriod" "secure-port" "securePort"
   "bind-address" "bindAddress" "v" "verbosity" "tls-cert-file" "tls.existingSecret"
+  "use-service-account-credentials" "useServiceAccountCredentials"
   "tls-private-key-file" "tls.existingSecret" | toJson }}
 {{- end }}
 
@@ -62,6 +63,9 @@ twice.
 - --tls-private-key-file={{ include "wasm-ccm.tlsDir" . }}/tls.key
 {{- end }}
 - --v={{ $v.verbosity }}
+{{- if $v.useServiceAccountCredentials }}
+- --use-service-account-credentials=true
+{{- end }}
 {{- $managed := include "wasm-ccm.managedFlags" . | fromJson }}
 {{- range $name, $value := $v.extraArgs }}
 {{- with get $managed $name }}

@@ -168,3 +168,27 @@ describe.each([
     });
   },
 );
+
+describe('useServiceAccountCredentials', () => {
+  it('passes the flag and renders the RBAC of manifests/controller-accounts, rule for rule', async () => {
+    const off = await helmTemplate({ setFiles: DEVCLOUD_MODULE });
+    expect(off.objects.some((o) => o.object.metadata?.name === 'wasm-ccm:controller-accounts')).toBe(false);
+    const on = await helmTemplate({ setFiles: DEVCLOUD_MODULE, setJson: { useServiceAccountCredentials: true } });
+    expect(on.code, on.stderr).toBe(0);
+    expect(chartPod(on.objects, 'DaemonSet').containers[0]?.args).toContain('--use-service-account-credentials=true');
+    const minting = only<V1Role>(on.objects, 'Role', 'wasm-ccm:controller-accounts');
+    expect(minting.metadata?.namespace).toBe('kube-system');
+    expect(minting.rules).toEqual(
+      objectIn<V1Role>('controller-accounts/rbac.yaml', 'Role', 'cloud-controller-manager:controller-accounts').rules,
+    );
+    for (const controller of ['node-controller', 'service-controller', 'route-controller']) {
+      const chart = only<V1ClusterRole>(on.objects, 'ClusterRole', `wasm-ccm:${controller}`);
+      const manifest = objectIn<V1ClusterRole>(
+        'controller-accounts/rbac.yaml',
+        'ClusterRole',
+        `wasm-ccm:${controller}`,
+      );
+      expect(chart.rules, controller).toEqual(manifest.rules);
+    }
+  });
+});
