@@ -1,6 +1,7 @@
 // route controller (upstream controllers/route/route_controller.go): every --route-reconciliation-period, makes the
 // cloud's routes match the nodes' pod CIDRs and reports the outcome in each node's NetworkUnavailable condition.
 import type { Registry } from 'prom-client';
+import type { Clock } from '../../kube/clock.ts';
 import type { Routes } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isNotFound } from '../../kube/client/errors.ts';
@@ -12,7 +13,7 @@ import type { NodeAddress } from '../../abi/index.ts';
 import type { WireNode } from '../framework/node-updates.ts';
 import { runPeriodically, runWorkers } from '../framework/workers.ts';
 import type { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
-import { routeEventQueue } from './watch-trigger.ts';
+import { ROUTES_KEY, routeEventQueue } from './watch-trigger.ts';
 import { routeSyncCounter } from './metrics.ts';
 import { MAX_CONCURRENT_ROUTE_CREATIONS, planRoutes, type RouteNode, routesCreated } from './plan.ts';
 
@@ -31,6 +32,8 @@ export interface RouteControllerOptions {
   registry?: Registry;
   /** The CloudControllerManagerWatchBasedRoutesReconciliation gate: reconcile on node events, not on the timer. */
   watchBased?: boolean;
+  /** The event queue's clock (tests). */
+  clock?: Clock;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
@@ -55,7 +58,7 @@ export class RouteController {
     this.o = options;
     this.log = options.logger.child({ controller: 'route' });
     this.syncs = options.registry ? routeSyncCounter(options.registry) : undefined;
-    this.events = options.watchBased ? routeEventQueue(options.nodes, options.registry) : undefined;
+    this.events = options.watchBased ? routeEventQueue(options.nodes, options.registry, options.clock) : undefined;
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -72,6 +75,8 @@ export class RouteController {
   async reconcile(): Promise<void> {
     if (!this.o.leaseFresh()) {
       this.log.warn('leader lease is not fresh; skipping route reconciliation');
+      // Without a timer, the node event that asked for this run would be forgotten: ask again, rate limited.
+      this.events?.addRateLimited(ROUTES_KEY);
       return;
     }
     this.syncs?.inc();
@@ -166,6 +171,8 @@ export class RouteController {
   }
 
   healthy(): void {
+    // On node events alone (the watch-based gate), a quiet cluster has no reconciliation to be late for.
+    if (this.events) return;
     const stale = this.lastRun !== 0 && Date.now() - this.lastRun > 3 * this.o.periodMs + 60_000;
     if (stale) throw new Error(`no route reconciliation for ${Math.round((Date.now() - this.lastRun) / 1000)} s`);
   }

@@ -8,6 +8,7 @@ import {
 } from '../../../../host/src/controllers/route/route-controller.ts';
 import { routesAffected } from '../../../../host/src/controllers/route/watch-trigger.ts';
 import type { EventHandlers } from '../../../../host/src/kube/informer/informer.ts';
+import { FakeClock, flushMicrotasks } from '../../../../host/src/kube/fake-clock.ts';
 import { silentLogger } from '../../../../host/src/log/logger.ts';
 import { parseClusterCIDRs } from '../../../../host/src/net/cidr.ts';
 import { FakeProvider } from '../../../support/fake-provider.ts';
@@ -63,5 +64,44 @@ describe('route controller with CloudControllerManagerWatchBasedRoutesReconcilia
     abort.abort();
     await running;
     expect(lists()).toBe(1);
+  });
+
+  it('asks again when it skipped a run for a stale lease, and is healthy however long a quiet cluster stays quiet', async () => {
+    const cloud = new FakeProvider();
+    const clock = new FakeClock();
+    let handlers: EventHandlers<WireNode> = {};
+    let fresh = false;
+    const controller = new RouteController({
+      client: {} as RouteControllerOptions['client'],
+      nodes: {
+        cache: { list: () => [] },
+        addEventHandler: (h: EventHandlers<WireNode>) => {
+          handlers = h;
+          return () => undefined;
+        },
+      } as unknown as RouteControllerOptions['nodes'],
+      routes: cloud.routes()!,
+      clusterName: 'kubernetes',
+      clusterCIDRs: parseClusterCIDRs('10.244.0.0/16'),
+      recorder: {} as RouteControllerOptions['recorder'],
+      logger: silentLogger,
+      periodMs: 1_000,
+      leaseFresh: () => fresh,
+      registry: new Registry(),
+      watchBased: true,
+      clock,
+    });
+    const abort = new AbortController();
+    const running = controller.run(abort.signal);
+    const lists = () => cloud.calls.filter((c) => c.method === 'list-routes').length;
+    handlers.onAdd?.(node('1', ['10.244.1.0/24']), false);
+    await flushMicrotasks();
+    expect(lists()).toBe(0); // skipped: the lease is not fresh
+    fresh = true;
+    await clock.advance(10_000);
+    await expect.poll(lists).toBe(1);
+    expect(() => controller.healthy()).not.toThrow();
+    abort.abort();
+    await running;
   });
 });
