@@ -2,7 +2,7 @@
 // for the other control-plane components parse wasm-ccm's lines unchanged:
 //
 //   text  I1124 00:18:46.123456   12345 node-controller.js:120] "Synced node" controller="cloud-node" node="n1"
-//   json  {"ts":1795480726123.456,"caller":"node-controller.js:120","msg":"Synced node","v":0,"controller":"cloud-node","node":"n1"}
+//   json  {"ts":1795480726123,"caller":"node-controller.js:120","msg":"Synced node","v":0,"controller":"cloud-node","node":"n1"}
 //
 // klog has no debug or warning level of its own: debug records are verbosity 2 (shown from `-v=2`), and a warning is
 // `W` in the text header but, as klog hands warnings to a structured backend as info, `"v":0` in JSON. An error record
@@ -47,7 +47,8 @@ function errorText(value: unknown): unknown {
 
 export function formatKlogJson(record: KlogRecord): string {
   const { err, rest } = withError(record.fields);
-  // ts: milliseconds since the epoch with microseconds as the fraction, as component-base's JSON encoder writes it.
+  // ts: milliseconds since the epoch, as component-base's JSON encoder writes it (which adds a sub-millisecond
+  // fraction JavaScript's clock does not have).
   let line = `{"ts":${record.now.getTime()},"caller":${JSON.stringify(record.caller)},"msg":${JSON.stringify(record.message)}`;
   if (record.level !== 'error') line += `,"v":${VERBOSITY[record.level]}`;
   if (err !== undefined) line += `,"err":${jsonValue(err)}`;
@@ -66,7 +67,8 @@ export function formatKlogText(record: KlogRecord): string {
   return `${line}\n`;
 }
 
-// Lmmdd hh:mm:ss.uuuuuu threadid file:line] (klog prints the process ID as the thread ID, padded to 7 characters)
+// Lmmdd hh:mm:ss.uuuuuu threadid file:line] (klog prints the process ID as the thread ID, padded to 7 characters).
+// The time is UTC, where klog prints the process's local time: the same in a container without a time zone.
 function header(record: KlogRecord): string {
   const t = record.now;
   const micros = String(t.getUTCMilliseconds() * 1000).padStart(6, '0');

@@ -59,8 +59,9 @@ export interface KlogLoggerOptions {
   format: LogFormat;
   /** klog's `-v`: debug records (verbosity 2) are written from 2 on. */
   verbosity: number;
+  /** Where records go; default standard error, as component-base writes them (stdout with splitStream). */
   write?: (line: string) => void;
-  /** Error records go to standard error (or errorWrite), the rest to `write` (--log-*-split-stream). */
+  /** --log-*-split-stream: error records go to standard error (or errorWrite), the rest to standard output. */
   splitStream?: boolean;
   errorWrite?: (line: string) => void;
   fields?: LogFields;
@@ -77,8 +78,8 @@ const siteOutsideLog = (): string => callerOf((file) => file.startsWith(LOG_DIR_
 
 /** The CCM's logger: klog's text or JSON records (klog.ts), filtered by verbosity as `-v` does. */
 export function createKlogLogger(options: KlogLoggerOptions): Logger {
-  const write = options.write ?? stdoutLines();
-  const writeError = options.splitStream ? (options.errorWrite ?? ((l: string) => process.stderr.write(l))) : write;
+  const write = options.write ?? streamLines(options.splitStream ? 'stdout' : 'stderr');
+  const writeError = options.splitStream ? (options.errorWrite ?? streamLines('stderr')) : write;
   const now = options.now ?? (() => new Date());
   const caller = options.caller ?? siteOutsideLog;
   const format = options.format === 'json' ? formatKlogJson : formatKlogText;
@@ -102,15 +103,17 @@ export const silentLogger: Logger = {
   child: () => silentLogger,
 };
 
-let stdoutWriter: ((line: string) => void) | undefined;
+const streamWriters = new Map<'stdout' | 'stderr', (line: string) => void>();
 
 /**
- * Standard output, with the lines of one turn of the event loop written together: a burst of node initializations
+ * A standard stream, with the lines of one turn of the event loop written together: a burst of node initializations
  * logs a line per node, and a write(2) per line cost more than making the line. Lines still pending when the process
- * exits are written synchronously then.
+ * exits are written synchronously then. One writer per stream and process.
  */
-export function stdoutLines(): (line: string) => void {
-  if (stdoutWriter) return stdoutWriter;
+export function streamLines(name: 'stdout' | 'stderr'): (line: string) => void {
+  const existing = streamWriters.get(name);
+  if (existing) return existing;
+  const stream = process[name];
   let pending: string[] = [];
   const take = (): string => {
     const text = pending.join('');
@@ -118,14 +121,18 @@ export function stdoutLines(): (line: string) => void {
     return text;
   };
   process.once('exit', () => {
-    if (pending.length > 0) writeSync(process.stdout.fd, take());
+    if (pending.length > 0) writeSync(stream.fd, take());
   });
-  stdoutWriter = (line) => {
+  const writer = (line: string): void => {
     // The first pending line schedules the write of all of them; unref'd, as the exit handler writes what is left.
-    if (pending.push(line) === 1) setImmediate(() => pending.length > 0 && process.stdout.write(take())).unref();
+    if (pending.push(line) === 1) setImmediate(() => pending.length > 0 && stream.write(take())).unref();
   };
-  return stdoutWriter;
+  streamWriters.set(name, writer);
+  return writer;
 }
+
+/** streamLines('stdout'): where the plain JSON lines go by default. */
+export const stdoutLines = (): ((line: string) => void) => streamLines('stdout');
 
 // A record must never make logging throw: Errors become their message, BigInts strings, cycles a marker. Records of
 // primitives only, nearly all of them, need none of that.

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +105,33 @@ describe('createKlogLogger', () => {
     const verbose = capture('text', 2);
     verbose.log.debug('detail');
     expect(verbose.lines[0]).toMatch(/^I1104 .*\] "detail"\n$/);
+  });
+});
+
+describe('the streams klog records go to', () => {
+  function run(splitStream: boolean): { stdout: string; stderr: string } {
+    const logger = pathToFileURL(join(import.meta.dirname, '../../../host/src/log/logger.ts')).href;
+    const script = [
+      `import { createKlogLogger } from ${JSON.stringify(logger)};`,
+      `const log = createKlogLogger({ format: 'json', verbosity: 0, splitStream: ${splitStream} });`,
+      `log.info('fine'); log.error('broken');`,
+    ].join('\n');
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    return { stdout: out.stdout, stderr: out.stderr };
+  }
+  const msgs = (text: string): string[] =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => (JSON.parse(l) as { msg: string }).msg);
+
+  it('are standard error for every record, as component-base writes them, and split with split-stream', () => {
+    const single = run(false);
+    expect(msgs(single.stderr)).toEqual(['fine', 'broken']);
+    expect(msgs(single.stdout)).toEqual([]);
+    const split = run(true);
+    expect(msgs(split.stdout)).toEqual(['fine']);
+    expect(msgs(split.stderr)).toEqual(['broken']);
   });
 });
 
