@@ -61,4 +61,31 @@ describe('serviceAccountCredentials', () => {
     expect(minter.issued).toBe(1);
     expect(await creds.transport()).toEqual({ tls: { ca: 'CA', rejectUnauthorized: true } });
   });
+
+  it("measures the token's life on its own clock, and refuses a client-node transport", async () => {
+    const minter = new FakeMinter();
+    minter.exists = true;
+    // The apiserver's clock runs two hours ahead: its expiry would already be past on ours.
+    const skewed: TokenMinter = {
+      request: async <T>(o: { method?: string; path: string; body?: unknown }) => {
+        const answer = (await minter.request<{ status: { token: string } }>(o)) as { status?: object };
+        if (!o.path.endsWith('/token')) return answer as T;
+        return {
+          status: { ...answer.status, expirationTimestamp: new Date(minter.now - 3_600_000).toISOString() },
+        } as T;
+      },
+    };
+    const creds = serviceAccountCredentials(root, skewed, 'kube-system', 'node-controller', () => minter.now);
+    await creds.authHeaders();
+    minter.now = 60_000;
+    await creds.authHeaders();
+    expect(minter.issued).toBe(1);
+    const proxied = serviceAccountCredentials(
+      { ...root, transport: async () => ({ dispatcher: {} as never }) },
+      minter,
+      'kube-system',
+      'node-controller',
+    );
+    await expect(proxied.transport()).rejects.toThrow(/handled by @kubernetes\/client-node/);
+  });
 });

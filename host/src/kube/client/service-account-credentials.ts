@@ -62,8 +62,11 @@ export function serviceAccountCredentials(
     });
     const value = answer.status?.token;
     if (!value) throw new Error(`the TokenRequest for ${namespace}/${name} answered no token`);
-    const expires = Date.parse(answer.status?.expirationTimestamp ?? '');
-    const lifetime = (Number.isFinite(expires) ? expires : issuedAt + EXPIRATION_SECONDS * 1000) - issuedAt;
+    // The lifetime on our own clock: the server's expiry only shortens it (a skewed clock must not make every
+    // request ask for a new token).
+    const requested = EXPIRATION_SECONDS * 1000;
+    const reported = Date.parse(answer.status?.expirationTimestamp ?? '') - issuedAt;
+    const lifetime = reported > 0 ? Math.min(reported, requested) : requested;
     token = { value, renewAt: issuedAt + (lifetime * (100 - LEEWAY_PERCENT)) / 100 };
     return value;
   }
@@ -80,7 +83,15 @@ export function serviceAccountCredentials(
     },
     async transport() {
       const transport = await root.transport();
-      if (!('tls' in transport)) return transport;
+      // client-node's dispatcher (exec plugins, auth providers, proxies) may carry the CCM's own client certificate,
+      // which the apiserver would take over the token: refuse rather than act as the wrong identity.
+      if (!('tls' in transport)) {
+        throw new Error(
+          `--use-service-account-credentials: the kubeconfig's credentials are handled by @kubernetes/client-node ` +
+            `(exec plugin, auth provider or proxy), whose connections may authenticate as the CCM itself; ` +
+            `${namespace}/${name} cannot be used over them`,
+        );
+      }
       const { cert: _cert, key: _key, ...anonymous } = transport.tls;
       return { tls: anonymous };
     },
