@@ -130,7 +130,10 @@ export const CCM_FLAGS = {
   'configure-cloud-routes': b('create routes for the pod CIDRs allocated to nodes (needs --cluster-cidr)', true),
   'allocate-node-cidrs': b('whether pod CIDRs are allocated to nodes (accepted for compatibility)', false),
   'node-monitor-period': d('how often cloud-node-lifecycle checks nodes', 5_000),
-  'route-reconciliation-period': d('how often the route controller reconciles routes', 10_000),
+  'route-reconciliation-period': d(
+    'how often the route controller reconciles routes (unused with the watch-based routes gate)',
+    10_000,
+  ),
   'node-status-update-frequency': d('how often cloud-node refreshes node addresses', 300_000),
   'concurrent-service-syncs': { type: 'int', default: 1, help: 'services synced at once', validate: atLeastOne },
   'concurrent-node-syncs': { type: 'int', default: 1, help: 'nodes synced at once', validate: atLeastOne },

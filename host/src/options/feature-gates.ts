@@ -58,13 +58,16 @@ export function parseFeatureGates(entries: readonly string[]): FeatureGates {
     if (!TRUE.has(raw) && !FALSE.has(raw)) throw new Error(`invalid value of ${name}=${raw}, err: invalid syntax`);
     explicit.set(name, TRUE.has(raw));
   }
-  const allAlpha = explicit.get('AllAlpha') ?? false;
-  const allBeta = explicit.get('AllBeta') ?? false;
+  // AllAlpha/AllBeta, when given, set every gate of their stage that is not set itself (false turns default-on
+  // beta gates off), as component-base's setUnsetAlphaGates/setUnsetBetaGates do.
+  const byStage: Partial<Record<Stage, boolean>> = {
+    ALPHA: explicit.get('AllAlpha'),
+    BETA: explicit.get('AllBeta'),
+  };
   const gates = {} as Record<GateName, boolean>;
   for (const name of Object.keys(KNOWN_GATES) as GateName[]) {
     const spec: GateSpec = KNOWN_GATES[name];
-    const byStage = (spec.stage === 'ALPHA' && allAlpha) || (spec.stage === 'BETA' && allBeta);
-    gates[name] = explicit.get(name) ?? (byStage || spec.default);
+    gates[name] = explicit.get(name) ?? byStage[spec.stage] ?? spec.default;
   }
   return gates;
 }

@@ -23,10 +23,14 @@ function importGraph(): Map<string, string[]> {
     const text = readFileSync(file, 'utf8');
     const specifiers = [
       ...[...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+['"](\.[^'"]+)['"]/gms)].map((m) => m[1] as string),
+      ...[...text.matchAll(/^import\s+['"](\.[^'"]+)['"]/gm)].map((m) => m[1] as string),
       ...[...text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((m) => m[1] as string),
     ];
-    const targets = specifiers.map((s) => resolve(dirname(file), s)).filter((t) => existsSync(t) && t !== file);
-    graph.set(file, [...new Set(targets)]);
+    const targets = specifiers.map((s) => resolve(dirname(file), s));
+    // A specifier that names no file would hide an edge: the check must see every one.
+    const missing = targets.filter((t) => !existsSync(t));
+    if (missing.length > 0) throw new Error(`${relative(ROOT, file)} imports what is not there: ${missing.join(', ')}`);
+    graph.set(file, [...new Set(targets.filter((t) => t !== file))]);
   }
   return graph;
 }

@@ -115,6 +115,11 @@ describe('--feature-gates', () => {
       LoggingBetaOptions: true,
     });
     expect(parseFeatureGates([])).toMatchObject({ CloudControllerManagerWatchBasedRoutesReconciliation: false });
+    // AllBeta=false turns default-on beta gates off unless they are set themselves.
+    expect(parseFeatureGates(['AllBeta=false', 'LoggingBetaOptions=true'])).toMatchObject({
+      ContextualLogging: false,
+      LoggingBetaOptions: true,
+    });
   });
 
   it('refuses an unknown gate and a value that is not a boolean, naming them', () => {
