@@ -1,16 +1,26 @@
 // --use-service-account-credentials end to end: the CCM's own identity may only read Nodes and Services and mint
 // tokens for the controllers' ServiceAccounts (manifests/controller-accounts/); a Node still gets
 // initialized, so the cloud-node controller wrote it as kube-system/node-controller, which the CCM created.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoreV1Api, RbacAuthorizationV1Api, type V1Node } from '@kubernetes/client-node';
+import { CoreV1Api, RbacAuthorizationV1Api, type V1Node, type V1PolicyRule } from '@kubernetes/client-node';
+import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CCMProcess } from '../../support/ccm-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { mintIdentity } from '../../support/identity.ts';
 import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { applyManifests, loadManifests } from '../../support/manifests.ts';
+import { applyManifests, loadManifests, MANIFESTS_DIR } from '../../support/manifests.ts';
 import { EXAMPLE_PLUGIN } from '../../support/plugins.ts';
+
+/** The rules manifests/controller-accounts' patch gives the CCM's own ClusterRole. */
+function ccmRules(): V1PolicyRule[] {
+  const component = load(readFileSync(join(MANIFESTS_DIR, 'controller-accounts', 'kustomization.yaml'), 'utf8')) as {
+    patches: { patch: string }[];
+  };
+  const ops = load(component.patches[0]!.patch) as { path: string; value: V1PolicyRule[] }[];
+  return ops.find((o) => o.path === '/rules')!.value;
+}
 
 const TAINT = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };
 
@@ -52,14 +62,8 @@ describe('--use-service-account-credentials', () => {
   beforeAll(async () => {
     // The controllers' roles and the minting Role from the manifest; the Role bound to this test's identity too.
     await applyManifests(admin, loadManifests('controller-accounts/rbac.yaml'));
-    const minted = await mintIdentity(info, admin, {
-      name: identity,
-      namespace: 'kube-system',
-      rules: [
-        { apiGroups: [''], resources: ['nodes', 'services'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] },
-      ],
-    });
+    // Exactly what the component leaves the CCM's own ClusterRole.
+    const minted = await mintIdentity(info, admin, { name: identity, namespace: 'kube-system', rules: ccmRules() });
     token = minted.token;
     await rbac.createNamespacedRoleBinding({
       namespace: 'kube-system',

@@ -19,6 +19,7 @@ import {
   daemonSet,
   deployment,
   flagPairs,
+  kustomization,
   mountedFile,
   objectIn,
   sourceContent,
@@ -34,6 +35,13 @@ import {
 } from './chart-model.ts';
 
 chartTestSetup('wasm-ccm-chart-agree-');
+
+/** The rules manifests/controller-accounts' patch gives the CCM's own ClusterRole. */
+function controllerAccountsCCMRules(): unknown {
+  const patch = kustomization('controller-accounts').patches?.[0]?.patch ?? '';
+  const ops = load(patch) as { op: string; path: string; value: unknown }[];
+  return ops.find((o) => o.op === 'replace' && o.path === '/rules')?.value;
+}
 
 /** Flags manifests/ gives for one provider, which the chart's plugin configuration says instead. */
 const PLUGIN_FLAGS = new Set(['plugin', 'cloud-config', 'plugin-credentials', 'plugin-allowed-hosts', 'plugin-config']);
@@ -180,6 +188,10 @@ describe('useServiceAccountCredentials', () => {
     expect(minting.metadata?.namespace).toBe('kube-system');
     expect(minting.rules).toEqual(
       objectIn<V1Role>('controller-accounts/rbac.yaml', 'Role', 'cloud-controller-manager:controller-accounts').rules,
+    );
+    // The CCM's own role keeps what the component's patch leaves it: reading, events, delegated auth.
+    expect(only<V1ClusterRole>(on.objects, 'ClusterRole', 'wasm-ccm:cloud-controller-manager').rules).toEqual(
+      controllerAccountsCCMRules(),
     );
     for (const controller of ['node-controller', 'service-controller', 'route-controller']) {
       const chart = only<V1ClusterRole>(on.objects, 'ClusterRole', `wasm-ccm:${controller}`);

@@ -70,7 +70,7 @@ export interface Kustomization {
     files?: string[];
     options?: { disableNameSuffixHash?: boolean; labels?: Record<string, string> };
   }[];
-  patches?: { patch?: string; path?: string }[];
+  patches?: { patch?: string; path?: string; target?: { kind?: string; name?: string } }[];
 }
 
 export function kustomization(dir = ''): Kustomization {

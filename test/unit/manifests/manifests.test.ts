@@ -8,11 +8,13 @@ import { dirname, join } from 'node:path';
 import type {
   V1ConfigMap,
   V1PodDisruptionBudget,
+  V1PolicyRule,
   V1Role,
   V1Secret,
   V1ServiceAccount,
   V1Toleration,
 } from '@kubernetes/client-node';
+import { load } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CCM_FLAGS, parseCommandLine } from '../../../host/src/options/ccm-options.ts';
 import { parseCredentialFile } from '../../../host/src/plugin/credentials/credential-file.ts';
@@ -400,9 +402,19 @@ describe('kustomization', () => {
     expect(root.components ?? []).toEqual([]);
   });
 
-  it('offers the RBAC of --use-service-account-credentials as a Component', () => {
+  it('offers the RBAC of --use-service-account-credentials as a Component that leaves the CCM only reading', () => {
     expect(controllerAccounts.kind).toBe('Component');
     expect(controllerAccounts.resources).toEqual(['rbac.yaml']);
+    const [patch] = controllerAccounts.patches ?? [];
+    expect(patch?.target).toEqual({ kind: 'ClusterRole', name: 'system:cloud-controller-manager' });
+    const rules = (load(patch?.patch ?? '') as { path: string; value: V1PolicyRule[] }[])[0]?.value ?? [];
+    const writes = rules.filter(
+      (r) =>
+        r.resources?.some((x) => x.startsWith('nodes') || x.startsWith('services')) &&
+        r.verbs.some((v) => v !== 'get' && v !== 'list' && v !== 'watch'),
+    );
+    expect(rules.length).toBeGreaterThan(0);
+    expect(writes).toEqual([]);
   });
 
   it('accounts for every YAML file under manifests/', () => {
