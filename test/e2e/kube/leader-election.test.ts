@@ -77,11 +77,12 @@ describe('leader election (real apiserver)', () => {
     const stoppedAt = Date.now();
     await leader.elector.stop();
     expect(leader.log.at(-1)).toBe('stopped');
-    await eventually('the takeover', () => follower.elector.isLeader(), LEASE_MS + 5_000);
+    await eventually('the takeover', () => follower.elector.isLeader(), 2 * LEASE_MS + 2_000);
     const tookMs = Date.now() - stoppedAt;
-    // Not before the lease could expire (last renewal <= 1 s before the stop), and not much after.
+    // Not before the lease could expire (last renewal <= 1 s before the stop), and within one more lease duration:
+    // the follower's retries are jittered up to 2.2 s, and its requests and timers run late on a loaded machine.
     expect(tookMs).toBeGreaterThanOrEqual(LEASE_MS - 1_500);
-    expect(tookMs).toBeLessThanOrEqual(LEASE_MS + 3_500);
+    expect(tookMs).toBeLessThanOrEqual(2 * LEASE_MS);
     expect(follower.log).toContain('started');
     const after = await lease();
     expect(after.spec).toMatchObject({ holderIdentity: follower.elector.identity, leaseTransitions: 1 });
