@@ -7,6 +7,7 @@ import type { LogMessage, WorkerLimits, WorkerStartData } from '../worker/worker
 import type { WorkerResourceLimits } from '../worker/worker-heap.ts';
 import { isWorkerMessage } from '../worker/worker-protocol.ts';
 import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
+import { startAfterTerminations, terminateAfterStarts } from './worker-lifecycle.ts';
 
 // Same extension as this file: .ts when Node runs the sources, .js when they were compiled to dist/.
 const WORKER_URL = new URL(`../worker/worker-entry${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url);
@@ -71,21 +72,23 @@ export class PluginInstance {
       config: options.config,
       limits: options.limits,
     };
-    const worker = startWorker(
-      (execArgv) =>
-        new Worker(WORKER_URL, {
-          workerData: data,
-          env: {},
-          argv: [],
-          // Importing js-sdk loads node:wasi, which prints an ExperimentalWarning in every worker; WASI stays off.
-          execArgv: [...execArgv, '--no-warnings'],
-          resourceLimits: options.resourceLimits,
-          name: 'wasm-ccm-plugin',
-        }),
-    );
-    const instance = new PluginInstance(worker, channel, options);
-    await instance.#awaitReady();
-    return instance;
+    return startAfterTerminations(async () => {
+      const worker = startWorker(
+        (execArgv) =>
+          new Worker(WORKER_URL, {
+            workerData: data,
+            env: {},
+            argv: [],
+            // Importing js-sdk loads node:wasi, which prints an ExperimentalWarning in every worker; WASI stays off.
+            execArgv: [...execArgv, '--no-warnings'],
+            resourceLimits: options.resourceLimits,
+            name: 'wasm-ccm-plugin',
+          }),
+      );
+      const instance = new PluginInstance(worker, channel, options);
+      await instance.#awaitReady();
+      return instance;
+    });
   }
 
   get alive(): boolean {
@@ -121,7 +124,7 @@ export class PluginInstance {
   /** Stops the worker. Safe to call more than once; the first cause given is the one reported. */
   async terminate(cause: ExitCause, reason: string): Promise<void> {
     this.#markExited(cause, reason);
-    await this.#worker.terminate();
+    await terminateAfterStarts(this.#worker);
   }
 
   #tooLarge(bytes: number): string {
@@ -176,7 +179,7 @@ export class PluginInstance {
     // worker/worker-heap.ts), and nothing here may wait for it. The instance is out of service from this line on, so
     // the pool starts its replacement at once.
     this.#markExited('timeout', `${exportName} ran past its deadline`);
-    void this.#worker.terminate();
+    void terminateAfterStarts(this.#worker);
     throw new InstanceCallError(
       'timeout',
       `${exportName} did not finish within ${timeoutMs} ms; its instance is being terminated`,
@@ -284,7 +287,7 @@ export class PluginInstance {
   // before trapping (an AssemblyScript abort logs its reason) are still in flight and would be lost.
   #retire(cause: ExitCause, reason: string): void {
     this.#markExited(cause, reason);
-    setTimeout(() => void this.#worker.terminate(), RETIRE_DELAY_MS).unref();
+    setTimeout(() => void terminateAfterStarts(this.#worker), RETIRE_DELAY_MS).unref();
   }
 
   #markExited(cause: ExitCause, reason: string): void {
