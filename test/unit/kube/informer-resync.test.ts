@@ -1,6 +1,7 @@
 // Per-handler resync periods, as client-go's sharedIndexInformer keeps them.
 import { describe, expect, it } from 'vitest';
 import { defaultResyncPeriodMs } from '../../../host/src/app/informers.ts';
+import type { Clock } from '../../../host/src/kube/clock.ts';
 import { FakeClock } from '../../../host/src/kube/fake-clock.ts';
 import { Informer } from '../../../host/src/kube/informer/informer.ts';
 import { ResyncSchedule } from '../../../host/src/kube/informer/resync.ts';
@@ -63,6 +64,24 @@ describe('Informer resync per handler', () => {
     await clock.advance(3_600_000);
     expect(seen.default).toBe(0);
     expect(seen.fast).toBe(4 + 120);
+    await informer.stop();
+  });
+});
+
+describe('Informer resync on timers that fire early', () => {
+  it('still resyncs every period when the check timer fires a millisecond before the clock says it is due', async () => {
+    // Node's setTimeout may fire up to a millisecond before performance.now()/Date.now() show the delay passed.
+    const fake = new FakeClock();
+    const early: Clock = { now: () => fake.now(), setTimer: (ms, fn) => fake.setTimer(Math.max(0, ms - 1), fn) };
+    const api = new FakeApiserver();
+    api.upsert('a');
+    const informer = new Informer<FakeNode>({ name: 'nodes', listWatcher: api, clock: early, resyncPeriodMs: 1_000 });
+    let resyncs = 0;
+    informer.addEventHandler({ onUpdate: () => resyncs++ });
+    informer.start();
+    await fake.advance(0);
+    await fake.advance(10_000);
+    expect(resyncs).toBeGreaterThanOrEqual(10);
     await informer.stop();
   });
 });

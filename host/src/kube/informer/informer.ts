@@ -301,16 +301,22 @@ export class Informer<T extends KubeObject> {
     return this.trim ? this.trim(obj) : obj;
   }
 
-  /** Every check period, the due handlers hear onUpdate(obj, obj) for every cached object. */
-  private scheduleResync(): void {
+  /**
+   * Every check period, the due handlers hear onUpdate(obj, obj) for every cached object. Node's timers may fire a
+   * millisecond before the clock shows the delay passed (Go's never fire early); each check therefore counts as
+   * happening no earlier than it was scheduled, else a handler due then would wait a whole extra period.
+   */
+  private scheduleResync(from = this.clock.now()): void {
     const period = this.resync.checkPeriodMs;
     if (!(period > 0) || this.stopped) return;
-    this.resyncTimer = this.clock.setTimer(period, () => {
-      const due = this.resync.due(this.clock.now()).filter((h) => this.handlers.has(h));
+    const checkAt = from + period;
+    this.resyncTimer = this.clock.setTimer(checkAt - this.clock.now(), () => {
+      const now = Math.max(this.clock.now(), checkAt);
+      const due = this.resync.due(now).filter((h) => this.handlers.has(h));
       for (const obj of due.length > 0 ? this.store.list() : []) {
         for (const h of due) this.call(h, 'onUpdate', () => h.onUpdate?.(obj, obj));
       }
-      this.scheduleResync();
+      this.scheduleResync(Math.max(now, this.clock.now()));
     });
   }
 
