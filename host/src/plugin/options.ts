@@ -96,6 +96,8 @@ export interface PluginLoadOptions {
   logger?: Logger;
   /** Where the wasm_ccm_plugin_* metrics are registered; none when absent. */
   registry?: Registry;
+  /** Sees the method and URL of every HTTP request the plugin asks for (the conformance kit counts mutations). */
+  onPluginRequest?: (method: string, url: string) => void;
   /** TLS options for the broker's HTTPS agent (for example a private CA). */
   tls?: { ca?: string | Buffer | Array<string | Buffer> };
 }

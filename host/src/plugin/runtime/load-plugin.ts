@@ -64,6 +64,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
     maxTimeoutMs: limits.maxHttpTimeoutMs,
     maxRedirects: limits.maxRedirects,
     tls: options.tls,
+    onPluginRequest: options.onPluginRequest,
   });
   let metrics: PluginMetrics = createPluginMetrics(undefined, source.label);
   const initializeRequest = encoder.encode(
@@ -152,6 +153,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
       limits,
       metrics,
       logger,
+      hostGet: (url, timeoutMs) => broker.hostGet(url, timeoutMs),
       onClose: cleanUp,
     });
   } catch (err) {
