@@ -6,17 +6,18 @@ import { basename } from 'node:path';
 import type { Logger } from '../log/logger.ts';
 import type { Capability, DescribeResponse } from '../abi/index.ts';
 import { type LoadedPlugin, loadPlugin } from '../plugin/index.ts';
-import { type Check, type CheckContext, CheckFailed, type CheckResult, CheckSkipped } from './check.ts';
+import { type Check, type CheckContext, CheckFailed, type CheckResult, CheckSkipped, CloudRequests } from './check.ts';
 import { instanceChecks } from './checks/instance-checks.ts';
 import { cleanUpLoadBalancer, loadBalancerChecks } from './checks/lb-checks.ts';
 import { finalChecks, pluginChecks } from './checks/plugin-checks.ts';
 import { cleanUpRoute, routeChecks } from './checks/route-checks.ts';
+import { credentialWarnings } from './credential-reach.ts';
 import type { Fixture } from './fixture.ts';
 import { Probe } from './probe.ts';
 
 export type { CheckResult, CheckStatus } from './check.ts';
 export { type Fixture, FixtureError, loadFixtureText, parseFixture } from './fixture.ts';
-import type { ConformanceReport } from './report.ts';
+import { type ConformanceReport, summarize } from './report.ts';
 export { type ConformanceReport, formatReport } from './report.ts';
 
 export interface ConformanceOptions {
@@ -42,12 +43,16 @@ const LOAD_TITLE = 'load: import policy, describe, exports, initialize';
 
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const started = performance.now();
+  let warnings: string[] = [];
   const report = (description: DescribeResponse | undefined, results: CheckResult[]): ConformanceReport => ({
     pluginPath: options.pluginPath,
     description,
+    warnings,
     results,
+    summary: summarize(results),
     elapsedMs: performance.now() - started,
   });
+  const cloud = new CloudRequests();
 
   let plugin: LoadedPlugin;
   let exports: Set<string>;
@@ -65,6 +70,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       clusterName: options.fixture.clusterName,
       allowedHosts: options.allowedHosts ?? [],
       credentials: options.credentialsFile ? { file: options.credentialsFile, reloadIntervalMs: 0 } : undefined,
+      onPluginRequest: (method, url) => cloud.record(method, url),
       // One instance: the checks run one call at a time, and a spare would only slow the start.
       pool: { size: 1, spares: 0 },
       limits: options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : undefined,
@@ -86,13 +92,26 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       ms: performance.now() - started,
     },
   ];
+  if (options.credentialsFile) warnings = await credentialWarnings(options.credentialsFile, options.allowedHosts ?? []);
+  const probeTimeoutMs = plugin.limits.callTimeoutMs;
   const ctx: CheckContext = {
     probe: new Probe(plugin),
+    cloud,
+    hostGet: (url) => plugin.hostGet(url, probeTimeoutMs),
+    credentialWarnings: options.credentialsFile ? warnings : undefined,
     fixture: options.fixture,
     description: plugin.description,
     declared: plugin.capabilities,
     exports,
-    state: { providerIDs: new Map(), lbStatus: undefined, lbCreated: false, routeCreated: false },
+    state: {
+      providerIDs: new Map(),
+      lbStatus: undefined,
+      lbName: undefined,
+      updateMutations: undefined,
+      backendsAfterUpdate: undefined,
+      lbCreated: false,
+      routeCreated: false,
+    },
   };
   try {
     for (const check of CHECKS) results.push(await runCheck(check, ctx));

@@ -58,6 +58,8 @@ export function fixtureYaml(name: string): string {
     `  missing: [{ name: ghost }, { name: old, providerID: '${name}://gone' }]`,
     'nodeSets: { initial: [node-a, node-b], updated: [node-a] }',
     'route: { destinationCIDR: 10.250.0.0/24, targetNode: node-a }',
+    '# Let the kit check what the load balancer sends traffic to (a GET the host makes with your credentials):',
+    "# backendProbe: { url: 'http://HOST/v1/load-balancers/{lb}', path: backendInstanceIds, identity: instanceID }",
     '',
   ].join('\n');
 }

@@ -5,6 +5,13 @@ import type { LoadBalancerStatus, Service } from '../../abi/index.ts';
 import { type Check, type CheckContext, count, expectOk, fail, showStatus, skip, statusKey } from '../check.ts';
 import { strangerService } from '../fixture.ts';
 import { describeOutcome, type Outcome } from '../probe.ts';
+import {
+  backendsAfterEnsureCheck,
+  backendsAfterUpdateCheck,
+  badAnnotationCheck,
+  readBackends,
+  updateMutatesCheck,
+} from './backend-checks.ts';
 
 const OTHER_CLUSTER_SUFFIX = '-other';
 
@@ -43,6 +50,7 @@ export const loadBalancerChecks: Check[] = [
       if (a.name === '') fail('getLoadBalancerName answered an empty name');
       if (a.name !== b.name) fail(`getLoadBalancerName changed between calls: "${a.name}", then "${b.name}"`);
       if (a.name === c.name) fail(`Services ${service.name} and ${other.name} get the same name "${a.name}"`);
+      ctx.state.lbName = a.name;
       return `"${a.name}"`;
     },
   },
@@ -60,6 +68,7 @@ export const loadBalancerChecks: Check[] = [
       return 'exists: false';
     },
   },
+  badAnnotationCheck,
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
@@ -78,6 +87,7 @@ export const loadBalancerChecks: Check[] = [
       return `${showStatus(got.status)} for ${count(nodes.length, 'node')}`;
     },
   },
+  backendsAfterEnsureCheck,
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
@@ -137,7 +147,12 @@ export const loadBalancerChecks: Check[] = [
     async run(ctx) {
       const first = needStatus(ctx);
       const { clusterName, service, updatedNodes: nodes } = ctx.fixture;
+      const mark = ctx.cloud.mark();
       expectOk(await ctx.probe.call('updateLoadBalancer', { clusterName, service, nodes }), 'updateLoadBalancer');
+      ctx.state.updateMutations = ctx.cloud.mutationsSince(mark).length;
+      // Read now: the ensure below would hide an update that ignored its node list.
+      // A probe failure is the backends check's verdict, not this one's.
+      if (ctx.fixture.backendProbe) ctx.state.backendsAfterUpdate = await readBackends(ctx).catch((e: Error) => e);
       const got = expectOk(
         await ctx.probe.call('getLoadBalancer', { clusterName, service }),
         'getLoadBalancer after update',
@@ -147,6 +162,18 @@ export const loadBalancerChecks: Check[] = [
           `after updateLoadBalancer, getLoadBalancer answered exists ${got.exists}, ${showStatus(got.status)}; before ${showStatus(first)}`,
         );
       }
+      return `${ctx.fixture.initialNodes.length} -> ${nodes.length} nodes`;
+    },
+  },
+  updateMutatesCheck,
+  backendsAfterUpdateCheck,
+  {
+    group: 'loadBalancer',
+    capability: 'loadBalancer',
+    title: 'ensureLoadBalancer after update: same status',
+    async run(ctx) {
+      const first = needStatus(ctx);
+      const { clusterName, service, updatedNodes: nodes } = ctx.fixture;
       const again = expectOk(
         await ctx.probe.call('ensureLoadBalancer', { clusterName, service, nodes }),
         'ensureLoadBalancer after update',
@@ -154,7 +181,7 @@ export const loadBalancerChecks: Check[] = [
       if (statusKey(again.status) !== statusKey(first)) {
         fail(`ensureLoadBalancer after update answered ${showStatus(again.status)}, before ${showStatus(first)}`);
       }
-      return `${ctx.fixture.initialNodes.length} -> ${nodes.length} nodes`;
+      return showStatus(again.status);
     },
   },
   {
