@@ -5,7 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Logger } from '../log/logger.ts';
 import type { Capability, DescribeResponse } from '../abi/index.ts';
-import { type LoadedPlugin, loadPlugin } from '../plugin/index.ts';
+import { DEFAULT_LIMITS, type LoadedPlugin, loadPlugin } from '../plugin/index.ts';
+import { unpackModule } from '../plugin/source/module-gzip.ts';
 import { type Check, type CheckContext, CheckFailed, type CheckResult, CheckSkipped, CloudRequests } from './check.ts';
 import { instanceChecks } from './checks/instance-checks.ts';
 import { cleanUpLoadBalancer, loadBalancerChecks } from './checks/lb-checks.ts';
@@ -57,7 +58,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   let plugin: LoadedPlugin;
   let exports: Set<string>;
   try {
-    const bytes = new Uint8Array(await readFile(options.pluginPath));
+    const raw = new Uint8Array(await readFile(options.pluginPath));
+    const bytes = (await unpackModule(raw, basename(options.pluginPath), DEFAULT_LIMITS.maxModuleBytes)).module;
     const module = await WebAssembly.compile(bytes);
     exports = new Set(
       WebAssembly.Module.exports(module)

@@ -35,7 +35,7 @@ const encoder = new TextEncoder();
 export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlugin> {
   const limits = resolveLimits(options.limits);
   const baseLogger = options.logger ?? silentLogger;
-  const source = await loadPluginSource(options.source, options.sha256);
+  const source = await loadPluginSource(options.source, options.sha256, limits.maxModuleBytes);
   let logger = baseLogger.child({ plugin: source.label });
   const fail = (message: string, cause?: unknown): PluginLoadError =>
     new PluginLoadError(`cannot load plugin ${source.label}: ${message}`, { cause });
