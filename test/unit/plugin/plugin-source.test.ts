@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { loadPluginSource, PluginSourceError, sha256Hex } from '../../../host/src/plugin/source/plugin-source.ts';
 import { ModuleGzipError, unpackModule } from '../../../host/src/plugin/source/module-gzip.ts';
+import { gzipBomb } from '../../support/gzip-bomb.ts';
 import { buildModule } from './support/wasm-builder.ts';
 
 const module = buildModule({ memory: { min: 1 } });
@@ -42,6 +43,9 @@ describe('plugin source', () => {
     ).rejects.toThrow(
       'plugin p decompresses to more than 1024 bytes (limits.maxModuleMB); refused, decompression stopped at the cap',
     );
+    await expect(loadPluginSource({ bytes: module, name: 'p.wasm' }, undefined, module.length - 1)).rejects.toThrow(
+      `plugin p.wasm is larger than ${module.length - 1} bytes (limits.maxModuleMB)`,
+    );
     await expect(loadPluginSource({ bytes: module, name: 'p.wasm.gz' })).rejects.toThrow(
       'plugin p.wasm.gz ends in .gz but does not start with the gzip magic 1f 8b',
     );
@@ -51,7 +55,7 @@ describe('plugin source', () => {
   });
 
   it('stops inflating a bomb at the cap: 1 GiB never lands in memory', async () => {
-    const bomb = gzipSync(Buffer.alloc(1024 * 1024 * 1024), { level: 9 });
+    const bomb = await gzipBomb(1024 * 1024 * 1024);
     expect(bomb.byteLength).toBeLessThan(1.1 * 1024 * 1024);
     const before = process.memoryUsage().rss;
     const error = await unpackModule(bomb, 'bomb.wasm.gz', 64 * 1024 * 1024).catch((e: unknown) => e);

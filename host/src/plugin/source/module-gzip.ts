@@ -1,8 +1,9 @@
-// Modules shipped gzip-compressed: a ConfigMap holds at most 1 MiB, and a provider with a real cloud SDK passes that
-// quickly. A module whose name ends in `.gz`, or whose bytes start with the gzip magic, is decompressed before every
-// other check (pin, signature, Wasm), under a cap (`limits.maxModuleMB`): node:zlib stops inflating as soon as the
-// output passes the cap, so a bomb (1 MiB expanding to 1 GiB) costs at most the cap, never the whole expansion.
-// Inflation runs on libuv's thread pool (zlib's async API), not on the event loop the controllers share.
+// The module's size cap, and modules shipped gzip-compressed: a ConfigMap holds at most 1 MiB, and a provider with a
+// real cloud SDK passes that quickly. A module whose name ends in `.gz`, or whose bytes start with the gzip magic, is
+// decompressed before every other check (pin, signature, Wasm), under the cap (`limits.maxModuleMB`, which bounds an
+// uncompressed module too): node:zlib stops inflating as soon as the output passes it, so a bomb (1 MiB expanding to
+// 1 GiB) costs at most the cap, never the whole expansion. Inflation runs on libuv's thread pool (zlib's async API),
+// not on the event loop the controllers share.
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 
@@ -41,6 +42,9 @@ export async function unpackModule(bytes: Uint8Array, name: string, maxBytes: nu
     if (name.endsWith('.gz')) {
       throw new ModuleGzipError('ModuleNotGzip', `${name} ends in .gz but does not start with the gzip magic 1f 8b`);
     }
+    if (bytes.byteLength > maxBytes) {
+      throw new ModuleGzipError('ModuleTooLarge', `${name} is larger than ${capText(maxBytes)} (limits.maxModuleMB)`);
+    }
     return { module: bytes, compressed: undefined };
   }
   let module: Buffer;
@@ -49,13 +53,16 @@ export async function unpackModule(bytes: Uint8Array, name: string, maxBytes: nu
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) {
-      const cap = maxBytes % 1048576 === 0 ? `${maxBytes / 1048576} MiB` : `${maxBytes} bytes`;
       throw new ModuleGzipError(
         'ModuleTooLarge',
-        `${name} decompresses to more than ${cap} (limits.maxModuleMB); refused, decompression stopped at the cap`,
+        `${name} decompresses to more than ${capText(maxBytes)} (limits.maxModuleMB); refused, decompression stopped at the cap`,
       );
     }
     throw new ModuleGzipError('ModuleGzipCorrupt', `${name} is not valid gzip data: ${e.message}`);
   }
   return { module: new Uint8Array(module.buffer, module.byteOffset, module.byteLength), compressed: bytes };
+}
+
+function capText(maxBytes: number): string {
+  return maxBytes % 1048576 === 0 ? `${maxBytes / 1048576} MiB` : `${maxBytes} bytes`;
 }
