@@ -11,7 +11,8 @@ import { gzipBomb } from '../../support/gzip-bomb.ts';
 import { uniqueName } from '../../support/kube.ts';
 import {
   debugPlugins,
-  deleteServices,
+  failedSyncs as failedSyncsIn,
+  tearDownSwapTest,
   devcloudProvider,
   eventsAbout,
   eventually,
@@ -63,19 +64,11 @@ describe('gzipped plugin modules in a ConfigMap', () => {
   });
 
   afterAll(async () => {
-    await deleteServices(kube, namespace);
-    const code = await env?.ccm.stop();
-    await kube?.core.deleteNode({ name: nodeName }).catch(() => undefined);
-    await kube?.core.deleteNamespace({ name: namespace }).catch(() => undefined);
-    await kube?.core.deleteNamespacedConfigMap({ name: configMap, namespace: PLUGIN_NAMESPACE }).catch(() => undefined);
-    await cloud?.stop();
+    const code = await tearDownSwapTest({ kube, env, cloud, namespace, nodeName, configMap });
     expect(code).toBe(0);
   });
 
-  async function failedSyncs(): Promise<number> {
-    const list = await kube.core.listNamespacedEvent({ namespace, fieldSelector: 'reason=SyncLoadBalancerFailed' });
-    return list.items.length;
-  }
+  const failedSyncs = (): Promise<number> => failedSyncsIn(kube.core, namespace);
 
   it('cannot ship the 3 MiB module uncompressed: the apiserver refuses the ConfigMap', async () => {
     expect(big.byteLength).toBeGreaterThan(3 * MIB - 1024);

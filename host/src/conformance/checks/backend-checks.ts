@@ -145,7 +145,7 @@ export const updateMutatesCheck: Check = {
         'updateLoadBalancer got another node set and made no POST, PUT, PATCH or DELETE request: update the backends to the nodes sent',
       );
     }
-    return `${mutations} mutating request${mutations === 1 ? '' : 's'}`;
+    return count(mutations, 'mutating request');
   },
 };
 

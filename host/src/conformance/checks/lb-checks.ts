@@ -1,7 +1,7 @@
 // LoadBalancer through its life: ensure (twice: idempotent), ownership (GetLoadBalancer only for the plugin's own
 // LBs), update with another node set, delete (twice: idempotent, never ImplementedElsewhere), gone afterwards.
 // The checks run in order on one test Service with a fresh UID; later ones build on what earlier ones created.
-import type { LoadBalancerStatus, Service } from '../../abi/index.ts';
+import type { LoadBalancerStatus, Node, Service } from '../../abi/index.ts';
 import { type Check, type CheckContext, count, expectOk, fail, showStatus, skip, statusKey } from '../check.ts';
 import { strangerService } from '../fixture.ts';
 import { describeOutcome, type Outcome } from '../probe.ts';
@@ -23,6 +23,22 @@ function needStatus(ctx: CheckContext): LoadBalancerStatus {
 async function exists(ctx: CheckContext, clusterName: string, service: Service, what: string): Promise<boolean> {
   const got = expectOk(await ctx.probe.call('getLoadBalancer', { clusterName, service }), what);
   return got.exists;
+}
+
+/** Ensures again with `nodes`; fails unless the status is the first ensure's (`mismatch` words the difference). */
+async function ensureSameStatus(
+  ctx: CheckContext,
+  nodes: Node[],
+  what: string,
+  mismatch: (got: string, first: string) => string,
+): Promise<string> {
+  const first = needStatus(ctx);
+  const { clusterName, service } = ctx.fixture;
+  const again = expectOk(await ctx.probe.call('ensureLoadBalancer', { clusterName, service, nodes }), what);
+  if (statusKey(again.status) !== statusKey(first)) {
+    fail(`${what} answered ${mismatch(showStatus(again.status), showStatus(first))}`);
+  }
+  return showStatus(again.status);
 }
 
 function deleteOk(outcome: Outcome<'ensureLoadBalancerDeleted'>, what: string): void {
@@ -92,20 +108,13 @@ export const loadBalancerChecks: Check[] = [
     group: 'loadBalancer',
     capability: 'loadBalancer',
     title: 'ensureLoadBalancer is idempotent',
-    async run(ctx) {
-      const first = needStatus(ctx);
-      const { clusterName, service, initialNodes: nodes } = ctx.fixture;
-      const again = expectOk(
-        await ctx.probe.call('ensureLoadBalancer', { clusterName, service, nodes }),
+    run: (ctx) =>
+      ensureSameStatus(
+        ctx,
+        ctx.fixture.initialNodes,
         'second ensureLoadBalancer',
-      );
-      if (statusKey(again.status) !== statusKey(first)) {
-        fail(
-          `second ensureLoadBalancer answered ${showStatus(again.status)}, the first ${showStatus(first)}: ensure must update, not create another`,
-        );
-      }
-      return showStatus(again.status);
-    },
+        (got, first) => `${got}, the first ${first}: ensure must update, not create another`,
+      ),
   },
   {
     group: 'loadBalancer',
@@ -171,18 +180,13 @@ export const loadBalancerChecks: Check[] = [
     group: 'loadBalancer',
     capability: 'loadBalancer',
     title: 'ensureLoadBalancer after update: same status',
-    async run(ctx) {
-      const first = needStatus(ctx);
-      const { clusterName, service, updatedNodes: nodes } = ctx.fixture;
-      const again = expectOk(
-        await ctx.probe.call('ensureLoadBalancer', { clusterName, service, nodes }),
+    run: (ctx) =>
+      ensureSameStatus(
+        ctx,
+        ctx.fixture.updatedNodes,
         'ensureLoadBalancer after update',
-      );
-      if (statusKey(again.status) !== statusKey(first)) {
-        fail(`ensureLoadBalancer after update answered ${showStatus(again.status)}, before ${showStatus(first)}`);
-      }
-      return showStatus(again.status);
-    },
+        (got, first) => `${got}, before ${first}`,
+      ),
   },
   {
     group: 'loadBalancer',
