@@ -16,7 +16,7 @@ export const USAGE = `Usage: wasm-ccm plugin test --plugin=<file.wasm> --fixture
 
 Runs the plugin through the upstream cloud-provider contract against its cloud and prints a pass/fail table.
 
-  --plugin=FILE         the provider plugin (.wasm)
+  --plugin=FILE         the provider plugin (.wasm, or gzipped .wasm.gz)
   --fixture=FILE        JSON or YAML: clusterName, nodes {running, stopped, missing} as {name, providerID?,
                         labels?, annotations?, addresses?}, optional service (with badAnnotation {key, value}),
                         nodeSets {initial, updated, filtered [{name, reason}]}, route {destinationCIDR,

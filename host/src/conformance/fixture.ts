@@ -105,6 +105,28 @@ function parseService(value: unknown, path: string): Service {
   });
 }
 
+type NodeByName = (name: unknown, path: string) => Node;
+
+/** `nodeSets`: the backends of the first ensure and of the update, and the nodes the provider must leave out. */
+function parseNodeSets(
+  value: unknown,
+  running: Node[],
+  stopped: Node[],
+  byName: NodeByName,
+): { initialNodes: Node[]; updatedNodes: Node[]; filtered: Map<string, string> } {
+  const sets = value === undefined ? {} : value;
+  if (!isObject(sets)) fail('$.nodeSets', 'must be {initial: [names], updated: [names], filtered: [...]}');
+  only(sets, '$.nodeSets', ['initial', 'updated', 'filtered']);
+  const names = (key: string): Node[] =>
+    list(sets, key, '$.nodeSets').map((n, i) => byName(n, `$.nodeSets.${key}[${i}]`));
+  const initialNodes = sets.initial === undefined ? running : names('initial');
+  // The default update drops a node (or adds the stopped ones when there is only one): either way the set changes.
+  const defaultUpdate = initialNodes.length > 1 ? initialNodes.slice(0, -1) : [...initialNodes, ...stopped];
+  const updatedNodes = sets.updated === undefined ? defaultUpdate : names('updated');
+  const filtered = parseFiltered(sets, '$.nodeSets', (name, path) => byName(name, path).name);
+  return { initialNodes, updatedNodes, filtered };
+}
+
 /** A Service the plugin never created: another name and UID, same namespace. */
 export function strangerService(service: Service): Service {
   return { ...service, name: `${service.name}-never-created`, uid: randomUUID() };
@@ -130,40 +152,26 @@ export function parseFixture(doc: unknown): Fixture {
     seen.add(n.name);
   }
   const existing = [...running, ...stopped];
-  const byName = (name: unknown, path: string): Node => {
+  const byName: NodeByName = (name, path) => {
     const found = typeof name === 'string' ? existing.find((n) => n.name === name) : undefined;
     if (!found) fail(path, `${JSON.stringify(name)} is not a running or stopped node of the fixture`);
     return found;
   };
 
-  const sets = doc.nodeSets === undefined ? {} : doc.nodeSets;
-  if (!isObject(sets)) fail('$.nodeSets', 'must be {initial: [names], updated: [names]}');
-  only(sets, '$.nodeSets', ['initial', 'updated', 'filtered']);
-  const initialNodes =
-    sets.initial === undefined
-      ? running
-      : list(sets, 'initial', '$.nodeSets').map((n, i) => byName(n, `$.nodeSets.initial[${i}]`));
-  // The default update drops a node (or adds the stopped ones when there is only one): either way the set changes.
-  const updatedNodes =
-    sets.updated === undefined
-      ? initialNodes.length > 1
-        ? initialNodes.slice(0, -1)
-        : [...initialNodes, ...stopped]
-      : list(sets, 'updated', '$.nodeSets').map((n, i) => byName(n, `$.nodeSets.updated[${i}]`));
+  const { initialNodes, updatedNodes, filtered } = parseNodeSets(doc.nodeSets, running, stopped, byName);
 
   const r = doc.route === undefined ? {} : doc.route;
   if (!isObject(r)) fail('$.route', 'must be {destinationCIDR, targetNode}');
   only(r, '$.route', ['destinationCIDR', 'targetNode']);
   const targetNode = r.targetNode === undefined ? running[0]! : byName(r.targetNode, '$.route.targetNode');
 
-  const filtered = parseFiltered(sets, '$.nodeSets', (name, path) => byName(name, path).name);
   const backendProbe = parseBackendProbe(doc.backendProbe, '$.backendProbe');
   if (backendProbe?.identity === 'address') {
-    for (const n of [...initialNodes, ...updatedNodes]) {
-      if (!filtered.has(n.name) && !n.addresses.some((a) => a.type === backendProbe.addressType)) {
-        fail('$.backendProbe.identity', `address: node ${n.name} has no ${backendProbe.addressType} address`);
-      }
-    }
+    const unnamed = [...initialNodes, ...updatedNodes].find(
+      (n) => !filtered.has(n.name) && !n.addresses.some((a) => a.type === backendProbe.addressType),
+    );
+    if (unnamed)
+      fail('$.backendProbe.identity', `address: node ${unnamed.name} has no ${backendProbe.addressType} address`);
   }
   const service = isObject(doc.service) ? doc.service : {};
   return {

@@ -55,36 +55,16 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   });
   const cloud = new CloudRequests();
 
-  let plugin: LoadedPlugin;
-  let exports: Set<string>;
+  let loaded: { plugin: LoadedPlugin; exports: Set<string> };
   try {
-    const raw = new Uint8Array(await readFile(options.pluginPath));
-    const bytes = (await unpackModule(raw, basename(options.pluginPath), DEFAULT_LIMITS.maxModuleBytes)).module;
-    const module = await WebAssembly.compile(bytes);
-    exports = new Set(
-      WebAssembly.Module.exports(module)
-        .filter((e) => e.kind === 'function')
-        .map((e) => e.name),
-    );
-    plugin = await loadPlugin({
-      source: { bytes, name: basename(options.pluginPath) },
-      cloudConfig: options.cloudConfig,
-      clusterName: options.fixture.clusterName,
-      allowedHosts: options.allowedHosts ?? [],
-      credentials: options.credentialsFile ? { file: options.credentialsFile, reloadIntervalMs: 0 } : undefined,
-      onPluginRequest: (method, url) => cloud.record(method, url),
-      // One instance: the checks run one call at a time, and a spare would only slow the start.
-      pool: { size: 1, spares: 0 },
-      limits: options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : undefined,
-      logger: options.logger,
-    });
+    loaded = await loadForKit(options, cloud);
   } catch (err) {
     const loadMs = performance.now() - started;
     return report(undefined, [
       { group: 'plugin', title: LOAD_TITLE, status: 'fail', detail: (err as Error).message, ms: loadMs },
     ]);
   }
-
+  const { plugin } = loaded;
   const results: CheckResult[] = [
     {
       group: 'plugin',
@@ -95,12 +75,59 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     },
   ];
   if (options.credentialsFile) warnings = await credentialWarnings(options.credentialsFile, options.allowedHosts ?? []);
+  const ctx = checkContext(options, loaded, cloud, options.credentialsFile ? warnings : undefined);
+  try {
+    for (const check of CHECKS) results.push(await runCheck(check, ctx));
+    for (const check of finalChecks) results.push(await runCheck(check, ctx));
+    // Leave the vendor's cloud as it was, even after failures (errors here are not the plugin's verdict).
+    await cleanUpLoadBalancer(ctx).catch(() => undefined);
+    await cleanUpRoute(ctx).catch(() => undefined);
+  } finally {
+    await plugin.close();
+  }
+  return report(plugin.description, results);
+}
+
+/** Loads the module as the host does (a .gz one decompressed first), every HTTP request it makes recorded. */
+async function loadForKit(
+  options: ConformanceOptions,
+  cloud: CloudRequests,
+): Promise<{ plugin: LoadedPlugin; exports: Set<string> }> {
+  const raw = new Uint8Array(await readFile(options.pluginPath));
+  const bytes = (await unpackModule(raw, basename(options.pluginPath), DEFAULT_LIMITS.maxModuleBytes)).module;
+  const module = await WebAssembly.compile(bytes);
+  const exports = new Set(
+    WebAssembly.Module.exports(module)
+      .filter((e) => e.kind === 'function')
+      .map((e) => e.name),
+  );
+  const plugin = await loadPlugin({
+    source: { bytes, name: basename(options.pluginPath) },
+    cloudConfig: options.cloudConfig,
+    clusterName: options.fixture.clusterName,
+    allowedHosts: options.allowedHosts ?? [],
+    credentials: options.credentialsFile ? { file: options.credentialsFile, reloadIntervalMs: 0 } : undefined,
+    onPluginRequest: (method, url) => cloud.record(method, url),
+    // One instance: the checks run one call at a time, and a spare would only slow the start.
+    pool: { size: 1, spares: 0 },
+    limits: options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : undefined,
+    logger: options.logger,
+  });
+  return { plugin, exports };
+}
+
+function checkContext(
+  options: ConformanceOptions,
+  { plugin, exports }: { plugin: LoadedPlugin; exports: Set<string> },
+  cloud: CloudRequests,
+  credentialWarnings: readonly string[] | undefined,
+): CheckContext {
   const probeTimeoutMs = plugin.limits.callTimeoutMs;
-  const ctx: CheckContext = {
+  return {
     probe: new Probe(plugin),
     cloud,
     hostGet: (url) => plugin.hostGet(url, probeTimeoutMs),
-    credentialWarnings: options.credentialsFile ? warnings : undefined,
+    credentialWarnings,
     fixture: options.fixture,
     description: plugin.description,
     declared: plugin.capabilities,
@@ -115,16 +142,6 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       routeCreated: false,
     },
   };
-  try {
-    for (const check of CHECKS) results.push(await runCheck(check, ctx));
-    for (const check of finalChecks) results.push(await runCheck(check, ctx));
-    // Leave the vendor's cloud as it was, even after failures (errors here are not the plugin's verdict).
-    await cleanUpLoadBalancer(ctx).catch(() => undefined);
-    await cleanUpRoute(ctx).catch(() => undefined);
-  } finally {
-    await plugin.close();
-  }
-  return report(plugin.description, results);
 }
 
 async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
