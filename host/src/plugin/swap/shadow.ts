@@ -6,9 +6,10 @@ import { isProviderError } from '../../cloudprovider/errors.ts';
 import type { Provider } from '../../cloudprovider/provider.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { ShadowPolicy } from '../config/types.ts';
+import type { ShadowMethod } from './forwarders.generated.ts';
 import type { Settled } from './settled.ts';
 
-export type ShadowMethod = 'instanceMetadata' | 'getLoadBalancer';
+export type { ShadowMethod };
 
 export interface ShadowSummary {
   compared: number;
