@@ -3,10 +3,7 @@
 import { HttpMethod } from '../../kube/client/http-method.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isConflict } from '../../kube/client/errors.ts';
-import type { Wire } from '../../kube/client/wire.ts';
-import type { V1Node } from '@kubernetes/client-node';
-
-export type WireNode = Wire<V1Node>;
+import type { WireNode } from './wire-objects.ts';
 
 const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
 const CONFLICT_RETRIES = 10;

@@ -10,7 +10,7 @@ import type { Informer } from '../../kube/informer/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { CIDR } from '../../net/cidr.ts';
 import type { NodeAddress } from '../../abi/index.ts';
-import type { WireNode } from '../framework/node-updates.ts';
+import type { WireNode } from '../framework/wire-objects.ts';
 import { runPeriodically, runWorkers } from '../framework/workers.ts';
 import type { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import { ROUTES_KEY, routeEventQueue } from './watch-trigger.ts';

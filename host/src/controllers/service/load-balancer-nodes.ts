@@ -10,7 +10,7 @@ import { type EventHandlers, isTombstone } from '../../kube/informer/informer.ts
 import { withCachedJSON } from '../../abi/cached-json.ts';
 import type { Node } from '../../abi/index.ts';
 import { toABINode } from '../convert.ts';
-import type { WireNode } from '../framework/node-updates.ts';
+import type { WireNode } from '../framework/wire-objects.ts';
 import { nodeIncludedInLoadBalancers } from './rules.ts';
 
 /** What the set needs of the Node informer. */

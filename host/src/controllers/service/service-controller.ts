@@ -14,7 +14,7 @@ import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Node, Service } from '../../abi/index.ts';
 import { toABIService } from '../convert.ts';
-import type { WireNode } from '../framework/node-updates.ts';
+import type { WireNode, WireService } from '../framework/wire-objects.ts';
 import { runWorkers } from '../framework/workers.ts';
 import { LoadBalancerNodeSet } from './load-balancer-nodes.ts';
 import { serviceControllerMetrics } from './metrics.ts';
@@ -27,7 +27,7 @@ import {
   nodeChangeAffectsLoadBalancers,
   wantsLoadBalancer,
 } from './rules.ts';
-import { addFinalizer, patchLoadBalancerStatus, removeFinalizer, type WireService } from './service-updates.ts';
+import { addFinalizer, patchLoadBalancerStatus, removeFinalizer } from './service-updates.ts';
 
 export interface ServiceControllerOptions {
   client: KubeClient;

@@ -1,7 +1,7 @@
 // The watch-based route reconciliation gate: which node events trigger a reconciliation, and how often.
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { WireNode } from '../../../../host/src/controllers/framework/node-updates.ts';
+import type { WireNode } from '../../../../host/src/controllers/framework/wire-objects.ts';
 import {
   RouteController,
   type RouteControllerOptions,

@@ -1,7 +1,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { toABINode } from '../../../../host/src/controllers/convert.ts';
-import type { WireNode } from '../../../../host/src/controllers/framework/node-updates.ts';
+import type { WireNode } from '../../../../host/src/controllers/framework/wire-objects.ts';
 import { LoadBalancerNodeSet } from '../../../../host/src/controllers/service/load-balancer-nodes.ts';
 import { nodeIncludedInLoadBalancers, nodeSetKey } from '../../../../host/src/controllers/service/rules.ts';
 import type { EventHandlers } from '../../../../host/src/kube/informer/informer.ts';
