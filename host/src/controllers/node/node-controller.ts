@@ -17,7 +17,6 @@ import { instanceMetadata } from './cloud-instances.ts';
 import { applyInitialization, hasCloudTaint, planInitialization } from './initialization.ts';
 import { betaToGALabels } from './labels.ts';
 import { nodeControllerMetrics } from './metrics.ts';
-import type { V1Node } from '@kubernetes/client-node';
 import type { InstanceMetadata } from '../../abi/index.ts';
 
 export interface CloudNodeControllerOptions {
@@ -80,7 +79,7 @@ export class CloudNodeController {
       await this.reconcileLabels(cached);
       return;
     }
-    const meta = await instanceMetadata(this.o.provider, toABINode(cached as V1Node));
+    const meta = await instanceMetadata(this.o.provider, toABINode(cached));
     // Throws (node stays tainted, requeued with backoff) on an empty providerID or an unknown provided-node-ip.
     const plan = planInitialization(cached, meta);
     for (const d of plan.droppedLabels) {
@@ -155,7 +154,7 @@ export class CloudNodeController {
       while (next < nodes.length) {
         const node = nodes[next++] as WireNode;
         try {
-          const meta = await instanceMetadata(this.o.provider, toABINode(node as V1Node));
+          const meta = await instanceMetadata(this.o.provider, toABINode(node));
           await this.updateNodeAddress(node, meta);
           await this.reconcileLabels(node);
         } catch (err) {

@@ -1,7 +1,6 @@
 // cloud-node-lifecycle controller (upstream controllers/nodelifecycle): every --node-monitor-period, looks at every
 // Node; a Ready node loses the shutdown taint; a node that is not Ready is deleted when its instance is gone
 // from the cloud, and gets the shutdown taint when its instance is shut down.
-import type { V1Node } from '@kubernetes/client-node';
 import type { Provider } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isNotFound } from '../../kube/client/errors.ts';
@@ -68,7 +67,7 @@ export class CloudNodeLifecycleController {
       if (hasShutdownTaint(node)) await this.setShutdownTaint(name, false);
       return;
     }
-    const abiNode = toABINode(node as V1Node);
+    const abiNode = toABINode(node);
     let exists: boolean;
     try {
       exists = await instanceExists(this.o.provider, abiNode);

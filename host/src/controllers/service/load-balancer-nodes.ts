@@ -4,7 +4,6 @@
 // hashed) only when a load balancer next needs the list (or the set's identity): while no Service has a load
 // balancer, a burst of node initializations converts and hashes none.
 import { hash } from 'node:crypto';
-import type { V1Node } from '@kubernetes/client-node';
 import { objectKey } from '../../kube/client/wire.ts';
 import { type EventHandlers, isTombstone } from '../../kube/informer/informer.ts';
 import { withCachedJSON } from '../../abi/cached-json.ts';
@@ -106,7 +105,7 @@ export class LoadBalancerNodeSet {
       entry = { member: undefined, hashed: undefined, abi: undefined, json: undefined };
       this.entries.set(key, entry);
     }
-    const included = nodeIncludedInLoadBalancers(node as V1Node);
+    const included = nodeIncludedInLoadBalancers(node);
     this.setMember(entry, included ? `${node.metadata?.name ?? ''}=${node.spec?.providerID ?? ''}` : undefined);
     if (included) {
       this.unconverted.set(entry, node);
@@ -124,7 +123,7 @@ export class LoadBalancerNodeSet {
 
   private convertPending(): void {
     for (const [entry, node] of this.unconverted) {
-      const abi = toABINode(node as V1Node);
+      const abi = toABINode(node);
       const json = JSON.stringify(abi);
       // Most node updates (conditions, heartbeats) leave the ABI form as it was: the cached list stays valid then.
       if (json === entry.json) continue;

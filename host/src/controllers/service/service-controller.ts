@@ -1,7 +1,7 @@
 // service controller (upstream controllers/service/controller.go): ensures a cloud load balancer for every
 // Service of type LoadBalancer it serves, keeps its backends in step with the node set, and removes it (then the
 // cleanup finalizer) when the Service goes away or stops wanting one.
-import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
+import type { V1LoadBalancerStatus } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { isImplementedElsewhere, type LoadBalancer, type LoadBalancerStatus } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
@@ -87,12 +87,12 @@ export class ServiceController {
     options.services.addEventHandler(
       {
         onAdd: (svc) => {
-          if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
+          if (wantsLoadBalancer(svc, this.classes) || needsCleanup(svc)) {
             this.queue.add(objectKey(svc));
           }
         },
         onUpdate: (old, svc) => {
-          if (needsUpdate(old as V1Service, svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
+          if (needsUpdate(old, svc, this.classes) || needsCleanup(svc)) {
             this.queue.add(objectKey(svc));
           }
         },
@@ -107,7 +107,7 @@ export class ServiceController {
           if (!initial) this.nodeQueue.add(NODE_SYNC_KEY);
         },
         onUpdate: (old, node) => {
-          if (nodeChangeAffectsLoadBalancers(old as V1Node, node as V1Node)) this.nodeQueue.add(NODE_SYNC_KEY);
+          if (nodeChangeAffectsLoadBalancers(old, node)) this.nodeQueue.add(NODE_SYNC_KEY);
         },
         onDelete: () => this.nodeQueue.add(NODE_SYNC_KEY),
       },
@@ -171,9 +171,9 @@ export class ServiceController {
   /** Resolves true when the load balancer was deleted. */
   private async syncLoadBalancerIfNeeded(svc: WireService): Promise<boolean> {
     const previousStatus = svc.status?.loadBalancer;
-    const abiService = toABIService(svc as V1Service);
+    const abiService = toABIService(svc);
     const cluster = this.o.clusterName;
-    if (!wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
+    if (!wantsLoadBalancer(svc, this.classes) || needsCleanup(svc)) {
       await this.deleteLoadBalancer(svc, abiService);
       await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, { ingress: [] }));
       return true;
@@ -181,7 +181,7 @@ export class ServiceController {
     this.requireFreshLease();
     this.o.recorder.recordEvent(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
     // The finalizer goes on before the first cloud call, so a load balancer can never outlive its Service.
-    if (!hasCleanupFinalizer(svc as V1Service)) {
+    if (!hasCleanupFinalizer(svc)) {
       await step('failed to add load balancer cleanup finalizer', addFinalizer(this.o.client, svc));
     }
     const nodes = this.nodeSet.nodes();
@@ -222,7 +222,7 @@ export class ServiceController {
         if (!isImplementedElsewhere(err)) throw new SyncStepError('failed to delete load balancer', err);
       }
     }
-    if (hasCleanupFinalizer(svc as V1Service)) {
+    if (hasCleanupFinalizer(svc)) {
       await step(
         'failed to remove load balancer cleanup finalizer',
         this.ignoreNotFound(removeFinalizer(this.o.client, svc)),
@@ -252,7 +252,7 @@ export class ServiceController {
           : {}),
       })),
     };
-    if (loadBalancerStatusEqual(previous as V1LoadBalancerStatus | undefined, wire as V1LoadBalancerStatus)) return;
+    if (loadBalancerStatusEqual(previous, wire)) return;
     await this.ignoreNotFound(patchLoadBalancerStatus(this.o.client, svc, wire));
   }
 
@@ -267,11 +267,11 @@ export class ServiceController {
   }
 
   private async deleteStaleLoadBalancer(old: WireService): Promise<void> {
-    if (!wantsLoadBalancer(old as V1Service, this.classes)) return;
+    if (!wantsLoadBalancer(old, this.classes)) return;
     this.requireFreshLease();
     this.o.recorder.recordEvent(old, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
     try {
-      await this.o.balancer.ensureLoadBalancerDeleted(this.o.clusterName, toABIService(old as V1Service));
+      await this.o.balancer.ensureLoadBalancerDeleted(this.o.clusterName, toABIService(old));
     } catch (err) {
       this.o.recorder.recordEvent(
         old,
@@ -298,7 +298,7 @@ export class ServiceController {
       const last = this.lastSyncedNodes.get(objectKey(s));
       // Not yet ensured (no record): its full sync will pass the current nodes.
       if (last === undefined || last === setKey) return false;
-      return wantsLoadBalancer(s as V1Service, this.classes) && !needsCleanup(s as V1Service);
+      return wantsLoadBalancer(s, this.classes) && !needsCleanup(s);
     });
     // Taken with the identity, before any await: the nodes given are the set recorded as given.
     const abiNodes = services.length > 0 ? this.nodeSet.nodes() : [];
@@ -329,7 +329,7 @@ export class ServiceController {
   private async updateLoadBalancerHosts(svc: WireService, nodes: Node[]): Promise<void> {
     this.requireFreshLease();
     const started = performance.now();
-    const abiService = toABIService(svc as V1Service);
+    const abiService = toABIService(svc);
     try {
       this.metrics.loadBalancerSync.inc();
       await this.o.balancer.updateLoadBalancer(this.o.clusterName, abiService, nodes);
