@@ -62,7 +62,7 @@ export class ServiceController {
   readonly name = 'service';
   readonly queue: RateLimitingQueue<string>;
   readonly nodeQueue: RateLimitingQueue<string>;
-  private readonly o: ServiceControllerOptions;
+  private readonly options: ServiceControllerOptions;
   private readonly log: Logger;
   private readonly metrics;
   private readonly classes: ReadonlySet<string>;
@@ -73,7 +73,7 @@ export class ServiceController {
   private readonly nodeSet: LoadBalancerNodeSet;
 
   constructor(options: ServiceControllerOptions) {
-    this.o = options;
+    this.options = options;
     this.log = options.logger.child({ controller: 'service' });
     this.metrics = serviceControllerMetrics(options.registry);
     this.classes = options.classes ?? new Set();
@@ -127,18 +127,24 @@ export class ServiceController {
     // No periodic node sync: upstream has none (its Node handler's resync changes nothing); node events and full
     // syncs of Services keep the load balancers' node sets.
     await Promise.all([
-      runWorkers({ queue: this.queue, workers: this.o.workers, sync: (k) => this.syncService(k), logger: this.log }),
+      runWorkers({
+        queue: this.queue,
+        workers: this.options.workers,
+        sync: (k) => this.syncService(k),
+        logger: this.log,
+      }),
       runWorkers({ queue: this.nodeQueue, workers: 1, sync: () => this.nodeSync(), logger: this.log }),
     ]);
   }
 
   private requireFreshLease(): void {
-    if (!this.o.leaseFresh()) throw new LeaseNotFreshError('the leader lease is not fresh; not touching the cloud');
+    if (!this.options.leaseFresh())
+      throw new LeaseNotFreshError('the leader lease is not fresh; not touching the cloud');
   }
 
   /** One Service: ensure, or clean up. */
   async syncService(key: string): Promise<void> {
-    const svc = this.o.services.cache.get(key);
+    const svc = this.options.services.cache.get(key);
     const previous = this.seen.get(key);
     if (!svc) {
       // Gone from the cluster while its key was queued (a retry, or an update just before the deletion). With the
@@ -163,7 +169,12 @@ export class ServiceController {
       }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      this.o.recorder.recordEvent(svc, 'Warning', 'SyncLoadBalancerFailed', `Error syncing load balancer: ${message}`);
+      this.options.recorder.recordEvent(
+        svc,
+        'Warning',
+        'SyncLoadBalancerFailed',
+        `Error syncing load balancer: ${message}`,
+      );
       throw err;
     }
   }
@@ -172,17 +183,17 @@ export class ServiceController {
   private async syncLoadBalancerIfNeeded(svc: WireService): Promise<boolean> {
     const previousStatus = svc.status?.loadBalancer;
     const abiService = toABIService(svc);
-    const cluster = this.o.clusterName;
+    const cluster = this.options.clusterName;
     if (!wantsLoadBalancer(svc, this.classes) || needsCleanup(svc)) {
       await this.deleteLoadBalancer(svc, abiService);
       await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, { ingress: [] }));
       return true;
     }
     this.requireFreshLease();
-    this.o.recorder.recordEvent(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
+    this.options.recorder.recordEvent(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
     // The finalizer goes on before the first cloud call, so a load balancer can never outlive its Service.
     if (!hasCleanupFinalizer(svc)) {
-      await step('failed to add load balancer cleanup finalizer', addFinalizer(this.o.client, svc));
+      await step('failed to add load balancer cleanup finalizer', addFinalizer(this.options.client, svc));
     }
     const nodes = this.nodeSet.nodes();
     if (nodes.length === 0) {
@@ -192,7 +203,7 @@ export class ServiceController {
     let status: LoadBalancerStatus;
     try {
       this.metrics.loadBalancerSync.inc();
-      status = await this.o.balancer.ensureLoadBalancer(cluster, abiService, nodes);
+      status = await this.options.balancer.ensureLoadBalancer(cluster, abiService, nodes);
     } catch (err) {
       if (isImplementedElsewhere(err)) {
         this.log.debug('load balancer implemented by a different controller', { service: objectKey(svc) });
@@ -200,23 +211,23 @@ export class ServiceController {
       }
       throw new Error(`failed to ensure load balancer: ${(err as Error).message}`, { cause: err });
     }
-    this.o.recorder.recordEvent(svc, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
+    this.options.recorder.recordEvent(svc, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
     await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, status));
     return false;
   }
 
   /** The delete half of upstream's syncLoadBalancerIfNeeded; its errors are worded and wrapped as upstream's. */
   private async deleteLoadBalancer(svc: WireService, abiService: Service): Promise<void> {
-    const cluster = this.o.clusterName;
+    const cluster = this.options.clusterName;
     const { exists } = await step(
       'failed to check if load balancer exists before cleanup',
-      this.o.balancer.getLoadBalancer(cluster, abiService),
+      this.options.balancer.getLoadBalancer(cluster, abiService),
     );
     if (exists) {
       this.requireFreshLease();
-      this.o.recorder.recordEvent(svc, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
+      this.options.recorder.recordEvent(svc, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
       try {
-        await this.o.balancer.ensureLoadBalancerDeleted(cluster, abiService);
+        await this.options.balancer.ensureLoadBalancerDeleted(cluster, abiService);
       } catch (err) {
         // Upstream ignores ImplementedElsewhere here too, and goes on to remove the finalizer.
         if (!isImplementedElsewhere(err)) throw new SyncStepError('failed to delete load balancer', err);
@@ -225,10 +236,10 @@ export class ServiceController {
     if (hasCleanupFinalizer(svc)) {
       await step(
         'failed to remove load balancer cleanup finalizer',
-        this.ignoreNotFound(removeFinalizer(this.o.client, svc)),
+        this.ignoreNotFound(removeFinalizer(this.options.client, svc)),
       );
     }
-    this.o.recorder.recordEvent(svc, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
+    this.options.recorder.recordEvent(svc, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
   }
 
   private async writeStatus(
@@ -253,7 +264,7 @@ export class ServiceController {
       })),
     };
     if (loadBalancerStatusEqual(previous, wire)) return;
-    await this.ignoreNotFound(patchLoadBalancerStatus(this.o.client, svc, wire));
+    await this.ignoreNotFound(patchLoadBalancerStatus(this.options.client, svc, wire));
   }
 
   private async ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
@@ -269,11 +280,11 @@ export class ServiceController {
   private async deleteStaleLoadBalancer(old: WireService): Promise<void> {
     if (!wantsLoadBalancer(old, this.classes)) return;
     this.requireFreshLease();
-    this.o.recorder.recordEvent(old, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
+    this.options.recorder.recordEvent(old, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
     try {
-      await this.o.balancer.ensureLoadBalancerDeleted(this.o.clusterName, toABIService(old));
+      await this.options.balancer.ensureLoadBalancerDeleted(this.options.clusterName, toABIService(old));
     } catch (err) {
-      this.o.recorder.recordEvent(
+      this.options.recorder.recordEvent(
         old,
         'Warning',
         'DeleteLoadBalancerFailed',
@@ -281,7 +292,7 @@ export class ServiceController {
       );
       throw err;
     }
-    this.o.recorder.recordEvent(old, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
+    this.options.recorder.recordEvent(old, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
   }
 
   /** Re-checks every served load balancer's node set; updates those whose set changed. */
@@ -294,7 +305,7 @@ export class ServiceController {
 
   private async updateChangedNodeSets(): Promise<void> {
     const setKey = this.nodeSet.identity();
-    const services = this.o.services.cache.list().filter((s) => {
+    const services = this.options.services.cache.list().filter((s) => {
       const last = this.lastSyncedNodes.get(objectKey(s));
       // Not yet ensured (no record): its full sync will pass the current nodes.
       if (last === undefined || last === setKey) return false;
@@ -323,7 +334,7 @@ export class ServiceController {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, this.o.workers) }, worker));
+    await Promise.all(Array.from({ length: Math.max(1, this.options.workers) }, worker));
   }
 
   private async updateLoadBalancerHosts(svc: WireService, nodes: Node[]): Promise<void> {
@@ -332,16 +343,16 @@ export class ServiceController {
     const abiService = toABIService(svc);
     try {
       this.metrics.loadBalancerSync.inc();
-      await this.o.balancer.updateLoadBalancer(this.o.clusterName, abiService, nodes);
+      await this.options.balancer.updateLoadBalancer(this.options.clusterName, abiService, nodes);
     } catch (err) {
       if (isImplementedElsewhere(err)) return;
       // Only an error if the load balancer still exists.
-      const { exists } = await this.o.balancer
-        .getLoadBalancer(this.o.clusterName, abiService)
+      const { exists } = await this.options.balancer
+        .getLoadBalancer(this.options.clusterName, abiService)
         .catch(() => ({ exists: true }));
       if (!exists) return;
       const names = nodes.map((n) => n.name).slice(0, 20);
-      this.o.recorder.recordEvent(
+      this.options.recorder.recordEvent(
         svc,
         'Warning',
         'UpdateLoadBalancerFailed',
@@ -354,12 +365,12 @@ export class ServiceController {
     if (nodes.length === 0) {
       this.warnNoNodes(svc);
     } else {
-      this.o.recorder.recordEvent(svc, 'Normal', 'UpdatedLoadBalancer', 'Updated load balancer with new hosts');
+      this.options.recorder.recordEvent(svc, 'Normal', 'UpdatedLoadBalancer', 'Updated load balancer with new hosts');
     }
   }
 
   private warnNoNodes(svc: WireService): void {
-    this.o.recorder.recordEvent(
+    this.options.recorder.recordEvent(
       svc,
       'Warning',
       'UnAvailableLoadBalancer',
