@@ -8,7 +8,7 @@ import {
 } from '../../../../host/src/controllers/route/route-controller.ts';
 import { routesAffected } from '../../../../host/src/controllers/route/watch-trigger.ts';
 import type { EventHandlers } from '../../../../host/src/kube/informer/informer.ts';
-import { FakeClock, flushMicrotasks } from '../../../../host/src/kube/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../../support/fake-clock.ts';
 import { silentLogger } from '../../../../host/src/log/logger.ts';
 import { parseClusterCIDRs } from '../../../../host/src/net/cidr.ts';
 import { FakeProvider } from '../../../support/fake-provider.ts';
