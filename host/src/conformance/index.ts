@@ -65,8 +65,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       clusterName: options.fixture.clusterName,
       allowedHosts: options.allowedHosts ?? [],
       credentials: options.credentialsFile ? { file: options.credentialsFile, reloadIntervalMs: 0 } : undefined,
-      // One instance: the checks run one call at a time, and a spare would only slow the start.
-      pool: { size: 1, spares: 0 },
+      // One instance: the checks run one call at a time, and more would only slow the start.
+      pool: { size: 1 },
       limits: options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : undefined,
       logger: options.logger,
     });

@@ -14,7 +14,7 @@ const loseDuringCall = (instance: FakeInstance): Promise<never> => {
 
 describe('instance pool with stopping workers', () => {
   it('replaces a lost instance at once while its worker stops, up to size stopping workers', async () => {
-    const { pool, started } = makePool({ size: 1, spares: 0 });
+    const { pool, started } = makePool({ size: 1 });
     await pool.fill();
     await expect(pool.use(loseDuringCall, 1000)).rejects.toThrow('deadline');
     // The replacement starts without waiting for the first worker to exit, and serves.
@@ -33,7 +33,7 @@ describe('instance pool with stopping workers', () => {
   });
 
   it('counts a lost instance whose exit came before its call ended as gone, not stopping', async () => {
-    const { pool, started } = makePool({ size: 1, spares: 0 });
+    const { pool, started } = makePool({ size: 1 });
     await pool.fill();
     await expect(
       pool.use(async (i) => {

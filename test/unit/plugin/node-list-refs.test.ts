@@ -157,7 +157,6 @@ describe('LoadedPlugin with kept node lists', () => {
     const { logger, records } = recordingLogger();
     const pool = new InstancePool<FakeInstance>({
       size: 1,
-      spares: 0,
       logger,
       onRestart: () => {},
       restartBackoffMs: 1,

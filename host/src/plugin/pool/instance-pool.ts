@@ -1,8 +1,8 @@
 // An elastic set of plugin instances. An instance serves one call at a time; at most `size` calls run concurrently
-// and further callers queue. The pool keeps only what the load needs: the instances busy (at least `minInstances`)
-// plus `spares` idle ones ready to take the next call at once, never more than size + spares. Each plugin instance is
-// a worker thread of ~20 MB resident, so an idle CCM keeps minInstances + spares of them, not size + spares.
-// Instances above that level that sit idle for `idleTimeoutMs` are stopped (oldest first).
+// and further callers queue. The pool keeps only what the load needs: one instance per call running or queued, at
+// least `minInstances` and never more than `size`. Each plugin instance is a worker thread of ~20 MB resident, so an
+// idle CCM keeps minInstances of them, not size. Instances above that level that sit idle for `idleTimeoutMs` are
+// stopped (oldest first).
 // When an instance is lost (deadline, trap, crash, limit) an idle one takes the next call at once and a replacement
 // starts in the background, with backoff when starting fails. A lost instance's worker may take a while to stop (V8
 // acts on a termination request only at certain points of the guest's code): up to `size` such stopping workers are
@@ -29,11 +29,9 @@ export type InstanceStarter<I> = (onExit: InstanceExitListener<I>) => Promise<I>
 export interface InstancePoolOptions<I extends PoolInstance> {
   /** Most calls served concurrently. */
   size: number;
-  /** Idle instances kept ready beyond those busy, to take the next call (or a lost one's successor) at once. */
-  spares: number;
-  /** Instances kept however idle the pool is, spares not counted (1 to size). Default 1. */
+  /** Instances kept however idle the pool is (1 to size). Default 1. */
   minInstances?: number;
-  /** Instances above minInstances + spares idle this long are stopped. Default 60 s; Infinity never shrinks. */
+  /** Instances above minInstances idle this long are stopped. Default 60 s; Infinity never shrinks. */
   idleTimeoutMs?: number;
   start: InstanceStarter<I>;
   logger: Logger;
@@ -114,7 +112,7 @@ export class InstancePool<I extends PoolInstance> {
   }
 
   /**
-   * Starts instances up to what the pool wants now (at rest: minInstances + spares); resolves when they and any
+   * Starts instances up to what the pool wants now (at rest: minInstances); resolves when they and any
    * started earlier are ready, rejects if one fails to start.
    */
   async fill(): Promise<void> {
@@ -155,10 +153,9 @@ export class InstancePool<I extends PoolInstance> {
     await Promise.all(all.map((i) => i.terminate('closed', 'pool closed')));
   }
 
-  /** Instances wanted now: one per call running or waiting (at least minInstances, at most size), plus spares. */
+  /** Instances wanted now: one per call running or waiting, at least minInstances, at most size. */
   get #desired(): number {
-    const demand = Math.min(this.#options.size, Math.max(this.#minInstances, this.#busy.size + this.#waiters.length));
-    return demand + this.#options.spares;
+    return Math.min(this.#options.size, Math.max(this.#minInstances, this.#busy.size + this.#waiters.length));
   }
 
   get #count(): number {
@@ -170,7 +167,7 @@ export class InstancePool<I extends PoolInstance> {
     if (this.#closed) return Promise.reject(new PoolClosedError('the plugin is shut down'));
     const ready = this.#takeIdle();
     if (ready !== undefined) {
-      // Taking an idle instance may have used up the spares: start the next one before it is needed.
+      // The pool may still be below what it wants (a replacement not started yet): top it up.
       this.#refill();
       return Promise.resolve(ready);
     }
@@ -288,7 +285,7 @@ export class InstancePool<I extends PoolInstance> {
       void oldest.terminate('closed', 'idle beyond the pool minimum');
     }
     // Back at the resting level (not just at what calls still running need): the burst is over.
-    if (stopped > 0 && this.#count <= this.#minInstances + this.#options.spares) {
+    if (stopped > 0 && this.#count <= this.#minInstances) {
       (this.#options.onShrunk ?? (() => processMemoryReleaser.request()))();
     }
   }

@@ -101,7 +101,6 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
 
   const pool = new InstancePool<PluginInstance>({
     size: options.pool?.size ?? 2,
-    spares: options.pool?.spares ?? 0,
     minInstances: options.pool?.minInstances,
     idleTimeoutMs: options.pool?.idleTimeoutMs,
     logger: delegatingLogger(() => logger),

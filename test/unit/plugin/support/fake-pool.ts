@@ -45,7 +45,6 @@ export function makePool(options: Partial<InstancePoolOptions<FakeInstance>> & {
   let failures = options.failStarts ?? 0;
   const pool = new InstancePool<FakeInstance>({
     size: 2,
-    spares: 1,
     logger: recordingLogger().logger,
     onRestart: (cause) => restarts.push(cause),
     onShrunk: () => shrunk.push(started.filter((i) => i.alive).length),
