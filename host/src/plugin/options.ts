@@ -88,7 +88,7 @@ export interface PluginLoadOptions {
   /**
    * Instances serving calls concurrently (default 2); the fewest kept when idle (default 1: an idle CCM keeps one
    * worker thread, and a call that finds every instance busy waits for one to start or to finish); and how long an
-   * instance above that level may idle before it is stopped (default 60 s). See pool/instance-pool.ts.
+   * instance above that level may idle before it is stopped (default 60 s). See instance/instance-set.ts.
    */
   pool?: { size?: number; minInstances?: number | undefined; idleTimeoutMs?: number | undefined };
   limits?: Partial<PluginLimits>;

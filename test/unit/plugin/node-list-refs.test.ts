@@ -4,7 +4,7 @@ import type { DescribeResponse, Node, Service } from '../../../host/src/abi/inde
 import { InstanceCallError } from '../../../host/src/plugin/instance/instance-errors.ts';
 import type { ExitCause, PluginInstance } from '../../../host/src/plugin/instance/plugin-instance.ts';
 import { DEFAULT_LIMITS } from '../../../host/src/plugin/options.ts';
-import { type InstanceExitListener, InstancePool } from '../../../host/src/plugin/pool/instance-pool.ts';
+import { type InstanceExitListener, InstanceSet } from '../../../host/src/plugin/instance/instance-set.ts';
 import { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { NodeListRefs } from '../../../host/src/plugin/runtime/node-list-refs.ts';
 import { recordingLogger } from './support/recording-logger.ts';
@@ -155,7 +155,7 @@ describe('LoadedPlugin with kept node lists', () => {
     const instances: FakeInstance[] = [];
     const resends = { count: 0 };
     const { logger, records } = recordingLogger();
-    const pool = new InstancePool<FakeInstance>({
+    const pool = new InstanceSet<FakeInstance>({
       size: 1,
       logger,
       onRestart: () => {},
@@ -177,7 +177,7 @@ describe('LoadedPlugin with kept node lists', () => {
       description,
       sha256: '',
       capabilities: new Set(['loadBalancer']),
-      pool: pool as unknown as InstancePool<PluginInstance>,
+      instances: pool as unknown as InstanceSet<PluginInstance>,
       limits: { ...DEFAULT_LIMITS, callTimeoutMs: 1000, startTimeoutMs: 1000 },
       metrics: { observeCall() {}, instanceRestarted() {}, keptListResent: () => resends.count++ },
       logger,

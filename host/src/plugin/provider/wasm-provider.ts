@@ -10,7 +10,7 @@ import { PLUGIN_CAPABILITIES, type PluginCall } from './capabilities.generated.t
 export class WasmProvider extends CapabilitySetProvider {
   readonly plugin: LoadedPlugin;
 
-  /** Loads, checks and initializes the plugin, and starts its instance pool. */
+  /** Loads, checks and initializes the plugin, and starts its instance set. */
   static async load(options: PluginLoadOptions): Promise<WasmProvider> {
     return new WasmProvider(await loadPlugin(options));
   }

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InstancePool, PoolClosedError, PoolTimeoutError } from '../../../host/src/plugin/pool/instance-pool.ts';
-import { closePools, FakeInstance, hold, makePool } from './support/fake-pool.ts';
+import {
+  InstanceSet,
+  InstanceSetClosedError,
+  NoFreeInstanceError,
+} from '../../../host/src/plugin/instance/instance-set.ts';
+import { closePools, FakeInstance, hold, makePool } from './support/fake-instance-set.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
 afterEach(async () => {
@@ -8,7 +12,7 @@ afterEach(async () => {
   await closePools();
 });
 
-describe('instance pool', () => {
+describe('instance set', () => {
   it('serves up to size calls at once, queueing the rest', async () => {
     const { pool, started } = makePool({ minInstances: 2 });
     await pool.fill();
@@ -67,7 +71,7 @@ describe('instance pool', () => {
     await pool.fill();
     const gate = hold();
     const busy = pool.use(() => gate.held, 1000);
-    await expect(pool.use(async () => 1, 30)).rejects.toThrow(PoolTimeoutError);
+    await expect(pool.use(async () => 1, 30)).rejects.toThrow(NoFreeInstanceError);
     gate.release();
     await busy;
     expect(await pool.use(async () => 2, 30)).toBe(2);
@@ -108,14 +112,14 @@ describe('instance pool', () => {
     void pool.use(() => gate.held, 1000);
     const waiting = pool.use(async () => 1, 1000);
     await pool.close();
-    await expect(waiting).rejects.toThrow(PoolClosedError);
-    await expect(pool.use(async () => 1, 10)).rejects.toThrow(PoolClosedError);
+    await expect(waiting).rejects.toThrow(InstanceSetClosedError);
+    await expect(pool.use(async () => 1, 10)).rejects.toThrow(InstanceSetClosedError);
     expect(started.every((i) => !i.alive && i.cause === 'closed')).toBe(true);
     gate.release();
   });
 });
 
-describe('instance pool: elastic size', () => {
+describe('instance set: elastic size', () => {
   const live = (started: FakeInstance[]) => started.filter((i) => i.alive).length;
   // Lets the fake starts (5 ms each) finish under fake timers.
   const settle = (ms = 20) => vi.advanceTimersByTimeAsync(ms);
@@ -374,9 +378,9 @@ describe('instance pool: elastic size', () => {
 
   it('refuses a minInstances outside 1..size and a non-positive idle timeout', () => {
     const base = { logger: recordingLogger().logger, onRestart: () => {}, start: async () => never() };
-    expect(() => new InstancePool<FakeInstance>({ ...base, size: 2, minInstances: 3 })).toThrow(RangeError);
-    expect(() => new InstancePool<FakeInstance>({ ...base, size: 2, minInstances: 0 })).toThrow(RangeError);
-    expect(() => new InstancePool<FakeInstance>({ ...base, size: 2, idleTimeoutMs: 0 })).toThrow(RangeError);
+    expect(() => new InstanceSet<FakeInstance>({ ...base, size: 2, minInstances: 3 })).toThrow(RangeError);
+    expect(() => new InstanceSet<FakeInstance>({ ...base, size: 2, minInstances: 0 })).toThrow(RangeError);
+    expect(() => new InstanceSet<FakeInstance>({ ...base, size: 2, idleTimeoutMs: 0 })).toThrow(RangeError);
   });
 });
 
