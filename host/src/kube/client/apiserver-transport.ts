@@ -2,10 +2,10 @@
 // undici speaks HTTP/2 to a TLS apiserver when it can, and opening a node:http2 stream costs about twice the CPU of
 // writing an HTTP/1.1 request (the profile of a 1,000-Service burst had http2 stream setup as the kube client's
 // largest single cost).
-//   exchanges: the JSON requests, on a keep-alive pool (less than two thirds of undici's CPU per request);
+//   exchanges: the JSON requests, on a keep-alive pool (less CPU per request than undici: bench/http1-client.ts);
 //   watches:   a connection each, outside the pool, so long watches never hold a request's place;
 //   typed:     undici for client-node's generated typed clients (tests and tools), loaded only if used: the CCM
-//              itself never loads undici (~16 MB of resident memory with its llhttp Wasm parser).
+//              itself never loads undici (megabytes of resident memory with its llhttp Wasm parser).
 import type { Dispatcher } from 'undici';
 import type { CollectedResponse, CollectOptions } from '../../net/collect.ts';
 import { dispatchCollect } from '../../net/collect.ts';

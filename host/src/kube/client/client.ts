@@ -133,7 +133,8 @@ export class KubeClient {
   async request<T>(options: RequestOptions): Promise<T> {
     const method = options.method ?? HttpMethod.GET;
     // The connection pool's own timeouts (one sweep per pool) bound the wait for the head and then each pause in the
-    // body: an AbortSignal.timeout per request (plus AbortSignal.any with the caller's) cost more CPU than the rest of our per-request code.
+    // body: an AbortSignal.timeout per request (plus AbortSignal.any with the caller's) cost more CPU than the rest of
+    // our per-request code.
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const hasBody = options.body !== undefined;
     const ignore = options.ignoreResponse === true;
@@ -187,9 +188,10 @@ export class KubeClient {
   }
 
   /**
-   * The raw requests' transport: a keep-alive connection of the pool (apiserver-transport.ts), the answer collected whole.
-   * client-node's fetch path cost more than twice undici's CPU per request, and undici's over 1.5 times the pool's;
-   * at a few hundred requests per second this is the largest CPU cost of node initialization.
+   * The raw requests' transport: a keep-alive connection of the pool (apiserver-transport.ts), the answer collected
+   * whole. client-node's fetch path costs more CPU per request than undici, and undici more than the pool
+   * (bench/http1-client.ts); at a few hundred requests per second this is the largest CPU cost of node
+   * initialization.
    */
   private collect(
     method: HttpMethod,
