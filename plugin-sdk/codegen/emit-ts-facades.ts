@@ -25,7 +25,15 @@ function returnType(m: FacadeMethod): string {
   return r.kind === 'response' ? m.response : tsType(r.field.type);
 }
 
-const signature = (m: FacadeMethod): string => m.facade.params.map((p) => `${p.name}: ${tsType(p.type)}`).join(', ');
+// A list another request field refers to (refOf: ABI 1.2 kept lists) is taken as a KeptList, whose identity stands
+// for its content; the rest as their plain TypeScript types.
+function paramType(m: FacadeMethod, param: Field, model: AbiModel): string {
+  const kept = model.types.get(m.request)!.fields.some((f) => f.refOf === param.name);
+  return kept ? `KeptList<${tsType(param.type.kind === 'list' ? param.type.of : param.type)}>` : tsType(param.type);
+}
+
+const signature = (m: FacadeMethod, model: AbiModel): string =>
+  m.facade.params.map((p) => `${p.name}: ${paramType(m, p, model)}`).join(', ');
 const argumentNames = (m: FacadeMethod): string => m.facade.params.map((p) => p.name).join(', ');
 
 function methodDoc(m: FacadeMethod): string {
@@ -38,12 +46,14 @@ function methodDoc(m: FacadeMethod): string {
 export function emitCapabilityInterfaces(model: AbiModel): string {
   const used = new Set<string>();
   const blocks: string[] = [];
+  let keptLists = false;
   for (const capability of model.capabilities) {
     const methods = facadeMethods(model, capability).map((m) => {
       for (const p of m.facade.params) namedTypes(p.type, used);
+      keptLists ||= signature(m, model).includes('KeptList<');
       if (m.facade.returns.kind === 'response') used.add(m.response);
       if (m.facade.returns.kind === 'field') namedTypes(m.facade.returns.field.type, used);
-      return `${methodDoc(m)}  ${m.name}(${signature(m)}): Promise<${returnType(m)}>;`;
+      return `${methodDoc(m)}  ${m.name}(${signature(m, model)}): Promise<${returnType(m)}>;`;
     });
     const name = interfaceOf(capability);
     blocks.push(
@@ -53,7 +63,8 @@ export function emitCapabilityInterfaces(model: AbiModel): string {
   const index = model.capabilities.map((c) => `  ${c}: ${interfaceOf(c)};`).join('\n');
   return [
     HEADER,
-    `import type { ${[...used].sort().join(', ')} } from '../abi/index.ts';\n`,
+    `import type { ${[...used].sort().join(', ')} } from '../abi/index.ts';`,
+    keptLists ? `import type { KeptList } from '../abi/kept-list.ts';\n` : '',
     ...blocks,
     `/** Every capability's interface by the capability's name. */\nexport interface Capabilities {\n${index}\n}\n`,
   ].join('\n');

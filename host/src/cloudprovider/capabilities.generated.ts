@@ -10,6 +10,7 @@ import type {
   Service,
   Zone,
 } from '../abi/index.ts';
+import type { KeptList } from '../abi/kept-list.ts';
 
 /** The instancesV2 capability (upstream InstancesV2). */
 export interface InstancesV2 {
@@ -36,9 +37,9 @@ export interface LoadBalancer {
   getLoadBalancer(clusterName: string, service: Service): Promise<GetLoadBalancerResponse>;
   getLoadBalancerName(clusterName: string, service: Service): Promise<string>;
   /** May reject with ImplementedElsewhereError. */
-  ensureLoadBalancer(clusterName: string, service: Service, nodes: Node[]): Promise<LoadBalancerStatus>;
+  ensureLoadBalancer(clusterName: string, service: Service, nodes: KeptList<Node>): Promise<LoadBalancerStatus>;
   /** May reject with ImplementedElsewhereError. */
-  updateLoadBalancer(clusterName: string, service: Service, nodes: Node[]): Promise<void>;
+  updateLoadBalancer(clusterName: string, service: Service, nodes: KeptList<Node>): Promise<void>;
   /** Never rejects with ImplementedElsewhereError. */
   ensureLoadBalancerDeleted(clusterName: string, service: Service): Promise<void>;
 }

@@ -6,7 +6,7 @@
 import { hash } from 'node:crypto';
 import { objectKey } from '../../kube/client/wire.ts';
 import { type EventHandlers, isTombstone } from '../../kube/informer/informer.ts';
-import { withCachedJSON } from '../../abi/cached-json.ts';
+import { type KeptList, keptList } from '../../abi/kept-list.ts';
 import type { Node } from '../../abi/index.ts';
 import { toABINode } from '../convert.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
@@ -44,7 +44,7 @@ export class LoadBalancerNodeSet {
   /** Included entries whose latest node nodes() has not converted yet, with that node. */
   private readonly unconverted = new Map<Entry, WireNode>();
   private identityCache: { version: number; value: string } | undefined;
-  private listCache: { version: number; value: Node[] } | undefined;
+  private listCache: { version: number; value: KeptList<Node> } | undefined;
   /** Stops following the informer. */
   readonly detach: () => void;
 
@@ -77,12 +77,11 @@ export class LoadBalancerNodeSet {
   }
 
   /**
-   * The included nodes in ABI form. The same array is returned until an included node's ABI form changes; it and
-   * its nodes are frozen (a provider cannot corrupt what the next call gets) and it carries its serialization, so a
-   * Wasm call splices it in instead of re-serializing ~1 KB per node. Typed mutable only because the provider
-   * interface takes `Node[]`.
+   * The included nodes in ABI form, as a KeptList: the same list is returned until an included node's ABI form
+   * changes; it and its nodes are frozen (a provider cannot corrupt what the next call gets), a plugin keeps it
+   * across calls, and its serialization is made here once from the nodes' own, instead of ~1 KB per node per call.
    */
-  nodes(): Node[] {
+  nodes(): KeptList<Node> {
     this.convertPending();
     if (this.listCache?.version !== this.contentVersion) {
       const abis: Node[] = [];
@@ -92,7 +91,7 @@ export class LoadBalancerNodeSet {
         abis.push(entry.abi);
         texts.push(entry.json);
       }
-      const list = withCachedJSON(Object.freeze(abis), `[${texts.join(',')}]`) as Node[];
+      const list = keptList(abis, `[${texts.join(',')}]`);
       this.listCache = { version: this.contentVersion, value: list };
     }
     return this.listCache.value;

@@ -28,6 +28,7 @@ import {
   wantsLoadBalancer,
 } from './rules.ts';
 import { addFinalizer, patchLoadBalancerStatus, removeFinalizer } from './service-updates.ts';
+import { type KeptList, keptList } from '../../abi/kept-list.ts';
 
 export interface ServiceControllerOptions {
   client: KubeClient;
@@ -312,7 +313,7 @@ export class ServiceController {
       return wantsLoadBalancer(s, this.classes) && !needsCleanup(s);
     });
     // Taken with the identity, before any await: the nodes given are the set recorded as given.
-    const abiNodes = services.length > 0 ? this.nodeSet.nodes() : [];
+    const abiNodes = services.length > 0 ? this.nodeSet.nodes() : keptList<Node>([]);
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < services.length) {
@@ -337,7 +338,7 @@ export class ServiceController {
     await Promise.all(Array.from({ length: Math.max(1, this.options.workers) }, worker));
   }
 
-  private async updateLoadBalancerHosts(svc: WireService, nodes: Node[]): Promise<void> {
+  private async updateLoadBalancerHosts(svc: WireService, nodes: KeptList<Node>): Promise<void> {
     this.requireFreshLease();
     const started = performance.now();
     const abiService = toABIService(svc);
