@@ -3,19 +3,10 @@
 // `(impl, false)`). Methods take the trimmed objects of the provider ABI and reject with the errors of ./errors.ts.
 // Nothing here knows that providers are WebAssembly plugins. The capability interfaces are generated from the ABI
 // definition (plugin-sdk/abi/v1.json, `npm run gen:abi`), so a new ABI method appears here with no edit.
-import type {
-  GetLoadBalancerResponse,
-  InstanceMetadata,
-  LoadBalancerStatus,
-  Node,
-  NodeAddress,
-  Route,
-  Service,
-  Zone,
-} from '../abi/index.ts';
+import type { GetLoadBalancerResponse } from '../abi/index.ts';
 import type { Clusters, Instances, InstancesV2, LoadBalancer, Routes, Zones } from './capabilities.generated.ts';
 
-export type { InstanceMetadata, LoadBalancerStatus, Node, NodeAddress, Route, Service, Zone };
+export type { InstanceMetadata, LoadBalancerStatus, Node, NodeAddress, Route, Service, Zone } from '../abi/index.ts';
 export type {
   Capabilities,
   Clusters,

@@ -9,6 +9,7 @@ import { CAPABILITIES, type Capability, type MethodName } from '../../../host/sr
 import type { Provider } from '../../../host/src/cloudprovider/provider.ts';
 import { WasmProvider } from '../../../host/src/plugin/provider/wasm-provider.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
+import { IMPLEMENTATION_OF } from '../../../host/src/plugin/swap/forwarders.generated.ts';
 import { SwappableProvider } from '../../../host/src/plugin/swap/swappable-provider.ts';
 
 const model = loadModel();
@@ -50,19 +51,10 @@ function expectedAnswer(method: string, facade: Facade): unknown {
   return facade.returns.kind === 'response' ? response : response[facade.returns.field.name];
 }
 
-const ACCESSORS: Record<Capability, (p: Provider) => object | undefined> = {
-  instancesV2: (p) => p.instancesV2(),
-  instances: (p) => p.instances(),
-  loadBalancer: (p) => p.loadBalancer(),
-  routes: (p) => p.routes(),
-  zones: (p) => p.zones(),
-  clusters: (p) => p.clusters(),
-};
-
 function capabilityOf(provider: Provider, capability: Capability): Record<string, (...args: unknown[]) => unknown> {
-  const impl = ACCESSORS[capability](provider);
+  const impl = IMPLEMENTATION_OF[capability](provider);
   expect(impl, `${capability} is served`).toBeDefined();
-  return impl as Record<string, (...args: unknown[]) => unknown>;
+  return impl as unknown as Record<string, (...args: unknown[]) => unknown>;
 }
 
 function facades(): { wasm: WasmProvider; swappable: SwappableProvider; calls: Recorded[] } {
