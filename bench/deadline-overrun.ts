@@ -35,7 +35,7 @@ async function measure(name: keyof typeof GUESTS): Promise<GuestResult> {
   // The default limits: 256 MiB of linear memory, as a provider runs with.
   const plugin = await loadPlugin({
     source: { bytes: hostileModule({ body }), name: `${name}.wasm` },
-    pool: { size: 1, spares: 0 },
+    pool: { size: 1 },
     limits: { callTimeoutMs: DEADLINE_MS, queueTimeoutMs: 120_000 },
     registry,
   });

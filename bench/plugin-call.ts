@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   const plugin = await loadPlugin({
     source: { bytes: wasm, name: 'echo.wasm' },
     allowedHosts: [host],
-    pool: { size: 1, spares: 0 },
+    pool: { size: 1 },
   });
   const isolatedCaller: RawCaller = { call: (e, i) => plugin.callExport(e, i), close: async () => {} };
 

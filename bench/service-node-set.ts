@@ -11,9 +11,8 @@
 import { parseArgs } from 'node:util';
 import { Registry } from 'prom-client';
 import type { LoadBalancer } from '../host/src/cloudprovider/index.ts';
-import type { WireNode } from '../host/src/controllers/framework/node-updates.ts';
+import type { WireNode, WireService } from '../host/src/controllers/framework/wire-objects.ts';
 import { ServiceController } from '../host/src/controllers/service/service-controller.ts';
-import type { WireService } from '../host/src/controllers/service/service-updates.ts';
 import type { KubeClient } from '../host/src/kube/client/client.ts';
 import type { WatchEvent } from '../host/src/kube/client/watch.ts';
 import type { KubeObject } from '../host/src/kube/client/wire.ts';

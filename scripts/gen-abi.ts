@@ -5,6 +5,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
 import { emitAsExports, emitAsProvider, emitAsTypes } from '../plugin-sdk/codegen/emit-as.ts';
+import {
+  emitCapabilityInterfaces,
+  emitPluginCapabilities,
+  emitSwapForwarders,
+} from '../plugin-sdk/codegen/emit-ts-facades.ts';
 import { emitTsTypes } from '../plugin-sdk/codegen/emit-ts-types.ts';
 import { emitTsValidate } from '../plugin-sdk/codegen/emit-ts-validate.ts';
 import { type AbiModel, parseAbi } from '../plugin-sdk/codegen/model.ts';
@@ -18,6 +23,9 @@ type Emitter = (model: AbiModel) => string;
 const OUTPUTS: Record<string, Emitter> = {
   'host/src/abi/types.generated.ts': emitTsTypes,
   'host/src/abi/validate.generated.ts': emitTsValidate,
+  'host/src/cloudprovider/capabilities.generated.ts': emitCapabilityInterfaces,
+  'host/src/plugin/provider/capabilities.generated.ts': emitPluginCapabilities,
+  'host/src/plugin/swap/forwarders.generated.ts': emitSwapForwarders,
   'plugin-sdk/assembly/abi/types.generated.ts': emitAsTypes,
   'plugin-sdk/assembly/abi/provider.generated.ts': emitAsProvider,
   'plugin-sdk/assembly/abi/exports.generated.ts': emitAsExports,

@@ -56,7 +56,7 @@ export async function pluginOnDevcloud(instances: number, pluginPath?: string): 
       clusterName: 'kubernetes',
       allowedHosts: [host],
       credentials: { file: credentialsFile, reloadIntervalMs: 0 },
-      pool: { size: 1, spares: 0 },
+      pool: { size: 1 },
     });
   } catch (err) {
     await stopThread();

@@ -1,5 +1,6 @@
 // The ABI definition (plugin-sdk/abi/v1.json) parsed into a checked model the emitters walk. Everything that can be
 // wrong in the definition is reported here, so the emitters can assume a consistent model.
+import { FACADE_KEYS, type Facade, parseFacade } from './facade-model.ts';
 
 export type FieldType =
   | { kind: 'string' }
@@ -36,6 +37,8 @@ export interface MethodDef {
   request: string;
   response: string;
   mayBeImplementedElsewhere: boolean;
+  /** How the host's Provider facades call it; null for the methods of no capability. */
+  facade: Facade | null;
 }
 
 export interface HostFunctionDef {
@@ -130,6 +133,63 @@ function checkRefs(fields: readonly Field[], where: string): void {
   }
 }
 
+const METHOD_KEYS = [
+  'name',
+  'export',
+  'capability',
+  'request',
+  'response',
+  'mayBeImplementedElsewhere',
+  ...FACADE_KEYS,
+];
+
+function parseTypes(rawTypes: Record<string, unknown>, model: AbiModel): void {
+  const typeNames = new Set(Object.keys(rawTypes));
+  for (const name of typeNames) {
+    if (!IDENT.test(name)) fail(`types.${name}`, 'not an identifier');
+    if (model.enums.has(name) || SCALARS.has(name)) fail(`types.${name}`, 'clashes with an enum or scalar name');
+  }
+  for (const [name, raw] of Object.entries(rawTypes)) {
+    const def = record(raw, `types.${name}`);
+    const fields: Field[] = [];
+    for (const [fieldName, spec] of Object.entries(record(def.fields, `types.${name}.fields`))) {
+      const where = `types.${name}.fields.${fieldName}`;
+      if (!IDENT.test(fieldName)) fail(where, 'not an identifier');
+      fields.push(parseField(fieldName, spec, where, model, typeNames));
+    }
+    checkRefs(fields, `types.${name}.fields`);
+    model.types.set(name, { name, doc: def.doc === undefined ? '' : str(def.doc, `types.${name}.doc`), fields });
+  }
+}
+
+function parseMethod(raw: unknown, where: string, model: AbiModel): MethodDef {
+  const m = record(raw, where);
+  const unknown = Object.keys(m).find((key) => !METHOD_KEYS.includes(key));
+  if (unknown !== undefined) fail(where, `unknown key "${unknown}"`);
+  const name = str(m.name, `${where}.name`);
+  if (!IDENT.test(name) || model.methods.some((x) => x.name === name)) {
+    fail(where, `bad or duplicate method name "${name}"`);
+  }
+  const exportName = str(m.export, `${where}.export`);
+  if (!EXPORT.test(exportName) || exportName !== exportNameOf(name)) {
+    fail(where, `export "${exportName}" must be ${exportNameOf(name)}`);
+  }
+  const capability = m.capability === null ? null : str(m.capability, `${where}.capability`);
+  if (capability !== null && !model.capabilities.includes(capability)) fail(where, `unknown capability ${capability}`);
+  const request = str(m.request, `${where}.request`);
+  const response = str(m.response, `${where}.response`);
+  for (const t of [request, response]) if (!model.types.has(t)) fail(where, `unknown type ${t}`);
+  return {
+    name,
+    exportName,
+    capability,
+    request,
+    response,
+    mayBeImplementedElsewhere: m.mayBeImplementedElsewhere === true,
+    facade: parseFacade(m, { capability, request, response }, model.types, where),
+  };
+}
+
 export function parseAbi(json: unknown): AbiModel {
   const root = record(json, '(root)');
   const abi = record(root.abi, 'abi');
@@ -150,52 +210,11 @@ export function parseAbi(json: unknown): AbiModel {
     model.enums.set(name, strList(values, `enums.${name}`));
   }
 
-  const rawTypes = record(root.types, 'types');
-  const typeNames = new Set(Object.keys(rawTypes));
-  for (const name of typeNames) {
-    if (!IDENT.test(name)) fail(`types.${name}`, 'not an identifier');
-    if (model.enums.has(name) || SCALARS.has(name)) fail(`types.${name}`, 'clashes with an enum or scalar name');
-  }
-  for (const [name, raw] of Object.entries(rawTypes)) {
-    const def = record(raw, `types.${name}`);
-    const fields: Field[] = [];
-    for (const [fieldName, spec] of Object.entries(record(def.fields, `types.${name}.fields`))) {
-      const where = `types.${name}.fields.${fieldName}`;
-      if (!IDENT.test(fieldName)) fail(where, 'not an identifier');
-      fields.push(parseField(fieldName, spec, where, model, typeNames));
-    }
-    checkRefs(fields, `types.${name}.fields`);
-    model.types.set(name, { name, doc: def.doc === undefined ? '' : str(def.doc, `types.${name}.doc`), fields });
-  }
+  parseTypes(record(root.types, 'types'), model);
 
-  const seenMethods = new Set<string>();
   const rawMethods = root.methods;
   if (!Array.isArray(rawMethods)) fail('methods', 'expected a list');
-  rawMethods.forEach((raw, i) => {
-    const where = `methods[${i}]`;
-    const m = record(raw, where);
-    const name = str(m.name, `${where}.name`);
-    if (!IDENT.test(name) || seenMethods.has(name)) fail(where, `bad or duplicate method name "${name}"`);
-    seenMethods.add(name);
-    const exportName = str(m.export, `${where}.export`);
-    if (!EXPORT.test(exportName) || exportName !== exportNameOf(name)) {
-      fail(where, `export "${exportName}" must be ${exportNameOf(name)}`);
-    }
-    const capability = m.capability === null ? null : str(m.capability, `${where}.capability`);
-    if (capability !== null && !model.capabilities.includes(capability))
-      fail(where, `unknown capability ${capability}`);
-    const request = str(m.request, `${where}.request`);
-    const response = str(m.response, `${where}.response`);
-    for (const t of [request, response]) if (!typeNames.has(t)) fail(where, `unknown type ${t}`);
-    model.methods.push({
-      name,
-      exportName,
-      capability,
-      request,
-      response,
-      mayBeImplementedElsewhere: m.mayBeImplementedElsewhere === true,
-    });
-  });
+  rawMethods.forEach((raw, i) => model.methods.push(parseMethod(raw, `methods[${i}]`, model)));
   for (const cap of model.capabilities) {
     if (!model.methods.some((m) => m.capability === cap)) fail(`capabilities.${cap}`, 'has no methods');
   }
@@ -208,7 +227,7 @@ export function parseAbi(json: unknown): AbiModel {
     const opt = (key: string): string | null => {
       if (h[key] === undefined) return null;
       const t = str(h[key], `${where}.${key}`);
-      if (!typeNames.has(t)) fail(where, `unknown type ${t}`);
+      if (!model.types.has(t)) fail(where, `unknown type ${t}`);
       return t;
     };
     model.hostFunctions.push({

@@ -1,14 +1,10 @@
 // The shared informers of the CCM: one Node and one Service cache for every controller, trimmed to the fields
 // the controllers read, so 5,000 Nodes do not cost their images and volume lists in memory.
-import type { V1Node, V1Service } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/client/client.ts';
-import type { Wire } from '../kube/client/wire.ts';
+import type { WireNode, WireService } from '../controllers/framework/wire-objects.ts';
 import { Informer } from '../kube/informer/informer.ts';
 import { listWatcher } from '../kube/informer/list-watch.ts';
 import type { Logger } from '../log/logger.ts';
-
-export type WireNode = Wire<V1Node>;
-export type WireService = Wire<V1Service>;
 
 /** Keeps metadata, spec, addresses and each condition's type/status: all any controller reads from the cache. */
 export function trimNode(node: WireNode): WireNode {

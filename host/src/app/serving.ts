@@ -36,21 +36,21 @@ async function pluginCalls(registry: Registry, providerName: string): Promise<nu
 }
 
 export async function startCCMServer(
-  o: CCMServerOptions,
+  serving: CCMServerOptions,
 ): Promise<{ app: { close(): Promise<unknown> }; url: string }> {
-  const flags = o.options.flags;
+  const flags = serving.options.flags;
   const leaderElection: HealthCheck = {
     name: 'leaderElection',
     check: () => {
-      const problem = o.leaderCheck();
+      const problem = serving.leaderCheck();
       if (problem) throw new Error(problem);
     },
   };
   // One check per enabled controller, as upstream registers them; a controller not (yet) running is healthy.
-  const controllerChecks: HealthCheck[] = [...o.options.controllers].map((name) => ({
+  const controllerChecks: HealthCheck[] = [...serving.options.controllers].map((name) => ({
     name,
     check: () =>
-      o
+      serving
         .controllers()
         .find((c) => c.name === name)
         ?.healthy(),
@@ -58,7 +58,7 @@ export async function startCCMServer(
   const providerCheck: HealthCheck = {
     name: 'provider',
     check: () => {
-      const problem = o.plugins.ready();
+      const problem = serving.plugins.ready();
       if (problem) throw new Error(problem);
     },
   };
@@ -69,10 +69,10 @@ export async function startCCMServer(
   // Its own clients, with the rate limits upstream's delegating authenticator and authorizer use; each from its own
   // kubeconfig when --authentication-kubeconfig / --authorization-kubeconfig name one.
   const reviewClient = (kubeconfig: string): KubeClient =>
-    new KubeClient(kubeconfig === '' ? o.credentials : loadKubeConfig({ kubeconfig }).credentials, {
+    new KubeClient(kubeconfig === '' ? serving.credentials : loadKubeConfig({ kubeconfig }).credentials, {
       qps: 200,
       burst: 400,
-      registry: o.registry,
+      registry: serving.registry,
       userAgent: 'wasm-ccm/delegated-auth',
     });
   const auth = flags['delegated-auth']
@@ -91,7 +91,7 @@ export async function startCCMServer(
     bindAddress: flags['bind-address'],
     port: flags['secure-port'],
     certificate,
-    registry: o.registry,
+    registry: serving.registry,
     health: {
       healthz: [leaderElection, ...controllerChecks],
       readyz: [providerCheck],
@@ -101,9 +101,9 @@ export async function startCCMServer(
       // Per provider: the plugin serving now, the last module refused (and why), swap counts and shadow results.
       plugins: async () =>
         Promise.all(
-          o.plugins.status().map(async (status) => ({
+          serving.plugins.status().map(async (status) => ({
             ...status,
-            calls: await pluginCalls(o.registry, status.providerName),
+            calls: await pluginCalls(serving.registry, status.providerName),
           })),
         ),
     },
@@ -115,6 +115,10 @@ export async function startCCMServer(
     }),
     reusePort: flags['permit-port-sharing'],
   });
-  o.logger.info('serving', { url: started.url, delegatedAuth: auth !== undefined, selfSigned: certificate.selfSigned });
+  serving.logger.info('serving', {
+    url: started.url,
+    delegatedAuth: auth !== undefined,
+    selfSigned: certificate.selfSigned,
+  });
   return started;
 }

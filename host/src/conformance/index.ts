@@ -109,7 +109,7 @@ async function loadForKit(
     credentials: options.credentialsFile ? { file: options.credentialsFile, reloadIntervalMs: 0 } : undefined,
     onPluginRequest: (method, url) => cloud.record(method, url),
     // One instance: the checks run one call at a time, and a spare would only slow the start.
-    pool: { size: 1, spares: 0 },
+    pool: { size: 1 },
     limits: options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : undefined,
     logger: options.logger,
   });

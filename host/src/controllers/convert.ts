@@ -1,9 +1,9 @@
 // Kubernetes objects -> the trimmed ABI objects a provider sees (plugin-sdk/ABI.md): never whole objects, never
 // managedFields, absent optional values as ""/[]/{}.
-import type { V1Node, V1Service } from '@kubernetes/client-node';
 import type { Node, NodeAddress, Protocol, Service } from '../abi/index.ts';
+import type { WireNode, WireService } from './framework/wire-objects.ts';
 
-export function toABINode(node: V1Node): Node {
+export function toABINode(node: WireNode): Node {
   return {
     name: node.metadata?.name ?? '',
     uid: node.metadata?.uid ?? '',
@@ -14,7 +14,7 @@ export function toABINode(node: V1Node): Node {
   };
 }
 
-export function toABIService(svc: V1Service): Service {
+export function toABIService(svc: WireService): Service {
   const spec = svc.spec ?? {};
   return {
     name: svc.metadata?.name ?? '',

@@ -90,12 +90,11 @@ export interface PluginLoadOptions {
   allowedHosts?: string[];
   credentials?: CredentialOptions;
   /**
-   * Instances serving calls concurrently (default 2); idle ones kept ready beyond the busy ones (default 0: an idle
-   * CCM keeps one worker thread, ~11 MB less than with a spare, and a call that finds every instance busy waits for
-   * one to start, ~50 ms, or to finish); the fewest kept when idle, spares not counted (default 1); and how long an
-   * instance above that level may idle before it is stopped (default 60 s). See pool/instance-pool.ts.
+   * Instances serving calls concurrently (default 2); the fewest kept when idle (default 1: an idle CCM keeps one
+   * worker thread, and a call that finds every instance busy waits for one to start or to finish); and how long an
+   * instance above that level may idle before it is stopped (default 60 s). See instance/instance-set.ts.
    */
-  pool?: { size?: number; spares?: number; minInstances?: number | undefined; idleTimeoutMs?: number | undefined };
+  pool?: { size?: number; minInstances?: number | undefined; idleTimeoutMs?: number | undefined };
   limits?: Partial<PluginLimits>;
   logger?: Logger;
   /** Where the wasm_ccm_plugin_* metrics are registered; none when absent. */

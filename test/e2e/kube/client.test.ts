@@ -6,7 +6,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { apiErrorInfo } from '../../../host/src/kube/client/errors.ts';
 import { patchOptions, typedApi } from '../../../host/src/kube/client/typed-api.ts';
-import { REQUEST_CONNECTIONS } from '../../../host/src/kube/client/pools.ts';
+import { REQUEST_CONNECTIONS } from '../../../host/src/kube/client/apiserver-transport.ts';
 import { adminKubeConfig, kubeConfigFor, uniqueName } from '../../support/kube.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
 import { HttpMethod } from '../../../host/src/kube/client/http-method.ts';

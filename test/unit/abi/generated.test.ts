@@ -63,4 +63,26 @@ describe('ABI definition checks', () => {
     const nodesRef = model.types.get('EnsureLoadBalancerRequest')!.fields.find((f) => f.name === 'nodesRef');
     expect(nodesRef).toMatchObject({ since: 2, refOf: 'nodes', type: { kind: 'i32' } });
   });
+
+  it("checks each capability method's facade metadata against its request and response", () => {
+    type Method = Record<string, unknown>;
+    const edited = (name: string, edit: (m: Method) => void): Record<string, unknown> => {
+      const def = base();
+      edit((def.methods as Method[]).find((m) => m.name === name)!);
+      return def;
+    };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [edited('createRoute', (m) => (m.params = ['clusterName', 'route'])), /params: misses nameHint/],
+      [edited('master', (m) => (m.params = ['clusterName', 'zone'])), /"zone" is not a field of MasterRequest/],
+      [edited('master', (m) => (m.returns = 'addr')), /"addr" is not a field of MasterResponse/],
+      [edited('instanceID', (m) => (m.shadow = 'nodeName')), /shadow: must name an argument of an object type/],
+      [edited('describe', (m) => (m.returns = 'response')), /"returns" is for capability methods only/],
+      [edited('master', (m) => (m.shadw = 'x')), /methods\[\d+\]: unknown key "shadw"/],
+    ];
+    for (const [def, error] of cases) expect(() => parseAbi(def)).toThrow(error);
+    const ensure = parseAbi(base()).methods.find((m) => m.name === 'ensureLoadBalancer')!.facade!;
+    // nodesRef (ABI 1.2) is the runtime's to fill, not an argument.
+    expect(ensure.params.map((p) => p.name)).toEqual(['clusterName', 'service', 'nodes']);
+    expect(ensure.returns).toMatchObject({ kind: 'field', field: { name: 'status' } });
+  });
 });

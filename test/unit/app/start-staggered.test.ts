@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startStaggered } from '../../../host/src/app/start-staggered.ts';
-import { FakeClock } from '../../../host/src/kube/fake-clock.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 
 describe('startStaggered (--controller-start-interval)', () => {
   it('starts each item between one and two intervals after the one before, and all at once with 0', async () => {

@@ -15,6 +15,7 @@ import {
   service,
   startCloud,
 } from './support.ts';
+import { keptList } from '../../../host/src/abi/kept-list.ts';
 
 const A = 'service.beta.kubernetes.io/devcloud-';
 let env: CloudEnv;
@@ -56,7 +57,7 @@ describe('devcloud plugin: load balancers', () => {
     const svc = service({ loadBalancerSourceRanges: ['10.0.0.0/8'] });
     // n3 is looked up by name; a node of another cloud and an unknown name are left out.
     const nodes = [node('n1', pid('n1')), node('n2', pid('n2')), node('n3'), node('x', 'gce://p/z/x'), node('ghost')];
-    const status = await lb.ensureLoadBalancer('kubernetes', svc, nodes);
+    const status = await lb.ensureLoadBalancer('kubernetes', svc, keptList(nodes));
     expect(lbs()).toHaveLength(1);
     const made = lbs()[0]!;
     expect(status).toEqual({ ingress: [{ ip: made.vip, hostname: '', ipMode: 'VIP', ports: [] }] });
@@ -70,7 +71,7 @@ describe('devcloud plugin: load balancers', () => {
       description: 'Kubernetes service default/web (cluster kubernetes)',
       revision: 1,
     });
-    expect(await lb.ensureLoadBalancer('kubernetes', svc, nodes)).toEqual(status);
+    expect(await lb.ensureLoadBalancer('kubernetes', svc, keptList(nodes))).toEqual(status);
     expect(lbs().map((l) => l.revision)).toEqual([1]);
     expect(await lb.getLoadBalancer('kubernetes', svc)).toEqual({ exists: true, status });
     expect(await lb.getLoadBalancerName('kubernetes', svc)).toBe('kubernetes-default-web');
@@ -79,10 +80,10 @@ describe('devcloud plugin: load balancers', () => {
   it('update changes the backends; on a missing LB it fails so the controller ensures', async () => {
     const lb = provider.loadBalancer()!;
     const svc = service();
-    await lb.ensureLoadBalancer('kubernetes', svc, [node('n1', pid('n1'))]);
-    await lb.updateLoadBalancer('kubernetes', svc, [node('n2', pid('n2')), node('n3', pid('n3'))]);
+    await lb.ensureLoadBalancer('kubernetes', svc, keptList([node('n1', pid('n1'))]));
+    await lb.updateLoadBalancer('kubernetes', svc, keptList([node('n2', pid('n2')), node('n3', pid('n3'))]));
     expect(lbs()[0]).toMatchObject({ backendInstanceIds: [ids.n2, ids.n3].sort(), revision: 2 });
-    const missing = await failure(lb.updateLoadBalancer('kubernetes', service({ name: 'other' }), []));
+    const missing = await failure(lb.updateLoadBalancer('kubernetes', service({ name: 'other' }), keptList([])));
     expect(missing.code).toBe('Internal');
     expect(missing.message).toContain('kubernetes-default-other does not exist');
   });
@@ -109,15 +110,15 @@ describe('devcloud plugin: load balancers', () => {
       return original.call(this, name, input, timeoutMs);
     });
     try {
-      await lb.ensureLoadBalancer('kubernetes', service({ name: 'a' }), all);
-      await lb.ensureLoadBalancer('kubernetes', service({ name: 'b' }), all);
-      await lb.updateLoadBalancer('kubernetes', service({ name: 'a' }), two);
+      await lb.ensureLoadBalancer('kubernetes', service({ name: 'a' }), keptList(all));
+      await lb.ensureLoadBalancer('kubernetes', service({ name: 'b' }), keptList(all));
+      await lb.updateLoadBalancer('kubernetes', service({ name: 'a' }), keptList(two));
       // Back to the first list, which the instance no longer keeps: it is sent again.
-      await lb.ensureLoadBalancer('kubernetes', service({ name: 'c' }), all);
+      await lb.ensureLoadBalancer('kubernetes', service({ name: 'c' }), keptList(all));
       // The same kept list under a backend selector: the plugin's backends of the list must not be reused as they are.
       const edge = service({ name: 'd', annotations: { [`${A}backend-label-selector`]: 'role=edge' } });
-      await lb.ensureLoadBalancer('kubernetes', edge, all);
-      await lb.ensureLoadBalancer('kubernetes', service({ name: 'e' }), all);
+      await lb.ensureLoadBalancer('kubernetes', edge, keptList(all));
+      await lb.ensureLoadBalancer('kubernetes', service({ name: 'e' }), keptList(all));
     } finally {
       spy.mockRestore();
     }
@@ -136,7 +137,7 @@ describe('devcloud plugin: load balancers', () => {
   it('GetLoadBalancer and EnsureLoadBalancerDeleted only see their own LBs; delete is idempotent', async () => {
     const lb = provider.loadBalancer()!;
     const svc = service();
-    await lb.ensureLoadBalancer('kubernetes', svc, []);
+    await lb.ensureLoadBalancer('kubernetes', svc, keptList([]));
     const newUid = { ...svc, uid: '11111111-2222-3333-4444-555555555555' };
     expect((await lb.getLoadBalancer('kubernetes', newUid)).exists).toBe(false);
     expect((await lb.getLoadBalancer('prod', svc)).exists).toBe(false);
@@ -151,9 +152,9 @@ describe('devcloud plugin: load balancers', () => {
   it('a re-created Service (same name, new UID) takes over the old LB; another owner is refused', async () => {
     const lb = provider.loadBalancer()!;
     const svc = service();
-    await lb.ensureLoadBalancer('kubernetes', svc, []);
+    await lb.ensureLoadBalancer('kubernetes', svc, keptList([]));
     const reborn = { ...svc, uid: '99999999-2222-3333-4444-555555555555' };
-    await lb.ensureLoadBalancer('kubernetes', reborn, []);
+    await lb.ensureLoadBalancer('kubernetes', reborn, keptList([]));
     expect(lbs()[0]!.tags['k8s-service-uid']).toBe(reborn.uid);
     await cloudApi(env, 'POST', '/load-balancers', {
       name: 'kubernetes-default-api',
@@ -161,7 +162,7 @@ describe('devcloud plugin: load balancers', () => {
       backendInstanceIds: [],
       tags: { 'k8s-cluster': 'kubernetes', 'k8s-service': 'default-api/x' },
     });
-    const err = await failure(lb.ensureLoadBalancer('kubernetes', service({ name: 'api' }), []));
+    const err = await failure(lb.ensureLoadBalancer('kubernetes', service({ name: 'api' }), keptList([])));
     expect(err.code).toBe('Internal');
     expect(err.message).toContain('belongs to cluster "kubernetes" service "default-api/x"');
   });
@@ -183,7 +184,7 @@ describe('devcloud plugin: load balancers', () => {
       node('n2', pid('n2'), { role: 'ingress' }),
       node('n3', pid('n3'), { role: 'worker', zone: 'a' }),
     ];
-    const status = await lb.ensureLoadBalancer('kubernetes', svc, nodes);
+    const status = await lb.ensureLoadBalancer('kubernetes', svc, keptList(nodes));
     expect(status.ingress[0]!.ip).toBe('198.18.7.7');
     expect(lbs()[0]).toMatchObject({
       vip: '198.18.7.7',
@@ -195,7 +196,7 @@ describe('devcloud plugin: load balancers', () => {
     await lb.ensureLoadBalancer(
       'kubernetes',
       { ...svc, externalTrafficPolicy: 'Local', healthCheckNodePort: 32001 },
-      nodes,
+      keptList(nodes),
     );
     expect(lbs()[0]!.healthCheckNodePort).toBe(32001);
   });
@@ -226,7 +227,9 @@ describe('devcloud plugin: load balancers', () => {
     ['a bad source range', { loadBalancerSourceRanges: ['10.0.0.0/33'] }, 'spec.loadBalancerSourceRanges:'],
     ['a VIP outside the pool', { loadBalancerIP: '192.0.2.1' }, 'spec.loadBalancerIP 192.0.2.1:'],
   ])('rejects %s as Invalid, naming it', async (_what, overrides, message) => {
-    const err = await failure(provider.loadBalancer()!.ensureLoadBalancer('kubernetes', service(overrides), []));
+    const err = await failure(
+      provider.loadBalancer()!.ensureLoadBalancer('kubernetes', service(overrides), keptList([])),
+    );
     expect(err.code).toBe('Invalid');
     expect(err.message).toContain(message);
     expect(lbs()).toHaveLength(0);
@@ -234,19 +237,23 @@ describe('devcloud plugin: load balancers', () => {
 
   it('a VIP held by another LB, or a changed VIP, is Invalid', async () => {
     const lb = provider.loadBalancer()!;
-    const first = await lb.ensureLoadBalancer('kubernetes', service(), []);
+    const first = await lb.ensureLoadBalancer('kubernetes', service(), keptList([]));
     const vip = first.ingress[0]!.ip;
-    const taken = await failure(lb.ensureLoadBalancer('kubernetes', service({ name: 'b', loadBalancerIP: vip }), []));
+    const taken = await failure(
+      lb.ensureLoadBalancer('kubernetes', service({ name: 'b', loadBalancerIP: vip }), keptList([])),
+    );
     expect(taken).toMatchObject({ code: 'Invalid' });
     expect(taken.message).toContain(`spec.loadBalancerIP ${vip}`);
-    const changed = await failure(lb.ensureLoadBalancer('kubernetes', service({ loadBalancerIP: '198.18.9.9' }), []));
+    const changed = await failure(
+      lb.ensureLoadBalancer('kubernetes', service({ loadBalancerIP: '198.18.9.9' }), keptList([])),
+    );
     expect(changed.code).toBe('Invalid');
     expect(changed.message).toContain('a VIP cannot change');
   });
 
   it('maps a throttled create to Retry with Retry-After; nothing is created', async () => {
     env.cloud.setKnobs({ failNext: [{ kind: 'createLoadBalancer', count: 1, status: 429 }], retryAfterSeconds: 3 });
-    const err = await failure(provider.loadBalancer()!.ensureLoadBalancer('kubernetes', service(), []));
+    const err = await failure(provider.loadBalancer()!.ensureLoadBalancer('kubernetes', service(), keptList([])));
     expect(err).toMatchObject({ code: 'Retry', retryAfterSeconds: 3 });
     expect(lbs()).toHaveLength(0);
   });

@@ -197,11 +197,11 @@ describe('devcloud plugin version variant', () => {
       cacheDir: fileURLToPath(new URL('../../../plugins/devcloud/build/cache', import.meta.url)),
     });
     const config = JSON.stringify({ url: 'http://127.0.0.1:1', region: 'r' });
-    const v3 = await WasmProvider.load({ source: { path: built }, cloudConfig: config, pool: { size: 1, spares: 0 } });
+    const v3 = await WasmProvider.load({ source: { path: built }, cloudConfig: config, pool: { size: 1 } });
     const v1 = await WasmProvider.load({
       source: { path: await devcloudPluginPath() },
       cloudConfig: config,
-      pool: { size: 1, spares: 0 },
+      pool: { size: 1 },
     });
     try {
       expect(v3.plugin.description.version).toBe('3.0.0');

@@ -87,7 +87,7 @@ export function loadDevcloudPlugin(path: string, env: CloudEnv, options: LoadOpt
     clusterName: options.clusterName ?? 'kubernetes',
     allowedHosts: [env.host],
     credentials: options.withCredentials === false ? undefined : { file: env.credentialsFile, reloadIntervalMs: 0 },
-    pool: { size: 1, spares: 0 },
+    pool: { size: 1 },
   });
 }
 

@@ -10,7 +10,7 @@ import type { ApiserverCredentials } from '../../../host/src/kube/client/credent
 import { apiErrorInfo, isConflict, isGone, isNotFound, KubeApiError } from '../../../host/src/kube/client/errors.ts';
 import { patchOptions, typedApi } from '../../../host/src/kube/client/typed-api.ts';
 import { decodeEvent, readWatchEvents, WatchDecodeError } from '../../../host/src/kube/client/watch.ts';
-import { FakeClock, flushMicrotasks } from '../../../host/src/kube/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../support/fake-clock.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../host/src/kube/fake-clock.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 import { DelayingQueue } from '../../../host/src/kube/workqueue/delaying.ts';
 
 async function takeAll<T>(q: DelayingQueue<T>): Promise<T[]> {

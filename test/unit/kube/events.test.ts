@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { KubeApiError } from '../../../host/src/kube/client/errors.ts';
 import { type EventJson, EventCorrelator, type EventPatch } from '../../../host/src/kube/events/correlator.ts';
 import { EventRecorder, type EventSink } from '../../../host/src/kube/events/recorder.ts';
-import { FakeClock } from '../../../host/src/kube/fake-clock.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 
 const node = {
   apiVersion: 'v1',

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultResyncPeriodMs } from '../../../host/src/app/informers.ts';
 import type { Clock } from '../../../host/src/kube/clock.ts';
-import { FakeClock } from '../../../host/src/kube/fake-clock.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 import { Informer } from '../../../host/src/kube/informer/informer.ts';
 import { ResyncSchedule } from '../../../host/src/kube/informer/resync.ts';
 import { FakeApiserver, type FakeNode } from './support/fake-apiserver.ts';

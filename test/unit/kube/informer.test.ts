@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KubeApiError } from '../../../host/src/kube/client/errors.ts';
-import { FakeClock, flushMicrotasks } from '../../../host/src/kube/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../support/fake-clock.ts';
 import {
   type DeletedFinalStateUnknown,
   deletedObject,

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { FakeClock, flushMicrotasks } from '../../../host/src/kube/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../support/fake-clock.ts';
 import { Queue } from '../../../host/src/kube/workqueue/queue.ts';
 
 async function take<T>(q: Queue<T>): Promise<T> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../host/src/kube/fake-clock.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 import { TokenBucket } from '../../../host/src/kube/token-bucket.ts';
 import {
   BucketRateLimiter,

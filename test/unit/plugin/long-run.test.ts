@@ -13,7 +13,7 @@ const registry = new Registry();
 beforeAll(async () => {
   provider = await WasmProvider.load({
     source: { bytes: await buildFixture('faulty') },
-    pool: { size: 2, spares: 1 },
+    pool: { size: 2, minInstances: 2 },
     registry,
   });
 }, 60_000);

@@ -4,10 +4,11 @@ import type { DescribeResponse, Node, Service } from '../../../host/src/abi/inde
 import { InstanceCallError } from '../../../host/src/plugin/instance/instance-errors.ts';
 import type { ExitCause, PluginInstance } from '../../../host/src/plugin/instance/plugin-instance.ts';
 import { DEFAULT_LIMITS } from '../../../host/src/plugin/options.ts';
-import { type InstanceExitListener, InstancePool } from '../../../host/src/plugin/pool/instance-pool.ts';
+import { type InstanceExitListener, InstanceSet } from '../../../host/src/plugin/instance/instance-set.ts';
 import { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { NodeListRefs } from '../../../host/src/plugin/runtime/node-list-refs.ts';
 import { recordingLogger } from './support/recording-logger.ts';
+import { keptList } from '../../../host/src/abi/kept-list.ts';
 
 const OK = new TextEncoder().encode('{"ok":{"status":{"ingress":[]}}}');
 const UNKNOWN_REF = (ref: number) =>
@@ -49,7 +50,7 @@ class FakeInstance {
 }
 
 const node = (name: string): Node => ({ name, uid: name, providerID: '', labels: {}, annotations: {}, addresses: [] });
-const frozenNodes = (n: number): Node[] => Object.freeze(Array.from({ length: n }, (_, i) => node(`n${i}`))) as Node[];
+const keptNodes = (n: number): Node[] => keptList(Array.from({ length: n }, (_, i) => node(`n${i}`)));
 const service = { name: 'web', namespace: 'default', uid: 'u' } as Service;
 const request = (nodes: Node[]) => ({ clusterName: 'c', service, nodes });
 const encode = (wire: object) => JSON.stringify(wire);
@@ -60,7 +61,7 @@ describe('NodeListRefs', () => {
     const refs = new NodeListRefs();
     const a = new FakeInstance(sent);
     const b = new FakeInstance(sent);
-    const nodes = frozenNodes(3);
+    const nodes = keptNodes(3);
     await refs.call(a, 'ccm_ensure_load_balancer', request(nodes), 1000, encode);
     await refs.call(a, 'ccm_update_load_balancer', request(nodes), 1000, encode);
     await refs.call(b, 'ccm_ensure_load_balancer', request(nodes), 1000, encode);
@@ -79,8 +80,8 @@ describe('NodeListRefs', () => {
     const sent: Sent[] = [];
     const refs = new NodeListRefs();
     const a = new FakeInstance(sent);
-    const first = frozenNodes(2);
-    const second = frozenNodes(2);
+    const first = keptNodes(2);
+    const second = keptNodes(2);
     await refs.call(a, 'x', request(first), 1000, encode);
     await refs.call(a, 'x', request(second), 1000, encode);
     await refs.call(a, 'x', request(first), 1000, encode);
@@ -93,14 +94,19 @@ describe('NodeListRefs', () => {
     ]);
   });
 
-  it('sends mutable and empty lists in full, without a ref', async () => {
+  it('sends plain arrays (frozen or not) and empty lists in full, without a ref', async () => {
     const sent: Sent[] = [];
     const refs = new NodeListRefs();
     const a = new FakeInstance(sent);
     const mutable = [node('a')];
     for (let i = 0; i < 2; i++) await refs.call(a, 'x', request(mutable), 1000, encode);
-    for (let i = 0; i < 2; i++) await refs.call(a, 'x', request(frozenNodes(0)), 1000, encode);
+    // Frozen is not enough: only a KeptList says its identity stands for its content.
+    const frozen = Object.freeze([node('b')]) as Node[];
+    for (let i = 0; i < 2; i++) await refs.call(a, 'x', request(frozen), 1000, encode);
+    for (let i = 0; i < 2; i++) await refs.call(a, 'x', request(keptNodes(0)), 1000, encode);
     expect(sent.map((s) => [s.nodes, s.nodesRef])).toEqual([
+      [1, undefined],
+      [1, undefined],
       [1, undefined],
       [1, undefined],
       [0, undefined],
@@ -113,7 +119,7 @@ describe('NodeListRefs', () => {
     let resends = 0;
     const refs = new NodeListRefs(() => resends++);
     const a = new FakeInstance(sent);
-    const nodes = frozenNodes(2);
+    const nodes = keptNodes(2);
     const ref = refs.refOf(nodes);
     await refs.call(a, 'x', request(nodes), 1000, encode);
     // The instance "forgets" (should never happen): a ref-only request is refused once.
@@ -137,7 +143,7 @@ describe('NodeListRefs', () => {
     const sent: Sent[] = [];
     const refs = new NodeListRefs();
     const a = new FakeInstance(sent);
-    const nodes = frozenNodes(2);
+    const nodes = keptNodes(2);
     await refs.call(a, 'x', request(nodes), 1000, encode);
     a.answer = () => {
       throw new InstanceCallError('nonZeroReturn', 'returned 1');
@@ -155,9 +161,8 @@ describe('LoadedPlugin with kept node lists', () => {
     const instances: FakeInstance[] = [];
     const resends = { count: 0 };
     const { logger, records } = recordingLogger();
-    const pool = new InstancePool<FakeInstance>({
+    const pool = new InstanceSet<FakeInstance>({
       size: 1,
-      spares: 0,
       logger,
       onRestart: () => {},
       restartBackoffMs: 1,
@@ -178,7 +183,7 @@ describe('LoadedPlugin with kept node lists', () => {
       description,
       sha256: '',
       capabilities: new Set(['loadBalancer']),
-      pool: pool as unknown as InstancePool<PluginInstance>,
+      instances: pool as unknown as InstanceSet<PluginInstance>,
       limits: { ...DEFAULT_LIMITS, callTimeoutMs: 1000, startTimeoutMs: 1000 },
       metrics: { observeCall() {}, instanceRestarted() {}, keptListResent: () => resends.count++ },
       logger,
@@ -192,7 +197,7 @@ describe('LoadedPlugin with kept node lists', () => {
     const sent: Sent[] = [];
     const { plugin, pool } = loaded('1.1', sent);
     await pool.fill();
-    const nodes = frozenNodes(2);
+    const nodes = keptNodes(2);
     for (let i = 0; i < 3; i++) await plugin.call('ensureLoadBalancer', request(nodes));
     expect(sent.map((s) => [s.nodes, s.nodesRef])).toEqual([
       [2, undefined],
@@ -206,7 +211,7 @@ describe('LoadedPlugin with kept node lists', () => {
     const sent: Sent[] = [];
     const { plugin, pool, instances, records, resends } = loaded('1.2', sent);
     await pool.fill();
-    const nodes = frozenNodes(2);
+    const nodes = keptNodes(2);
     await plugin.call('ensureLoadBalancer', request(nodes));
     const only = instances[0]!;
     only.answer = (r) => (r.nodes.length === 0 ? UNKNOWN_REF(r.nodesRef ?? 0) : OK);
@@ -220,7 +225,7 @@ describe('LoadedPlugin with kept node lists', () => {
     const sent: Sent[] = [];
     const { plugin, pool, instances } = loaded('1.2', sent);
     await pool.fill();
-    const nodes = frozenNodes(2);
+    const nodes = keptNodes(2);
     await plugin.call('ensureLoadBalancer', request(nodes));
     await plugin.call('updateLoadBalancer', request(nodes));
     // The instance traps (the pool replaces it): its successor starts with no list.

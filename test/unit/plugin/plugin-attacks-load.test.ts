@@ -26,7 +26,7 @@ afterAll(() => {
 const load = (bytes: Uint8Array): Promise<LoadedPlugin> =>
   loadPlugin({
     source: { bytes, name: 'hostile.wasm' },
-    pool: { size: 1, spares: 0 },
+    pool: { size: 1 },
     limits: { startTimeoutMs: START_TIMEOUT_MS, memoryBytes: 32 * MiB },
   });
 

@@ -30,7 +30,7 @@ beforeAll(async () => {
       name: 'hostile.wasm',
     },
     // No spare: after a lost instance the next call is served by its replacement, which makes "fresh" observable.
-    pool: { size: 1, spares: 0 },
+    pool: { size: 1 },
     limits: {
       callTimeoutMs: DEADLINE_MS,
       memoryBytes: 32 * MiB,

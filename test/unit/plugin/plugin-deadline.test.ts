@@ -23,7 +23,7 @@ beforeAll(async () => {
       }),
       name: 'grower.wasm',
     },
-    pool: { size: 1, spares: 0 },
+    pool: { size: 1 },
     limits: { callTimeoutMs: DEADLINE_MS, queueTimeoutMs: 30_000 },
     registry,
   });

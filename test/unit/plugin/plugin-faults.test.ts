@@ -25,8 +25,8 @@ beforeAll(async () => {
     source: { bytes: await buildFixture('faulty'), name: 'faulty.wasm' },
     clusterName: 'test-cluster',
     // No spare: after a lost instance the next call must be served by the replacement, a fresh instance, which
-    // makes "fresh" observable (its call count starts at 1). The pool's tests cover spares taking over.
-    pool: { size: 1, spares: 0 },
+    // makes "fresh" observable (its call count starts at 1). The pool's tests cover an idle instance taking over.
+    pool: { size: 1 },
     limits: {
       callTimeoutMs: 2000,
       methodTimeoutsMs: { instanceMetadata: 400 },

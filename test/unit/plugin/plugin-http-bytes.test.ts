@@ -47,7 +47,7 @@ beforeAll(async () => {
     source: { bytes },
     allowedHosts: [api.host],
     credentials: { file: credentialsFile, reloadIntervalMs: 0 },
-    pool: { size: 1, spares: 0 },
+    pool: { size: 1 },
   };
   plugin = await loadPlugin(common);
   // Channel of 16 KiB (the largest of input + 1 KiB, output and HTTP request), kernel budget of 8 KiB per call.

@@ -37,13 +37,13 @@ beforeAll(async () => {
     source: { bytes },
     allowedHosts: [api.host],
     credentials: { file: credentialsFile, reloadIntervalMs: 0 },
-    pool: { size: 1, spares: 0 },
+    pool: { size: 1 },
     limits: { methodTimeoutsMs: { instanceMetadata: 300 }, queueTimeoutMs: 20_000 },
   });
   exposing = await WasmProvider.load({
     source: { bytes },
     credentials: { file: exposedFile, reloadIntervalMs: 25, exposeToPlugin: { apiToken: 'api' } },
-    pool: { size: 1, spares: 1 },
+    pool: { size: 2, minInstances: 2 },
   });
 }, 60_000);
 

@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 async function load(options: Parameters<typeof WasmProvider.load>[0]): Promise<WasmProvider> {
-  const provider = await WasmProvider.load({ pool: { size: 1, spares: 0 }, ...options });
+  const provider = await WasmProvider.load({ pool: { size: 1 }, ...options });
   loaded.push(provider);
   return provider;
 }

@@ -17,6 +17,7 @@ import {
   service,
   sha256,
 } from './fakes.ts';
+import { keptList } from '../../../host/src/abi/kept-list.ts';
 
 const vendor = generateKeyPairSync('ed25519');
 const stranger = generateKeyPairSync('ed25519');
@@ -217,7 +218,7 @@ describe('HotSwapper', () => {
     const balancer = swapper.provider.loadBalancer();
     expect((await balancer?.getLoadBalancer('k', service('s')))?.status.ingress[0]?.ip).toBe('1.0.0');
     expect(swapper.status().version).toBe('1.0.0');
-    await balancer?.ensureLoadBalancer('k', service('s'), []); // not read-only: not mirrored
+    await balancer?.ensureLoadBalancer('k', service('s'), keptList([])); // not read-only: not mirrored
     await served(swapper, 'b');
     await swapper.idle();
     expect(swapper.status().version).toBe('2.0.0');

@@ -9,6 +9,7 @@ import type { PluginConfig } from '../../../host/src/plugin/config/types.ts';
 import { PluginSet } from '../../../host/src/plugin/swap/plugin-set.ts';
 import { fakeLoader, type FakeProvider, moduleOf, providerConfig, service } from './fakes.ts';
 import { kubeletWrite } from './kubelet-writer.ts';
+import { keptList } from '../../../host/src/abi/kept-list.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -50,7 +51,7 @@ describe('PluginSet', () => {
       const lb = set.loadBalancing();
       expect(lb?.classes).toEqual(new Set(['example.com/internal']));
       const ip = async (cls: string) =>
-        (await lb?.balancer.ensureLoadBalancer('k', service('s', cls), []))?.ingress[0]?.ip;
+        (await lb?.balancer.ensureLoadBalancer('k', service('s', cls), keptList([])))?.ingress[0]?.ip;
       expect(await ip('')).toBe('main-1');
       expect(await ip('example.com/internal')).toBe('int-1');
       await expect(ip('example.com/other')).rejects.toThrow('no provider serves loadBalancerClass "example.com/other"');
@@ -86,7 +87,7 @@ describe('PluginSet', () => {
       }
       expect(Date.now() - swappedAt).toBeLessThan(1_000);
       const lb = set.loadBalancing();
-      expect((await lb?.balancer.ensureLoadBalancer('k', service('s'), []))?.ingress[0]?.ip).toBe('main-2');
+      expect((await lb?.balancer.ensureLoadBalancer('k', service('s'), keptList([])))?.ingress[0]?.ip).toBe('main-2');
       expect(set.swapper('internal').current.version).toBe('int-1');
     } finally {
       await set.stop();

@@ -5,6 +5,7 @@ import { InstanceNotFoundError } from '../../../host/src/cloudprovider/errors.ts
 import type { LogFields, Logger } from '../../../host/src/log/logger.ts';
 import { SwappableProvider } from '../../../host/src/plugin/swap/swappable-provider.ts';
 import { deferred, fakeProvider, node, service } from './fakes.ts';
+import { keptList } from '../../../host/src/abi/kept-list.ts';
 
 const BOTH = new Set(['instancesV2', 'loadBalancer'] as const);
 
@@ -36,7 +37,7 @@ describe('SwappableProvider', () => {
     const gate = deferred();
     v1.gate = gate.promise;
     const inFlight = instances?.instanceMetadata(node('n1'));
-    const inFlightLB = balancer?.ensureLoadBalancer('k', service('s1'), []);
+    const inFlightLB = balancer?.ensureLoadBalancer('k', service('s1'), keptList([]));
     await new Promise((r) => setTimeout(r, 5));
     expect(swappable.inflight).toBe(2);
 
@@ -44,7 +45,7 @@ describe('SwappableProvider', () => {
     const done = swappable.swap(handle(v2)).then(() => (retired = true));
     // New calls, through the very objects captured before the swap, reach v2 at once.
     expect((await instances?.instanceMetadata(node('n2')))?.instanceType).toBe('v2');
-    expect((await balancer?.ensureLoadBalancer('k', service('s2'), []))?.ingress[0]?.ip).toBe('v2');
+    expect((await balancer?.ensureLoadBalancer('k', service('s2'), keptList([])))?.ingress[0]?.ip).toBe('v2');
     expect(v2.served).toEqual(['metadata n2', 'ensure s2']);
     await new Promise((r) => setTimeout(r, 10));
     expect(v1.closed).toBe(false);

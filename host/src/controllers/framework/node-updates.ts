@@ -3,10 +3,7 @@
 import { HttpMethod } from '../../kube/client/http-method.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isConflict } from '../../kube/client/errors.ts';
-import type { Wire } from '../../kube/client/wire.ts';
-import type { V1Node } from '@kubernetes/client-node';
-
-export type WireNode = Wire<V1Node>;
+import type { WireNode } from './wire-objects.ts';
 
 const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
 const CONFLICT_RETRIES = 10;
@@ -19,11 +16,12 @@ export function getNode(client: KubeClient, name: string): Promise<WireNode> {
  * Applies `mutate` to the current Node and writes it; `mutate` returns undefined when nothing needs writing.
  * Resolves with the written node (or the unchanged one).
  *
- * With `cached` (the informer's copy) the first attempt starts from it without a request, as upstream's node
- * controller starts from its lister: at the default 20 QPS a GET per node is a quarter of the cost of
- * initializing it. A stale copy only costs a 409, after which the node is read from the apiserver. The cache is
- * trimmed to what the controllers read, which is safe for an update of the node itself: the apiserver keeps the
- * stored status on PUT /nodes/{name}, and a body without managedFields keeps the stored ones.
+ * With `cached` (the informer's copy) the first attempt starts from it without a request, as upstream's node controller
+ * starts from its lister: under the default 20 QPS a GET per node would be one request more of the few that
+ * initializing it takes (bench/node-requests.ts counts them). A stale copy only costs a 409, after which the node is
+ * read from the apiserver. The cache is trimmed to what the controllers read, which is safe for an update of the node
+ * itself: the apiserver keeps the stored status on PUT /nodes/{name}, and a body without managedFields keeps the stored
+ * ones.
  */
 export async function updateNode(
   client: KubeClient,

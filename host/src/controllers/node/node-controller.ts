@@ -10,13 +10,13 @@ import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
 import { toABINode } from '../convert.ts';
 import { runPeriodically, runWorkers } from '../framework/workers.ts';
-import { patchNodeAddresses, patchNodeLabels, updateNode, type WireNode } from '../framework/node-updates.ts';
+import { patchNodeAddresses, patchNodeLabels, updateNode } from '../framework/node-updates.ts';
+import type { WireNode } from '../framework/wire-objects.ts';
 import { desiredNodeAddresses, nodeAddressesChanged } from './addresses.ts';
 import { instanceMetadata } from './cloud-instances.ts';
 import { applyInitialization, hasCloudTaint, planInitialization } from './initialization.ts';
 import { betaToGALabels } from './labels.ts';
 import { nodeControllerMetrics } from './metrics.ts';
-import type { V1Node } from '@kubernetes/client-node';
 import type { InstanceMetadata } from '../../abi/index.ts';
 
 export interface CloudNodeControllerOptions {
@@ -36,7 +36,7 @@ export interface CloudNodeControllerOptions {
 
 export class CloudNodeController {
   readonly name = 'cloud-node';
-  private readonly o: CloudNodeControllerOptions;
+  private readonly options: CloudNodeControllerOptions;
   private readonly log: Logger;
   readonly queue: RateLimitingQueue<string>;
   private readonly metrics;
@@ -44,7 +44,7 @@ export class CloudNodeController {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(options: CloudNodeControllerOptions) {
-    this.o = options;
+    this.options = options;
     this.log = options.logger.child({ controller: 'cloud-node' });
     // Upstream names this queue "Nodes".
     this.queue = new RateLimitingQueue<string>({ name: 'Nodes', registry: options.registry });
@@ -65,21 +65,21 @@ export class CloudNodeController {
     const stop = () => this.queue.shutDown();
     signal.addEventListener('abort', stop, { once: true });
     await Promise.all([
-      runWorkers({ queue: this.queue, workers: this.o.workers, sync: (k) => this.syncNode(k), logger: this.log }),
-      runPeriodically(this.o.statusUpdateFrequencyMs, signal, () => this.updateNodeStatus(), this.log),
+      runWorkers({ queue: this.queue, workers: this.options.workers, sync: (k) => this.syncNode(k), logger: this.log }),
+      runPeriodically(this.options.statusUpdateFrequencyMs, signal, () => this.updateNodeStatus(), this.log),
     ]);
     await this.settled();
   }
 
   /** One node: initialize it if tainted, else only reconcile beta -> GA labels. */
   async syncNode(name: string): Promise<void> {
-    const cached = this.o.nodes.cache.get(name);
+    const cached = this.options.nodes.cache.get(name);
     if (!cached) return;
     if (!hasCloudTaint(cached)) {
       await this.reconcileLabels(cached);
       return;
     }
-    const meta = await instanceMetadata(this.o.provider, toABINode(cached as V1Node));
+    const meta = await instanceMetadata(this.options.provider, toABINode(cached));
     // Throws (node stays tainted, requeued with backoff) on an empty providerID or an unknown provided-node-ip.
     const plan = planInitialization(cached, meta);
     for (const d of plan.droppedLabels) {
@@ -90,7 +90,7 @@ export class CloudNodeController {
       });
     }
     const updated = await updateNode(
-      this.o.client,
+      this.options.client,
       name,
       (current) => (hasCloudTaint(current) ? applyInitialization(current, plan) : undefined),
       cached,
@@ -114,7 +114,7 @@ export class CloudNodeController {
     );
     // About the node as this sync found it (upstream records on its copy from before the update), so the
     // event's involvedObject.resourceVersion is the same as upstream's.
-    this.o.recorder.recordEvent(cached, 'Normal', 'Synced', 'Node synced successfully');
+    this.options.recorder.recordEvent(cached, 'Normal', 'Synced', 'Node synced successfully');
   }
 
   private track(work: Promise<void>): void {
@@ -130,7 +130,7 @@ export class CloudNodeController {
   private async reconcileLabels(node: WireNode): Promise<void> {
     const labels = betaToGALabels(node.metadata?.labels ?? {});
     if (Object.keys(labels).length === 0) return;
-    await patchNodeLabels(this.o.client, node.metadata?.name ?? '', labels);
+    await patchNodeLabels(this.options.client, node.metadata?.name ?? '', labels);
   }
 
   private async updateNodeAddress(node: WireNode, meta: InstanceMetadata): Promise<void> {
@@ -143,18 +143,18 @@ export class CloudNodeController {
       return;
     }
     if (!desired || !nodeAddressesChanged(node.status?.addresses ?? [], desired)) return;
-    await patchNodeAddresses(this.o.client, node.metadata?.name ?? '', desired);
+    await patchNodeAddresses(this.options.client, node.metadata?.name ?? '', desired);
   }
 
   /** The periodic refresh of every initialized node's addresses and labels (--node-status-update-frequency). */
   async updateNodeStatus(): Promise<void> {
-    const nodes = this.o.nodes.cache.list().filter((n) => !hasCloudTaint(n));
+    const nodes = this.options.nodes.cache.list().filter((n) => !hasCloudTaint(n));
     let next = 0;
     const worker = async () => {
       while (next < nodes.length) {
         const node = nodes[next++] as WireNode;
         try {
-          const meta = await instanceMetadata(this.o.provider, toABINode(node as V1Node));
+          const meta = await instanceMetadata(this.options.provider, toABINode(node));
           await this.updateNodeAddress(node, meta);
           await this.reconcileLabels(node);
         } catch (err) {
@@ -162,7 +162,7 @@ export class CloudNodeController {
         }
       }
     };
-    const workers = this.o.statusUpdateWorkers || this.o.workers;
+    const workers = this.options.statusUpdateWorkers || this.options.workers;
     await Promise.all(Array.from({ length: Math.max(1, workers) }, worker));
   }
 

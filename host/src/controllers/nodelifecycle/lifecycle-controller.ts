@@ -1,7 +1,6 @@
 // cloud-node-lifecycle controller (upstream controllers/nodelifecycle): every --node-monitor-period, looks at every
 // Node; a Ready node loses the shutdown taint; a node that is not Ready is deleted when its instance is gone
 // from the cloud, and gets the shutdown taint when its instance is shut down.
-import type { V1Node } from '@kubernetes/client-node';
 import type { Provider } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isNotFound } from '../../kube/client/errors.ts';
@@ -9,7 +8,8 @@ import type { EventRecorder } from '../../kube/events/recorder.ts';
 import type { Informer } from '../../kube/informer/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import { toABINode } from '../convert.ts';
-import { deleteNode, updateNode, type WireNode } from '../framework/node-updates.ts';
+import { deleteNode, updateNode } from '../framework/node-updates.ts';
+import type { WireNode } from '../framework/wire-objects.ts';
 import { runPeriodically } from '../framework/workers.ts';
 import { instanceExists, instanceShutdown } from '../node/cloud-instances.ts';
 import { TAINT_NODE_SHUTDOWN } from '../node/well-known.ts';
@@ -36,22 +36,22 @@ function hasShutdownTaint(node: WireNode): boolean {
 
 export class CloudNodeLifecycleController {
   readonly name = 'cloud-node-lifecycle';
-  private readonly o: CloudNodeLifecycleControllerOptions;
+  private readonly options: CloudNodeLifecycleControllerOptions;
   private readonly log: Logger;
   private lastRun = 0;
 
   constructor(options: CloudNodeLifecycleControllerOptions) {
-    this.o = options;
+    this.options = options;
     this.log = options.logger.child({ controller: 'cloud-node-lifecycle' });
   }
 
   async run(signal: AbortSignal): Promise<void> {
-    await runPeriodically(this.o.monitorPeriodMs, signal, () => this.monitorNodes(), this.log);
+    await runPeriodically(this.options.monitorPeriodMs, signal, () => this.monitorNodes(), this.log);
   }
 
   /** One pass over every node (no exclusions, as upstream). */
   async monitorNodes(): Promise<void> {
-    for (const node of this.o.nodes.cache.list()) {
+    for (const node of this.options.nodes.cache.list()) {
       try {
         await this.checkNode(node);
       } catch (err) {
@@ -67,28 +67,28 @@ export class CloudNodeLifecycleController {
       if (hasShutdownTaint(node)) await this.setShutdownTaint(name, false);
       return;
     }
-    const abiNode = toABINode(node as V1Node);
+    const abiNode = toABINode(node);
     let exists: boolean;
     try {
-      exists = await instanceExists(this.o.provider, abiNode);
+      exists = await instanceExists(this.options.provider, abiNode);
     } catch (err) {
       this.log.error('error checking if node exists', { node: name, error: (err as Error).message });
       return;
     }
     if (!exists) {
       this.log.info('deleting node since it is no longer present in cloud provider', { node: name });
-      this.o.recorder.recordEvent(
+      this.options.recorder.recordEvent(
         node,
         'Normal',
         'DeletingNode',
         `Deleting node ${name} because it does not exist in the cloud provider`,
       );
       try {
-        await deleteNode(this.o.client, name);
+        await deleteNode(this.options.client, name);
       } catch (err) {
         if (isNotFound(err)) return;
         this.log.error('unable to delete node', { node: name, error: (err as Error).message });
-        this.o.recorder.recordEvent(
+        this.options.recorder.recordEvent(
           node,
           'Warning',
           'DeletingNodeFailed',
@@ -99,7 +99,7 @@ export class CloudNodeLifecycleController {
     }
     let shutdown: boolean;
     try {
-      shutdown = await instanceShutdown(this.o.provider, abiNode);
+      shutdown = await instanceShutdown(this.options.provider, abiNode);
     } catch (err) {
       this.log.error('error checking if node is shutdown', { node: name, error: (err as Error).message });
       return;
@@ -109,7 +109,7 @@ export class CloudNodeLifecycleController {
 
   private async setShutdownTaint(name: string, present: boolean): Promise<void> {
     try {
-      await updateNode(this.o.client, name, (current) => {
+      await updateNode(this.options.client, name, (current) => {
         const taints = current.spec?.taints ?? [];
         const has = taints.some((t) => t.key === TAINT_NODE_SHUTDOWN);
         if (has === present) return undefined;
@@ -126,7 +126,7 @@ export class CloudNodeLifecycleController {
 
   /** Unhealthy when no pass has completed for three periods (the loop is stuck). */
   healthy(): void {
-    const stale = this.lastRun !== 0 && Date.now() - this.lastRun > 3 * this.o.monitorPeriodMs + 30_000;
+    const stale = this.lastRun !== 0 && Date.now() - this.lastRun > 3 * this.options.monitorPeriodMs + 30_000;
     if (stale) throw new Error(`no node lifecycle pass for ${Math.round((Date.now() - this.lastRun) / 1000)} s`);
   }
 }

@@ -10,7 +10,7 @@ import type { Informer } from '../../kube/informer/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { CIDR } from '../../net/cidr.ts';
 import type { NodeAddress } from '../../abi/index.ts';
-import type { WireNode } from '../framework/node-updates.ts';
+import type { WireNode } from '../framework/wire-objects.ts';
 import { runPeriodically, runWorkers } from '../framework/workers.ts';
 import type { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import { ROUTES_KEY, routeEventQueue } from './watch-trigger.ts';
@@ -47,7 +47,7 @@ async function limited<T>(items: readonly T[], limit: number, fn: (item: T) => P
 
 export class RouteController {
   readonly name = 'route';
-  private readonly o: RouteControllerOptions;
+  private readonly options: RouteControllerOptions;
   private readonly log: Logger;
   private lastRun = 0;
   private readonly syncs: { inc(): void } | undefined;
@@ -55,7 +55,7 @@ export class RouteController {
   readonly events: RateLimitingQueue<string> | undefined;
 
   constructor(options: RouteControllerOptions) {
-    this.o = options;
+    this.options = options;
     this.log = options.logger.child({ controller: 'route' });
     this.syncs = options.registry ? routeSyncCounter(options.registry) : undefined;
     this.events = options.watchBased ? routeEventQueue(options.nodes, options.registry, options.clock) : undefined;
@@ -64,7 +64,7 @@ export class RouteController {
   async run(signal: AbortSignal): Promise<void> {
     const events = this.events;
     if (!events) {
-      await runPeriodically(this.o.periodMs, signal, () => this.reconcile(), this.log);
+      await runPeriodically(this.options.periodMs, signal, () => this.reconcile(), this.log);
       return;
     }
     // One worker: every reconciliation covers the whole cluster.
@@ -73,22 +73,22 @@ export class RouteController {
   }
 
   async reconcile(): Promise<void> {
-    if (!this.o.leaseFresh()) {
+    if (!this.options.leaseFresh()) {
       this.log.warn('leader lease is not fresh; skipping route reconciliation');
       // Without a timer, the node event that asked for this run would be forgotten: ask again, rate limited.
       this.events?.addRateLimited(ROUTES_KEY);
       return;
     }
     this.syncs?.inc();
-    const cached = this.o.nodes.cache.list();
+    const cached = this.options.nodes.cache.list();
     const nodes: RouteNode[] = cached.map((n) => ({
       name: n.metadata?.name ?? '',
       uid: n.metadata?.uid ?? '',
       podCIDRs: n.spec?.podCIDRs ?? (n.spec?.podCIDR ? [n.spec.podCIDR] : []),
       addresses: (n.status?.addresses ?? []).map((a) => ({ type: a.type as NodeAddress['type'], address: a.address })),
     }));
-    const routes = await this.o.routes.listRoutes(this.o.clusterName);
-    const plan = planRoutes(nodes, routes, this.o.clusterCIDRs);
+    const routes = await this.options.routes.listRoutes(this.options.clusterName);
+    const plan = planRoutes(nodes, routes, this.options.clusterCIDRs);
     const byName = new Map(cached.map((n) => [n.metadata?.name ?? '', n]));
 
     // Creations and deletions share the limit of 200 cloud calls in flight, as upstream's rate limiter channel.
@@ -97,7 +97,7 @@ export class RouteController {
     const work: (() => Promise<void>)[] = [
       ...plan.delete.map((route) => async () => {
         try {
-          await this.o.routes.deleteRoute(this.o.clusterName, route);
+          await this.options.routes.deleteRoute(this.options.clusterName, route);
           this.log.info('deleted route', { name: route.name, cidr: route.destinationCIDR });
         } catch (err) {
           this.log.error('could not delete route', {
@@ -110,14 +110,14 @@ export class RouteController {
       ...plan.create.map(({ nameHint, route }) => async () => {
         const started = Date.now();
         try {
-          await this.o.routes.createRoute(this.o.clusterName, nameHint, route);
+          await this.options.routes.createRoute(this.options.clusterName, nameHint, route);
           plan.actions.get(route.targetNode)?.set(route.destinationCIDR, 'keep');
           this.log.info('created route', { node: route.targetNode, cidr: route.destinationCIDR, nameHint });
         } catch (err) {
           const message = `Could not create route ${nameHint} ${route.destinationCIDR} for node ${route.targetNode} after ${Date.now() - started}ms: ${(err as Error).message}`;
           this.log.error('could not create route', { node: route.targetNode, error: message });
           const node = byName.get(route.targetNode);
-          if (node) this.o.recorder.recordEvent(node, 'Warning', 'FailedToCreateRoute', message);
+          if (node) this.options.recorder.recordEvent(node, 'Warning', 'FailedToCreateRoute', message);
         }
       }),
     ];
@@ -162,7 +162,7 @@ export class RouteController {
           reason: 'NoRouteCreated',
           message: 'RouteController failed to create a route',
         };
-    await this.o.client.patch(
+    await this.options.client.patch(
       `/api/v1/nodes/${encodeURIComponent(name)}/status`,
       { status: { conditions: [{ ...condition, lastTransitionTime: now, lastHeartbeatTime: now }] } },
       'strategic-merge',
@@ -173,7 +173,7 @@ export class RouteController {
   healthy(): void {
     // On node events alone (the watch-based gate), a quiet cluster has no reconciliation to be late for.
     if (this.events) return;
-    const stale = this.lastRun !== 0 && Date.now() - this.lastRun > 3 * this.o.periodMs + 60_000;
+    const stale = this.lastRun !== 0 && Date.now() - this.lastRun > 3 * this.options.periodMs + 60_000;
     if (stale) throw new Error(`no route reconciliation for ${Math.round((Date.now() - this.lastRun) / 1000)} s`);
   }
 }

@@ -8,7 +8,7 @@ import type { Informer } from '../../kube/informer/informer.ts';
 import { BucketRateLimiter, WithMaxWaitRateLimiter } from '../../kube/workqueue/rate-limiters.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Clock } from '../../kube/clock.ts';
-import type { WireNode } from '../framework/node-updates.ts';
+import type { WireNode } from '../framework/wire-objects.ts';
 
 export const MIN_ROUTE_RESYNC_INTERVAL_MS = 10_000;
 /** The one key: every reconciliation covers the whole cluster. */

@@ -4,13 +4,12 @@
 // hashed) only when a load balancer next needs the list (or the set's identity): while no Service has a load
 // balancer, a burst of node initializations converts and hashes none.
 import { hash } from 'node:crypto';
-import type { V1Node } from '@kubernetes/client-node';
 import { objectKey } from '../../kube/client/wire.ts';
 import { type EventHandlers, isTombstone } from '../../kube/informer/informer.ts';
-import { withCachedJSON } from '../../abi/cached-json.ts';
+import { type KeptList, keptList } from '../../abi/kept-list.ts';
 import type { Node } from '../../abi/index.ts';
 import { toABINode } from '../convert.ts';
-import type { WireNode } from '../framework/node-updates.ts';
+import type { WireNode } from '../framework/wire-objects.ts';
 import { nodeIncludedInLoadBalancers } from './rules.ts';
 
 /** What the set needs of the Node informer. */
@@ -45,7 +44,7 @@ export class LoadBalancerNodeSet {
   /** Included entries whose latest node nodes() has not converted yet, with that node. */
   private readonly unconverted = new Map<Entry, WireNode>();
   private identityCache: { version: number; value: string } | undefined;
-  private listCache: { version: number; value: Node[] } | undefined;
+  private listCache: { version: number; value: KeptList<Node> } | undefined;
   /** Stops following the informer. */
   readonly detach: () => void;
 
@@ -78,12 +77,11 @@ export class LoadBalancerNodeSet {
   }
 
   /**
-   * The included nodes in ABI form. The same array is returned until an included node's ABI form changes; it and
-   * its nodes are frozen (a provider cannot corrupt what the next call gets) and it carries its serialization, so a
-   * Wasm call splices it in instead of re-serializing ~1 KB per node. Typed mutable only because the provider
-   * interface takes `Node[]`.
+   * The included nodes in ABI form, as a KeptList: the same list is returned until an included node's ABI form
+   * changes; it and its nodes are frozen (a provider cannot corrupt what the next call gets), a plugin keeps it
+   * across calls, and its serialization is made here once from the nodes' own, instead of ~1 KB per node per call.
    */
-  nodes(): Node[] {
+  nodes(): KeptList<Node> {
     this.convertPending();
     if (this.listCache?.version !== this.contentVersion) {
       const abis: Node[] = [];
@@ -93,7 +91,7 @@ export class LoadBalancerNodeSet {
         abis.push(entry.abi);
         texts.push(entry.json);
       }
-      const list = withCachedJSON(Object.freeze(abis), `[${texts.join(',')}]`) as Node[];
+      const list = keptList(abis, `[${texts.join(',')}]`);
       this.listCache = { version: this.contentVersion, value: list };
     }
     return this.listCache.value;
@@ -106,7 +104,7 @@ export class LoadBalancerNodeSet {
       entry = { member: undefined, hashed: undefined, abi: undefined, json: undefined };
       this.entries.set(key, entry);
     }
-    const included = nodeIncludedInLoadBalancers(node as V1Node);
+    const included = nodeIncludedInLoadBalancers(node);
     this.setMember(entry, included ? `${node.metadata?.name ?? ''}=${node.spec?.providerID ?? ''}` : undefined);
     if (included) {
       this.unconverted.set(entry, node);
@@ -124,7 +122,7 @@ export class LoadBalancerNodeSet {
 
   private convertPending(): void {
     for (const [entry, node] of this.unconverted) {
-      const abi = toABINode(node as V1Node);
+      const abi = toABINode(node);
       const json = JSON.stringify(abi);
       // Most node updates (conditions, heartbeats) leave the ABI form as it was: the cached list stays valid then.
       if (json === entry.json) continue;

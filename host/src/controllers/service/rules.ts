@@ -1,5 +1,6 @@
 // Decisions of the service (LoadBalancer) controller, as upstream controllers/service/controller.go makes them.
-import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
+import type { V1LoadBalancerStatus } from '@kubernetes/client-node';
+import type { WireNode, WireService } from '../framework/wire-objects.ts';
 
 export const LOAD_BALANCER_CLEANUP_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
 export const LABEL_EXCLUDE_FROM_EXTERNAL_LB = 'node.kubernetes.io/exclude-from-external-load-balancers';
@@ -9,13 +10,13 @@ export const TAINT_TO_BE_DELETED_BY_CA = 'ToBeDeletedByClusterAutoscaler';
  * Which Services this controller serves: type LoadBalancer and, by default, no loadBalancerClass (upstream).
  * `classes` lets a later multi-provider setup claim specific classes.
  */
-export function wantsLoadBalancer(svc: V1Service, classes: ReadonlySet<string> = new Set()): boolean {
+export function wantsLoadBalancer(svc: WireService, classes: ReadonlySet<string> = new Set()): boolean {
   if (svc.spec?.type !== 'LoadBalancer') return false;
   const cls = svc.spec.loadBalancerClass;
   return cls === undefined || cls === '' ? true : classes.has(cls);
 }
 
-export function hasCleanupFinalizer(svc: V1Service): boolean {
+export function hasCleanupFinalizer(svc: WireService): boolean {
   return (svc.metadata?.finalizers ?? []).includes(LOAD_BALANCER_CLEANUP_FINALIZER);
 }
 
@@ -24,7 +25,7 @@ export function hasCleanupFinalizer(svc: V1Service): boolean {
  * is no longer of type LoadBalancer. The class is not looked at: a Service of a class nobody here serves keeps a
  * finalizer it was created with until it is deleted.
  */
-export function needsCleanup(svc: V1Service): boolean {
+export function needsCleanup(svc: WireService): boolean {
   if (!hasCleanupFinalizer(svc)) return false;
   return svc.metadata?.deletionTimestamp !== undefined || svc.spec?.type !== 'LoadBalancer';
 }
@@ -33,7 +34,7 @@ function sameJSON(a: unknown, b: unknown): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 
-function portsKey(svc: V1Service): string {
+function portsKey(svc: WireService): string {
   return JSON.stringify(
     (svc.spec?.ports ?? []).map((p) => [
       p.name ?? '',
@@ -47,7 +48,11 @@ function portsKey(svc: V1Service): string {
 }
 
 /** Upstream needsUpdate: which changes between two versions of a Service require re-ensuring its load balancer. */
-export function needsUpdate(oldSvc: V1Service, newSvc: V1Service, classes?: ReadonlySet<string>): string | undefined {
+export function needsUpdate(
+  oldSvc: WireService,
+  newSvc: WireService,
+  classes?: ReadonlySet<string>,
+): string | undefined {
   const o = oldSvc.spec ?? {};
   const n = newSvc.spec ?? {};
   if (wantsLoadBalancer(oldSvc, classes) !== wantsLoadBalancer(newSvc, classes)) return 'type';
@@ -83,13 +88,13 @@ export function parseGoBool(text: string): boolean | undefined {
  * Upstream's nodeIncludedPredicate: without the exclude label a node is included; with it, only a value
  * strconv.ParseBool reads as false includes it (a value it cannot parse, "" included, excludes the node).
  */
-export function nodeNotExcludedByLabel(node: V1Node): boolean {
+export function nodeNotExcludedByLabel(node: WireNode): boolean {
   const exclude = node.metadata?.labels?.[LABEL_EXCLUDE_FROM_EXTERNAL_LB];
   return exclude === undefined || parseGoBool(exclude) === false;
 }
 
 /** Upstream's stable node-set predicate: not being deleted, not excluded, not being removed by the autoscaler. */
-export function nodeIncludedInLoadBalancers(node: V1Node): boolean {
+export function nodeIncludedInLoadBalancers(node: WireNode): boolean {
   if (node.metadata?.deletionTimestamp !== undefined) return false;
   if (!nodeNotExcludedByLabel(node)) return false;
   return !(node.spec?.taints ?? []).some((t) => t.key === TAINT_TO_BE_DELETED_BY_CA);
@@ -100,7 +105,7 @@ export function nodeIncludedInLoadBalancers(node: V1Node): boolean {
  * providerID changes. A ToBeDeletedByClusterAutoscaler taint or a deletionTimestamp does not: such a node stays in
  * the load balancers (its connections drain) until something else syncs them, and then it is left out.
  */
-export function nodeChangeAffectsLoadBalancers(oldNode: V1Node, newNode: V1Node): boolean {
+export function nodeChangeAffectsLoadBalancers(oldNode: WireNode, newNode: WireNode): boolean {
   return (
     nodeNotExcludedByLabel(oldNode) !== nodeNotExcludedByLabel(newNode) ||
     (oldNode.spec?.providerID ?? '') !== (newNode.spec?.providerID ?? '')
@@ -111,7 +116,7 @@ export function nodeChangeAffectsLoadBalancers(oldNode: V1Node, newNode: V1Node)
  * The node set as upstream compares it: name -> providerID, sorted. The controller keeps an incremental identity of
  * the same set (LoadBalancerNodeSet.identity); this plain form is what its tests check that identity against.
  */
-export function nodeSetKey(nodes: readonly V1Node[]): string {
+export function nodeSetKey(nodes: readonly WireNode[]): string {
   return nodes
     .map((n) => `${n.metadata?.name ?? ''}=${n.spec?.providerID ?? ''}`)
     .sort()
@@ -119,7 +124,7 @@ export function nodeSetKey(nodes: readonly V1Node[]): string {
 }
 
 /** cloudprovider.DefaultLoadBalancerName: "a" + the UID without dashes, at most 32 characters. */
-export function defaultLoadBalancerName(svc: V1Service): string {
+export function defaultLoadBalancerName(svc: WireService): string {
   return `a${(svc.metadata?.uid ?? '').replaceAll('-', '')}`.slice(0, 32);
 }
 

@@ -1,7 +1,7 @@
 // service controller (upstream controllers/service/controller.go): ensures a cloud load balancer for every
 // Service of type LoadBalancer it serves, keeps its backends in step with the node set, and removes it (then the
 // cleanup finalizer) when the Service goes away or stops wanting one.
-import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
+import type { V1LoadBalancerStatus } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { isImplementedElsewhere, type LoadBalancer, type LoadBalancerStatus } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
@@ -14,7 +14,7 @@ import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Node, Service } from '../../abi/index.ts';
 import { toABIService } from '../convert.ts';
-import type { WireNode } from '../framework/node-updates.ts';
+import type { WireNode, WireService } from '../framework/wire-objects.ts';
 import { runWorkers } from '../framework/workers.ts';
 import { LoadBalancerNodeSet } from './load-balancer-nodes.ts';
 import { serviceControllerMetrics } from './metrics.ts';
@@ -27,7 +27,8 @@ import {
   nodeChangeAffectsLoadBalancers,
   wantsLoadBalancer,
 } from './rules.ts';
-import { addFinalizer, patchLoadBalancerStatus, removeFinalizer, type WireService } from './service-updates.ts';
+import { addFinalizer, patchLoadBalancerStatus, removeFinalizer } from './service-updates.ts';
+import { type KeptList, keptList } from '../../abi/kept-list.ts';
 
 export interface ServiceControllerOptions {
   client: KubeClient;
@@ -62,7 +63,7 @@ export class ServiceController {
   readonly name = 'service';
   readonly queue: RateLimitingQueue<string>;
   readonly nodeQueue: RateLimitingQueue<string>;
-  private readonly o: ServiceControllerOptions;
+  private readonly options: ServiceControllerOptions;
   private readonly log: Logger;
   private readonly metrics;
   private readonly classes: ReadonlySet<string>;
@@ -73,7 +74,7 @@ export class ServiceController {
   private readonly nodeSet: LoadBalancerNodeSet;
 
   constructor(options: ServiceControllerOptions) {
-    this.o = options;
+    this.options = options;
     this.log = options.logger.child({ controller: 'service' });
     this.metrics = serviceControllerMetrics(options.registry);
     this.classes = options.classes ?? new Set();
@@ -87,12 +88,12 @@ export class ServiceController {
     options.services.addEventHandler(
       {
         onAdd: (svc) => {
-          if (wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
+          if (wantsLoadBalancer(svc, this.classes) || needsCleanup(svc)) {
             this.queue.add(objectKey(svc));
           }
         },
         onUpdate: (old, svc) => {
-          if (needsUpdate(old as V1Service, svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
+          if (needsUpdate(old, svc, this.classes) || needsCleanup(svc)) {
             this.queue.add(objectKey(svc));
           }
         },
@@ -107,7 +108,7 @@ export class ServiceController {
           if (!initial) this.nodeQueue.add(NODE_SYNC_KEY);
         },
         onUpdate: (old, node) => {
-          if (nodeChangeAffectsLoadBalancers(old as V1Node, node as V1Node)) this.nodeQueue.add(NODE_SYNC_KEY);
+          if (nodeChangeAffectsLoadBalancers(old, node)) this.nodeQueue.add(NODE_SYNC_KEY);
         },
         onDelete: () => this.nodeQueue.add(NODE_SYNC_KEY),
       },
@@ -127,18 +128,24 @@ export class ServiceController {
     // No periodic node sync: upstream has none (its Node handler's resync changes nothing); node events and full
     // syncs of Services keep the load balancers' node sets.
     await Promise.all([
-      runWorkers({ queue: this.queue, workers: this.o.workers, sync: (k) => this.syncService(k), logger: this.log }),
+      runWorkers({
+        queue: this.queue,
+        workers: this.options.workers,
+        sync: (k) => this.syncService(k),
+        logger: this.log,
+      }),
       runWorkers({ queue: this.nodeQueue, workers: 1, sync: () => this.nodeSync(), logger: this.log }),
     ]);
   }
 
   private requireFreshLease(): void {
-    if (!this.o.leaseFresh()) throw new LeaseNotFreshError('the leader lease is not fresh; not touching the cloud');
+    if (!this.options.leaseFresh())
+      throw new LeaseNotFreshError('the leader lease is not fresh; not touching the cloud');
   }
 
   /** One Service: ensure, or clean up. */
   async syncService(key: string): Promise<void> {
-    const svc = this.o.services.cache.get(key);
+    const svc = this.options.services.cache.get(key);
     const previous = this.seen.get(key);
     if (!svc) {
       // Gone from the cluster while its key was queued (a retry, or an update just before the deletion). With the
@@ -163,7 +170,12 @@ export class ServiceController {
       }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      this.o.recorder.recordEvent(svc, 'Warning', 'SyncLoadBalancerFailed', `Error syncing load balancer: ${message}`);
+      this.options.recorder.recordEvent(
+        svc,
+        'Warning',
+        'SyncLoadBalancerFailed',
+        `Error syncing load balancer: ${message}`,
+      );
       throw err;
     }
   }
@@ -171,18 +183,18 @@ export class ServiceController {
   /** Resolves true when the load balancer was deleted. */
   private async syncLoadBalancerIfNeeded(svc: WireService): Promise<boolean> {
     const previousStatus = svc.status?.loadBalancer;
-    const abiService = toABIService(svc as V1Service);
-    const cluster = this.o.clusterName;
-    if (!wantsLoadBalancer(svc as V1Service, this.classes) || needsCleanup(svc as V1Service)) {
+    const abiService = toABIService(svc);
+    const cluster = this.options.clusterName;
+    if (!wantsLoadBalancer(svc, this.classes) || needsCleanup(svc)) {
       await this.deleteLoadBalancer(svc, abiService);
       await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, { ingress: [] }));
       return true;
     }
     this.requireFreshLease();
-    this.o.recorder.recordEvent(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
+    this.options.recorder.recordEvent(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
     // The finalizer goes on before the first cloud call, so a load balancer can never outlive its Service.
-    if (!hasCleanupFinalizer(svc as V1Service)) {
-      await step('failed to add load balancer cleanup finalizer', addFinalizer(this.o.client, svc));
+    if (!hasCleanupFinalizer(svc)) {
+      await step('failed to add load balancer cleanup finalizer', addFinalizer(this.options.client, svc));
     }
     const nodes = this.nodeSet.nodes();
     if (nodes.length === 0) {
@@ -192,7 +204,7 @@ export class ServiceController {
     let status: LoadBalancerStatus;
     try {
       this.metrics.loadBalancerSync.inc();
-      status = await this.o.balancer.ensureLoadBalancer(cluster, abiService, nodes);
+      status = await this.options.balancer.ensureLoadBalancer(cluster, abiService, nodes);
     } catch (err) {
       if (isImplementedElsewhere(err)) {
         this.log.debug('load balancer implemented by a different controller', { service: objectKey(svc) });
@@ -200,35 +212,35 @@ export class ServiceController {
       }
       throw new Error(`failed to ensure load balancer: ${(err as Error).message}`, { cause: err });
     }
-    this.o.recorder.recordEvent(svc, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
+    this.options.recorder.recordEvent(svc, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
     await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, status));
     return false;
   }
 
   /** The delete half of upstream's syncLoadBalancerIfNeeded; its errors are worded and wrapped as upstream's. */
   private async deleteLoadBalancer(svc: WireService, abiService: Service): Promise<void> {
-    const cluster = this.o.clusterName;
+    const cluster = this.options.clusterName;
     const { exists } = await step(
       'failed to check if load balancer exists before cleanup',
-      this.o.balancer.getLoadBalancer(cluster, abiService),
+      this.options.balancer.getLoadBalancer(cluster, abiService),
     );
     if (exists) {
       this.requireFreshLease();
-      this.o.recorder.recordEvent(svc, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
+      this.options.recorder.recordEvent(svc, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
       try {
-        await this.o.balancer.ensureLoadBalancerDeleted(cluster, abiService);
+        await this.options.balancer.ensureLoadBalancerDeleted(cluster, abiService);
       } catch (err) {
         // Upstream ignores ImplementedElsewhere here too, and goes on to remove the finalizer.
         if (!isImplementedElsewhere(err)) throw new SyncStepError('failed to delete load balancer', err);
       }
     }
-    if (hasCleanupFinalizer(svc as V1Service)) {
+    if (hasCleanupFinalizer(svc)) {
       await step(
         'failed to remove load balancer cleanup finalizer',
-        this.ignoreNotFound(removeFinalizer(this.o.client, svc)),
+        this.ignoreNotFound(removeFinalizer(this.options.client, svc)),
       );
     }
-    this.o.recorder.recordEvent(svc, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
+    this.options.recorder.recordEvent(svc, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
   }
 
   private async writeStatus(
@@ -252,8 +264,8 @@ export class ServiceController {
           : {}),
       })),
     };
-    if (loadBalancerStatusEqual(previous as V1LoadBalancerStatus | undefined, wire as V1LoadBalancerStatus)) return;
-    await this.ignoreNotFound(patchLoadBalancerStatus(this.o.client, svc, wire));
+    if (loadBalancerStatusEqual(previous, wire)) return;
+    await this.ignoreNotFound(patchLoadBalancerStatus(this.options.client, svc, wire));
   }
 
   private async ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
@@ -267,13 +279,13 @@ export class ServiceController {
   }
 
   private async deleteStaleLoadBalancer(old: WireService): Promise<void> {
-    if (!wantsLoadBalancer(old as V1Service, this.classes)) return;
+    if (!wantsLoadBalancer(old, this.classes)) return;
     this.requireFreshLease();
-    this.o.recorder.recordEvent(old, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
+    this.options.recorder.recordEvent(old, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
     try {
-      await this.o.balancer.ensureLoadBalancerDeleted(this.o.clusterName, toABIService(old as V1Service));
+      await this.options.balancer.ensureLoadBalancerDeleted(this.options.clusterName, toABIService(old));
     } catch (err) {
-      this.o.recorder.recordEvent(
+      this.options.recorder.recordEvent(
         old,
         'Warning',
         'DeleteLoadBalancerFailed',
@@ -281,7 +293,7 @@ export class ServiceController {
       );
       throw err;
     }
-    this.o.recorder.recordEvent(old, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
+    this.options.recorder.recordEvent(old, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
   }
 
   /** Re-checks every served load balancer's node set; updates those whose set changed. */
@@ -294,14 +306,14 @@ export class ServiceController {
 
   private async updateChangedNodeSets(): Promise<void> {
     const setKey = this.nodeSet.identity();
-    const services = this.o.services.cache.list().filter((s) => {
+    const services = this.options.services.cache.list().filter((s) => {
       const last = this.lastSyncedNodes.get(objectKey(s));
       // Not yet ensured (no record): its full sync will pass the current nodes.
       if (last === undefined || last === setKey) return false;
-      return wantsLoadBalancer(s as V1Service, this.classes) && !needsCleanup(s as V1Service);
+      return wantsLoadBalancer(s, this.classes) && !needsCleanup(s);
     });
     // Taken with the identity, before any await: the nodes given are the set recorded as given.
-    const abiNodes = services.length > 0 ? this.nodeSet.nodes() : [];
+    const abiNodes = services.length > 0 ? this.nodeSet.nodes() : keptList<Node>([]);
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < services.length) {
@@ -323,25 +335,25 @@ export class ServiceController {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, this.o.workers) }, worker));
+    await Promise.all(Array.from({ length: Math.max(1, this.options.workers) }, worker));
   }
 
-  private async updateLoadBalancerHosts(svc: WireService, nodes: Node[]): Promise<void> {
+  private async updateLoadBalancerHosts(svc: WireService, nodes: KeptList<Node>): Promise<void> {
     this.requireFreshLease();
     const started = performance.now();
-    const abiService = toABIService(svc as V1Service);
+    const abiService = toABIService(svc);
     try {
       this.metrics.loadBalancerSync.inc();
-      await this.o.balancer.updateLoadBalancer(this.o.clusterName, abiService, nodes);
+      await this.options.balancer.updateLoadBalancer(this.options.clusterName, abiService, nodes);
     } catch (err) {
       if (isImplementedElsewhere(err)) return;
       // Only an error if the load balancer still exists.
-      const { exists } = await this.o.balancer
-        .getLoadBalancer(this.o.clusterName, abiService)
+      const { exists } = await this.options.balancer
+        .getLoadBalancer(this.options.clusterName, abiService)
         .catch(() => ({ exists: true }));
       if (!exists) return;
       const names = nodes.map((n) => n.name).slice(0, 20);
-      this.o.recorder.recordEvent(
+      this.options.recorder.recordEvent(
         svc,
         'Warning',
         'UpdateLoadBalancerFailed',
@@ -354,12 +366,12 @@ export class ServiceController {
     if (nodes.length === 0) {
       this.warnNoNodes(svc);
     } else {
-      this.o.recorder.recordEvent(svc, 'Normal', 'UpdatedLoadBalancer', 'Updated load balancer with new hosts');
+      this.options.recorder.recordEvent(svc, 'Normal', 'UpdatedLoadBalancer', 'Updated load balancer with new hosts');
     }
   }
 
   private warnNoNodes(svc: WireService): void {
-    this.o.recorder.recordEvent(
+    this.options.recorder.recordEvent(
       svc,
       'Warning',
       'UnAvailableLoadBalancer',

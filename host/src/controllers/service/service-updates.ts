@@ -2,12 +2,11 @@
 // everyone else's) and status.loadBalancer, all through the status subresource as upstream's PatchService does: a
 // finalizer change then never runs admission meant for Service spec updates (webhooks on "services"), and the audit
 // log shows the same requests for both CCMs.
-import type { V1LoadBalancerStatus, V1Service } from '@kubernetes/client-node';
+import type { V1LoadBalancerStatus } from '@kubernetes/client-node';
 import type { KubeClient } from '../../kube/client/client.ts';
 import type { Wire } from '../../kube/client/wire.ts';
+import type { WireService } from '../framework/wire-objects.ts';
 import { LOAD_BALANCER_CLEANUP_FINALIZER } from './rules.ts';
-
-export type WireService = Wire<V1Service>;
 
 const servicePath = (svc: WireService) =>
   `/api/v1/namespaces/${encodeURIComponent(svc.metadata?.namespace ?? '')}/services/${encodeURIComponent(svc.metadata?.name ?? '')}`;

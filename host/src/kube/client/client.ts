@@ -1,7 +1,7 @@
 // The CCM's one door to the apiserver. Every request -- our JSON requests, watch connections and generated typed
 // clients (typed-api.ts) -- (1) waits on one client-side token bucket (client-go's --kube-api-qps /
-// --kube-api-burst, default 20 / 30), (2) records rest_client_* metrics and (3) shares the HTTP/1.1 connection pools
-// of pools.ts, built from ApiserverCredentials (credentials.ts).
+// --kube-api-burst, default 20 / 30), (2) records rest_client_* metrics and (3) shares one transport, the HTTP/1.1
+// connections of apiserver-transport.ts, built from ApiserverCredentials (credentials.ts).
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
@@ -12,7 +12,7 @@ import type { ApiserverCredentials } from './credentials.ts';
 import { KubeApiError } from './errors.ts';
 import { HttpMethod } from './http-method.ts';
 import { PATCH_CONTENT_TYPE, type PatchType } from './patch.ts';
-import { type ApiserverPools, dispatcherPools, http1Pools } from './pools.ts';
+import { type ApiserverTransport, dispatcherTransport, http1Transport } from './apiserver-transport.ts';
 import { bodyText, type CollectedResponse } from '../../net/collect.ts';
 import type { PoolRequest } from '../../net/http1/request.ts';
 import { type RestMetrics, restMetrics } from './rest-metrics.ts';
@@ -64,7 +64,7 @@ const CONNECTION_POOL_MAX_AGE_MS = 5 * 60_000;
 const AUTH_TTL_MS = 10_000;
 
 interface Connection {
-  pools: ApiserverPools;
+  transport: ApiserverTransport;
   /** Headers that authenticate requests (Authorization), from the credentials. */
   headers: Record<string, string>;
   createdAt: number;
@@ -133,7 +133,8 @@ export class KubeClient {
   async request<T>(options: RequestOptions): Promise<T> {
     const method = options.method ?? HttpMethod.GET;
     // The connection pool's own timeouts (one sweep per pool) bound the wait for the head and then each pause in the
-    // body: an AbortSignal.timeout per request (plus AbortSignal.any with the caller's) cost more CPU than the rest of our per-request code.
+    // body: an AbortSignal.timeout per request (plus AbortSignal.any with the caller's) cost more CPU than the rest of
+    // our per-request code.
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const hasBody = options.body !== undefined;
     const ignore = options.ignoreResponse === true;
@@ -174,7 +175,7 @@ export class KubeClient {
       HttpMethod.GET,
       signal,
       (conn) =>
-        conn.pools.stream(
+        conn.transport.stream(
           this.poolRequest(conn, HttpMethod.GET, path, { ...query, watch: true }, { headersTimeout: this.timeoutMs }),
           signal,
         ),
@@ -187,9 +188,10 @@ export class KubeClient {
   }
 
   /**
-   * The raw requests' transport: a keep-alive connection of the pool (pools.ts), the answer collected whole.
-   * client-node's fetch path cost more than twice undici's CPU per request, and undici's over 1.5 times the pool's;
-   * at a few hundred requests per second this is the largest CPU cost of node initialization.
+   * The raw requests' transport: a keep-alive connection of the pool (apiserver-transport.ts), the answer collected
+   * whole. client-node's fetch path costs more CPU per request than undici, and undici more than the pool
+   * (bench/http1-client.ts); at a few hundred requests per second this is the largest CPU cost of node
+   * initialization.
    */
   private collect(
     method: HttpMethod,
@@ -202,7 +204,7 @@ export class KubeClient {
       method,
       signal,
       (conn) =>
-        conn.pools.exchange(this.poolRequest(conn, method, path, query, extra), {
+        conn.transport.exchange(this.poolRequest(conn, method, path, query, extra), {
           signal,
           discardBody: extra.discardBody,
         }),
@@ -307,20 +309,20 @@ export class KubeClient {
     const now = this.clock.now();
     const old = this.conn;
     const keep = old !== undefined && now - old.createdAt < CONNECTION_POOL_MAX_AGE_MS;
-    let pools: ApiserverPools;
+    let transport: ApiserverTransport;
     if (keep) {
-      pools = old.pools;
+      transport = old.transport;
     } else {
-      const transport = await this.credentials.transport();
-      pools =
-        'tls' in transport
-          ? http1Pools(this.origin, transport.tls)
-          : dispatcherPools(this.origin, transport.dispatcher);
-      // Closing lets requests (and watches) already using the old pools finish.
-      if (old) old.pools.close();
+      const settings = await this.credentials.transport();
+      transport =
+        'tls' in settings
+          ? http1Transport(this.origin, settings.tls)
+          : dispatcherTransport(this.origin, settings.dispatcher);
+      // Closing lets requests (and watches) already using the old connections finish.
+      if (old) old.transport.close();
     }
     this.conn = {
-      pools,
+      transport,
       headers,
       createdAt: keep ? old.createdAt : now,
       authAt: now,
@@ -340,7 +342,7 @@ export class KubeClient {
     return this.exchange(
       method,
       signal,
-      async (conn) => run(await conn.pools.typed(), conn.headers),
+      async (conn) => run(await conn.transport.typed(), conn.headers),
       (r) => r.httpStatusCode,
     );
   }

@@ -1,8 +1,8 @@
 // What KubeClient needs to reach the apiserver: its URL, the TLS settings of the connections, and the headers that
 // authenticate each request. The kubeconfig loader (kubeconfig.ts) builds them itself for what a CCM uses (a
 // service account, tokens, token files, client certificates, basic auth): the runtime then never loads
-// @kubernetes/client-node, whose import alone costs ~45 MB of resident memory (thousands of generated modules) and
-// ~0.5 s of start-up CPU. Exec plugins, auth providers and proxies are handed to client-node
+// @kubernetes/client-node, whose import alone costs tens of megabytes of resident memory (thousands of generated
+// modules) and a noticeable part of start-up CPU. Exec plugins, auth providers and proxies are handed to client-node
 // (client-node-credentials.ts), loaded only then.
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';

@@ -1,5 +1,5 @@
 // The HTTP methods KubeClient sends: the same strings as client-node's HttpMethod, which the runtime does not import
-// (loading client-node costs the process ~45 MB of memory and ~0.5 s of start-up CPU; see credentials.ts).
+// (loading client-node costs the process memory and start-up CPU; see credentials.ts).
 export const HttpMethod = {
   GET: 'GET',
   HEAD: 'HEAD',

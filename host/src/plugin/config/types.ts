@@ -31,9 +31,9 @@ export interface ProviderLimits {
   maxModuleMB?: number | undefined;
   /** Concurrent instances; 0 means one per concurrent sync + 1 (resolved when loading). */
   poolSize: number;
-  /** Instances kept when idle, the spare not counted (undefined: the pool's default, 1). */
+  /** Instances kept when idle (undefined: the pool's default, 1). */
   poolMinSize?: number | undefined;
-  /** Instances above poolMinSize + the spare idle this long are stopped (undefined: the pool's default, 60 s). */
+  /** Instances above poolMinSize idle this long are stopped (undefined: the pool's default, 60 s). */
   poolIdleTimeoutMs?: number | undefined;
 }
 

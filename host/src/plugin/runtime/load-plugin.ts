@@ -19,7 +19,7 @@ import { HttpBroker } from '../http/http-broker.ts';
 import { type ExitCause, PluginInstance } from '../instance/plugin-instance.ts';
 import { createPluginMetrics, type PluginMetrics } from '../metrics/plugin-metrics.ts';
 import { type PluginLimits, type PluginLoadOptions, resolveLimits } from '../options.ts';
-import { InstancePool } from '../pool/instance-pool.ts';
+import { InstanceSet } from '../instance/instance-set.ts';
 import { loadPluginSource } from '../source/plugin-source.ts';
 import { exportedFunctionNames, prepareModule } from '../source/prepare-module.ts';
 import { workerResourceLimits } from '../worker/worker-heap.ts';
@@ -100,9 +100,8 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
     decodeAnswer('initialize', output, { provider: providerName, method: 'initialize' });
   };
 
-  const pool = new InstancePool<PluginInstance>({
+  const instances = new InstanceSet<PluginInstance>({
     size: options.pool?.size ?? 2,
-    spares: options.pool?.spares ?? 0,
     minInstances: options.pool?.minInstances,
     idleTimeoutMs: options.pool?.idleTimeoutMs,
     logger: delegatingLogger(() => logger),
@@ -124,20 +123,20 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
   };
 
   try {
-    const first = await spawn(pool.onInstanceExit);
-    pool.adopt(first);
-    const described = await pool.use((i) => describe(i, limits), limits.startTimeoutMs);
+    const first = await spawn(instances.onInstanceExit);
+    instances.adopt(first);
+    const described = await instances.use((i) => describe(i, limits), limits.startTimeoutMs);
     description = described;
     const capabilities = checkDescription(described, exports, fail);
     logger = baseLogger.child({ plugin: described.providerName });
     metrics = createPluginMetrics(options.registry, described.providerName);
     try {
-      await pool.use((i) => initialize(i, described.providerName), limits.startTimeoutMs);
+      await instances.use((i) => initialize(i, described.providerName), limits.startTimeoutMs);
     } catch (err) {
       throw fail(`ccm_initialize failed: ${isProviderError(err) ? err.message : (err as Error).message}`, err);
     }
-    await pool.fill();
-    if (credentials.exposesSecrets) credentials.onChange(() => pool.recycle());
+    await instances.fill();
+    if (credentials.exposesSecrets) credentials.onChange(() => instances.recycle());
     logger.info('plugin loaded', {
       version: described.version,
       abi: described.abi,
@@ -149,7 +148,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
       description: described,
       sha256: source.sha256,
       capabilities,
-      pool,
+      instances,
       limits,
       metrics,
       logger,
@@ -157,7 +156,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
       onClose: cleanUp,
     });
   } catch (err) {
-    await pool.close();
+    await instances.close();
     cleanUp();
     if (err instanceof PluginLoadError) throw err;
     throw fail((err as Error).message, err);

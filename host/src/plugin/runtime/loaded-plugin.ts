@@ -1,4 +1,4 @@
-// A loaded plugin: typed calls over the instance pool. Each call encodes the request, runs the export on a free
+// A loaded plugin: typed calls over its instance set. Each call encodes the request, runs the export on a free
 // instance under the method's deadline, validates the answer against the ABI and turns failures into the named
 // provider errors, counting everything in the metrics.
 import {
@@ -25,7 +25,7 @@ import { InstanceCallError } from '../instance/instance-errors.ts';
 import type { PluginInstance } from '../instance/plugin-instance.ts';
 import type { PluginMetrics } from '../metrics/plugin-metrics.ts';
 import type { PluginLimits } from '../options.ts';
-import { type InstancePool, PoolTimeoutError } from '../pool/instance-pool.ts';
+import { type InstanceSet, NoFreeInstanceError } from '../instance/instance-set.ts';
 import { isNodeListMethod, type NodeListRequest, NodeListRefs, speaksKeptLists } from './node-list-refs.ts';
 
 export interface LoadedPluginParts {
@@ -33,7 +33,7 @@ export interface LoadedPluginParts {
   /** SHA-256 of the module as loaded (before the memory cap rewrote it). */
   sha256: string;
   capabilities: ReadonlySet<Capability>;
-  pool: InstancePool<PluginInstance>;
+  instances: InstanceSet<PluginInstance>;
   limits: PluginLimits;
   metrics: PluginMetrics;
   logger: Logger;
@@ -73,8 +73,8 @@ export class LoadedPlugin {
     return this.description.providerName;
   }
 
-  get poolStats(): InstancePool<PluginInstance>['stats'] {
-    return this.#parts.pool.stats;
+  get poolStats(): InstanceSet<PluginInstance>['stats'] {
+    return this.#parts.instances.stats;
   }
 
   /** A GET the host makes itself with the plugin's allow-list and credentials; the plugin never sees it. */
@@ -127,7 +127,7 @@ export class LoadedPlugin {
   }
 
   async close(): Promise<void> {
-    await this.#parts.pool.close();
+    await this.#parts.instances.close();
     this.#parts.onClose();
   }
 
@@ -138,7 +138,7 @@ export class LoadedPlugin {
   ): Promise<Uint8Array> {
     const queueTimeoutMs = this.#parts.limits.queueTimeoutMs ?? timeoutMs;
     try {
-      return await this.#parts.pool.use(exec, queueTimeoutMs);
+      return await this.#parts.instances.use(exec, queueTimeoutMs);
     } catch (err) {
       const failure = toProviderError(err, context);
       if (err instanceof InstanceCallError && err.instanceLost) {
@@ -159,7 +159,7 @@ function toProviderError(err: unknown, context: ProviderErrorContext): ProviderE
     if (err.kind === 'noSuchExport') return new NotImplementedError(err.message, context);
     return new InternalError(err.message, context);
   }
-  if (err instanceof PoolTimeoutError) return new TimeoutError(err.message, context);
+  if (err instanceof NoFreeInstanceError) return new TimeoutError(err.message, context);
   if (isProviderError(err)) return err;
   return new InternalError((err as Error).message, context);
 }

@@ -3,6 +3,7 @@
 // node changes. An instance is sent a list once with a reference number it keeps it under; afterwards that instance
 // gets only the number. The choice depends on the instance, so it is made once the pool has picked one.
 import type { Node } from '../../abi/index.ts';
+import { isKeptList } from '../../abi/kept-list.ts';
 
 /** The requests that carry a node list (the methods whose request has `nodesRef`). */
 export interface NodeListRequest {
@@ -40,9 +41,9 @@ export class NodeListRefs {
 
   /** The reference of `nodes`, given on first sight; 0 when the list goes in full every time. */
   refOf(nodes: readonly Node[]): number {
-    // Identity stands for content only while the array cannot change: the service controller hands out one frozen
-    // array per content version. An empty list costs nothing to send (and `nodes: []` is how a ref-only request looks).
-    if (nodes.length === 0 || !Object.isFrozen(nodes)) return 0;
+    // Identity stands for content only for a KeptList (frozen for good; the service controller makes one per content
+    // version). An empty list costs nothing to send (and `nodes: []` is how a ref-only request looks).
+    if (nodes.length === 0 || !isKeptList(nodes)) return 0;
     let ref = this.#ids.get(nodes);
     if (ref === undefined) {
       if (this.#next > MAX_REF) return 0;

@@ -75,7 +75,7 @@ interface Current {
 export class HotSwapper {
   readonly name: string;
   readonly provider: SwappableProvider;
-  readonly #o: HotSwapperOptions;
+  readonly #options: HotSwapperOptions;
   readonly #log: Logger;
   #current: Current;
   #pending: SourceRevision | undefined;
@@ -122,7 +122,7 @@ export class HotSwapper {
   }
 
   private constructor(options: HotSwapperOptions, log: Logger, current: Current) {
-    this.#o = options;
+    this.#options = options;
     this.#log = log;
     this.name = options.config.name;
     this.#current = current;
@@ -161,7 +161,7 @@ export class HotSwapper {
       abi: info.abi,
       capabilities: [...info.capabilities],
       serves: [...this.provider.serves],
-      source: this.#o.source.description,
+      source: this.#options.source.description,
       origin: this.#current.origin,
       since: this.#current.since.toISOString(),
       instances: this.#current.candidate.stats(),
@@ -175,7 +175,7 @@ export class HotSwapper {
   async stop(): Promise<void> {
     this.#stop.abort();
     this.#pending = undefined;
-    await this.#o.source.stop();
+    await this.#options.source.stop();
     await this.idle();
     await this.provider.close();
   }
@@ -202,7 +202,7 @@ export class HotSwapper {
     }
     let unpacked: RevisionModule;
     try {
-      unpacked = await unpackRevision(this.#o.config, shipped);
+      unpacked = await unpackRevision(this.#options.config, shipped);
     } catch (err) {
       this.#reject(shipped, shippedSha256, shippedSha256, undefined, (err as Error).message);
       return;
@@ -221,7 +221,7 @@ export class HotSwapper {
     });
     let candidate: LoadedCandidate | undefined;
     try {
-      candidate = await judge(this.#o, unpacked, sha256, this.provider.serves);
+      candidate = await judge(this.#options, unpacked, sha256, this.provider.serves);
       if (candidate.info.providerName !== current.providerName) {
         throw new RejectedError(
           `it describes itself as provider "${candidate.info.providerName}", but "${current.providerName}" is serving (provider IDs would change)`,
@@ -232,7 +232,7 @@ export class HotSwapper {
       await candidate?.close();
       return;
     }
-    if (this.#o.config.shadow !== undefined) {
+    if (this.#options.config.shadow !== undefined) {
       await this.#shadow(candidate);
       if (this.#stop.signal.aborted) {
         await candidate.close();
@@ -243,12 +243,12 @@ export class HotSwapper {
   }
 
   async #shadow(candidate: LoadedCandidate): Promise<void> {
-    const policy = this.#o.config.shadow as NonNullable<ProviderConfig['shadow']>;
+    const policy = this.#options.config.shadow as NonNullable<ProviderConfig['shadow']>;
     const session = new ShadowSession({
       candidate: candidate.provider,
       policy,
       logger: this.#log.child({ shadow: candidate.info.version }),
-      onCompared: (method, same) => this.#o.metrics.shadowCompared(this.name, method, same),
+      onCompared: (method, same) => this.#options.metrics.shadowCompared(this.name, method, same),
     });
     this.#log.info('shadow: candidate answers read-only calls beside the current plugin', {
       version: candidate.info.version,
@@ -272,7 +272,7 @@ export class HotSwapper {
     void this.provider.swap({ provider: candidate.provider, close: () => candidate.close() });
     const seconds = Math.max(0, (Date.now() - revision.noticedAt) / 1000);
     this.#counts.applied++;
-    this.#o.metrics.swapped(this.name, 'applied', seconds);
+    this.#options.metrics.swapped(this.name, 'applied', seconds);
     this.#log.info('plugin swapped', {
       from: previous.version,
       to: candidate.info.version,
@@ -308,7 +308,7 @@ export class HotSwapper {
       signature: revision.signature,
     };
     this.#counts.rejected++;
-    this.#o.metrics.swapped(this.name, 'rejected', seconds);
+    this.#options.metrics.swapped(this.name, 'rejected', seconds);
     this.#log.warn('plugin candidate rejected', {
       sha256,
       version,
@@ -326,18 +326,18 @@ export class HotSwapper {
   }
 
   #event(object: KubeObject | undefined, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    if (object !== undefined) this.#o.events?.recordEvent(object, type, reason, message);
+    if (object !== undefined) this.#options.events?.recordEvent(object, type, reason, message);
   }
 }
 
 /** Digest pin, signature, then a full load with the capability check; rejects with the first reason found. */
 async function judge(
-  o: HotSwapperOptions,
+  options: HotSwapperOptions,
   unpacked: RevisionModule,
   sha256: string,
   serves: ReadonlySet<Capability> | undefined,
 ): Promise<LoadedCandidate> {
-  const config = o.config;
+  const config = options.config;
   const revision = unpacked.revision;
   if (config.sha256 !== undefined && config.sha256 !== sha256) {
     throw new RejectedError(`sha256 ${sha256} does not match the pinned ${config.sha256}`);
@@ -354,7 +354,7 @@ async function judge(
       throw new RejectedError(`signature: ${(err as Error).message}`);
     }
   }
-  const candidate = await o.load(revision.bytes, config.name);
+  const candidate = await options.load(revision.bytes, config.name);
   const wanted = serves ?? new Set(config.capabilities ?? []);
   const missing = [...wanted].filter((c) => !candidate.info.capabilities.has(c));
   if (missing.length > 0) {

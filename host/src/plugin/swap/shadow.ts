@@ -6,9 +6,10 @@ import { isProviderError } from '../../cloudprovider/errors.ts';
 import type { Provider } from '../../cloudprovider/provider.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { ShadowPolicy } from '../config/types.ts';
+import type { ShadowMethod } from './forwarders.generated.ts';
 import type { Settled } from './settled.ts';
 
-export type ShadowMethod = 'instanceMetadata' | 'getLoadBalancer';
+export type { ShadowMethod };
 
 export interface ShadowSummary {
   compared: number;
@@ -29,7 +30,7 @@ const MAX_EXAMPLES = 5;
 
 export class ShadowSession {
   readonly summary: ShadowSummary = { compared: 0, differences: 0, examples: [] };
-  readonly #o: ShadowSessionOptions;
+  readonly #options: ShadowSessionOptions;
   readonly #pending = new Set<Promise<void>>();
   readonly #done: Promise<void>;
   #finish: () => void = () => {};
@@ -37,7 +38,7 @@ export class ShadowSession {
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: ShadowSessionOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#done = new Promise((resolve) => (this.#finish = resolve));
     this.#timer = setTimeout(() => this.#end(), options.policy.seconds * 1000);
   }
@@ -56,7 +57,7 @@ export class ShadowSession {
     const run = (async () => {
       let candidate: Settled<T>;
       try {
-        candidate = { ok: true, value: await call(this.#o.candidate) };
+        candidate = { ok: true, value: await call(this.#options.candidate) };
       } catch (error) {
         candidate = { ok: false, error };
       }
@@ -70,14 +71,14 @@ export class ShadowSession {
   #record(method: ShadowMethod, object: string, current: string, candidate: string): void {
     const same = current === candidate;
     this.summary.compared++;
-    this.#o.onCompared?.(method, same);
+    this.#options.onCompared?.(method, same);
     if (!same) {
       this.summary.differences++;
       if (this.summary.examples.length < MAX_EXAMPLES)
         this.summary.examples.push({ method, object, current, candidate });
-      this.#o.logger.warn('shadow: candidate answered differently', { method, object, current, candidate });
+      this.#options.logger.warn('shadow: candidate answered differently', { method, object, current, candidate });
     }
-    if (this.summary.compared >= this.#o.policy.calls) this.#end();
+    if (this.summary.compared >= this.#options.policy.calls) this.#end();
   }
 
   #end(): void {

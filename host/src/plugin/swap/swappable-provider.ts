@@ -3,18 +3,12 @@
 // calls already running finish on the plugin they started on, and that plugin is closed only once its last call
 // has returned (or its drain deadline passed). Controllers never see a swap: the capability objects they captured
 // at start-up dispatch to whichever plugin is current when each call begins.
-import { InternalError } from '../../cloudprovider/errors.ts';
-import type {
-  Clusters,
-  Instances,
-  InstancesV2,
-  LoadBalancer,
-  Provider,
-  Routes,
-  Zones,
-} from '../../cloudprovider/provider.ts';
-import { type Logger, silentLogger } from '../../log/logger.ts';
 import type { Capability } from '../../abi/index.ts';
+import { buildCapabilities, CapabilitySetProvider } from '../../cloudprovider/capability-set.ts';
+import { InternalError } from '../../cloudprovider/errors.ts';
+import type { Capabilities, Provider } from '../../cloudprovider/provider.ts';
+import { type Logger, silentLogger } from '../../log/logger.ts';
+import { FORWARDERS, type Forwarding, IMPLEMENTATION_OF, type ShadowMethod } from './forwarders.generated.ts';
 import type { Settled } from './settled.ts';
 import type { ShadowSession } from './shadow.ts';
 
@@ -40,7 +34,9 @@ export interface SwappableProviderOptions {
   logger?: Logger;
 }
 
-export class SwappableProvider implements Provider {
+// Every method is written out in forwarders.generated.ts from the ABI definition; this class says what forwarding
+// means: run on the slot current when the call starts, and mirror shadowed methods onto a candidate.
+export class SwappableProvider extends CapabilitySetProvider {
   readonly serves: ReadonlySet<Capability>;
   #slot: Slot;
   #shadow: ShadowSession | undefined;
@@ -48,83 +44,17 @@ export class SwappableProvider implements Provider {
   readonly #drainTimeoutMs: number;
   readonly #log: Logger;
   readonly #retiring = new Set<Promise<void>>();
-  readonly #instancesV2: InstancesV2 | undefined;
-  readonly #instances: Instances | undefined;
-  readonly #loadBalancer: LoadBalancer | undefined;
-  readonly #routes: Routes | undefined;
-  readonly #zones: Zones | undefined;
-  readonly #clusters: Clusters | undefined;
 
   constructor(initial: ProviderHandle, options: SwappableProviderOptions) {
+    const forwarding: Forwarding = {
+      run: (capability, call) => this.#run((p) => call(implementation(p, capability))),
+      runShadowed: (capability, method, object, call) => this.#runShadowed(capability, method, object, call),
+    };
+    super(buildCapabilities(options.serves, FORWARDERS, forwarding));
     this.serves = options.serves;
     this.#slot = { handle: initial, inflight: 0, onIdle: undefined };
     this.#drainTimeoutMs = options.drainTimeoutMs ?? 60_000;
     this.#log = options.logger ?? silentLogger;
-    const has = (c: Capability): boolean => options.serves.has(c);
-    const v2 = (p: Provider): InstancesV2 => need(p.instancesV2(), 'instancesV2');
-    const legacy = (p: Provider): Instances => need(p.instances(), 'instances');
-    const lb = (p: Provider): LoadBalancer => need(p.loadBalancer(), 'loadBalancer');
-    const routes = (p: Provider): Routes => need(p.routes(), 'routes');
-    const zones = (p: Provider): Zones => need(p.zones(), 'zones');
-    const clusters = (p: Provider): Clusters => need(p.clusters(), 'clusters');
-    const run = <T>(fn: (p: Provider) => Promise<T>): Promise<T> => this.#run(fn);
-
-    this.#instancesV2 = has('instancesV2')
-      ? {
-          instanceExists: (node) => run((p) => v2(p).instanceExists(node)),
-          instanceShutdown: (node) => run((p) => v2(p).instanceShutdown(node)),
-          instanceMetadata: async (node) => {
-            const result = await this.#settle(() => run((p) => v2(p).instanceMetadata(node)));
-            this.#shadow?.mirror('instanceMetadata', node.name, result, (p) => v2(p).instanceMetadata(node));
-            return unwrap(result);
-          },
-        }
-      : undefined;
-    this.#instances = has('instances')
-      ? {
-          nodeAddresses: (name) => run((p) => legacy(p).nodeAddresses(name)),
-          nodeAddressesByProviderID: (id) => run((p) => legacy(p).nodeAddressesByProviderID(id)),
-          instanceID: (name) => run((p) => legacy(p).instanceID(name)),
-          instanceType: (name) => run((p) => legacy(p).instanceType(name)),
-          instanceTypeByProviderID: (id) => run((p) => legacy(p).instanceTypeByProviderID(id)),
-          instanceExistsByProviderID: (id) => run((p) => legacy(p).instanceExistsByProviderID(id)),
-          instanceShutdownByProviderID: (id) => run((p) => legacy(p).instanceShutdownByProviderID(id)),
-        }
-      : undefined;
-    this.#loadBalancer = has('loadBalancer')
-      ? {
-          getLoadBalancer: async (cluster, svc) => {
-            const result = await this.#settle(() => run((p) => lb(p).getLoadBalancer(cluster, svc)));
-            const key = `${svc.namespace}/${svc.name}`;
-            this.#shadow?.mirror('getLoadBalancer', key, result, (p) => lb(p).getLoadBalancer(cluster, svc));
-            return unwrap(result);
-          },
-          getLoadBalancerName: (cluster, svc) => run((p) => lb(p).getLoadBalancerName(cluster, svc)),
-          ensureLoadBalancer: (cluster, svc, nodes) => run((p) => lb(p).ensureLoadBalancer(cluster, svc, nodes)),
-          updateLoadBalancer: (cluster, svc, nodes) => run((p) => lb(p).updateLoadBalancer(cluster, svc, nodes)),
-          ensureLoadBalancerDeleted: (cluster, svc) => run((p) => lb(p).ensureLoadBalancerDeleted(cluster, svc)),
-        }
-      : undefined;
-    this.#routes = has('routes')
-      ? {
-          listRoutes: (cluster) => run((p) => routes(p).listRoutes(cluster)),
-          createRoute: (cluster, hint, route) => run((p) => routes(p).createRoute(cluster, hint, route)),
-          deleteRoute: (cluster, route) => run((p) => routes(p).deleteRoute(cluster, route)),
-        }
-      : undefined;
-    this.#zones = has('zones')
-      ? {
-          getZone: () => run((p) => zones(p).getZone()),
-          getZoneByProviderID: (id) => run((p) => zones(p).getZoneByProviderID(id)),
-          getZoneByNodeName: (name) => run((p) => zones(p).getZoneByNodeName(name)),
-        }
-      : undefined;
-    this.#clusters = has('clusters')
-      ? {
-          listClusters: () => run((p) => clusters(p).listClusters()),
-          master: (cluster) => run((p) => clusters(p).master(cluster)),
-        }
-      : undefined;
   }
 
   /** The provider serving new calls. */
@@ -171,30 +101,6 @@ export class SwappableProvider implements Provider {
     return this.current.hasClusterID();
   }
 
-  instancesV2(): InstancesV2 | undefined {
-    return this.#instancesV2;
-  }
-
-  instances(): Instances | undefined {
-    return this.#instances;
-  }
-
-  loadBalancer(): LoadBalancer | undefined {
-    return this.#loadBalancer;
-  }
-
-  routes(): Routes | undefined {
-    return this.#routes;
-  }
-
-  zones(): Zones | undefined {
-    return this.#zones;
-  }
-
-  clusters(): Clusters | undefined {
-    return this.#clusters;
-  }
-
   async #run<T>(fn: (p: Provider) => Promise<T>): Promise<T> {
     // The slot is read once, synchronously: a swap after this line does not move this call.
     const slot = this.#slot;
@@ -207,12 +113,17 @@ export class SwappableProvider implements Provider {
     }
   }
 
-  async #settle<T>(fn: () => Promise<T>): Promise<Settled<T>> {
-    try {
-      return { ok: true, value: await fn() };
-    } catch (error) {
-      return { ok: false, error };
-    }
+  // The controllers get the current plugin's answer; the candidate's is compared once the current one is known.
+  async #runShadowed<C extends Capability, T>(
+    capability: C,
+    method: ShadowMethod,
+    object: string,
+    call: (impl: Capabilities[C]) => Promise<T>,
+  ): Promise<T> {
+    const onProvider = (p: Provider): Promise<T> => call(implementation(p, capability));
+    const result = await settle(() => this.#run(onProvider));
+    this.#shadow?.mirror(method, object, result, onProvider);
+    return unwrap(result);
   }
 
   async #retire(slot: Slot): Promise<void> {
@@ -239,12 +150,21 @@ export class SwappableProvider implements Provider {
   }
 }
 
+async function settle<T>(fn: () => Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
 function unwrap<T>(result: Settled<T>): T {
   if (result.ok) return result.value;
   throw result.error;
 }
 
-function need<T>(impl: T | undefined, capability: Capability): T {
+function implementation<C extends Capability>(provider: Provider, capability: C): Capabilities[C] {
+  const impl = IMPLEMENTATION_OF[capability](provider);
   // Candidates are checked to declare every served capability before they are swapped in; this is the backstop.
   if (impl === undefined) throw new InternalError(`the current plugin does not implement ${capability}`);
   return impl;

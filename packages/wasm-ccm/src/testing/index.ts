@@ -78,7 +78,7 @@ export async function loadTestPlugin(wasm: string | Uint8Array, options: TestPlu
     clusterName: options.clusterName ?? 'kubernetes',
     allowedHosts: options.allowedHosts ?? [],
     credentials: options.credentialsFile ? { file: options.credentialsFile, reloadIntervalMs: 0 } : undefined,
-    pool: { size: 1, spares: 0 },
+    pool: { size: 1 },
     limits: {
       ...(options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : {}),
       ...(options.memoryLimitMB ? { memoryBytes: options.memoryLimitMB * 1024 * 1024 } : {}),

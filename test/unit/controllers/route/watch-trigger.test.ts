@@ -1,14 +1,14 @@
 // The watch-based route reconciliation gate: which node events trigger a reconciliation, and how often.
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { WireNode } from '../../../../host/src/controllers/framework/node-updates.ts';
+import type { WireNode } from '../../../../host/src/controllers/framework/wire-objects.ts';
 import {
   RouteController,
   type RouteControllerOptions,
 } from '../../../../host/src/controllers/route/route-controller.ts';
 import { routesAffected } from '../../../../host/src/controllers/route/watch-trigger.ts';
 import type { EventHandlers } from '../../../../host/src/kube/informer/informer.ts';
-import { FakeClock, flushMicrotasks } from '../../../../host/src/kube/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../../support/fake-clock.ts';
 import { silentLogger } from '../../../../host/src/log/logger.ts';
 import { parseClusterCIDRs } from '../../../../host/src/net/cidr.ts';
 import { FakeProvider } from '../../../support/fake-provider.ts';

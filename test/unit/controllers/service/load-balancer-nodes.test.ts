@@ -1,7 +1,6 @@
-import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { toABINode } from '../../../../host/src/controllers/convert.ts';
-import type { WireNode } from '../../../../host/src/controllers/framework/node-updates.ts';
+import type { WireNode } from '../../../../host/src/controllers/framework/wire-objects.ts';
 import { LoadBalancerNodeSet } from '../../../../host/src/controllers/service/load-balancer-nodes.ts';
 import { nodeIncludedInLoadBalancers, nodeSetKey } from '../../../../host/src/controllers/service/rules.ts';
 import type { EventHandlers } from '../../../../host/src/kube/informer/informer.ts';
@@ -34,7 +33,7 @@ class FakeNodes {
 
   /** What the controller computed before the node set: list, filter, convert. */
   included(): WireNode[] {
-    return [...this.cache.values()].filter((n) => nodeIncludedInLoadBalancers(n as V1Node));
+    return [...this.cache.values()].filter((n) => nodeIncludedInLoadBalancers(n));
   }
 }
 
@@ -70,7 +69,7 @@ describe('LoadBalancerNodeSet', () => {
 
   it('gives each included node in ABI form, in the cache order', () => {
     const { nodes, set } = setup(node('b'), node('a', { labels: { role: 'x' } }));
-    expect(set.nodes()).toEqual(nodes.included().map((n) => toABINode(n as V1Node)));
+    expect(set.nodes()).toEqual(nodes.included().map((n) => toABINode(n)));
   });
 
   it('leaves out excluded, deleting and autoscaler-removed nodes, and takes them back', () => {
@@ -174,7 +173,7 @@ describe('LoadBalancerNodeSet', () => {
     expect(() => (list[0]!.annotations.note = 'z')).toThrow(TypeError);
     expect(() => list[0]!.addresses.pop()).toThrow(TypeError);
     expect(() => (list[0]!.addresses[0]!.address = 'z')).toThrow(TypeError);
-    expect(set.nodes()).toEqual([toABINode(node('b') as V1Node), toABINode(node('a') as V1Node)]);
+    expect(set.nodes()).toEqual([toABINode(node('b')), toABINode(node('a'))]);
   });
 
   it('serializes a request with the list as JSON.stringify would, from the cached text', () => {
@@ -228,9 +227,9 @@ describe('LoadBalancerNodeSet', () => {
       // Asked for now and then, so the conversions and hashes it defers pile up over several changes in between.
       if (random(3) !== 0) continue;
       const included = nodes.included();
-      expect(set.nodes()).toEqual(included.map((n) => toABINode(n as V1Node)));
+      expect(set.nodes()).toEqual(included.map((n) => toABINode(n)));
       // Equal identities exactly for equal sets, as the sorted name=providerID key tells.
-      const key = nodeSetKey(included as V1Node[]);
+      const key = nodeSetKey(included);
       const id = set.identity();
       expect(seen.get(id) ?? key).toBe(key);
       seen.set(id, key);

@@ -1,4 +1,3 @@
-import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { toABINode, toABIService } from '../../../../host/src/controllers/convert.ts';
 import {
@@ -11,15 +10,16 @@ import {
   nodeSetKey,
   wantsLoadBalancer,
 } from '../../../../host/src/controllers/service/rules.ts';
+import type { WireNode, WireService } from '../../../../host/src/controllers/framework/wire-objects.ts';
 
-function svc(spec: V1Service['spec'] = {}, metadata: V1Service['metadata'] = {}): V1Service {
+function svc(spec: WireService['spec'] = {}, metadata: WireService['metadata'] = {}): WireService {
   return {
     metadata: { name: 's', namespace: 'ns', uid: '3f2a9c1e-0b7d-4e1f-9a2b-1234567890ab', ...metadata },
     spec: { type: 'LoadBalancer', ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080 }], ...spec },
   };
 }
 
-function node(name: string, extra: Partial<V1Node> = {}): V1Node {
+function node(name: string, extra: Partial<WireNode> = {}): WireNode {
   return { metadata: { name, ...extra.metadata }, spec: { providerID: `devcloud://${name}`, ...extra.spec } };
 }
 
@@ -34,7 +34,7 @@ describe('which Services the controller serves', () => {
   it('needs cleanup only with our finalizer and a deletion or a type change', () => {
     const fin = { finalizers: ['service.kubernetes.io/load-balancer-cleanup'] };
     expect(needsCleanup(svc({}, fin))).toBe(false);
-    expect(needsCleanup(svc({}, { ...fin, deletionTimestamp: new Date() }))).toBe(true);
+    expect(needsCleanup(svc({}, { ...fin, deletionTimestamp: new Date().toISOString() }))).toBe(true);
     expect(needsCleanup(svc({ type: 'ClusterIP' }, fin))).toBe(true);
     expect(needsCleanup(svc({ type: 'ClusterIP' }))).toBe(false);
   });
@@ -43,14 +43,14 @@ describe('which Services the controller serves', () => {
     const fin = { finalizers: ['service.kubernetes.io/load-balancer-cleanup'] };
     const other = { loadBalancerClass: 'example.com/nobody' };
     expect(needsCleanup(svc(other, fin))).toBe(false);
-    expect(needsCleanup(svc(other, { ...fin, deletionTimestamp: new Date() }))).toBe(true);
+    expect(needsCleanup(svc(other, { ...fin, deletionTimestamp: new Date().toISOString() }))).toBe(true);
     expect(needsCleanup(svc({ ...other, type: 'ClusterIP' }, fin))).toBe(true);
   });
 });
 
 describe('needsUpdate', () => {
   const base = svc({ loadBalancerSourceRanges: ['10.0.0.0/8', '192.168.0.0/16'] }, { annotations: { a: '1' } });
-  it.each<[string, V1Service]>([
+  it.each<[string, WireService]>([
     ['type', svc({ type: 'NodePort' })],
     ['loadBalancerSourceRanges', svc({ loadBalancerSourceRanges: ['10.0.0.0/8'] }, { annotations: { a: '1' } })],
     [
@@ -102,9 +102,9 @@ describe('needsUpdate', () => {
 describe('load balancer node set', () => {
   it('excludes deleting, excluded and autoscaler-doomed nodes; Ready is not checked', () => {
     expect(nodeIncludedInLoadBalancers(node('a'))).toBe(true);
-    expect(nodeIncludedInLoadBalancers(node('a', { metadata: { name: 'a', deletionTimestamp: new Date() } }))).toBe(
-      false,
-    );
+    expect(
+      nodeIncludedInLoadBalancers(node('a', { metadata: { name: 'a', deletionTimestamp: new Date().toISOString() } })),
+    ).toBe(false);
     const label = (v: string) =>
       node('a', { metadata: { name: 'a', labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': v } } });
     expect(nodeIncludedInLoadBalancers(label(''))).toBe(false);
@@ -118,7 +118,7 @@ describe('load balancer node set', () => {
     }
     const doomed = node('a', { spec: { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] } });
     expect(nodeIncludedInLoadBalancers(doomed)).toBe(false);
-    const notReady = node('a', { status: { conditions: [{ type: 'Ready', status: 'False' }] } } as Partial<V1Node>);
+    const notReady = node('a', { status: { conditions: [{ type: 'Ready', status: 'False' }] } } as Partial<WireNode>);
     expect(nodeIncludedInLoadBalancers(notReady)).toBe(true);
   });
 
@@ -136,7 +136,7 @@ describe('load balancer node set', () => {
   it('does not re-check load balancers for the autoscaler taint or a deletionTimestamp (upstream)', () => {
     const a = node('a');
     const doomed = node('a', { spec: { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] } });
-    const deleting = node('a', { metadata: { name: 'a', deletionTimestamp: new Date() } });
+    const deleting = node('a', { metadata: { name: 'a', deletionTimestamp: new Date().toISOString() } });
     expect(nodeChangeAffectsLoadBalancers(a, doomed)).toBe(false);
     expect(nodeChangeAffectsLoadBalancers(doomed, a)).toBe(false);
     expect(nodeChangeAffectsLoadBalancers(a, deleting)).toBe(false);

@@ -2,7 +2,7 @@
 // them at once up to `size` stopping workers; past that, a replacement waits for a stopping worker to exit, so the
 // workers alive at once stay bounded whatever a plugin does.
 import { afterEach, describe, expect, it } from 'vitest';
-import { closePools, type FakeInstance, makePool } from './support/fake-pool.ts';
+import { closePools, type FakeInstance, makePool } from './support/fake-instance-set.ts';
 
 afterEach(closePools);
 
@@ -12,9 +12,9 @@ const loseDuringCall = (instance: FakeInstance): Promise<never> => {
   return Promise.reject(new Error('deadline'));
 };
 
-describe('instance pool with stopping workers', () => {
+describe('instance set with stopping workers', () => {
   it('replaces a lost instance at once while its worker stops, up to size stopping workers', async () => {
-    const { pool, started } = makePool({ size: 1, spares: 0 });
+    const { pool, started } = makePool({ size: 1 });
     await pool.fill();
     await expect(pool.use(loseDuringCall, 1000)).rejects.toThrow('deadline');
     // The replacement starts without waiting for the first worker to exit, and serves.
@@ -33,7 +33,7 @@ describe('instance pool with stopping workers', () => {
   });
 
   it('counts a lost instance whose exit came before its call ended as gone, not stopping', async () => {
-    const { pool, started } = makePool({ size: 1, spares: 0 });
+    const { pool, started } = makePool({ size: 1 });
     await pool.fill();
     await expect(
       pool.use(async (i) => {

@@ -1,10 +1,11 @@
-// Connections to the apiserver, over HTTP/1.1 (net/http1). undici speaks HTTP/2 to a TLS apiserver when it can, and
-// opening a node:http2 stream costs about twice the CPU of writing an HTTP/1.1 request (the profile of a
-// 1,000-Service burst had http2 stream setup as the kube client's largest single cost).
-//   exchanges: the JSON requests, on a keep-alive pool (less than two thirds of undici's CPU per request);
+// The transport to the apiserver: how requests, watches and typed clients reach it, over HTTP/1.1 (net/http1).
+// undici speaks HTTP/2 to a TLS apiserver when it can, and opening a node:http2 stream costs about twice the CPU of
+// writing an HTTP/1.1 request (the profile of a 1,000-Service burst had http2 stream setup as the kube client's
+// largest single cost).
+//   exchanges: the JSON requests, on a keep-alive pool (less CPU per request than undici: bench/http1-client.ts);
 //   watches:   a connection each, outside the pool, so long watches never hold a request's place;
 //   typed:     undici for client-node's generated typed clients (tests and tools), loaded only if used: the CCM
-//              itself never loads undici (~16 MB of resident memory with its llhttp Wasm parser).
+//              itself never loads undici (megabytes of resident memory with its llhttp Wasm parser).
 import type { Dispatcher } from 'undici';
 import type { CollectedResponse, CollectOptions } from '../../net/collect.ts';
 import { dispatchCollect } from '../../net/collect.ts';
@@ -16,19 +17,19 @@ import type { TlsSettings } from './credentials.ts';
 /** Connections requests may open at once; more wait for one (client-go's HTTP/1.1 transport keeps 25 idle). */
 export const REQUEST_CONNECTIONS = 10;
 
-export interface ApiserverPools {
+export interface ApiserverTransport {
   /** One request, its answer collected whole. */
   exchange(request: PoolRequest, options: CollectOptions): Promise<CollectedResponse>;
   /** One request whose answer is read as it arrives (a watch). */
   stream(request: PoolRequest, signal?: AbortSignal): Promise<StreamedResponse>;
   /** The dispatcher typed clients send on. */
   typed(): Promise<Dispatcher>;
-  /** Lets what already uses the pools finish, then closes them. */
+  /** Lets what already uses the connections finish, then closes them. */
   close(): void;
 }
 
 /** HTTP/1.1 to `origin` with the credentials' TLS settings (CA, client certificate, skip-verify, server name). */
-export function http1Pools(origin: string, tls: TlsSettings): ApiserverPools {
+export function http1Transport(origin: string, tls: TlsSettings): ApiserverTransport {
   const pool = new Http1Pool(origin, { connections: REQUEST_CONNECTIONS, tls });
   let typed: Promise<Dispatcher> | undefined;
   return {
@@ -46,7 +47,7 @@ export function http1Pools(origin: string, tls: TlsSettings): ApiserverPools {
 }
 
 /** Every kind of traffic through one dispatcher the credentials built (client-node's proxying one, say). */
-export function dispatcherPools(origin: string, dispatcher: Dispatcher): ApiserverPools {
+export function dispatcherTransport(origin: string, dispatcher: Dispatcher): ApiserverTransport {
   const options = (request: PoolRequest) => ({
     origin,
     path: request.path,

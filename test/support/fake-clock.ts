@@ -1,5 +1,5 @@
 // A Clock for tests: time only moves when the test says so, and due timers fire in time order.
-import type { Clock, Timer } from './clock.ts';
+import type { Clock, Timer } from '../../host/src/kube/clock.ts';
 
 interface Pending {
   at: number;

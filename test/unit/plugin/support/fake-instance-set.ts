@@ -1,10 +1,10 @@
-// An InstancePool over stand-in instances, for the pool's tests.
+// An InstanceSet over stand-in instances, for the pool's tests.
 import type { ExitCause } from '../../../../host/src/plugin/instance/plugin-instance.ts';
 import {
   type InstanceExitListener,
-  InstancePool,
-  type InstancePoolOptions,
-} from '../../../../host/src/plugin/pool/instance-pool.ts';
+  InstanceSet,
+  type InstanceSetOptions,
+} from '../../../../host/src/plugin/instance/instance-set.ts';
 import { recordingLogger } from './recording-logger.ts';
 
 // A stand-in for PluginInstance: the pool only needs id, alive and terminate, and to be told when one ends.
@@ -32,20 +32,19 @@ export class FakeInstance {
   }
 }
 
-const pools: InstancePool<FakeInstance>[] = [];
+const pools: InstanceSet<FakeInstance>[] = [];
 
 export async function closePools(): Promise<void> {
   await Promise.all(pools.splice(0).map((p) => p.close()));
 }
 
-export function makePool(options: Partial<InstancePoolOptions<FakeInstance>> & { failStarts?: number } = {}) {
+export function makePool(options: Partial<InstanceSetOptions<FakeInstance>> & { failStarts?: number } = {}) {
   const started: FakeInstance[] = [];
   const restarts: ExitCause[] = [];
   const shrunk: number[] = [];
   let failures = options.failStarts ?? 0;
-  const pool = new InstancePool<FakeInstance>({
+  const pool = new InstanceSet<FakeInstance>({
     size: 2,
-    spares: 1,
     logger: recordingLogger().logger,
     onRestart: (cause) => restarts.push(cause),
     onShrunk: () => shrunk.push(started.filter((i) => i.alive).length),

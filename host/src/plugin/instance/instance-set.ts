@@ -1,21 +1,21 @@
-// An elastic set of plugin instances. An instance serves one call at a time; at most `size` calls run concurrently
-// and further callers queue. The pool keeps only what the load needs: the instances busy (at least `minInstances`)
-// plus `spares` idle ones ready to take the next call at once, never more than size + spares. Each plugin instance is
-// a worker thread of ~20 MB resident, so an idle CCM keeps minInstances + spares of them, not size + spares.
-// Instances above that level that sit idle for `idleTimeoutMs` are stopped (oldest first).
+// An elastic set of plugin instances. An instance serves one call at a time; at most `size` calls run concurrently and
+// further callers queue. The set keeps only what the load needs: one instance per call running or queued, at least
+// `minInstances` and never more than `size`. Each plugin instance is a worker thread with megabytes resident
+// (bench/idle-floor.ts measures one), so an idle CCM keeps minInstances of them, not size. Instances above that level
+// that sit idle for `idleTimeoutMs` are stopped (oldest first).
 // When an instance is lost (deadline, trap, crash, limit) an idle one takes the next call at once and a replacement
 // starts in the background, with backoff when starting fails. A lost instance's worker may take a while to stop (V8
 // acts on a termination request only at certain points of the guest's code): up to `size` such stopping workers are
 // not counted, so replacements start at once; beyond that each one counts until it has exited, which bounds the
 // workers alive at once, and their memory, whatever a plugin does.
-// Once shrinking has brought the pool back to its resting level, the burst that grew it is over: the pool says so
+// Once shrinking has brought the set back to its resting level, the burst that grew it is over: the set says so
 // (`onShrunk`; by default the process's MemoryReleaser, release-memory.ts, which gives V8's pooled heap pages back).
 import type { Logger } from '../../log/logger.ts';
-import type { ExitCause } from '../instance/plugin-instance.ts';
+import type { ExitCause } from './plugin-instance.ts';
 import { processMemoryReleaser } from './release-memory.ts';
 
 /** What the pool needs of an instance (PluginInstance; a fake in the pool's tests). */
-export interface PoolInstance {
+export interface InstanceSetMember {
   readonly id: number;
   readonly alive: boolean;
   terminate(cause: ExitCause, reason: string): Promise<void>;
@@ -26,14 +26,12 @@ export type InstanceExitListener<I> = (instance: I, cause: ExitCause, detail: st
 /** Starts one ready-to-serve instance (initialized); `onExit` must reach the pool when it ends. */
 export type InstanceStarter<I> = (onExit: InstanceExitListener<I>) => Promise<I>;
 
-export interface InstancePoolOptions<I extends PoolInstance> {
+export interface InstanceSetOptions<I extends InstanceSetMember> {
   /** Most calls served concurrently. */
   size: number;
-  /** Idle instances kept ready beyond those busy, to take the next call (or a lost one's successor) at once. */
-  spares: number;
-  /** Instances kept however idle the pool is, spares not counted (1 to size). Default 1. */
+  /** Instances kept however idle the pool is (1 to size). Default 1. */
   minInstances?: number;
-  /** Instances above minInstances + spares idle this long are stopped. Default 60 s; Infinity never shrinks. */
+  /** Instances above minInstances idle this long are stopped. Default 60 s; Infinity never shrinks. */
   idleTimeoutMs?: number;
   start: InstanceStarter<I>;
   logger: Logger;
@@ -51,12 +49,12 @@ export interface InstancePoolOptions<I extends PoolInstance> {
 export const DEFAULT_MIN_INSTANCES = 1;
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
-export class PoolClosedError extends Error {
-  override name = 'PoolClosedError';
+export class InstanceSetClosedError extends Error {
+  override name = 'InstanceSetClosedError';
 }
 
-export class PoolTimeoutError extends Error {
-  override name = 'PoolTimeoutError';
+export class NoFreeInstanceError extends Error {
+  override name = 'NoFreeInstanceError';
 }
 
 interface Waiter<I> {
@@ -65,8 +63,8 @@ interface Waiter<I> {
   timer: NodeJS.Timeout;
 }
 
-export class InstancePool<I extends PoolInstance> {
-  readonly #options: InstancePoolOptions<I>;
+export class InstanceSet<I extends InstanceSetMember> {
+  readonly #options: InstanceSetOptions<I>;
   readonly #minInstances: number;
   readonly #idleTimeoutMs: number;
   /** Oldest release first: the stack's top is the most recently used instance, its bottom the longest idle. */
@@ -87,7 +85,7 @@ export class InstancePool<I extends PoolInstance> {
   #shrinkTimer: NodeJS.Timeout | undefined;
   #lastStartError: string | undefined;
 
-  constructor(options: InstancePoolOptions<I>) {
+  constructor(options: InstanceSetOptions<I>) {
     if (options.size < 1) throw new RangeError('pool size must be at least 1');
     const min = options.minInstances ?? DEFAULT_MIN_INSTANCES;
     if (!Number.isInteger(min) || min < 1 || min > options.size) {
@@ -114,7 +112,7 @@ export class InstancePool<I extends PoolInstance> {
   }
 
   /**
-   * Starts instances up to what the pool wants now (at rest: minInstances + spares); resolves when they and any
+   * Starts instances up to what the pool wants now (at rest: minInstances); resolves when they and any
    * started earlier are ready, rejects if one fails to start.
    */
   async fill(): Promise<void> {
@@ -149,16 +147,15 @@ export class InstancePool<I extends PoolInstance> {
     clearTimeout(this.#shrinkTimer);
     for (const waiter of this.#waiters.splice(0)) {
       clearTimeout(waiter.timer);
-      waiter.reject(new PoolClosedError('the plugin is shutting down'));
+      waiter.reject(new InstanceSetClosedError('the plugin is shutting down'));
     }
     const all = [...this.#idle.splice(0), ...this.#busy];
     await Promise.all(all.map((i) => i.terminate('closed', 'pool closed')));
   }
 
-  /** Instances wanted now: one per call running or waiting (at least minInstances, at most size), plus spares. */
+  /** Instances wanted now: one per call running or waiting, at least minInstances, at most size. */
   get #desired(): number {
-    const demand = Math.min(this.#options.size, Math.max(this.#minInstances, this.#busy.size + this.#waiters.length));
-    return demand + this.#options.spares;
+    return Math.min(this.#options.size, Math.max(this.#minInstances, this.#busy.size + this.#waiters.length));
   }
 
   get #count(): number {
@@ -167,10 +164,10 @@ export class InstancePool<I extends PoolInstance> {
   }
 
   #acquire(queueTimeoutMs: number): Promise<I> {
-    if (this.#closed) return Promise.reject(new PoolClosedError('the plugin is shut down'));
+    if (this.#closed) return Promise.reject(new InstanceSetClosedError('the plugin is shut down'));
     const ready = this.#takeIdle();
     if (ready !== undefined) {
-      // Taking an idle instance may have used up the spares: start the next one before it is needed.
+      // The pool may still be below what it wants (a replacement not started yet): top it up.
       this.#refill();
       return Promise.resolve(ready);
     }
@@ -181,7 +178,7 @@ export class InstancePool<I extends PoolInstance> {
         timer: setTimeout(() => {
           this.#waiters = this.#waiters.filter((w) => w !== waiter);
           const why = this.#lastStartError ? ` (instances fail to start: ${this.#lastStartError})` : '';
-          reject(new PoolTimeoutError(`no plugin instance became free within ${queueTimeoutMs} ms${why}`));
+          reject(new NoFreeInstanceError(`no plugin instance became free within ${queueTimeoutMs} ms${why}`));
         }, queueTimeoutMs),
       };
       this.#waiters.push(waiter);
@@ -288,7 +285,7 @@ export class InstancePool<I extends PoolInstance> {
       void oldest.terminate('closed', 'idle beyond the pool minimum');
     }
     // Back at the resting level (not just at what calls still running need): the burst is over.
-    if (stopped > 0 && this.#count <= this.#minInstances + this.#options.spares) {
+    if (stopped > 0 && this.#count <= this.#minInstances) {
       (this.#options.onShrunk ?? (() => processMemoryReleaser.request()))();
     }
   }

@@ -1,17 +1,15 @@
-// Gives the memory of a past burst back to the system once the plugin pool has shrunk after it.
+// Gives the memory of a past burst back to the system once a plugin's instance set has shrunk after it.
 //
 // V8 (13.x, Node 24) keeps the pages its main-thread heap freed in a page pool, resident, for the heap to grow into
 // again; only a memory-reducing GC empties that pool, and V8's memory reducer never runs one in a CCM that keeps
 // allocating (watch events, syncs: it traces "high alloc" and waits). A burst of LoadBalancer syncs grows the main heap
-// to ~105 MB committed for a while, and the ~45 MB it freed stayed resident for good: 256 KiB V8 pages at steady state
-// 283 without a burst, 460 after one, with the same heap committed (bench/rss-phases.ts --dump-smaps).
-// The pool calls processMemoryReleaser.request() when it stops its last instance above the resting level: the burst is
-// over. A "last resort" major GC (the one V8 runs under memory pressure) then empties the page pool and frees what
+// for a while, and what it freed then stayed resident for good: at steady state, with the same heap committed, many
+// more 256 KiB V8 pages are mapped after a burst than without one (bench/rss-phases.ts --dump-smaps shows them). The
+// instance set calls processMemoryReleaser.request() when it stops its last instance above the resting level: the burst
+// is over. A "last resort" major GC (the one V8 runs under memory pressure) then empties the page pool and frees what
 // external memory the heap still held; it costs one full GC of the main heap (tens of ms), at most once a minute, and
-// only after a burst.
-// bench/rss-phases.ts (1,000 Nodes, 1,000 LBs at 50 ms, then 5,000 Nodes / 10,000 Services): steady RSS 317-318 ->
-// 239 MB with glibc's malloc (anonymous memory outside malloc 136-140 -> 93 MB; glibc's heap 71 -> 40 MB), and
-// 231 -> 194 MB with jemalloc preloaded as in the image.
+// only after a burst. bench/rss-phases.ts measures the steady RSS after a burst with and without it, with glibc's
+// malloc and with jemalloc preloaded as in the image.
 //
 // The GC function is Node's --expose-gc one, taken for a context of its own and the flag cleared at once, so neither
 // this process's globals nor the plugin workers started later see a `gc`.
@@ -109,5 +107,5 @@ export class MemoryReleaser {
   }
 }
 
-/** The process's releaser: every plugin pool shares it, so several shrinking at once cost one GC. */
+/** The process's releaser: every plugin's instance set shares it, so several shrinking at once cost one GC. */
 export const processMemoryReleaser = new MemoryReleaser();

@@ -1,0 +1,97 @@
+// Both provider facades carry every method of every capability, and each method does what the ABI definition's
+// facade metadata says: the Wasm provider makes one ABI call whose request is the arguments under their field
+// names and answers the field `returns` names; the swappable provider forwards the same arguments and answer.
+// The expectations are computed from plugin-sdk/abi/v1.json here, not from the generated code they check.
+import { describe, expect, it } from 'vitest';
+import { loadModel } from '../../../scripts/gen-abi.ts';
+import type { Facade } from '../../../plugin-sdk/codegen/facade-model.ts';
+import { CAPABILITIES, type Capability, type MethodName } from '../../../host/src/abi/index.ts';
+import type { Provider } from '../../../host/src/cloudprovider/provider.ts';
+import { WasmProvider } from '../../../host/src/plugin/provider/wasm-provider.ts';
+import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
+import { IMPLEMENTATION_OF } from '../../../host/src/plugin/swap/forwarders.generated.ts';
+import { SwappableProvider } from '../../../host/src/plugin/swap/swappable-provider.ts';
+
+const model = loadModel();
+const ALL = new Set(Object.keys(CAPABILITIES) as Capability[]);
+
+interface Recorded {
+  method: string;
+  request: unknown;
+}
+
+/** A plugin that records each call and answers every response field with a value naming the method and field. */
+function recordingPlugin(calls: Recorded[]): LoadedPlugin {
+  const plugin = {
+    capabilities: ALL,
+    call: async (method: MethodName, request: unknown) => {
+      calls.push({ method, request });
+      return cannedResponse(method);
+    },
+  };
+  return plugin as unknown as LoadedPlugin;
+}
+
+function cannedResponse(method: string): Record<string, string> {
+  const def = model.methods.find((m) => m.name === method)!;
+  const fields = model.types.get(def.response)!.fields;
+  return Object.fromEntries(fields.map((f) => [f.name, `${method}.${f.name}`]));
+}
+
+/** Arguments an object parameter can be told apart by (with the name and namespace shadow mode keys on). */
+function argumentsOf(method: string, facade: Facade): unknown[] {
+  return facade.params.map((p) =>
+    p.type.kind === 'ref' ? { name: `${method}-${p.name}`, namespace: 'ns', uid: p.name } : `${method}-${p.name}`,
+  );
+}
+
+function expectedAnswer(method: string, facade: Facade): unknown {
+  const response = cannedResponse(method);
+  if (facade.returns.kind === 'nothing') return undefined;
+  return facade.returns.kind === 'response' ? response : response[facade.returns.field.name];
+}
+
+function capabilityOf(provider: Provider, capability: Capability): Record<string, (...args: unknown[]) => unknown> {
+  const impl = IMPLEMENTATION_OF[capability](provider);
+  expect(impl, `${capability} is served`).toBeDefined();
+  return impl as unknown as Record<string, (...args: unknown[]) => unknown>;
+}
+
+function facades(): { wasm: WasmProvider; swappable: SwappableProvider; calls: Recorded[] } {
+  const calls: Recorded[] = [];
+  const wasm = new WasmProvider(recordingPlugin(calls));
+  const swappable = new SwappableProvider({ provider: wasm, close: async () => {} }, { serves: ALL });
+  return { wasm, swappable, calls };
+}
+
+describe('provider facades', () => {
+  it('have exactly the methods of every capability', () => {
+    const { wasm, swappable } = facades();
+    for (const capability of ALL) {
+      const methods = [...CAPABILITIES[capability]].sort();
+      expect(Object.keys(capabilityOf(wasm, capability)).sort(), `WasmProvider ${capability}`).toEqual(methods);
+      expect(Object.keys(capabilityOf(swappable, capability)).sort(), `SwappableProvider ${capability}`).toEqual(
+        methods,
+      );
+    }
+    expect(model.methods.filter((m) => m.facade !== null).length).toBe(
+      Object.values(CAPABILITIES).reduce((n, methods) => n + methods.length, 0),
+    );
+  });
+
+  for (const m of model.methods) {
+    if (m.facade === null || m.capability === null) continue;
+    const { facade, capability, name } = m;
+    it(`${capability}.${name}: one ${name} call with the arguments as its request, on both facades`, async () => {
+      const { wasm, swappable, calls } = facades();
+      const args = argumentsOf(name, facade);
+      const request = Object.fromEntries(facade.params.map((p, i) => [p.name, args[i]]));
+      for (const provider of [wasm, swappable]) {
+        calls.length = 0;
+        const answer = await capabilityOf(provider, capability as Capability)[name]!(...args);
+        expect(answer).toEqual(expectedAnswer(name, facade));
+        expect(calls).toEqual([{ method: name, request }]);
+      }
+    });
+  }
+});
