@@ -61,6 +61,7 @@ describe('plugin sources', () => {
   });
 
   it('routes loadBalancerClasses to several providers, with a Role in each namespace whose ConfigMap is read', async () => {
+    // The second provider ships a gzipped module under a raised decompression cap.
     const result = await helmTemplate({
       setFiles: DEVCLOUD_MODULE,
       setJson: {
@@ -70,9 +71,9 @@ describe('plugin sources', () => {
           { name: 'devcloud', source: { module: true }, capabilities: ['instancesV2', 'loadBalancer'] },
           {
             name: 'internal',
-            source: { configMap: { name: 'internal-plugin', key: 'internal.wasm', namespace: 'plugins' } },
+            source: { configMap: { name: 'internal-plugin', key: 'internal.wasm.gz', namespace: 'plugins' } },
             credentials: { entries: [{ name: 'api', hosts: ['internal.example'], bearerToken: 't' }] },
-            limits: { poolSize: 2, poolMinSize: 1 },
+            limits: { poolSize: 2, poolMinSize: 1, maxModuleMB: 256 },
           },
         ],
       },
@@ -82,7 +83,7 @@ describe('plugin sources', () => {
     expect(config.defaultProvider).toBe('devcloud');
     expect(config.loadBalancerClasses).toEqual({ 'devcloud.example/internal': 'internal' });
     expect(config.providers[1]?.source).toEqual({
-      configMap: { name: 'internal-plugin', key: 'internal.wasm', namespace: 'plugins' },
+      configMap: { name: 'internal-plugin', key: 'internal.wasm.gz', namespace: 'plugins' },
     });
     const roles = result.objects.filter(
       (o) => o.object.kind === 'Role' && o.object.metadata?.name === 'wasm-ccm:plugins',
@@ -96,6 +97,6 @@ describe('plugin sources', () => {
     expect([...(parsed.options.pluginConfig?.loadBalancerClasses ?? [])]).toEqual([
       ['devcloud.example/internal', 'internal'],
     ]);
-    expect(parsed.options.pluginConfig?.providers[1]?.limits).toMatchObject({ poolSize: 2, poolMinSize: 1 });
+    expect(parsed.options.pluginConfig?.providers[1]?.limits).toMatchObject({ poolSize: 2, poolMinSize: 1, maxModuleMB: 256 });
   });
 });
