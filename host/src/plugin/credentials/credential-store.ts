@@ -173,7 +173,7 @@ export class CredentialStore {
       this.#signers.set(signerKey, signer);
     }
     const headers = { ...request.headers };
-    for (const name of SIGV4_HEADERS) delete headers[name];
+    for (const header of SIGV4_HEADERS) delete headers[header];
     const signed = await signer.sign({ ...request, headers });
     const authorization = signed.headers.authorization ?? '';
     const signature = /Signature=([0-9a-f]+)/.exec(authorization)?.[1];
