@@ -214,6 +214,25 @@ export class CredentialStore {
     return out;
   }
 
+  /**
+   * Credential hosts that match an allowed host only through the default-port rule (`api.example` and
+   * `api.example:443`): attached for one scheme's default port only, which an operator writing one side without a
+   * port may not expect. Each comes with the allowed host it matched.
+   */
+  defaultPortMatches(allowList: HostAllowList): Required<UnreachableCredentialHost>[] {
+    const out: Required<UnreachableCredentialHost>[] = [];
+    for (const credential of this.#credentials) {
+      for (const host of credential.hosts) {
+        const exact = allowList.entries.some((a) => a.hostname === host.hostname && a.port === host.port);
+        const via = exact ? undefined : allowList.entries.find((allowed) => sameEndpoint(allowed, host));
+        if (via !== undefined) {
+          out.push({ credential: credential.name, host: formatHostPort(host), allowedHost: formatHostPort(via) });
+        }
+      }
+    }
+    return out;
+  }
+
   /** Logs a warning for each of unreachableHosts(allowList): at start and after every reload. */
   warnUnreachable(allowList: HostAllowList): void {
     for (const { credential, host, allowedHost } of this.unreachableHosts(allowList)) {
