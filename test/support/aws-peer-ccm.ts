@@ -8,6 +8,7 @@ import { cacheDir } from './controlplane/binaries.ts';
 import type { ControlPlaneInfo } from './controlplane/controlplane.ts';
 import { ManagedProcess } from './controlplane/process.ts';
 import type { Moto } from './moto.ts';
+import { upstreamCCMArgs } from './peer-ccm.ts';
 
 export function awsPeerBinaryPath(): string {
   return join(cacheDir(), 'bin', 'aws-ccm');
@@ -77,21 +78,11 @@ export class AwsPeerCCM {
     this.dir = mkdtempSync(join(options.info.dir, 'aws-peer-'));
     const config = join(this.dir, 'cloud.conf');
     writeFileSync(config, awsPeerCloudConfig(options));
-    const kubeconfig = options.info.kubeconfigPath;
     const none = join(this.dir, 'none');
     this.process = new ManagedProcess(
       'aws-ccm',
       path,
-      [
-        '--cloud-provider=aws',
-        `--cloud-config=${config}`,
-        `--kubeconfig=${kubeconfig}`,
-        `--authentication-kubeconfig=${kubeconfig}`,
-        `--authorization-kubeconfig=${kubeconfig}`,
-        '--secure-port=0',
-        '--use-service-account-credentials=false',
-        ...options.args,
-      ],
+      ['--cloud-provider=aws', `--cloud-config=${config}`, ...upstreamCCMArgs(options.info), ...options.args],
       {
         logPath: join(this.dir, 'aws-ccm.log'),
         // Only what it needs: the key moto accepts, and no other source of credentials or metadata.
