@@ -16,6 +16,18 @@ export function peerBuilt(): boolean {
   return existsSync(peerBinaryPath());
 }
 
+/** What an upstream CCM binary is started with here: the admin kubeconfig for everything, no serving port. */
+export function upstreamCCMArgs(info: ControlPlaneInfo): string[] {
+  const kubeconfig = info.kubeconfigPath;
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--secure-port=0',
+    '--use-service-account-credentials=false',
+  ];
+}
+
 export interface PeerCCMOptions {
   info: ControlPlaneInfo;
   cloud: Devcloud;
@@ -36,20 +48,10 @@ export class PeerCCM {
     writeFileSync(config, JSON.stringify({ url: options.cloud.url, region: 'dc-east-1' }));
     const token = join(this.dir, 'token');
     writeFileSync(token, options.cloud.token, { mode: 0o600 });
-    const kubeconfig = options.info.kubeconfigPath;
     this.process = new ManagedProcess(
       'upstream-ccm',
       path,
-      [
-        '--cloud-provider=devcloud',
-        `--cloud-config=${config}`,
-        `--kubeconfig=${kubeconfig}`,
-        `--authentication-kubeconfig=${kubeconfig}`,
-        `--authorization-kubeconfig=${kubeconfig}`,
-        '--secure-port=0',
-        '--use-service-account-credentials=false',
-        ...options.args,
-      ],
+      ['--cloud-provider=devcloud', `--cloud-config=${config}`, ...upstreamCCMArgs(options.info), ...options.args],
       { logPath: join(this.dir, 'upstream-ccm.log'), env: { ...process.env, DEVCLOUD_TOKEN_FILE: token } },
     );
   }
