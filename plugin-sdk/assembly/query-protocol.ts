@@ -11,8 +11,11 @@ export const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded; charset=utf
 export class QueryRequest {
   private parts: string[] = [];
   private filters: i32 = 0;
+  /** The Action, for messages. */
+  readonly action: string;
 
   constructor(action: string, version: string) {
+    this.action = action;
     this.add("Action", action).add("Version", version);
   }
 
