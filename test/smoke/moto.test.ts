@@ -1,6 +1,14 @@
 // Smoke tests: the moto the AWS end-to-end tests run against checks SigV4 signatures, so a broker that signs
-// wrongly (or not at all) fails there as it would against AWS.
+// wrongly (or not at all) fails there as it would against AWS; and the host's broker, given moto's key in an
+// awsSigV4 credentials entry, signs the way moto (botocore's verifier) accepts.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CredentialStore } from '../../host/src/plugin/credentials/credential-store.ts';
+import { HostAllowList } from '../../host/src/plugin/http/allow-list.ts';
+import { HttpBroker } from '../../host/src/plugin/http/http-broker.ts';
+import { type AwsAccessKey } from '../../host/src/plugin/http/sigv4-signer.ts';
 import { type Moto, startMoto } from '../support/moto.ts';
 
 const DESCRIBE_INSTANCES = { Action: 'DescribeInstances', Version: '2016-11-15' };
@@ -47,3 +55,83 @@ describe('moto with signature verification', () => {
     expect((await moto.query('ec2', DESCRIBE_INSTANCES)).status).toBe(200);
   });
 });
+
+describe('the host broker signing for moto', () => {
+  let moto: Moto;
+  const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-moto-broker-'));
+
+  beforeAll(async () => {
+    moto = await startMoto();
+  });
+
+  afterAll(async () => {
+    await moto?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // A broker as a plugin's: moto's host allowed, the key in files of a Secret, ec2 named (moto is a custom endpoint).
+  async function brokerWith(key: AwsAccessKey): Promise<{ broker: HttpBroker; store: CredentialStore }> {
+    const host = new URL(moto.endpoint).host;
+    writeFileSync(join(dir, 'access-key-id'), `${key.accessKeyId}\n`);
+    writeFileSync(join(dir, 'secret-access-key'), `${key.secretAccessKey}\n`);
+    const awsSigV4 = {
+      accessKeyIdFile: 'access-key-id',
+      secretAccessKeyFile: 'secret-access-key',
+      region: moto.region,
+      service: 'ec2',
+    };
+    const file = join(dir, 'credentials.json');
+    writeFileSync(file, JSON.stringify({ credentials: [{ name: 'aws', hosts: [host], awsSigV4 }] }));
+    const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: quietLogger });
+    const broker = new HttpBroker({
+      allowList: new HostAllowList([host]),
+      credentials: store,
+      maxResponseBytes: 1 << 20,
+      defaultTimeoutMs: 5000,
+      maxTimeoutMs: 5000,
+      maxRedirects: 0,
+    });
+    return { broker, store };
+  }
+
+  async function describeInstances(key: AwsAccessKey): Promise<{ status?: number; body?: string }> {
+    const { broker, store } = await brokerWith(key);
+    const request = {
+      method: 'POST',
+      url: `${moto.endpoint}/`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+      body: 'Action=DescribeInstances&Version=2016-11-15',
+      timeoutMs: 0,
+    };
+    try {
+      const answer = await broker.handle(
+        new TextEncoder().encode(JSON.stringify(request)),
+        AbortSignal.timeout(10_000),
+      );
+      return JSON.parse(new TextDecoder().decode(answer)) as { status?: number; body?: string };
+    } finally {
+      broker.close();
+      store.close();
+    }
+  }
+
+  it("gets an answer to an unsigned plugin request it signed with moto's key", async () => {
+    const answer = await describeInstances(moto.accessKey);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('<DescribeInstancesResponse');
+  });
+
+  it('is refused when its key file holds a wrong secret', async () => {
+    const answer = await describeInstances({ ...moto.accessKey, secretAccessKey: 'wrong-secret-access-key' });
+    expect(answer.status).toBe(401);
+    expect(answer.body).toContain('<Code>AuthFailure</Code>');
+  });
+});
+
+const quietLogger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child: () => quietLogger,
+};

@@ -9,6 +9,20 @@ const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-options-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const badCredentials = join(dir, 'bad-credentials.json');
 writeFileSync(badCredentials, '{"credentials":[{"name":"api","hosts":["api.example"]}]}');
+// An AWS key entry whose key files are not there (the Secret is not mounted).
+const unmountedAwsKey = join(dir, 'aws-credentials.json');
+writeFileSync(
+  unmountedAwsKey,
+  JSON.stringify({
+    credentials: [
+      {
+        name: 'aws',
+        hosts: ['ec2.us-east-1.amazonaws.com'],
+        awsSigV4: { accessKeyIdFile: 'aws/id', secretAccessKeyFile: 'aws/secret', region: 'us-east-1' },
+      },
+    ],
+  }),
+);
 
 function run(argv: string[]): CCMOptions {
   const cmd = parseCommandLine(argv);
@@ -85,7 +99,11 @@ describe('wasm-ccm command line', () => {
     ],
     [
       ['--cloud-provider=x', `--plugin-credentials=${badCredentials}`],
-      /^--plugin-credentials: .*credentials\[0\] \(api\) needs exactly one of bearerToken, basicAuth, headers$/,
+      /^--plugin-credentials: .*credentials\[0\] \(api\) needs exactly one of bearerToken, basicAuth, headers, awsSigV4$/,
+    ],
+    [
+      ['--cloud-provider=x', `--plugin-credentials=${unmountedAwsKey}`],
+      /^--plugin-credentials: .*credentials\[0\] \(aws\)\.awsSigV4: cannot read .*\/aws\/id: ENOENT$/,
     ],
     [['--cloud-provider=x', '--plugin-pool-size=-1'], /^--plugin-pool-size: must be from 1 to 64, got -1$/],
     [['--cloud-provider=x', '--plugin-pool-size=65'], /^--plugin-pool-size: must be from 1 to 64, got 65$/],

@@ -1,7 +1,7 @@
 // The rules a plugin setting obeys wherever it is given: in the plugin configuration file (parse.ts) and on the
 // command line (the --plugin-* flags, options/ccm-options.ts), one code path, so a value is valid in both or neither
 // and a bad flag is refused at parsing, naming the flag, rather than when the plugin loads.
-import { parseCredentialFile } from '../credentials/credential-file.ts';
+import { checkCredentialFile } from '../credentials/credential-file.ts';
 import { parseEntry } from '../http/allow-list.ts';
 
 export interface Range {
@@ -47,9 +47,10 @@ export function checkAllowedHost(entry: string): void {
 }
 
 /**
- * Throws CredentialFileError saying what is wrong with a credentials file's text (it is read again by the plugin's
- * credential store, which refuses an invalid file at start anyway: checked here so that the flag or field is named).
+ * Throws CredentialFileError saying what is wrong with a credentials file's text or the key files it names (they are
+ * read again by the plugin's credential store, which refuses them at start anyway: checked here so that the flag or
+ * field is named).
  */
 export function checkCredentialsText(text: string, path: string): void {
-  parseCredentialFile(text, path);
+  checkCredentialFile(text, path);
 }

@@ -3,16 +3,31 @@
 //   {"credentials": [
 //     {"name": "api", "hosts": ["api.example.com"], "bearerToken": "..."},
 //     {"name": "metadata", "hosts": ["10.0.0.1:8080"], "basicAuth": {"username": "...", "password": "..."}},
-//     {"name": "keys", "hosts": ["keys.example.com:8443"], "headers": {"X-Api-Key": "..."}}
+//     {"name": "keys", "hosts": ["keys.example.com:8443"], "headers": {"X-Api-Key": "..."}},
+//     {"name": "aws", "hosts": ["ec2.us-east-1.amazonaws.com"], "awsSigV4": {"accessKeyIdFile": "...", ...}}
 //   ]}
 //
-// Each entry has exactly one of bearerToken, basicAuth or headers. Messages never include secret values.
+// Each entry has exactly one of bearerToken, basicAuth, headers or awsSigV4 (aws-sigv4-entry.ts), and no other
+// field. Messages never include secret values.
 import { type HostPort, parseEntry } from '../http/allow-list.ts';
+import { type AwsSigV4Entry, parseAwsSigV4Entry, readAwsAccessKeySync } from './aws-sigv4-entry.ts';
+import { CredentialFileError } from './credential-file-error.ts';
 
-export type CredentialSecret =
+export { CredentialFileError };
+
+/** A secret sent as is, in headers. */
+export type StaticSecret =
   | { kind: 'bearer'; token: string }
   | { kind: 'basic'; username: string; password: string }
   | { kind: 'headers'; headers: Record<string, string> };
+
+/** An AWS access key in files, with which the host signs each request (SigV4). */
+export interface AwsSigV4Secret {
+  kind: 'awsSigV4';
+  entry: AwsSigV4Entry;
+}
+
+export type CredentialSecret = StaticSecret | AwsSigV4Secret;
 
 export interface Credential {
   name: string;
@@ -20,10 +35,8 @@ export interface Credential {
   secret: CredentialSecret;
 }
 
-export class CredentialFileError extends Error {
-  override name = 'CredentialFileError';
-}
-
+const KINDS = ['bearerToken', 'basicAuth', 'headers', 'awsSigV4'];
+const ENTRY_FIELDS = new Set(['name', 'hosts', ...KINDS]);
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export function parseCredentialFile(text: string, where: string): Credential[] {
@@ -43,15 +56,26 @@ export function parseCredentialFile(text: string, where: string): Credential[] {
     if (typeof name !== 'string' || name === '') throw new CredentialFileError(`${at}.name must be a non-empty string`);
     if (names.has(name)) throw new CredentialFileError(`${at}: duplicate name '${name}'`);
     names.add(name);
+    const unknown = Object.keys(entry).find((key) => !ENTRY_FIELDS.has(key));
+    if (unknown !== undefined) throw new CredentialFileError(`${at} (${name}): unknown field '${unknown}'`);
     const hosts = entry.hosts;
     if (!Array.isArray(hosts) || hosts.length === 0 || !hosts.every((h) => typeof h === 'string')) {
       throw new CredentialFileError(`${at} (${name}).hosts must be a non-empty list of host[:port]`);
     }
-    return {
-      name,
-      hosts: hosts.map((h: string) => parseHost(h, `${at} (${name})`)),
-      secret: parseSecret(entry, `${at} (${name})`),
-    };
+    const parsedHosts = hosts.map((h: string) => parseHost(h, `${at} (${name})`));
+    return { name, hosts: parsedHosts, secret: parseSecret(entry, parsedHosts, `${at} (${name})`, where) };
+  });
+}
+
+/**
+ * Parses the file and reads every file its entries name (AWS keys), as the credential store will: for checking a
+ * flag or the plugin configuration before anything starts, so that a missing key file is an invalid flag.
+ */
+export function checkCredentialFile(text: string, where: string): void {
+  parseCredentialFile(text, where).forEach((credential, i) => {
+    if (credential.secret.kind === 'awsSigV4') {
+      readAwsAccessKeySync(credential.secret.entry, `${where}: credentials[${i}] (${credential.name})`);
+    }
   });
 }
 
@@ -63,9 +87,12 @@ function parseHost(entry: string, at: string): HostPort {
   }
 }
 
-function parseSecret(entry: Record<string, unknown>, at: string): CredentialSecret {
-  const kinds = ['bearerToken', 'basicAuth', 'headers'].filter((k) => entry[k] !== undefined);
-  if (kinds.length !== 1) throw new CredentialFileError(`${at} needs exactly one of bearerToken, basicAuth, headers`);
+function parseSecret(entry: Record<string, unknown>, hosts: HostPort[], at: string, where: string): CredentialSecret {
+  const kinds = KINDS.filter((k) => entry[k] !== undefined);
+  if (kinds.length !== 1) throw new CredentialFileError(`${at} needs exactly one of ${KINDS.join(', ')}`);
+  if (entry.awsSigV4 !== undefined) {
+    return { kind: 'awsSigV4', entry: parseAwsSigV4Entry(entry.awsSigV4, hosts, at, where) };
+  }
   if (entry.bearerToken !== undefined) {
     if (typeof entry.bearerToken !== 'string' || entry.bearerToken === '' || /[\r\n]/.test(entry.bearerToken)) {
       throw new CredentialFileError(`${at}.bearerToken must be a non-empty single-line string`);
@@ -95,8 +122,8 @@ function parseSecret(entry: Record<string, unknown>, at: string): CredentialSecr
   return { kind: 'headers', headers: out };
 }
 
-/** The request headers a credential adds. */
-export function credentialHeaders(secret: CredentialSecret): Record<string, string> {
+/** The request headers a static credential adds. */
+export function credentialHeaders(secret: StaticSecret): Record<string, string> {
   switch (secret.kind) {
     case 'bearer':
       return { authorization: `Bearer ${secret.token}` };
@@ -109,8 +136,8 @@ export function credentialHeaders(secret: CredentialSecret): Record<string, stri
   }
 }
 
-/** The secret values a credential puts on the wire, as they would appear in an echo of the request. */
-export function secretValues(secret: CredentialSecret): string[] {
+/** The secret values a static credential puts on the wire, as they would appear in an echo of the request. */
+export function secretValues(secret: StaticSecret): string[] {
   switch (secret.kind) {
     case 'bearer':
       return [secret.token];
@@ -121,8 +148,8 @@ export function secretValues(secret: CredentialSecret): string[] {
   }
 }
 
-/** The value an explicitly exposed credential has in the plugin's Extism config. */
-export function exposedValue(secret: CredentialSecret): string {
+/** The value an explicitly exposed credential has in the plugin's Extism config (an AWS key is never exposed). */
+export function exposedValue(secret: StaticSecret): string {
   switch (secret.kind) {
     case 'bearer':
       return secret.token;

@@ -2,9 +2,12 @@
 // file changes (polled: Secret volumes are updated by swapping a symlink, which file watchers miss), and attached
 // by the HTTP broker to requests for the hosts they name. They never reach a plugin's worker unless the operator
 // exposed one explicitly (exposeToPlugin), which then lands in that plugin's Extism config.
+// AWS keys (awsSigV4 entries) sit in files of their own, read with the credentials file and re-read on every poll.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../log/logger.ts';
 import { entryMatches, type HostAllowList, type HostPort } from '../http/allow-list.ts';
+import { type AwsAccessKey, type SignableRequest, SigV4Signer } from '../http/sigv4-signer.ts';
+import { type AwsSigV4Entry, readAwsAccessKey, signingService } from './aws-sigv4-entry.ts';
 import {
   type Credential,
   CredentialFileError,
@@ -13,6 +16,24 @@ import {
   parseCredentialFile,
   secretValues,
 } from './credential-file.ts';
+
+/** A request as the host sends it: its headers, and the query to send instead of the URL's (a signed one). */
+export interface AuthorizedRequest {
+  headers: Record<string, string>;
+  search?: string;
+  /** The secret values on the wire (keys, tokens, the signature): redacted from the answer. */
+  secrets: string[];
+}
+
+// Headers only the signer may set: a plugin's own would be sent beside (or instead of) the signed ones.
+const SIGV4_HEADERS = ['authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token'];
+
+/** What one reading of the files gave; `snapshot` holds everything read, so a change to any file shows. */
+interface Loaded {
+  snapshot: string;
+  credentials: Credential[];
+  awsKeys: Map<string, AwsAccessKey>;
+}
 
 export interface UnreachableCredentialHost {
   credential: string;
@@ -51,7 +72,10 @@ export interface CredentialStoreOptions {
 export class CredentialStore {
   readonly #options: CredentialStoreOptions;
   #credentials: Credential[] = [];
-  #text = '';
+  #awsKeys = new Map<string, AwsAccessKey>();
+  /** Per credential and signing service; rebuilt when the files change. */
+  #signers = new Map<string, SigV4Signer>();
+  #snapshot = '';
   #timer: NodeJS.Timeout | undefined;
   #listeners: Array<() => void> = [];
 
@@ -62,8 +86,7 @@ export class CredentialStore {
   /** Reads the file; a missing or invalid file at start-up is an error (the operator must fix it). */
   static async open(options: CredentialStoreOptions): Promise<CredentialStore> {
     const store = new CredentialStore(options);
-    const text = await store.#read();
-    store.#install(text);
+    store.#install(await store.#load());
     const interval = options.reloadIntervalMs ?? 10_000;
     if (interval > 0) {
       store.#timer = setInterval(() => void store.reload(), interval);
@@ -97,11 +120,10 @@ export class CredentialStore {
    * half-written Secret update must not drop authentication. Returns whether anything changed.
    */
   async reload(): Promise<boolean> {
-    let text: string;
     try {
-      text = await this.#read();
-      if (text === this.#text) return false;
-      this.#install(text);
+      const loaded = await this.#load();
+      if (loaded.snapshot === this.#snapshot) return false;
+      this.#install(loaded);
     } catch (err) {
       this.#options.logger.error('cannot reload credentials; keeping the previous ones', {
         file: this.#options.file,
@@ -119,16 +141,56 @@ export class CredentialStore {
     this.#listeners.push(listener);
   }
 
-  /** Headers to add to a request for `url` (lower-case names); empty when no credential names its host. */
+  /** Headers a static credential adds to a request for `url` (lower-case names); empty for none or an AWS key. */
   headersFor(url: URL): Record<string, string> {
-    return this.attachmentFor(url)?.headers ?? {};
+    const credential = this.#credentialFor(url);
+    return credential === undefined || credential.secret.kind === 'awsSigV4'
+      ? {}
+      : credentialHeaders(credential.secret);
   }
 
-  /** What a request for `url` carries: the headers to add and the secret values in them; undefined for none. */
-  attachmentFor(url: URL): { headers: Record<string, string>; secrets: string[] } | undefined {
-    const credential = this.#credentials.find((c) => c.hosts.some((h) => entryMatches(h, url)));
+  /**
+   * The complete request (lower-case header names) with the credential of its host, if any: its headers added, or,
+   * for an AWS key, the request signed as it stands (method, URL, headers, body), so this is the last change made to
+   * it. Undefined when no credential names the host. Throws SigV4Error for a request that cannot be signed.
+   */
+  authorize(request: SignableRequest): AuthorizedRequest | Promise<AuthorizedRequest> | undefined {
+    const credential = this.#credentialFor(request.url);
     if (credential === undefined) return undefined;
-    return { headers: credentialHeaders(credential.secret), secrets: secretValues(credential.secret) };
+    const secret = credential.secret;
+    if (secret.kind === 'awsSigV4') return this.#sign(credential.name, secret.entry, request);
+    // Synchronous: most requests carry a static credential or none, and an await per request costs CPU.
+    return { headers: { ...request.headers, ...credentialHeaders(secret) }, secrets: secretValues(secret) };
+  }
+
+  async #sign(name: string, entry: AwsSigV4Entry, request: SignableRequest): Promise<AuthorizedRequest> {
+    const key = this.#awsKeys.get(name) as AwsAccessKey;
+    const service = signingService(entry, request.url.hostname);
+    const signerKey = `${name}\0${service}`;
+    let signer = this.#signers.get(signerKey);
+    if (signer === undefined) {
+      signer = new SigV4Signer(key, { region: entry.region, service });
+      this.#signers.set(signerKey, signer);
+    }
+    const headers = { ...request.headers };
+    for (const name of SIGV4_HEADERS) delete headers[name];
+    const signed = await signer.sign({ ...request, headers });
+    const authorization = signed.headers.authorization ?? '';
+    const signature = /Signature=([0-9a-f]+)/.exec(authorization)?.[1];
+    return {
+      headers: { ...headers, ...signed.headers },
+      search: signed.search,
+      secrets: [
+        key.secretAccessKey,
+        authorization,
+        ...(key.sessionToken ? [key.sessionToken] : []),
+        ...(signature ? [signature] : []),
+      ],
+    };
+  }
+
+  #credentialFor(url: URL): Credential | undefined {
+    return this.#credentials.find((c) => c.hosts.some((h) => entryMatches(h, url)));
   }
 
   /**
@@ -175,6 +237,11 @@ export class CredentialStore {
       const credential = this.#credentials.find((c) => c.name === name);
       if (credential === undefined)
         throw new CredentialFileError(`exposeToPlugin: no credential named '${name}' (for config key '${key}')`);
+      if (credential.secret.kind === 'awsSigV4') {
+        throw new CredentialFileError(
+          `exposeToPlugin: credential '${name}' is an AWS key, which the host only signs with`,
+        );
+      }
       config[key] = exposedValue(credential.secret);
     }
     return config;
@@ -189,21 +256,41 @@ export class CredentialStore {
     this.#listeners = [];
   }
 
-  async #read(): Promise<string> {
+  async #load(): Promise<Loaded> {
+    const file = this.#options.file;
+    let text: string;
     try {
-      return await readFile(this.#options.file, 'utf8');
+      text = await readFile(file, 'utf8');
     } catch (err) {
       throw new CredentialFileError(
-        `cannot read credentials file ${this.#options.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        `cannot read credentials file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
       );
     }
+    const credentials = parseCredentialFile(text, file);
+    const awsKeys = new Map<string, AwsAccessKey>();
+    const parts = [text];
+    for (const [i, credential] of credentials.entries()) {
+      if (credential.secret.kind !== 'awsSigV4') continue;
+      const key = await readAwsAccessKey(credential.secret.entry, `${file}: credentials[${i}] (${credential.name})`);
+      awsKeys.set(credential.name, key);
+      parts.push(key.accessKeyId, key.secretAccessKey, key.sessionToken ?? '');
+    }
+    return { snapshot: parts.join('\0'), credentials, awsKeys };
   }
 
-  #install(text: string): void {
-    const credentials = parseCredentialFile(text, this.#options.file);
-    this.#credentials = credentials;
-    this.#text = text;
-    // Validate exposures now so a bad reference fails loudly at start-up or reload.
-    this.exposedConfig();
+  #install(loaded: Loaded): void {
+    const previous = { credentials: this.#credentials, awsKeys: this.#awsKeys };
+    this.#credentials = loaded.credentials;
+    this.#awsKeys = loaded.awsKeys;
+    try {
+      // Validate exposures now so a bad reference fails loudly at start-up or reload.
+      this.exposedConfig();
+    } catch (err) {
+      this.#credentials = previous.credentials;
+      this.#awsKeys = previous.awsKeys;
+      throw err;
+    }
+    this.#snapshot = loaded.snapshot;
+    this.#signers.clear();
   }
 }

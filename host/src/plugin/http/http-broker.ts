@@ -7,10 +7,11 @@ import { bodyText } from '../../net/collect.ts';
 import { Http1Pool } from '../../net/http1/pool.ts';
 import { validateValue } from '../../abi/index.ts';
 import type { HttpError, HttpRequest, HttpResponse } from '../../abi/index.ts';
-import type { CredentialStore } from '../credentials/credential-store.ts';
+import type { AuthorizedRequest, CredentialStore } from '../credentials/credential-store.ts';
 import type { HostAllowList } from './allow-list.ts';
 import { buildFrame, errorFrame, splitFrame } from './http-frame.ts';
 import { SecretRedactor } from './redact.ts';
+import { SigV4Error } from './sigv4-signer.ts';
 
 export interface HttpBrokerOptions {
   allowList: HostAllowList;
@@ -169,6 +170,20 @@ export class HttpBroker {
     }
   }
 
+  // Synchronous unless the credential signs (an await per request costs CPU on the common path).
+  #authorize(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    body: Uint8Array | undefined,
+  ): AuthorizedRequest | Promise<AuthorizedRequest> | undefined {
+    const authorized = this.#options.credentials.authorize({ method, url, headers, ...(body ? { body } : {}) });
+    if (!(authorized instanceof Promise)) return authorized;
+    return authorized.catch((err: unknown) => {
+      throw err instanceof SigV4Error ? new BrokerError('Network', err.message) : err;
+    });
+  }
+
   close(): void {
     for (const pool of this.#pools.values()) pool.destroy();
     this.#pools.clear();
@@ -204,16 +219,20 @@ export class HttpBroker {
     signal: AbortSignal,
     attachedSecrets: string[],
   ): Promise<RawResponse> {
-    const headers: Record<string, string> = {};
+    let headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(pluginHeaders)) {
       const lower = name.toLowerCase();
       if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
     }
-    // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts).
-    const attached = this.#options.credentials.attachmentFor(url);
-    if (attached !== undefined) {
-      Object.assign(headers, attached.headers);
-      attachedSecrets.push(...attached.secrets);
+    // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts). An
+    // AWS key signs the request as it is sent: nothing may change it after this.
+    let search = url.search;
+    const authorizing = this.#authorize(method, url, headers, body);
+    const authorized = authorizing instanceof Promise ? await authorizing : authorizing;
+    if (authorized !== undefined) {
+      headers = authorized.headers;
+      search = authorized.search ?? search;
+      attachedSecrets.push(...authorized.secrets);
     }
     if (signal.aborted) throw new BrokerError('Network', 'aborted');
     const maxBytes = this.#options.maxResponseBytes;
@@ -221,7 +240,7 @@ export class HttpBroker {
       const response = await this.#pool(url).exchange(
         {
           method,
-          path: url.pathname + url.search,
+          path: url.pathname + search,
           headers,
           ...(body !== undefined ? { body } : {}),
           headersTimeoutMs: 0,

@@ -46,10 +46,18 @@ const ADDED_HEADERS = ['authorization', 'x-amz-date', 'x-amz-content-sha256', 'x
 
 const Sha256 = Hash.bind(null, 'sha256');
 
+export interface SigV4Options {
+  /**
+   * Send and sign X-Amz-Content-Sha256 (default true, as the AWS SDK for JavaScript does). The payload's hash is part
+   * of the signature either way; AWS's test suite signs some requests without the header.
+   */
+  payloadHashHeader?: boolean;
+}
+
 export class SigV4Signer {
   readonly #signer: SignatureV4;
 
-  constructor(key: AwsAccessKey, scope: SigV4Scope) {
+  constructor(key: AwsAccessKey, scope: SigV4Scope, options: SigV4Options = {}) {
     this.#signer = new SignatureV4({
       credentials: {
         accessKeyId: key.accessKeyId,
@@ -61,7 +69,7 @@ export class SigV4Signer {
       sha256: Sha256,
       // Every service but S3 signs the path URI-encoded a second time; the broker signs no S3 requests.
       uriEscapePath: true,
-      applyChecksum: true,
+      applyChecksum: options.payloadHashHeader ?? true,
     });
   }
 

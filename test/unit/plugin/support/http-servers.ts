@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 export interface SeenRequest {
   method: string;
   path: string;
+  /** The request target as received, query included. */
+  target: string;
   headers: http.IncomingHttpHeaders;
   body: string;
   /** The body's bytes as received (binary bodies). */
@@ -29,7 +31,14 @@ export async function startServer(routes: Record<string, Route>): Promise<TestSe
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       const raw = Buffer.concat(chunks);
-      const request = { method: req.method ?? '', path, headers: req.headers, body: raw.toString('utf8'), raw };
+      const request = {
+        method: req.method ?? '',
+        path,
+        target: req.url ?? '/',
+        headers: req.headers,
+        body: raw.toString('utf8'),
+        raw,
+      };
       seen.push(request);
       const route = routes[path];
       if (route) route(request, res);
