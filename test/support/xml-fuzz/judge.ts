@@ -4,6 +4,7 @@
 // accept exactly what the reader accepts. The SDK's deliberate differences are ALLOWED_DIVERGENCES, documented in
 // plugin-sdk/README.md ("XML").
 import { SaxesParser } from 'saxes';
+import { AGREE, divergence, type DifferentialVerdict, word } from '../json-fuzz/differential.ts';
 import { firstDifference } from '../json-fuzz/judge.ts';
 
 export interface XmlSdkOutcome {
@@ -31,8 +32,7 @@ export const XML_ALLOWED_DIVERGENCES: Record<XmlAllowedDivergence, string> = {
     'production 16 of XML 1.0 says; saxes accepts it',
 };
 
-export type XmlVerdict =
-  { kind: 'agree' } | { kind: 'allowed'; rule: XmlAllowedDivergence } | { kind: 'divergence'; problem: string };
+export type XmlVerdict = DifferentialVerdict<XmlAllowedDivergence>;
 
 type Reference =
   { ok: true; events: XmlEventRecord[]; maxDepth: number; doctype: boolean } | { ok: false; error: string };
@@ -101,14 +101,4 @@ export function judgeXml(doc: Uint8Array, sdk: XmlSdkOutcome): XmlVerdict {
   }
   const difference = firstDifference(ref.events, written, '$');
   return difference === undefined ? AGREE : divergence(difference);
-}
-
-const AGREE: XmlVerdict = { kind: 'agree' };
-
-function divergence(problem: string): XmlVerdict {
-  return { kind: 'divergence', problem };
-}
-
-function word(accepted: boolean): string {
-  return accepted ? 'accepts' : 'refuses';
 }
