@@ -1,7 +1,7 @@
 // A small element tree over XmlReader, for answers of a few kilobytes that a provider reads by path:
 // `doc.path("reservationSet/item/instancesSet/item")`, `item.childText("privateDnsName")`. Names are matched by local
-// name, so `ec2:instanceId` and `instanceId` are the same element. Text is kept only for elements without child
-// elements (mixed content is not something an API answers with): `text` joins an element's text runs and CDATA.
+// name, so `ec2:instanceId` and `instanceId` are the same element. An element's `text` joins its own text runs and
+// CDATA sections (the white space between child elements included), not its descendants'.
 
 import { XmlAttribute, XmlEvent, XmlReader } from "./reader";
 

@@ -11,7 +11,7 @@ import { digitValue, XmlCursor, XmlEvent } from "./cursor";
 
 export { XmlEvent };
 
-/** Documents nested deeper are refused: the tree built on the reader is recursive. */
+/** Documents nested deeper are refused: code that walks a tree recursively must not meet a hostile depth. */
 export const XML_MAX_DEPTH: i32 = 256;
 
 export class XmlAttribute {

@@ -1,5 +1,6 @@
 // The AWS plugin through the host's runtime (wasm-ccm/testing) against moto with signature checks on: every request
 // the plugin makes is signed by the host's broker from the awsSigV4 credentials entries, or moto refuses it.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   loadTestPlugin,
@@ -32,6 +33,12 @@ afterAll(async () => {
 });
 
 const instance = (i: number) => env.seeded.instances[i]!;
+
+/** cloud-provider-aws's buildTargetGroupName for the Service below (TCP, instance targets, its TCP health check every 30 s). */
+function upstreamTargetGroupName(port: number, nodePort: number): string {
+  const hash = createHash('sha1').update(`${CLUSTER}shopweb${port}${nodePort}TCPinstanceTCP30`).digest('hex');
+  return `k8s-shop-web-${hash.slice(0, 10)}`;
+}
 
 describe('aws plugin: InstancesV2', () => {
   it('finds an instance by private DNS name and by providerID alike, with type, zone, region and addresses', async () => {
@@ -131,6 +138,7 @@ describe('aws plugin: LoadBalancer (NLB)', () => {
       scheme: xmlText(lbs, 'Scheme'),
       tags: Object.fromEntries(xmlTexts(tags, 'Key').map((k, i) => [k, xmlTexts(tags, 'Value')[i]])),
       targetGroupPorts: xmlTexts(tgs, 'Port').sort(),
+      targetGroupNames: xmlTexts(tgs, 'TargetGroupName').sort(),
       listenerPorts: xmlTexts(listeners, 'Port').sort(),
       targets: await Promise.all(tgArns.map(targetsOf)),
     };
@@ -173,6 +181,9 @@ describe('aws plugin: LoadBalancer (NLB)', () => {
     });
     expect(state.listenerPorts).toEqual(['443', '80']);
     expect(state.targetGroupPorts).toEqual(['30080', '30443']);
+    expect(state.targetGroupNames).toEqual(
+      [upstreamTargetGroupName(80, 30080), upstreamTargetGroupName(443, 30443)].sort(),
+    );
     const expected = [instance(0).id, instance(2).id].sort();
     expect(state.targets).toEqual([expected, expected]);
     // Ensure again: the same answer, nothing new.

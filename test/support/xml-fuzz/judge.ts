@@ -24,7 +24,7 @@ export type XmlAllowedDivergence = 'depth-limit' | 'doctype-refused' | 'pi-targe
 export const XML_MAX_DEPTH = 256;
 
 export const XML_ALLOWED_DIVERGENCES: Record<XmlAllowedDivergence, string> = {
-  'depth-limit': `elements nested deeper than ${XML_MAX_DEPTH} levels are refused (XmlElement is built recursively)`,
+  'depth-limit': `elements nested deeper than ${XML_MAX_DEPTH} levels are refused (a provider walking the tree recursively must not meet a hostile depth)`,
   'doctype-refused':
     'a document type declaration is refused: no cloud API sends one, and its entities are the entity-expansion attack',
   'pi-target-space':
