@@ -1,13 +1,17 @@
 // wasm-ccm as a real process running the AWS plugin against moto with signature checks on (every request signed by
-// the host's broker from awsSigV4 entries): Nodes registered as kubelets register them, named after the instances'
-// private DNS names, are initialized with AWS providerIDs, labels and addresses; a LoadBalancer Service gets its NLB
+// the host's broker from awsSigV4 entries): kwok Nodes (registered as a kubelet with --cloud-provider=external
+// registers, kept Ready by kwok) named after the instances' private DNS names are initialized with AWS providerIDs, labels and addresses; a LoadBalancer Service gets its NLB
 // hostname and follows the node set; deletion leaves nothing in ELBv2; pod CIDRs get routes in the tagged table; a
 // terminated instance's NotReady Node is deleted and a stopped one's tainted.
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, elbInventory, setInstanceState, xmlTexts } from '../../support/aws-seed.ts';
 import { type AwsEnv, startAwsEnv } from '../../support/aws-env.ts';
 import { CCMProcess } from '../../support/ccm-process.ts';
+import { KWOK_ANNOTATION, KWOK_ANNOTATION_VALUE, startKwok } from '../../support/controlplane/kwok.ts';
+import type { ManagedProcess } from '../../support/controlplane/process.ts';
 import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
 import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
 import { builtPlugin } from '../../support/plugins.ts';
@@ -34,6 +38,7 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
   const namespace = uniqueName('e2e-aws');
   let env: AwsEnv;
   let ccm: CCMProcess;
+  let kwok: ManagedProcess;
   const nodeNames: string[] = [];
   const instance = (i: number) => env.seeded.instances[i]!;
 
@@ -41,6 +46,12 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
     await applyManifests(admin, loadManifests('rbac.yaml'));
     const { token } = await ccmIdentity(info, admin);
     env = await startAwsEnv({ cluster: CLUSTER, instancesPerZone: 3 });
+    // kwok's node IPs come from a range moto does not use, so they cannot be mistaken for the instances'.
+    kwok = startKwok({
+      kubeconfigPath: info.kubeconfigPath,
+      logDir: mkdtempSync(join(info.dir, 'kwok-aws-')),
+      cidr: '10.254.0.0/16',
+    });
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     ccm = new CCMProcess({
       info,
@@ -55,6 +66,8 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
         `--cluster-cidr=${CLUSTER_CIDR}`,
         '--route-reconciliation-period=1s',
         '--node-monitor-period=1s',
+        // kwok's first status carries an InternalIP of its own: the CCM puts the cloud's back within a second.
+        '--node-status-update-frequency=1s',
       ],
     });
     await ccm.ready();
@@ -62,7 +75,7 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
     for (const i of [0, 1, 3, 4]) {
       const name = instance(i).privateDnsName;
       nodeNames.push(name);
-      const body = kubeletNode(name, { ready: true });
+      const body = kubeletNode(name, { annotations: { [KWOK_ANNOTATION]: KWOK_ANNOTATION_VALUE } });
       body.spec = { ...body.spec, podCIDR: `10.213.${i}.0/24`, podCIDRs: [`10.213.${i}.0/24`] };
       await core.createNode({ body });
     }
@@ -71,6 +84,7 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
   afterAll(async () => {
     await deleteAllServices(core, namespace).catch(() => undefined);
     const code = await ccm?.stop();
+    await kwok?.stop();
     await deleteNodes(admin, nodeNames);
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);
     await env?.close();
@@ -112,16 +126,16 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
         'topology.kubernetes.io/zone': inst.zone,
         'topology.kubernetes.io/region': 'us-east-1',
       });
-      const addresses = await eventually('cloud addresses', async () => {
-        const n = await core.readNode({ name: inst.privateDnsName });
-        const a = n.status?.addresses ?? [];
-        return a.some((x) => x.type === 'InternalIP') ? a : undefined;
-      });
-      expect(addresses).toEqual([
+      const expected = [
         { type: 'InternalIP', address: inst.privateIp },
         { type: 'InternalDNS', address: inst.privateDnsName },
         { type: 'Hostname', address: inst.privateDnsName },
-      ]);
+      ];
+      await eventually('cloud addresses', async () => {
+        const n = await core.readNode({ name: inst.privateDnsName });
+        const got = (n.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address }));
+        return JSON.stringify(got) === JSON.stringify(expected);
+      });
     }
   });
 
@@ -202,8 +216,11 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
     const terminated = instance(4);
     await setInstanceState(env.query, stopped.id, 'StopInstances');
     await setInstanceState(env.query, terminated.id, 'TerminateInstances');
-    await setReady(admin, stopped.privateDnsName, false);
-    await setReady(admin, terminated.privateDnsName, false);
+    // The kubelets stop: kwok lets go of the Nodes, and their Ready condition turns False.
+    for (const name of [stopped.privateDnsName, terminated.privateDnsName]) {
+      await patchNode(core, name, { metadata: { annotations: { [KWOK_ANNOTATION]: null } } });
+      await setReady(admin, name, false);
+    }
     await eventually('shutdown taint', async () => {
       const n = await core.readNode({ name: stopped.privateDnsName });
       return hasTaint(n, SHUTDOWN_TAINT_KEY);
