@@ -8,7 +8,11 @@
 //                       timeouts, framing), no plugin;
 //   plugin, no HTTP     a call that answers from the plugin's config (getZone): the call's machinery alone (input
 //                       into the channel, the worker's wake-up, the guest, the answer's ABI check);
-//   plugin              InstanceMetadata: the call, the guest's brokered GET, its JSON.
+//   plugin              InstanceMetadata: the call, the guest's brokered GET, its JSON;
+//   signing alone       the broker's SigV4 signer on the same GET, nothing else;
+//   ..., SigV4-signed   the broker and InstanceMetadata again with an AWS key in the credentials file: the host signs
+//                       each request (SigV4) and a front in devcloud's thread checks the signature (its CPU counts
+//                       as devcloud's).
 // Per call: CPU of the main thread, of the plugin's worker thread, their sum, devcloud's thread, and wall time. Each
 // row runs `--rounds` rounds of `--calls` calls (each call a different node); each figure is the best round's.
 //
@@ -24,7 +28,8 @@ import { CredentialStore } from '../host/src/plugin/credentials/credential-store
 import { HostAllowList } from '../host/src/plugin/http/allow-list.ts';
 import { HttpBroker } from '../host/src/plugin/http/http-broker.ts';
 import { buildFrame, splitFrame } from '../host/src/plugin/http/http-frame.ts';
-import { DEVCLOUD_THREAD, pluginOnDevcloud } from './lib/plugin-on-devcloud.ts';
+import { SigV4Signer } from '../host/src/plugin/http/sigv4-signer.ts';
+import { DEVCLOUD_THREAD, type PluginOnDevcloud, pluginOnDevcloud } from './lib/plugin-on-devcloud.ts';
 import { formatTable } from './lib/table.ts';
 import { ownThreadCpuUs, threadCpuNs } from './lib/thread-cpu.ts';
 
@@ -81,14 +86,54 @@ async function measure(name: string, call: (i: number) => Promise<unknown>): Pro
 }
 
 const loadBefore = loadavg()[0];
-const setup = await pluginOnDevcloud(CALLS);
-const { cloud: ready, token, credentialsFile } = setup;
-const host = new URL(ready.url).host;
 let rows: Row[];
-try {
-  const loaded = setup.plugin;
-  // Nodes as a kubelet registers them, before the CCM has set a providerID: looked up by name.
-  const nodes: Node[] = ready.instances.map((inst) => ({
+let pluginPath: string;
+{
+  const setup = await pluginOnDevcloud(CALLS);
+  pluginPath = setup.pluginPath;
+  try {
+    const nodes = nodesOf(setup);
+    const pool = new Http1Pool(setup.cloud.url);
+    const headers = { authorization: `Bearer ${setup.token}`, accept: 'application/json' };
+    const inProcess = async (i: number): Promise<unknown> => {
+      const res = await pool.exchange({ method: 'GET', path: byName(nodes, i), headers });
+      if (res.statusCode !== 200) throw new Error(`devcloud answered ${res.statusCode}`);
+      const inst = JSON.parse(Buffer.concat(res.chunks).toString('utf8')) as Record<string, unknown>;
+      return { providerID: `devcloud://${String(inst.id)}`, instanceType: inst.type, addresses: inst.addresses };
+    };
+    rows = [
+      await measure('in-process lookup (TypeScript, same HTTP client)', inProcess),
+      ...(await measureBrokerAndPlugin(setup, nodes, '')),
+    ];
+    await pool.close();
+  } finally {
+    await setup.stop();
+  }
+}
+// The same calls with an AWS key in the credentials file: the host signs every request (SigV4).
+{
+  const setup = await pluginOnDevcloud(CALLS, pluginPath, { sigv4: true });
+  try {
+    const nodes = nodesOf(setup);
+    const signer = new SigV4Signer(
+      { accessKeyId: 'AKIAEXAMPLE0000000001', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' },
+      { region: 'dc-east-1', service: 'devcloud' },
+    );
+    const urls = nodes.map((_, i) => new URL(`${setup.apiUrl}${byName(nodes, i)}`));
+    rows.push(
+      await measure('SigV4 signing alone (the broker signer, one GET)', (i) =>
+        signer.sign({ method: 'GET', url: urls[i]!, headers: {} }),
+      ),
+      ...(await measureBrokerAndPlugin(setup, nodes, ', SigV4-signed')),
+    );
+  } finally {
+    await setup.stop();
+  }
+}
+
+// Nodes as a kubelet registers them, before the CCM has set a providerID: looked up by name.
+function nodesOf(setup: PluginOnDevcloud): Node[] {
+  return setup.cloud.instances.map((inst) => ({
     name: inst.name,
     uid: randomUUID(),
     providerID: '',
@@ -96,21 +141,23 @@ try {
     annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
     addresses: [{ type: 'Hostname', address: inst.name }],
   }));
-  // devcloud serves its API under /v1.
-  const byName = (i: number): string => `/v1/instances/by-name/${encodeURIComponent(nodes[i]!.name)}`;
+}
 
-  const pool = new Http1Pool(ready.url);
-  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
-  const inProcess = async (i: number): Promise<unknown> => {
-    const res = await pool.exchange({ method: 'GET', path: byName(i), headers });
-    if (res.statusCode !== 200) throw new Error(`devcloud answered ${res.statusCode}`);
-    const inst = JSON.parse(Buffer.concat(res.chunks).toString('utf8')) as Record<string, unknown>;
-    return { providerID: `devcloud://${String(inst.id)}`, instanceType: inst.type, addresses: inst.addresses };
-  };
+// devcloud serves its API under /v1.
+function byName(nodes: Node[], i: number): string {
+  return `/v1/instances/by-name/${encodeURIComponent(nodes[i]!.name)}`;
+}
 
-  const credentials = await CredentialStore.open({ file: credentialsFile, reloadIntervalMs: 0, logger: silentLogger });
+// The broker alone (allow-list, credentials, timeouts, framing; no plugin), then a plugin call without HTTP and
+// InstanceMetadata through the plugin, with the setup's credential (the bearer token, or an AWS key that signs).
+async function measureBrokerAndPlugin(setup: PluginOnDevcloud, nodes: Node[], variant: string): Promise<Row[]> {
+  const credentials = await CredentialStore.open({
+    file: setup.credentialsFile,
+    reloadIntervalMs: 0,
+    logger: silentLogger,
+  });
   const broker = new HttpBroker({
-    allowList: new HostAllowList([host]),
+    allowList: new HostAllowList([new URL(setup.apiUrl).host]),
     credentials,
     maxResponseBytes: 16 << 20,
     defaultTimeoutMs: 10_000,
@@ -118,7 +165,7 @@ try {
     maxRedirects: 3,
   });
   const frames = nodes.map((_, i) =>
-    buildFrame(JSON.stringify({ method: 'GET', url: `${ready.url}${byName(i)}`, headers: {}, timeoutMs: 0 })),
+    buildFrame(JSON.stringify({ method: 'GET', url: `${setup.apiUrl}${byName(nodes, i)}`, headers: {}, timeoutMs: 0 })),
   );
   const call = new AbortController().signal;
   const brokered = async (i: number): Promise<unknown> => {
@@ -128,23 +175,24 @@ try {
     if (!head.startsWith('{"status":200')) throw new Error(`the broker answered ${head.slice(0, 200)}`);
     return answer;
   };
-
-  rows = [
-    await measure('in-process lookup (TypeScript, same HTTP client)', inProcess),
-    await measure('broker alone (one ccm_http_bytes GET)', brokered),
-    await measure('plugin call, no HTTP (getZone)', () => loaded.call('getZone', {})),
-    await measure('plugin call: InstanceMetadata (one brokered GET)', (i) =>
-      loaded.call('instanceMetadata', { node: nodes[i]! }),
-    ),
-  ];
-  await pool.close();
-  credentials.close();
-} finally {
-  await setup.stop();
+  const loaded = setup.plugin;
+  try {
+    return [
+      await measure(`broker alone (one ccm_http_bytes GET${variant})`, brokered),
+      ...(variant === '' ? [await measure('plugin call, no HTTP (getZone)', () => loaded.call('getZone', {}))] : []),
+      await measure(`plugin call: InstanceMetadata (one brokered GET${variant})`, (i) =>
+        loaded.call('instanceMetadata', { node: nodes[i]! }),
+      ),
+    ];
+  } finally {
+    broker.close();
+    credentials.close();
+  }
 }
 
 const inProcessRow = rows[0]!;
-const pluginRow = rows.at(-1)!;
+const pluginRow = rows.find((r) => r.case === 'plugin call: InstanceMetadata (one brokered GET)')!;
+const signedRow = rows.at(-1)!;
 console.log(
   `\n${formatTable(
     ['per call', 'main CPU us', 'plugin CPU us', 'total CPU us', 'devcloud CPU us', 'wall us'],
@@ -152,8 +200,12 @@ console.log(
   )}`,
 );
 const sandboxUs = pluginRow.total_cpu_us - inProcessRow.total_cpu_us;
+const sigv4Us = signedRow.total_cpu_us - pluginRow.total_cpu_us;
 console.log(
   `\nthe sandbox's CPU per InstanceMetadata: ${sandboxUs} us (${pluginRow.total_cpu_us} vs ${inProcessRow.total_cpu_us})`,
+);
+console.log(
+  `InstanceMetadata with SigV4 signing: ${signedRow.total_cpu_us} us CPU (signing adds ${sigv4Us} us per call)`,
 );
 writeFileSync(
   values.out,
@@ -167,6 +219,8 @@ writeFileSync(
       rounds: ROUNDS,
       rows,
       sandbox_cpu_us_per_instance_metadata: sandboxUs,
+      sigv4_instance_metadata_cpu_us: signedRow.total_cpu_us,
+      sigv4_signing_cpu_us_per_call: sigv4Us,
     },
     null,
     2,

@@ -1,6 +1,8 @@
 // The devcloud plugin loaded in this process (one instance, no spare) against a devcloud in a worker thread of it, with
 // the token brokered from a credentials file as the CCM does: what the benchmarks of single plugin calls share. The
-// devcloud thread is named DEVCLOUD_THREAD so that its CPU can be told apart (threadCpuNs).
+// devcloud thread is named DEVCLOUD_THREAD so that its CPU can be told apart (threadCpuNs). With `sigv4`, the plugin
+// talks to a front that checks SigV4 signatures (sigv4-front.ts) and the credentials file holds an AWS key
+// (awsSigV4) instead of the token: the host signs every request, as it does for an AWS provider.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,8 @@ export interface PluginOnDevcloud {
   pluginPath: string;
   /** devcloud's URL and its running instances. */
   cloud: DevcloudThreadReady;
+  /** Where the plugin's requests go: devcloud, or with `sigv4` the SigV4 front. */
+  apiUrl: string;
   token: string;
   /** The credentials file the plugin's broker reads (token for devcloud's host). */
   credentialsFile: string;
@@ -25,15 +29,31 @@ export interface PluginOnDevcloud {
   stop(): Promise<void>;
 }
 
-export async function pluginOnDevcloud(instances: number, pluginPath?: string): Promise<PluginOnDevcloud> {
+export interface PluginOnDevcloudOptions {
+  /** Sign every request with an AWS key instead of sending the bearer token. */
+  sigv4?: boolean;
+}
+
+const SIGV4_SCOPE = { region: 'dc-east-1', service: 'devcloud' };
+
+export async function pluginOnDevcloud(
+  instances: number,
+  pluginPath?: string,
+  options: PluginOnDevcloudOptions = {},
+): Promise<PluginOnDevcloud> {
   if (pluginPath === undefined) {
     const devcloud = discoverPlugins().find((p) => p.name === 'devcloud');
     if (!devcloud) throw new Error('plugins/devcloud not found');
     pluginPath = (await buildPlugin(devcloud)).outFile;
   }
   const token = randomBytes(16).toString('hex');
+  const key = {
+    accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`,
+    secretAccessKey: randomBytes(30).toString('base64'),
+  };
+  const sigv4 = options.sigv4 ? { key, scope: SIGV4_SCOPE } : undefined;
   const thread = new Worker(new URL('./devcloud-thread.ts', import.meta.url), {
-    workerData: { instances, token } satisfies DevcloudThreadData,
+    workerData: { instances, token, ...(sigv4 ? { sigv4 } : {}) } satisfies DevcloudThreadData,
     name: DEVCLOUD_THREAD,
   });
   const stopThread = async (): Promise<void> => {
@@ -46,13 +66,18 @@ export async function pluginOnDevcloud(instances: number, pluginPath?: string): 
   });
   const dir = mkdtempSync(join(tmpdir(), 'wccm-bench-plugin-'));
   const credentialsFile = join(dir, 'credentials.json');
-  const host = new URL(cloud.url).host;
-  writeFileSync(credentialsFile, JSON.stringify({ credentials: [{ name: 'dc', hosts: [host], bearerToken: token }] }));
+  const apiUrl = cloud.signedUrl ?? cloud.url;
+  const host = new URL(apiUrl).host;
+  writeFileSync(join(dir, 'access-key-id'), key.accessKeyId);
+  writeFileSync(join(dir, 'secret-access-key'), key.secretAccessKey);
+  const awsSigV4 = { accessKeyIdFile: 'access-key-id', secretAccessKeyFile: 'secret-access-key', ...SIGV4_SCOPE };
+  const credential = sigv4 ? { awsSigV4 } : { bearerToken: token };
+  writeFileSync(credentialsFile, JSON.stringify({ credentials: [{ name: 'dc', hosts: [host], ...credential }] }));
   let plugin: LoadedPlugin;
   try {
     plugin = await loadPlugin({
       source: { path: pluginPath },
-      cloudConfig: JSON.stringify({ url: cloud.url, region: 'dc-east-1', zone: 'dc-east-1a' }),
+      cloudConfig: JSON.stringify({ url: apiUrl, region: 'dc-east-1', zone: 'dc-east-1a' }),
       clusterName: 'kubernetes',
       allowedHosts: [host],
       credentials: { file: credentialsFile, reloadIntervalMs: 0 },
@@ -67,6 +92,7 @@ export async function pluginOnDevcloud(instances: number, pluginPath?: string): 
     plugin,
     pluginPath,
     cloud,
+    apiUrl,
     token,
     credentialsFile,
     async stop() {
