@@ -58,8 +58,15 @@ function call(client: HttpClient, service: string, q: QueryRequest): AwsAnswer {
   }
   const root = res.xml();
   if (res.ok) {
-    if (root === null) out.error = internal(service + " " + action + ": the answer is not XML: " + XmlElement.lastError());
-    out.root = root;
+    if (root === null) {
+      out.error = internal(service + " " + action + ": the answer is not XML: " + XmlElement.lastError());
+    } else if (root.name != action + "Response") {
+      // Another service's answer (a misrouted endpoint, a proxy's page): read as empty, it would say "no such
+      // instance", and the lifecycle controller deletes Nodes on that.
+      out.error = internal(service + " " + action + ": the answer is <" + root.qname + ">, not <" + action + "Response>");
+    } else {
+      out.root = root;
+    }
     return out;
   }
   if (root === null) {

@@ -1,6 +1,8 @@
 // The AWS plugin through the host's runtime (wasm-ccm/testing) against moto with signature checks on: every request
 // the plugin makes is signed by the host's broker from the awsSigV4 credentials entries, or moto refuses it.
 import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   loadTestPlugin,
@@ -259,6 +261,33 @@ describe('aws plugin: Routes', () => {
     await plugin.call('deleteRoute', { clusterName: CLUSTER, route: route('10.244.1.0/24', a.privateDnsName) });
     await plugin.call('deleteRoute', { clusterName: CLUSTER, route: route('10.244.1.0/24', a.privateDnsName) });
     expect((await plugin.call('listRoutes', { clusterName: CLUSTER })).routes).toEqual([]);
+  });
+});
+
+describe('aws plugin: answers of another service', () => {
+  it('fails a lookup rather than calling the instance gone when EC2 calls reach another service', async () => {
+    // Signed for S3, moto routes the calls to S3, which answers 200 with its bucket list.
+    const misrouted = join(dirname(env.credentialsFile), 'misrouted.json');
+    const credentials = JSON.parse(readFileSync(env.credentialsFile, 'utf8')) as {
+      credentials: { awsSigV4: { service: string } }[];
+    };
+    for (const c of credentials.credentials) c.awsSigV4.service = 's3';
+    writeFileSync(misrouted, JSON.stringify(credentials));
+    const wrong = await loadTestPlugin(builtPlugin('aws'), {
+      cloudConfig: env.cloudConfig,
+      clusterName: CLUSTER,
+      allowedHosts: env.allowedHosts,
+      credentialsFile: misrouted,
+    });
+    try {
+      const node = testNode({ name: instance(0).privateDnsName });
+      await expect(wrong.call('instanceExists', { node })).rejects.toMatchObject({
+        code: 'Internal',
+        message: expect.stringContaining('not <DescribeInstancesResponse>'),
+      });
+    } finally {
+      await wrong.close();
+    }
   });
 });
 
