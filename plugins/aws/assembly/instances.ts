@@ -103,13 +103,16 @@ export class InstancesResult {
   error: PluginError | null = null;
 }
 
-/** DescribeInstances; an unknown instance ID is an empty answer, not an error. */
+/**
+ * DescribeInstances by instance IDs or private DNS names. IDs go in the instance-id filter, not InstanceId.N, where
+ * one unknown ID fails the whole call: an unknown instance is simply not in the answer.
+ */
 export function describeInstances(aws: Aws, ids: string[], privateDnsNames: string[]): InstancesResult {
   const out = new InstancesResult();
-  const q = aws.ec2Request("DescribeInstances").addList("InstanceId", ids);
+  const q = aws.ec2Request("DescribeInstances");
+  if (ids.length > 0) q.addFilter("instance-id", ids);
   if (privateDnsNames.length > 0) q.addFilter("private-dns-name", privateDnsNames).addFilter("instance-state-name", LIVE_STATES);
   const answer = aws.callEc2(q);
-  if (answer.code == "InvalidInstanceID.NotFound" || answer.code == "InvalidInstanceID.Malformed") return out;
   if (!answer.ok) {
     out.error = answer.error;
     return out;

@@ -171,25 +171,32 @@ export class InstanceIds {
   error: PluginError | null = null;
 }
 
-/** The instances behind `nodes` that carry the target node labels: by providerID, else by private DNS name. */
+/**
+ * The running instances behind `nodes` that carry the target node labels: by providerID, else by private DNS name.
+ * Stopped, terminated and unknown instances are left out (ELBv2 refuses to register a terminated one).
+ */
 export function instanceTargets(aws: Aws, nodes: Node[], opts: LbOptions): InstanceIds {
   const out = new InstanceIds();
+  const byId: string[] = [];
   const byName: string[] = [];
   for (let i = 0; i < nodes.length; i++) {
     if (!hasLabels(nodes[i], opts.targetNodeLabels)) continue;
     const id = instanceIdOf(nodes[i].providerID);
-    if (id != "") {
-      if (!out.ids.includes(id)) out.ids.push(id);
-    } else if (nodes[i].providerID == "") byName.push(nodes[i].name);
+    if (id != "") byId.push(id);
+    else if (nodes[i].providerID == "") byName.push(nodes[i].name);
   }
-  if (byName.length > 0) {
-    const found = describeInstances(aws, [], byName);
+  for (let pass = 0; pass < 2; pass++) {
+    const ids = pass == 0 ? byId : new Array<string>();
+    const names = pass == 0 ? new Array<string>() : byName;
+    if (ids.length + names.length == 0) continue;
+    const found = describeInstances(aws, ids, names);
     if (found.error !== null) {
       out.error = found.error;
       return out;
     }
     for (let i = 0; i < found.instances.length; i++) {
-      if (!out.ids.includes(found.instances[i].id)) out.ids.push(found.instances[i].id);
+      const inst = found.instances[i];
+      if (inst.state == "running" && !out.ids.includes(inst.id)) out.ids.push(inst.id);
     }
   }
   out.ids.sort();

@@ -204,6 +204,16 @@ describe('aws plugin: LoadBalancer (NLB)', () => {
     await plugin.call('updateLoadBalancer', { clusterName: CLUSTER, service, nodes: nodes() });
     const both = [instance(0).id, instance(2).id].sort();
     expect((await lbState()).targets).toEqual([both, both]);
+    // Stopped (1), terminated (3) and unknown instances are no targets, and do not fail the update.
+    const withGone = [
+      ...nodes(),
+      ...[1, 3].map((i) =>
+        testNode({ name: instance(i).privateDnsName, providerID: `aws:///${instance(i).zone}/${instance(i).id}` }),
+      ),
+      testNode({ name: 'gone', providerID: 'aws:///us-east-1a/i-0123456789abcdef0' }),
+    ];
+    await plugin.call('updateLoadBalancer', { clusterName: CLUSTER, service, nodes: withGone });
+    expect((await lbState()).targets).toEqual([both, both]);
     expect(await plugin.call('getLoadBalancer', { clusterName: 'another', service })).toMatchObject({ exists: false });
     await plugin.call('ensureLoadBalancerDeleted', { clusterName: 'another', service });
     expect((await elbInventory(env.query)).loadBalancers).toHaveLength(1);
