@@ -19,7 +19,7 @@ import { LbOptions, readOptions } from "./lb-options";
 import { clusterTag, loadBalancerName, SERVICE_NAME_TAG } from "./names";
 import { chooseSubnets } from "./subnets";
 import { describeInstances, instanceIdOf } from "./instances";
-import { removeTargetGroups, syncPort, targetGroupsOfService } from "./target-groups";
+import { PortSync, removeTargetGroups, syncPort, targetGroupsOfService } from "./target-groups";
 
 export class Found {
   lb: Nlb | null = null;
@@ -151,19 +151,19 @@ function syncListeners(aws: Aws, cfg: Config, service: Service, nodes: Node[], o
   if (attached.error !== null) return attached.error;
   const targets = instanceTargets(aws, nodes, opts);
   if (targets.error !== null) return targets.error;
-  const keep: string[] = [];
+  const sync = new PortSync(aws, cfg, service, opts, lb, listeners.items, attached.items, targets.ids);
   for (let i = 0; i < service.ports.length; i++) {
-    const error = syncPort(aws, cfg, service, service.ports[i], opts, lb, listeners.items, attached.items, targets.ids, keep);
+    const error = syncPort(sync, service.ports[i]);
     if (error !== null) return error;
   }
   for (let i = 0; i < listeners.items.length; i++) {
     const l = listeners.items[i];
-    if (keep.includes(l.arn)) continue;
+    if (sync.keep.includes(l.arn)) continue;
     const error = simpleCall(aws, aws.elbRequest("DeleteListener").add("ListenerArn", l.arn), "ListenerNotFound");
     if (error !== null) return error;
   }
   // Target groups no listener uses any more (a port removed or changed).
-  return removeTargetGroups(aws, attached.items, keep);
+  return removeTargetGroups(aws, attached.items, sync.keep);
 }
 
 export class InstanceIds {

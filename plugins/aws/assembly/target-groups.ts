@@ -21,19 +21,32 @@ function nameFor(cfg: Config, service: Service, port: ServicePort, health: Healt
   return targetGroupName(cfg.clusterID, service, port.port, port.nodePort, port.protocol, health.protocol, health.interval);
 }
 
-/** The target group and listener of one Service port, their ARNs added to `keep`. */
-export function syncPort(
-  aws: Aws,
-  cfg: Config,
-  service: Service,
-  port: ServicePort,
-  opts: LbOptions,
-  lb: Nlb,
-  listeners: Listener[],
-  attached: TargetGroup[],
-  targetIds: string[],
-  keep: string[],
-): PluginError | null {
+/** What the ports of one NLB are synced against: its current listeners and groups, and the wanted targets. */
+export class PortSync {
+  /** ARNs of the listeners and target groups that stay; the others are removed after every port is synced. */
+  keep: string[] = [];
+
+  constructor(
+    public aws: Aws,
+    public cfg: Config,
+    public service: Service,
+    public opts: LbOptions,
+    public lb: Nlb,
+    public listeners: Listener[],
+    public attached: TargetGroup[],
+    public targetIds: string[],
+  ) {}
+}
+
+/** The target group and listener of one Service port, their ARNs added to `sync.keep`. */
+export function syncPort(sync: PortSync, port: ServicePort): PluginError | null {
+  const aws = sync.aws;
+  const cfg = sync.cfg;
+  const service = sync.service;
+  const opts = sync.opts;
+  const listeners = sync.listeners;
+  const attached = sync.attached;
+  const keep = sync.keep;
   const name = nameFor(cfg, service, port, opts.health);
   let arn = "";
   for (let i = 0; i < attached.length; i++) if (attached[i].name == name) arn = attached[i].arn;
@@ -48,7 +61,7 @@ export function syncPort(
     arn = made.arn;
   }
   keep.push(arn);
-  const targetsError = syncTargets(aws, arn, targetIds, port.nodePort);
+  const targetsError = syncTargets(aws, arn, sync.targetIds, port.nodePort);
   if (targetsError !== null) return targetsError;
   for (let i = 0; i < listeners.length; i++) {
     if (listeners[i].port != port.port) continue;
@@ -57,7 +70,7 @@ export function syncPort(
     const q = forward(aws.elbRequest("ModifyListener").add("ListenerArn", listeners[i].arn), arn);
     return simpleCall(aws, q);
   }
-  const q = aws.elbRequest("CreateListener").add("LoadBalancerArn", lb.arn);
+  const q = aws.elbRequest("CreateListener").add("LoadBalancerArn", sync.lb.arn);
   q.add("Protocol", port.protocol).add("Port", port.port.toString());
   const made = create(aws, forward(q, arn), "CreateListenerResult/Listeners/member/ListenerArn");
   if (made.error !== null) return made.error;
