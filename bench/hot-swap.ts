@@ -6,9 +6,12 @@
 // Per swap: ConfigMap update request -> the CCM's `plugin swapped` log line (its own timestamp; /debug/plugins must
 // then show the version). failed_reconciles: sync errors the controllers logged plus SyncLoadBalancerFailed /
 // UpdateLoadBalancerFailed events, during the whole run (goal 0).
-// Usage: npm run bench:hot-swap -- [--swaps=20] [--services=4] [--quick (5 swaps, results not written)]
+// With --gzip-3mib both modules are padded to 3 MiB (a custom section) and shipped gzip -9'd under a `.gz` key
+// (~0.9 MiB each: a module larger than a ConfigMap), results in hot-swap-gzip-3mib.json.
+// Usage: npm run bench:hot-swap -- [--swaps=20] [--services=4] [--gzip-3mib] [--quick (5 swaps, results not written)]
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Devcloud, startDevcloud } from '../devcloud/src/index.ts';
@@ -28,12 +31,13 @@ import {
   waitForIngress,
   writePluginConfig,
 } from '../test/e2e/hotswap/support/env.ts';
-import { hotswapModules } from '../test/e2e/hotswap/support/modules.ts';
+import { hotswapModules, paddedModule } from '../test/e2e/hotswap/support/modules.ts';
 import { percentile } from './lib/stats.ts';
 import { formatTable } from './lib/table.ts';
 
-const RESULTS = new URL('./results/hot-swap.json', import.meta.url);
-const KEY = 'devcloud.wasm';
+const GZIP = process.argv.includes('--gzip-3mib');
+const RESULTS = new URL(`./results/hot-swap${GZIP ? '-gzip-3mib' : ''}.json`, import.meta.url);
+const KEY = GZIP ? 'devcloud.wasm.gz' : 'devcloud.wasm';
 const EXCLUDE = 'node.kubernetes.io/exclude-from-external-load-balancers';
 
 function flag(name: string, fallback: number): number {
@@ -58,7 +62,17 @@ function metricSum(text: string, name: string): number {
 async function main(): Promise<void> {
   const started = Date.now();
   console.log(`hot-swap: ${SWAPS} swaps under load (${SERVICES} LoadBalancer Services, ${NODES} nodes)`);
-  const modules = await hotswapModules();
+  const built = await hotswapModules();
+  const ship = (m: Uint8Array): Uint8Array =>
+    GZIP ? new Uint8Array(gzipSync(paddedModule(m, 3 * 1024 * 1024), { level: 9 })) : m;
+  // What goes into the ConfigMap, and the digest the CCM reports (of the module, decompressed).
+  const modules = { v1: ship(built.v1), v2: ship(built.v2) };
+  const digests = new Map(
+    [built.v1, built.v2].map((m, i) => [
+      i === 0 ? '1.0.0' : '2.0.0',
+      sha256(GZIP ? paddedModule(m, 3 * 1024 * 1024) : m),
+    ]),
+  );
   const cp = await ControlPlane.start();
   let cloud: Devcloud | undefined;
   try {
@@ -146,7 +160,9 @@ async function main(): Promise<void> {
           ccm
             .logs()
             .slice(seen)
-            .find((r: LogRecord) => r.msg === 'plugin swapped' && r.to === version && r.sha256 === sha256(to)),
+            .find(
+              (r: LogRecord) => r.msg === 'plugin swapped' && r.to === version && r.sha256 === digests.get(version),
+            ),
         30_000,
       );
       const ms = Number(record.ts) - t0;
@@ -178,7 +194,7 @@ async function main(): Promise<void> {
     const internal = swaps.map((s) => s.ccm_ms).sort((a, b) => a - b);
     const exitCode = await ccm.stop();
     const report = {
-      benchmark: 'hot-swap',
+      benchmark: GZIP ? 'hot-swap-gzip-3mib' : 'hot-swap',
       date: new Date().toISOString(),
       swaps: swaps.length,
       p50_ms: percentile(sorted, 50),
@@ -200,7 +216,7 @@ async function main(): Promise<void> {
       },
       measured:
         'ConfigMap replace request -> the CCM\'s "plugin swapped" log line (its timestamp); ccm_p50_ms: from the watch event to the switch',
-      setup: `${SERVICES} LoadBalancer Services, ${NODES} nodes; devcloud v1 <-> v2 (${modules.v1.length} bytes) via an API ConfigMap; controllers service,cloud-node-lifecycle; pool 3 + 1 spare`,
+      setup: `${SERVICES} LoadBalancer Services, ${NODES} nodes; devcloud v1 <-> v2 (${modules.v1.length} bytes${GZIP ? ' gzip of 3 MiB' : ''}) via an API ConfigMap; controllers service,cloud-node-lifecycle; pool 3 + 1 spare`,
       durations_ms: swaps.map((s) => s.ms),
       ccm_exit_code: exitCode,
       machine: { cpus: availableParallelism(), node: process.version, load_1m: loadavg()[0] },

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../host/src/log/logger.ts';
 import { CredentialStore } from '../../host/src/plugin/credentials/credential-store.ts';
 import { HostAllowList } from '../../host/src/plugin/http/allow-list.ts';
 import { HttpBroker } from '../../host/src/plugin/http/http-broker.ts';
@@ -82,7 +83,7 @@ describe('the host broker signing for moto', () => {
     };
     const file = join(dir, 'credentials.json');
     writeFileSync(file, JSON.stringify({ credentials: [{ name: 'aws', hosts: [host], awsSigV4 }] }));
-    const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: quietLogger });
+    const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: silentLogger });
     const broker = new HttpBroker({
       allowList: new HostAllowList([host]),
       credentials: store,
@@ -127,11 +128,3 @@ describe('the host broker signing for moto', () => {
     expect(answer.body).toContain('<Code>AuthFailure</Code>');
   });
 });
-
-const quietLogger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-  child: () => quietLogger,
-};

@@ -16,14 +16,16 @@ export const USAGE = `Usage: wasm-ccm plugin test --plugin=<file.wasm> --fixture
 
 Runs the plugin through the upstream cloud-provider contract against its cloud and prints a pass/fail table.
 
-  --plugin=FILE         the provider plugin (.wasm)
-  --fixture=FILE        JSON or YAML: clusterName, nodes {running, stopped, missing} as {name, providerID?},
-                        optional service, nodeSets {initial, updated}, route {destinationCIDR, targetNode}
+  --plugin=FILE         the provider plugin (.wasm, or gzipped .wasm.gz)
+  --fixture=FILE        JSON or YAML: clusterName, nodes {running, stopped, missing} as {name, providerID?,
+                        labels?, annotations?, addresses?}, optional service (with badAnnotation {key, value}),
+                        nodeSets {initial, updated, filtered [{name, reason}]}, route {destinationCIDR,
+                        targetNode}, backendProbe {url with {lb} or {ingress}, path, identity instanceID|address}
   --cloud-config=FILE   the cloud config handed to ccm_initialize (default: none)
   --credentials=FILE    credentials the host attaches to the plugin's HTTP requests (host format)
   --allowed-hosts=LIST  hosts the plugin may reach, host or host:port, comma-separated (repeatable)
   --timeout=MS          deadline of each plugin call (default 10000)
-  --json                print the report as JSON instead of a table
+  --json                print the report as JSON (results, warnings, summary {passed, failed, skipped, ok})
   --verbose             print the runtime's and the plugin's log records (JSON lines) to stderr
   -h, --help            this text
 

@@ -29,6 +29,12 @@ export interface SharedState {
   providerIDs: Map<string, string>;
   /** The status of the first EnsureLoadBalancer; undefined until it succeeded. */
   lbStatus: LoadBalancerStatus | undefined;
+  /** What getLoadBalancerName answered (the probe's {lb}). */
+  lbName: string | undefined;
+  /** Mutating cloud requests the updateLoadBalancer call made; undefined until it ran. */
+  updateMutations: number | undefined;
+  /** Backends the probe read right after the update, before anything else touched the load balancer. */
+  backendsAfterUpdate: string[] | Error | undefined;
   /** Whether the test Service may still have a load balancer (cleaned up at the end). */
   lbCreated: boolean;
   routeCreated: boolean;
@@ -42,6 +48,36 @@ export interface CheckContext {
   /** Names of the module's exported functions. */
   exports: ReadonlySet<string>;
   state: SharedState;
+  /** Every HTTP request the plugin asked the broker for. */
+  cloud: CloudRequests;
+  /** A GET made by the host under the plugin's allow-list and credentials (the backend probe). */
+  hostGet: (url: string) => Promise<{ status: number; body: string }>;
+  /** Credential hosts that reach no allowed host, or one only through the default-port rule. */
+  credentialWarnings: readonly string[] | undefined;
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The plugin's HTTP requests as the broker saw them, for "did it change anything in the cloud". */
+export class CloudRequests {
+  readonly #seen: Array<{ method: string; url: string }> = [];
+
+  record(method: string, url: string): void {
+    this.#seen.push({ method, url });
+  }
+
+  /** A position to count from. */
+  mark(): number {
+    return this.#seen.length;
+  }
+
+  /** "PUT http://…" for every mutating request since `mark`. */
+  mutationsSince(mark: number): string[] {
+    return this.#seen
+      .slice(mark)
+      .filter((r) => MUTATING.has(r.method))
+      .map((r) => `${r.method} ${r.url}`);
+  }
 }
 
 export interface Check {

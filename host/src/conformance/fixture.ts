@@ -2,8 +2,19 @@
 // not exist), the cluster name, and optionally the Service, node sets and route the load-balancer and route checks
 // use. Read strictly (unknown fields are errors, with their path) so a typo never silently turns a check off.
 import { randomUUID } from 'node:crypto';
-import type { Node, Service, ServicePort } from '../abi/index.ts';
+import type { Node, NodeAddress, NodeAddressType, Service, ServicePort } from '../abi/index.ts';
 import { testService } from './abi-objects.ts';
+import {
+  type BackendProbe,
+  type BadAnnotation,
+  parseBackendProbe,
+  parseBadAnnotation,
+  parseFiltered,
+} from './fixture-backends.ts';
+import { fail, FixtureError, isObject, list, only, str, stringMap } from './fixture-fields.ts';
+
+export { FixtureError } from './fixture-fields.ts';
+export type { BackendProbe, BadAnnotation } from './fixture-backends.ts';
 
 export interface Fixture {
   clusterName: string;
@@ -16,62 +27,42 @@ export interface Fixture {
   initialNodes: Node[];
   updatedNodes: Node[];
   route: { destinationCIDR: string; targetNode: Node };
-}
-
-export class FixtureError extends Error {
-  override name = 'FixtureError';
-}
-
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function fail(path: string, message: string): never {
-  throw new FixtureError(`fixture ${path}: ${message}`);
-}
-
-function only(obj: Json, path: string, allowed: readonly string[]): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) fail(`${path}.${key}`, `unknown field (allowed: ${allowed.join(', ')})`);
-  }
-}
-
-function str(obj: Json, key: string, path: string, fallback?: string): string {
-  const v = obj[key];
-  if (v === undefined && fallback !== undefined) return fallback;
-  if (typeof v !== 'string' || v === '') fail(`${path}.${key}`, 'must be a non-empty string');
-  return v;
-}
-
-function stringMap(obj: Json, key: string, path: string): Record<string, string> {
-  const v = obj[key];
-  if (v === undefined) return {};
-  if (!isObject(v)) fail(`${path}.${key}`, 'must be a map of strings');
-  for (const [k, value] of Object.entries(v)) {
-    if (typeof value !== 'string') fail(`${path}.${key}.${k}`, 'must be a string');
-  }
-  return v as Record<string, string>;
-}
-
-function list(obj: Json, key: string, path: string): unknown[] {
-  const v = obj[key];
-  if (v === undefined) return [];
-  if (!Array.isArray(v)) fail(`${path}.${key}`, 'must be a list');
-  return v;
+  /** Nodes of the sets the provider must leave out of the backends, with the reason the fixture gives. */
+  filtered: ReadonlyMap<string, string>;
+  /** How the kit reads the load balancer's backends from the cloud; undefined: backend checks are skipped. */
+  backendProbe: BackendProbe | undefined;
+  /** An annotation value ensureLoadBalancer must refuse as Invalid, naming the key, without touching the cloud. */
+  badAnnotation: BadAnnotation | undefined;
 }
 
 function parseNode(value: unknown, path: string): Node {
-  if (!isObject(value)) fail(path, 'must be {name, providerID?, uid?, labels?}');
-  only(value, path, ['name', 'providerID', 'uid', 'labels']);
+  if (!isObject(value)) fail(path, 'must be {name, providerID?, uid?, labels?, annotations?, addresses?}');
+  only(value, path, ['name', 'providerID', 'uid', 'labels', 'annotations', 'addresses']);
   const name = str(value, 'name', path);
   return {
     name,
     uid: str(value, 'uid', path, randomUUID()),
     providerID: value.providerID === undefined ? '' : str(value, 'providerID', path),
     labels: stringMap(value, 'labels', path),
-    annotations: {},
-    addresses: [],
+    annotations: stringMap(value, 'annotations', path),
+    addresses: list(value, 'addresses', path).map((a, i) => parseAddress(a, `${path}.addresses[${i}]`)),
   };
+}
+
+const ADDRESS_TYPES: readonly string[] = [
+  'Hostname',
+  'ExternalIP',
+  'InternalIP',
+  'ExternalDNS',
+  'InternalDNS',
+] satisfies NodeAddressType[];
+
+function parseAddress(value: unknown, path: string): NodeAddress {
+  if (!isObject(value)) fail(path, 'must be {type, address}');
+  only(value, path, ['type', 'address']);
+  const type = str(value, 'type', path);
+  if (!ADDRESS_TYPES.includes(type)) fail(`${path}.type`, `must be one of ${ADDRESS_TYPES.join(', ')}`);
+  return { type: type as NodeAddressType, address: str(value, 'address', path) };
 }
 
 function parsePort(value: unknown, path: string): ServicePort {
@@ -99,7 +90,7 @@ function parsePort(value: unknown, path: string): ServicePort {
 function parseService(value: unknown, path: string): Service {
   const v = value === undefined ? {} : value;
   if (!isObject(v)) fail(path, 'must be a map');
-  only(v, path, ['name', 'namespace', 'annotations', 'ports', 'loadBalancerSourceRanges']);
+  only(v, path, ['name', 'namespace', 'annotations', 'ports', 'loadBalancerSourceRanges', 'badAnnotation']);
   const ports = list(v, 'ports', path).map((p, i) => parsePort(p, `${path}.ports[${i}]`));
   const ranges = list(v, 'loadBalancerSourceRanges', path).map((r, i) => {
     if (typeof r !== 'string') fail(`${path}.loadBalancerSourceRanges[${i}]`, 'must be a CIDR string');
@@ -114,6 +105,28 @@ function parseService(value: unknown, path: string): Service {
   });
 }
 
+type NodeByName = (name: unknown, path: string) => Node;
+
+/** `nodeSets`: the backends of the first ensure and of the update, and the nodes the provider must leave out. */
+function parseNodeSets(
+  value: unknown,
+  running: Node[],
+  stopped: Node[],
+  byName: NodeByName,
+): { initialNodes: Node[]; updatedNodes: Node[]; filtered: Map<string, string> } {
+  const sets = value === undefined ? {} : value;
+  if (!isObject(sets)) fail('$.nodeSets', 'must be {initial: [names], updated: [names], filtered: [...]}');
+  only(sets, '$.nodeSets', ['initial', 'updated', 'filtered']);
+  const names = (key: string): Node[] =>
+    list(sets, key, '$.nodeSets').map((n, i) => byName(n, `$.nodeSets.${key}[${i}]`));
+  const initialNodes = sets.initial === undefined ? running : names('initial');
+  // The default update drops a node (or adds the stopped ones when there is only one): either way the set changes.
+  const defaultUpdate = initialNodes.length > 1 ? initialNodes.slice(0, -1) : [...initialNodes, ...stopped];
+  const updatedNodes = sets.updated === undefined ? defaultUpdate : names('updated');
+  const filtered = parseFiltered(sets, '$.nodeSets', (name, path) => byName(name, path).name);
+  return { initialNodes, updatedNodes, filtered };
+}
+
 /** A Service the plugin never created: another name and UID, same namespace. */
 export function strangerService(service: Service): Service {
   return { ...service, name: `${service.name}-never-created`, uid: randomUUID() };
@@ -121,7 +134,7 @@ export function strangerService(service: Service): Service {
 
 export function parseFixture(doc: unknown): Fixture {
   if (!isObject(doc)) fail('$', 'must be a map');
-  only(doc, '$', ['clusterName', 'nodes', 'service', 'nodeSets', 'route']);
+  only(doc, '$', ['clusterName', 'nodes', 'service', 'nodeSets', 'route', 'backendProbe']);
   const clusterName = str(doc, 'clusterName', '$', 'kubernetes');
   const nodes = doc.nodes;
   if (!isObject(nodes)) fail('$.nodes', 'is required: {running: [...], stopped: [...], missing: [...]}');
@@ -139,32 +152,28 @@ export function parseFixture(doc: unknown): Fixture {
     seen.add(n.name);
   }
   const existing = [...running, ...stopped];
-  const byName = (name: unknown, path: string): Node => {
+  const byName: NodeByName = (name, path) => {
     const found = typeof name === 'string' ? existing.find((n) => n.name === name) : undefined;
     if (!found) fail(path, `${JSON.stringify(name)} is not a running or stopped node of the fixture`);
     return found;
   };
 
-  const sets = doc.nodeSets === undefined ? {} : doc.nodeSets;
-  if (!isObject(sets)) fail('$.nodeSets', 'must be {initial: [names], updated: [names]}');
-  only(sets, '$.nodeSets', ['initial', 'updated']);
-  const initialNodes =
-    sets.initial === undefined
-      ? running
-      : list(sets, 'initial', '$.nodeSets').map((n, i) => byName(n, `$.nodeSets.initial[${i}]`));
-  // The default update drops a node (or adds the stopped ones when there is only one): either way the set changes.
-  const updatedNodes =
-    sets.updated === undefined
-      ? initialNodes.length > 1
-        ? initialNodes.slice(0, -1)
-        : [...initialNodes, ...stopped]
-      : list(sets, 'updated', '$.nodeSets').map((n, i) => byName(n, `$.nodeSets.updated[${i}]`));
+  const { initialNodes, updatedNodes, filtered } = parseNodeSets(doc.nodeSets, running, stopped, byName);
 
   const r = doc.route === undefined ? {} : doc.route;
   if (!isObject(r)) fail('$.route', 'must be {destinationCIDR, targetNode}');
   only(r, '$.route', ['destinationCIDR', 'targetNode']);
   const targetNode = r.targetNode === undefined ? running[0]! : byName(r.targetNode, '$.route.targetNode');
 
+  const backendProbe = parseBackendProbe(doc.backendProbe, '$.backendProbe');
+  if (backendProbe?.identity === 'address') {
+    const unnamed = [...initialNodes, ...updatedNodes].find(
+      (n) => !filtered.has(n.name) && !n.addresses.some((a) => a.type === backendProbe.addressType),
+    );
+    if (unnamed)
+      fail('$.backendProbe.identity', `address: node ${unnamed.name} has no ${backendProbe.addressType} address`);
+  }
+  const service = isObject(doc.service) ? doc.service : {};
   return {
     clusterName,
     running,
@@ -174,6 +183,9 @@ export function parseFixture(doc: unknown): Fixture {
     initialNodes,
     updatedNodes,
     route: { destinationCIDR: str(r, 'destinationCIDR', '$.route', '10.250.0.0/24'), targetNode },
+    filtered,
+    backendProbe,
+    badAnnotation: parseBadAnnotation(service.badAnnotation, '$.service.badAnnotation'),
   };
 }
 

@@ -5,18 +5,20 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Logger } from '../log/logger.ts';
 import type { Capability, DescribeResponse } from '../abi/index.ts';
-import { type LoadedPlugin, loadPlugin } from '../plugin/index.ts';
-import { type Check, type CheckContext, CheckFailed, type CheckResult, CheckSkipped } from './check.ts';
+import { DEFAULT_LIMITS, type LoadedPlugin, loadPlugin } from '../plugin/index.ts';
+import { unpackModule } from '../plugin/source/module-gzip.ts';
+import { type Check, type CheckContext, CheckFailed, type CheckResult, CheckSkipped, CloudRequests } from './check.ts';
 import { instanceChecks } from './checks/instance-checks.ts';
 import { cleanUpLoadBalancer, loadBalancerChecks } from './checks/lb-checks.ts';
 import { finalChecks, pluginChecks } from './checks/plugin-checks.ts';
 import { cleanUpRoute, routeChecks } from './checks/route-checks.ts';
+import { credentialWarnings } from './credential-reach.ts';
 import type { Fixture } from './fixture.ts';
 import { Probe } from './probe.ts';
 
 export type { CheckResult, CheckStatus } from './check.ts';
 export { type Fixture, FixtureError, loadFixtureText, parseFixture } from './fixture.ts';
-import type { ConformanceReport } from './report.ts';
+import { type ConformanceReport, summarize } from './report.ts';
 export { type ConformanceReport, formatReport } from './report.ts';
 
 export interface ConformanceOptions {
@@ -42,41 +44,27 @@ const LOAD_TITLE = 'load: import policy, describe, exports, initialize';
 
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const started = performance.now();
+  let warnings: string[] = [];
   const report = (description: DescribeResponse | undefined, results: CheckResult[]): ConformanceReport => ({
     pluginPath: options.pluginPath,
     description,
+    warnings,
     results,
+    summary: summarize(results),
     elapsedMs: performance.now() - started,
   });
+  const cloud = new CloudRequests();
 
-  let plugin: LoadedPlugin;
-  let exports: Set<string>;
+  let loaded: { plugin: LoadedPlugin; exports: Set<string> };
   try {
-    const bytes = new Uint8Array(await readFile(options.pluginPath));
-    const module = await WebAssembly.compile(bytes);
-    exports = new Set(
-      WebAssembly.Module.exports(module)
-        .filter((e) => e.kind === 'function')
-        .map((e) => e.name),
-    );
-    plugin = await loadPlugin({
-      source: { bytes, name: basename(options.pluginPath) },
-      cloudConfig: options.cloudConfig,
-      clusterName: options.fixture.clusterName,
-      allowedHosts: options.allowedHosts ?? [],
-      credentials: options.credentialsFile ? { file: options.credentialsFile, reloadIntervalMs: 0 } : undefined,
-      // One instance: the checks run one call at a time, and a spare would only slow the start.
-      pool: { size: 1, spares: 0 },
-      limits: options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : undefined,
-      logger: options.logger,
-    });
+    loaded = await loadForKit(options, cloud);
   } catch (err) {
     const loadMs = performance.now() - started;
     return report(undefined, [
       { group: 'plugin', title: LOAD_TITLE, status: 'fail', detail: (err as Error).message, ms: loadMs },
     ]);
   }
-
+  const { plugin } = loaded;
   const results: CheckResult[] = [
     {
       group: 'plugin',
@@ -86,14 +74,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       ms: performance.now() - started,
     },
   ];
-  const ctx: CheckContext = {
-    probe: new Probe(plugin),
-    fixture: options.fixture,
-    description: plugin.description,
-    declared: plugin.capabilities,
-    exports,
-    state: { providerIDs: new Map(), lbStatus: undefined, lbCreated: false, routeCreated: false },
-  };
+  if (options.credentialsFile) warnings = await credentialWarnings(options.credentialsFile, options.allowedHosts ?? []);
+  const ctx = checkContext(options, loaded, cloud, options.credentialsFile ? warnings : undefined);
   try {
     for (const check of CHECKS) results.push(await runCheck(check, ctx));
     for (const check of finalChecks) results.push(await runCheck(check, ctx));
@@ -104,6 +86,62 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     await plugin.close();
   }
   return report(plugin.description, results);
+}
+
+/** Loads the module as the host does (a .gz one decompressed first), every HTTP request it makes recorded. */
+async function loadForKit(
+  options: ConformanceOptions,
+  cloud: CloudRequests,
+): Promise<{ plugin: LoadedPlugin; exports: Set<string> }> {
+  const raw = new Uint8Array(await readFile(options.pluginPath));
+  const bytes = (await unpackModule(raw, basename(options.pluginPath), DEFAULT_LIMITS.maxModuleBytes)).module;
+  const module = await WebAssembly.compile(bytes);
+  const exports = new Set(
+    WebAssembly.Module.exports(module)
+      .filter((e) => e.kind === 'function')
+      .map((e) => e.name),
+  );
+  const plugin = await loadPlugin({
+    source: { bytes, name: basename(options.pluginPath) },
+    cloudConfig: options.cloudConfig,
+    clusterName: options.fixture.clusterName,
+    allowedHosts: options.allowedHosts ?? [],
+    credentials: options.credentialsFile ? { file: options.credentialsFile, reloadIntervalMs: 0 } : undefined,
+    onPluginRequest: (method, url) => cloud.record(method, url),
+    // One instance: the checks run one call at a time, and a spare would only slow the start.
+    pool: { size: 1, spares: 0 },
+    limits: options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : undefined,
+    logger: options.logger,
+  });
+  return { plugin, exports };
+}
+
+function checkContext(
+  options: ConformanceOptions,
+  { plugin, exports }: { plugin: LoadedPlugin; exports: Set<string> },
+  cloud: CloudRequests,
+  credentialWarnings: readonly string[] | undefined,
+): CheckContext {
+  const probeTimeoutMs = plugin.limits.callTimeoutMs;
+  return {
+    probe: new Probe(plugin),
+    cloud,
+    hostGet: (url) => plugin.hostGet(url, probeTimeoutMs),
+    credentialWarnings,
+    fixture: options.fixture,
+    description: plugin.description,
+    declared: plugin.capabilities,
+    exports,
+    state: {
+      providerIDs: new Map(),
+      lbStatus: undefined,
+      lbName: undefined,
+      updateMutations: undefined,
+      backendsAfterUpdate: undefined,
+      lbCreated: false,
+      routeCreated: false,
+    },
+  };
 }
 
 async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {

@@ -7,20 +7,40 @@ export interface ConformanceReport {
   pluginPath: string;
   /** What ccm_describe said, when the plugin loaded. */
   description: DescribeResponse | undefined;
+  /** Problems of the kit's own input worth fixing before shipping (a credential that reaches no allowed host). */
+  warnings: string[];
   results: CheckResult[];
+  summary: ReportSummary;
   elapsedMs: number;
 }
+
+export interface ReportSummary {
+  passed: number;
+  failed: number;
+  skipped: number;
+  /** No check failed (skips do not fail a run, and are listed). */
+  ok: boolean;
+}
+
+export function summarize(results: readonly CheckResult[]): ReportSummary {
+  const count = (s: CheckResult['status']): number => results.filter((r) => r.status === s).length;
+  const failed = count('fail');
+  return { passed: count('pass'), failed, skipped: count('skip'), ok: failed === 0 };
+}
+
+// Skips whose reason goes in the RESULT column: the reader must see them at a glance, never mistake them for passes.
+const LABELLED_SKIPS = new Set(['not declared', 'no backend probe']);
 
 const PASS_DETAIL_MAX = 90;
 
 function label(r: CheckResult): string {
   if (r.status === 'pass') return 'pass';
   if (r.status === 'fail') return 'FAIL';
-  return r.detail === 'not declared' ? 'skip (not declared)' : 'skip';
+  return LABELLED_SKIPS.has(r.detail) ? `skip (${r.detail})` : 'skip';
 }
 
 function detailOf(r: CheckResult): string {
-  if (r.status === 'skip') return r.detail === 'not declared' ? '' : `(${r.detail})`;
+  if (r.status === 'skip') return LABELLED_SKIPS.has(r.detail) ? '' : `(${r.detail})`;
   if (r.status === 'pass' && r.detail.length > PASS_DETAIL_MAX) return `${r.detail.slice(0, PASS_DETAIL_MAX - 1)}…`;
   return r.detail;
 }
@@ -34,6 +54,7 @@ export function formatReport(report: ConformanceReport): string {
       : `wasm-ccm plugin test: ${report.pluginPath}`,
   );
   if (d) lines.push(`declared capabilities: ${d.capabilities.join(', ') || 'none'}`);
+  for (const w of report.warnings) lines.push(`WARNING: ${w}`);
   lines.push('');
 
   const rows = report.results.map((r) => [label(r), `${r.group}: ${r.title}`, detailOf(r)] as const);
@@ -43,12 +64,11 @@ export function formatReport(report: ConformanceReport): string {
   lines.push(line('RESULT', 'CHECK', 'DETAIL'));
   for (const [a, b, c] of rows) lines.push(line(a, b, c));
 
-  const count = (s: CheckResult['status']): number => report.results.filter((r) => r.status === s).length;
-  const failed = count('fail');
+  const { passed, failed, skipped, ok } = report.summary;
   lines.push('');
   lines.push(
-    `${report.results.length} checks: ${count('pass')} passed, ${failed} failed, ${count('skip')} skipped ` +
-      `in ${(report.elapsedMs / 1000).toFixed(1)} s — ${failed > 0 ? 'FAILED' : 'PASSED'}`,
+    `${report.results.length} checks: ${passed} passed, ${failed} failed, ${skipped} skipped ` +
+      `in ${(report.elapsedMs / 1000).toFixed(1)} s — ${ok ? 'PASSED' : 'FAILED'}`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -3,9 +3,12 @@
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/logger.ts';
 import type { MethodName } from '../abi/index.ts';
+import { DEFAULT_MAX_MODULE_MB } from './source/module-gzip.ts';
 import type { PluginSource } from './source/plugin-source.ts';
 
 export interface PluginLimits {
+  /** Largest module, after decompressing a gzipped one (decompression stops here). Default 64 MiB. */
+  maxModuleBytes: number;
   /** Linear memory cap per instance (the module's maximum is rewritten to it). Default 256 MiB. */
   memoryBytes: number;
   /**
@@ -43,6 +46,7 @@ export interface PluginLimits {
 }
 
 export const DEFAULT_LIMITS: PluginLimits = {
+  maxModuleBytes: DEFAULT_MAX_MODULE_MB * 1024 * 1024,
   memoryBytes: 256 * 1024 * 1024,
   maxTableEntries: 10_000,
   kernelMemoryBytes: 64 * 1024 * 1024,
@@ -96,6 +100,8 @@ export interface PluginLoadOptions {
   logger?: Logger;
   /** Where the wasm_ccm_plugin_* metrics are registered; none when absent. */
   registry?: Registry;
+  /** Sees the method and URL of every HTTP request the plugin asks for (the conformance kit counts mutations). */
+  onPluginRequest?: (method: string, url: string) => void;
   /** TLS options for the broker's HTTPS agent (for example a private CA). */
   tls?: { ca?: string | Buffer | Array<string | Buffer> };
 }

@@ -51,7 +51,7 @@ export function createProject(dir: string, options: ProjectOptions): string[] {
     'assembly/index.ts': indexSource(name, capabilities),
     'assembly/name.ts': nameSource(name),
     'test/provider.test.js': unitTestSource(name, capabilities),
-    'conformance/fixture.yaml': fixtureYaml(name),
+    'conformance/fixture.yaml': fixtureYaml(name, cloudHost),
     'conformance/cloud.json': cloudJson(cloudHost),
     'conformance/credentials.json': credentialsJson(cloudHost),
   };

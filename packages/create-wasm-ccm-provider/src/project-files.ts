@@ -47,7 +47,7 @@ export function asconfigJson(name: string): string {
 }
 
 /** What the cloud must hold for `npm run conformance` (see the README's "Conformance"). */
-export function fixtureYaml(name: string): string {
+export function fixtureYaml(name: string, cloudHost: string): string {
   return [
     '# What the cloud holds for `npm run conformance` (wasm-ccm plugin test). Create these instances first:',
     '# conformance-a (id) named node-a and node-b running, node-c stopped; ghost must not exist.',
@@ -58,6 +58,10 @@ export function fixtureYaml(name: string): string {
     `  missing: [{ name: ghost }, { name: old, providerID: '${name}://gone' }]`,
     'nodeSets: { initial: [node-a, node-b], updated: [node-a] }',
     'route: { destinationCIDR: 10.250.0.0/24, targetNode: node-a }',
+    '# What the load balancer sends traffic to, read by a GET the host makes with your credentials: after ensure and',
+    '# update the backends must be exactly the nodes sent (list the ones your provider filters out under',
+    '# nodeSets.filtered, with the reason). Point it at your API; without it those checks are skipped.',
+    `backendProbe: { url: 'http://${cloudHost}/v1/load-balancers/{lb}', path: backendInstanceIds, identity: instanceID }`,
     '',
   ].join('\n');
 }

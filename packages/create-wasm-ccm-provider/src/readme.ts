@@ -47,5 +47,14 @@ providers:
 Run wasm-ccm with \`--cloud-provider=${name} --plugin-config=<that file>\`. A new version is one
 \`kubectl create configmap ... --dry-run=client -o yaml | kubectl apply -f -\` away: wasm-ccm swaps it in without a
 restart.
+
+A ConfigMap holds at most 1 MiB. A larger module ships gzipped, under a \`.gz\` key; wasm-ccm decompresses it (up to
+\`limits.maxModuleMB\`, default 64) before checking it, and a pin or signature is over the decompressed module:
+
+\`\`\`sh
+gzip -9 -k build/${name}.wasm
+kubectl -n kube-system create configmap ${name}-plugin --from-file=${name}.wasm.gz=build/${name}.wasm.gz
+# and key: ${name}.wasm.gz in the source above
+\`\`\`
 `;
 }

@@ -24,7 +24,8 @@ import {
   startServingCCM,
   waitForIngress,
   writePluginConfig,
-  deleteServices,
+  failedSyncs as failedSyncsIn,
+  tearDownSwapTest,
 } from './support/env.ts';
 import { type HotswapModules, hotswapModules, type SigningKey, signingKey } from './support/modules.ts';
 import { hostileModule } from '../../unit/plugin/support/hostile-plugin.ts';
@@ -64,20 +65,11 @@ describe('hot swap through a plugin ConfigMap (API source, signed modules)', () 
   });
 
   afterAll(async () => {
-    // Services first, while the CCM still runs: their finalizers go only once their load balancers are deleted.
-    await deleteServices(kube, namespace);
-    const code = await env?.ccm.stop();
-    await kube?.core.deleteNode({ name: nodeName }).catch(() => undefined);
-    await kube?.core.deleteNamespace({ name: namespace }).catch(() => undefined);
-    await kube?.core.deleteNamespacedConfigMap({ name: configMap, namespace: PLUGIN_NAMESPACE }).catch(() => undefined);
-    await cloud?.stop();
+    const code = await tearDownSwapTest({ kube, env, cloud, namespace, nodeName, configMap });
     expect(code).toBe(0);
   });
 
-  async function failedSyncs(): Promise<number> {
-    const list = await kube.core.listNamespacedEvent({ namespace, fieldSelector: 'reason=SyncLoadBalancerFailed' });
-    return list.items.length;
-  }
+  const failedSyncs = (): Promise<number> => failedSyncsIn(kube.core, namespace);
 
   it('serves v1 from the ConfigMap and shows it on /debug/plugins', async () => {
     await kube.core.createNamespacedService({ namespace, body: lbService('before') });

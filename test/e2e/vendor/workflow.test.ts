@@ -105,6 +105,10 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
     cloud.stopInstance(cloud.addInstance({ name: 'node-c' }).id);
     const kit = await run(shell, project, 'npm', ['run', 'conformance']);
     expect(kit.output).toMatch(/\d+ checks: \d+ passed, 0 failed, \d+ skipped in [\d.]+ s — PASSED/);
+    // The template's fixture probes devcloud for the backends: node-a and node-b, then node-a alone.
+    expect(kit.output).toMatch(/^pass +loadBalancer: backends after ensure: exactly the nodes sent +2 backends$/m);
+    expect(kit.output).toMatch(/^pass +loadBalancer: backends after update: exactly the nodes sent +1 backend$/m);
+    expect(kit.output).toMatch(/^pass +plugin: every credential reaches an allowed host /m);
     expect(kit.code).toBe(0);
   });
 

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { formatReport, parseFixture } from '../../../host/src/conformance/index.ts';
+import { type CheckResult, formatReport, parseFixture } from '../../../host/src/conformance/index.ts';
+import { valuesAt } from '../../../host/src/conformance/fixture-backends.ts';
+import { summarize } from '../../../host/src/conformance/report.ts';
 import { WasmProvider } from '../../../host/src/plugin/index.ts';
 import { buildDevcloudVariant } from '../../../plugins/devcloud/build-variant.ts';
 import { devcloudPluginPath } from './support.ts';
@@ -33,6 +35,84 @@ describe('conformance fixture', () => {
     expect(
       parseFixture({ nodes: { running: [{ name: 'a' }], stopped: [{ name: 'c' }] } }).updatedNodes.map((n) => n.name),
     ).toEqual(['a', 'c']);
+  });
+
+  it('reads node annotations and addresses, filtered nodes, a backend probe and a bad annotation', () => {
+    const f = parseFixture({
+      nodes: {
+        running: [
+          { name: 'a', annotations: { note: 'x' }, addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] },
+          { name: 'b', addresses: [{ type: 'InternalIP', address: '10.0.0.2' }] },
+        ],
+      },
+      nodeSets: { filtered: [{ name: 'b', reason: 'no role label' }] },
+      service: { badAnnotation: { key: 'acme/port', value: 'http' } },
+      backendProbe: { url: 'http://cloud:1/lbs/{lb}', path: 'pool[].ip', identity: 'address' },
+    });
+    expect(f.running[0]).toMatchObject({
+      annotations: { note: 'x' },
+      addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+    });
+    expect([...f.filtered]).toEqual([['b', 'no role label']]);
+    expect(f.backendProbe).toEqual({
+      url: 'http://cloud:1/lbs/{lb}',
+      path: 'pool[].ip',
+      identity: 'address',
+      addressType: 'InternalIP',
+    });
+    expect(f.badAnnotation).toEqual({ key: 'acme/port', value: 'http' });
+    expect(f.service.annotations).toEqual({});
+    expect(parseFixture({ nodes }).backendProbe).toBeUndefined();
+  });
+
+  it('finds backends by a path of fields and lists, and says where a path does not fit', () => {
+    const doc = { lb: { pool: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }], ids: ['i-1', 7] } };
+    expect(valuesAt(doc, 'lb.pool[].ip')).toEqual(['10.0.0.1', '10.0.0.2']);
+    expect(valuesAt(doc, 'lb.ids')).toEqual(['i-1', '7']);
+    expect(valuesAt(doc, 'lb.ids[]')).toEqual(['i-1', '7']);
+    expect(valuesAt(doc, 'lb.pool[].id')).toBe('lb.pool[].id: no field "id"');
+    expect(valuesAt(doc, 'lb[].ip')).toBe('lb[]: not a list');
+    expect(valuesAt(doc, 'lb.pool')).toMatch(/^lb\.pool: holds \{"ip":"10\.0\.0\.1"\}, not strings$/);
+  });
+
+  it.each<[string, unknown, string]>([
+    [
+      'a probe without {lb} or {ingress}',
+      { nodes, backendProbe: { url: 'http://c/lbs', path: 'x', identity: 'instanceID' } },
+      '$.backendProbe.url: must name the load balancer',
+    ],
+    [
+      'a probe with a bad path',
+      { nodes, backendProbe: { url: 'http://c/{lb}', path: 'a..b', identity: 'instanceID' } },
+      '$.backendProbe.path: "a..b" must be field names joined by dots',
+    ],
+    [
+      'a probe with an unknown identity',
+      { nodes, backendProbe: { url: 'http://c/{lb}', path: 'a', identity: 'name' } },
+      '$.backendProbe.identity: must be instanceID or address',
+    ],
+    [
+      'an address probe and a node without that address',
+      { nodes, backendProbe: { url: 'http://c/{lb}', path: 'a', identity: 'address' } },
+      '$.backendProbe.identity: address: node a has no InternalIP address',
+    ],
+    [
+      'a filtered node without a reason',
+      { nodes, nodeSets: { filtered: [{ name: 'a' }] } },
+      '$.nodeSets.filtered[0].reason: must be a non-empty string',
+    ],
+    [
+      'a bad address type',
+      { nodes: { running: [{ name: 'a', addresses: [{ type: 'Internal', address: 'x' }] }] } },
+      '$.nodes.running[0].addresses[0].type: must be one of',
+    ],
+    [
+      'a bad annotation without a key',
+      { nodes, service: { badAnnotation: { value: 'x' } } },
+      '$.service.badAnnotation.key: must be a non-empty string',
+    ],
+  ])('rejects %s, naming the path', (_what, doc, message) => {
+    expect(() => parseFixture(doc)).toThrow(message);
   });
 
   it.each<[string, unknown, string]>([
@@ -70,9 +150,20 @@ describe('conformance fixture', () => {
 });
 
 describe('conformance report', () => {
-  it('prints a table with full failure reasons, skip reasons and a summary', () => {
+  it('prints a table with full failure reasons, skip reasons, warnings and a summary', () => {
+    const results: CheckResult[] = [
+      { group: 'plugin', title: 'describe', status: 'pass', detail: 'x'.repeat(200), ms: 1 },
+      { group: 'instancesV2', title: 'exists', status: 'fail', detail: `because ${'y'.repeat(150)}`, ms: 1 },
+      { group: 'routes', title: 'round trip', status: 'skip', detail: 'not declared', ms: 0 },
+      { group: 'instancesV2', title: 'stopped', status: 'skip', detail: 'the fixture lists no stopped nodes', ms: 0 },
+      { group: 'loadBalancer', title: 'backends', status: 'skip', detail: 'no backend probe', ms: 0 },
+    ];
+    const summary = summarize(results);
+    expect(summary).toEqual({ passed: 1, failed: 1, skipped: 3, ok: false });
     const text = formatReport({
       pluginPath: 'p.wasm',
+      warnings: ['credential c: host h matches no allowed host'],
+      summary,
       description: {
         abi: '1.0',
         providerName: 'acme',
@@ -81,22 +172,19 @@ describe('conformance report', () => {
         hasClusterID: false,
       },
       elapsedMs: 1234,
-      results: [
-        { group: 'plugin', title: 'describe', status: 'pass', detail: 'x'.repeat(200), ms: 1 },
-        { group: 'instancesV2', title: 'exists', status: 'fail', detail: `because ${'y'.repeat(150)}`, ms: 1 },
-        { group: 'routes', title: 'round trip', status: 'skip', detail: 'not declared', ms: 0 },
-        { group: 'instancesV2', title: 'stopped', status: 'skip', detail: 'the fixture lists no stopped nodes', ms: 0 },
-      ],
+      results,
     });
     const lines = text.split('\n');
     expect(lines[0]).toBe('wasm-ccm plugin test: acme 2.1.0 (ABI 1.0) from p.wasm');
     expect(lines[1]).toBe('declared capabilities: instancesV2');
-    expect(lines[3]).toMatch(/^RESULT {15}CHECK {17}DETAIL$/);
-    expect(lines[4]).toBe(`pass                 plugin: describe      ${'x'.repeat(89)}…`);
-    expect(lines[5]).toBe(`FAIL                 instancesV2: exists   because ${'y'.repeat(150)}`);
-    expect(lines[6]).toBe('skip (not declared)  routes: round trip');
-    expect(lines[7]).toBe('skip                 instancesV2: stopped  (the fixture lists no stopped nodes)');
-    expect(lines[9]).toBe('4 checks: 1 passed, 1 failed, 2 skipped in 1.2 s — FAILED');
+    expect(lines[2]).toBe('WARNING: credential c: host h matches no allowed host');
+    expect(lines[4]).toMatch(/^RESULT {19}CHECK {19}DETAIL$/);
+    expect(lines[5]).toBe(`pass                     plugin: describe        ${'x'.repeat(89)}…`);
+    expect(lines[6]).toBe(`FAIL                     instancesV2: exists     because ${'y'.repeat(150)}`);
+    expect(lines[7]).toBe('skip (not declared)      routes: round trip');
+    expect(lines[8]).toBe('skip                     instancesV2: stopped    (the fixture lists no stopped nodes)');
+    expect(lines[9]).toBe('skip (no backend probe)  loadBalancer: backends');
+    expect(lines[11]).toBe('5 checks: 1 passed, 1 failed, 3 skipped in 1.2 s — FAILED');
   });
 });
 

@@ -1,10 +1,11 @@
 // `wasm-ccm plugin test` end to end: the devcloud plugin passes against an embedded devcloud, the deliberately broken
 // provider fails with the reasons it was built to show, and bad input is a usage error (exit 2).
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPluginTest } from '../../../host/src/cli/plugin-test.ts';
 import type { ConformanceReport } from '../../../host/src/conformance/index.ts';
+import { buildPlugin, discoverPlugins } from '../../../scripts/build-plugins.ts';
 import { brokenPluginPath, type CloudEnv, devcloudPluginPath, startCloud } from './support.ts';
 
 let env: CloudEnv;
@@ -12,6 +13,10 @@ let devcloudWasm: string;
 let brokenWasm: string;
 let fixtureJson: string;
 let fixtureYaml: string;
+/** The same, every node with its providerID (for providers without instancesV2 to learn them from). */
+let fixtureAllIds: string;
+
+const SELECTOR = 'service.beta.kubernetes.io/devcloud-backend-label-selector';
 
 beforeAll(async () => {
   [devcloudWasm, brokenWasm] = await Promise.all([devcloudPluginPath(), brokenPluginPath()]);
@@ -21,23 +26,38 @@ beforeAll(async () => {
     name: 'node-a',
     labels: { 'k8s-cluster': 'conformance', 'k8s-role': 'control-plane' },
   });
-  cloud.addInstance({ name: 'node-b', zone: 'dc-east-1b' });
   const stopped = cloud.addInstance({ name: 'node-c' });
   cloud.stopInstance(stopped.id);
   const terminated = cloud.addInstance({ name: 'node-t' });
   cloud.terminateInstance(terminated.id);
-  const fixture = {
+  const d = cloud.addInstance({ name: 'node-d' });
+  const b = cloud.addInstance({ name: 'node-b', zone: 'dc-east-1b' });
+  const web = { pool: 'web' };
+  const fixture = (bWithId: boolean): unknown => ({
     clusterName: 'conformance',
     nodes: {
-      running: [{ name: 'node-a', providerID: `devcloud://${a.id}` }, { name: 'node-b' }],
-      stopped: [{ name: 'node-c', providerID: `devcloud://${stopped.id}` }],
+      running: [
+        { name: 'node-a', providerID: `devcloud://${a.id}`, labels: web },
+        { name: 'node-b', labels: web, ...(bWithId ? { providerID: `devcloud://${b.id}` } : {}) },
+        { name: 'node-d', providerID: `devcloud://${d.id}`, labels: { pool: 'batch' } },
+      ],
+      stopped: [{ name: 'node-c', providerID: `devcloud://${stopped.id}`, labels: web }],
       // The first has no instance at all (a 404), the second a terminated one.
       missing: [{ name: 'ghost' }, { name: 'node-t', providerID: `devcloud://${terminated.id}` }],
     },
+    nodeSets: {
+      initial: ['node-a', 'node-b', 'node-d'],
+      updated: ['node-b', 'node-d'],
+      filtered: [{ name: 'node-d', reason: 'pool=batch is not selected by the backend-label-selector' }],
+    },
+    service: { annotations: { [SELECTOR]: 'pool=web' }, badAnnotation: { key: SELECTOR, value: '=web' } },
+    backendProbe: { url: `${cloud.url}/v1/load-balancers/{lb}`, path: 'backendInstanceIds', identity: 'instanceID' },
     route: { destinationCIDR: '10.251.3.0/24', targetNode: 'node-b' },
-  };
+  });
+  fixtureAllIds = join(env.dir, 'fixture-all-ids.json');
+  writeFileSync(fixtureAllIds, JSON.stringify(fixture(true)));
   fixtureJson = join(env.dir, 'fixture.json');
-  writeFileSync(fixtureJson, JSON.stringify(fixture));
+  writeFileSync(fixtureJson, JSON.stringify(fixture(false)));
   fixtureYaml = join(env.dir, 'fixture.yaml');
   writeFileSync(
     fixtureYaml,
@@ -95,8 +115,13 @@ describe('wasm-ccm plugin test', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^wasm-ccm plugin test: devcloud 1\.0\.0 \(ABI 1\.\d+\)/);
     expect(out).not.toMatch(/^FAIL/m);
-    expect(out).toMatch(/31 checks: 29 passed, 0 failed, 2 skipped in [\d.]+ s — PASSED/);
+    expect(out).toMatch(/37 checks: 35 passed, 0 failed, 2 skipped in [\d.]+ s — PASSED/);
     expect(out.match(/^skip \(not declared\) +instances: /gm)).toHaveLength(2);
+    expect(row(out, 'backends after ensure')).toMatch(/^pass .*2 backends, 1 filtered out$/);
+    expect(row(out, 'backends after update')).toMatch(/^pass .*1 backend, 1 filtered out$/);
+    expect(row(out, 'update with a changed node set')).toMatch(/^pass .*1 mutating request$/);
+    expect(row(out, 'bad annotation')).toMatch(/^pass .*Invalid: .*devcloud-back/);
+    expect(row(out, 'every credential reaches')).toMatch(/^pass /);
     expect(row(out, 'listClusters and master')).toContain('master: 10.0.0.1');
     const inventory = env.cloud.inventory();
     expect(inventory.counters.createLoadBalancer?.total).toBe(1);
@@ -111,6 +136,15 @@ describe('wasm-ccm plugin test', () => {
     expect(code).toBe(0);
     const update = report.results.find((r) => r.title.startsWith('updateLoadBalancer'));
     expect(update?.detail).toBe('3 -> 1 nodes');
+    // No probe: the backend checks are skipped and say so; the cloud was still seen to change on update.
+    const probeSkips = report.results.filter((r) => r.status === 'skip' && r.detail === 'no backend probe');
+    expect(probeSkips.map((r) => r.title)).toEqual([
+      'backends after ensure: exactly the nodes sent',
+      'backends after update: exactly the nodes sent',
+    ]);
+    expect(report.results.find((r) => r.title.startsWith('update with a changed'))?.status).toBe('pass');
+    // The YAML fixture names no bad annotation either.
+    expect(report.summary).toEqual({ passed: report.results.length - 5, failed: 0, skipped: 5, ok: true });
     const name = report.results.find((r) => r.title.startsWith('getLoadBalancerName'));
     expect(name?.detail).toBe('"conformance-default-yaml-web"');
   });
@@ -130,10 +164,110 @@ describe('wasm-ccm plugin test', () => {
       /^FAIL .*answered ImplementedElsewhere, which EnsureLoadBalancerDeleted must never answer/,
     );
     expect(row(out, 'every answer is valid against the ABI')).toMatch(
-      /^FAIL .*ensureLoadBalancerDeleted: error\.code: ImplementedElsewhere is not an answer ensureLoadBalancerDeleted may give \(2 times\)/,
+      /^FAIL .*ensureLoadBalancerDeleted: error\.code: ImplementedElsewhere is not an answer ensureLoadBalancerDeleted may give \(3 times\)/,
     );
     expect(row(out, 'routes: createRoute')).toMatch(/^skip \(not declared\)/);
     expect(out).toMatch(/FAILED\n$/);
+  });
+
+  it('fails the provider that ignores node lists, saying what to fix', async () => {
+    const { code, out } = await run(kitArgs(await brokenPluginPath('ignores-nodes'), fixtureAllIds, ['--json']));
+    expect(code).toBe(1);
+    const report = JSON.parse(out) as ConformanceReport;
+    const failed = report.results.filter((r) => r.status === 'fail');
+    expect(failed.map((r) => r.title)).toEqual([
+      'backends after ensure: exactly the nodes sent',
+      'update with a changed node set changes the cloud',
+      'backends after update: exactly the nodes sent',
+    ]);
+    expect(failed[0]!.detail).toMatch(
+      /^after ensureLoadBalancer the backends are \[\], expected \[i-\S+, i-\S+\]: missing node-a \(i-\S+\), node-b \(i-\S+\): every node of the request is a backend/,
+    );
+    expect(failed[1]!.detail).toContain('made no POST, PUT, PATCH or DELETE request: update the backends');
+    expect(report.summary).toMatchObject({ failed: 3, ok: false });
+  });
+
+  it('fails the provider that ignores exclusions, naming the node and the reason', async () => {
+    const { code, out } = await run(kitArgs(await brokenPluginPath('ignores-exclusions'), fixtureAllIds));
+    expect(code).toBe(1);
+    for (const when of ['ensure', 'update']) {
+      expect(row(out, `backends after ${when}`)).toMatch(
+        /^FAIL .*node-d \(i-\S+\) is a backend but must be left out \(pool=batch is not selected by the backend-label-selector\): apply the exclusion/,
+      );
+    }
+    expect(row(out, 'update with a changed node set')).toMatch(/^pass/);
+    expect(out).toMatch(/37 checks: \d+ passed, 2 failed, \d+ skipped/);
+  });
+
+  it('makes the probe GET under the plugin allow-list: another host is refused, and the check says so', async () => {
+    const fixture = join(env.dir, 'fixture-other-host.json');
+    const doc = JSON.parse(readFileSync(fixtureJson, 'utf8')) as { backendProbe: { url: string } };
+    doc.backendProbe.url = 'http://127.0.0.2:9/load-balancers/{lb}';
+    writeFileSync(fixture, JSON.stringify(doc));
+    const lbsBefore = env.cloud.inventory().loadBalancers.length;
+    const { code, out } = await run(kitArgs(devcloudWasm, fixture));
+    expect(code).toBe(1);
+    expect(row(out, 'backends after ensure')).toMatch(
+      /^FAIL .*backend probe GET http:\/\/127\.0\.0\.2:9\/load-balancers\/conformance-\S+ failed: Forbidden: request to 127\.0\.0\.2:9 is not allowed/,
+    );
+    expect(env.cloud.inventory().loadBalancers).toHaveLength(lbsBefore);
+  });
+
+  it('warns about, and fails, credentials that reach no allowed host or only through a default port', async () => {
+    const credentials = join(env.dir, 'stray-credentials.json');
+    writeFileSync(
+      credentials,
+      JSON.stringify({
+        credentials: [
+          { name: 'devcloud', hosts: [env.host], bearerToken: 'conformance-test-token' },
+          { name: 'stale', hosts: ['old.example'], bearerToken: 'x' },
+          { name: 'api', hosts: ['api.example'], bearerToken: 'y' },
+        ],
+      }),
+    );
+    const args = kitArgs(devcloudWasm, fixtureJson, [`--allowed-hosts=api.example:443`]).map((a) =>
+      a.startsWith('--credentials=') ? `--credentials=${credentials}` : a,
+    );
+    const { code, out } = await run(args);
+    expect(code).toBe(1);
+    expect(out).toContain('WARNING: credential stale: host old.example matches no allowed host');
+    expect(out).toContain(
+      'WARNING: credential api: host api.example matches allowed host api.example:443 only through the default-port rule',
+    );
+    expect(row(out, 'every credential reaches')).toMatch(/^FAIL .*credential stale: .*; credential api: /);
+    expect(out).toMatch(/37 checks: \d+ passed, 1 failed/);
+  });
+
+  it('passes the example plugin (no load balancers) with a probe configured: its LB checks are not declared', async () => {
+    const example = discoverPlugins().find((p) => p.name === 'example')!;
+    const wasm = (await buildPlugin(example)).outFile;
+    const cloudConfig = join(env.dir, 'example-cloud.json');
+    writeFileSync(
+      cloudConfig,
+      JSON.stringify({
+        instances: [
+          { id: 'i-1', nodeName: 'node-a' },
+          { id: 'i-2', nodeName: 'node-s', shutdown: true },
+        ],
+      }),
+    );
+    const fixture = join(env.dir, 'example-fixture.json');
+    writeFileSync(
+      fixture,
+      JSON.stringify({
+        nodes: { running: [{ name: 'node-a' }], stopped: [{ name: 'node-s' }], missing: [{ name: 'ghost' }] },
+        backendProbe: {
+          url: `${env.cloud.url}/v1/load-balancers/{lb}`,
+          path: 'backendInstanceIds',
+          identity: 'instanceID',
+        },
+      }),
+    );
+    const { code, out } = await run([`--plugin=${wasm}`, `--fixture=${fixture}`, `--cloud-config=${cloudConfig}`]);
+    expect(code).toBe(0);
+    expect(row(out, 'backends after ensure')).toMatch(/^skip \(not declared\)/);
+    expect(row(out, 'instanceMetadata of running nodes')).toMatch(/^pass/);
+    expect(out).toMatch(/PASSED\n$/);
   });
 
   it('reports a plugin that does not initialize as a failed load', async () => {

@@ -19,11 +19,16 @@ export async function devcloudPluginPath(): Promise<string> {
   return (await buildPlugin(plugin)).outFile;
 }
 
-/** The deliberately broken provider, compiled once and cached until its source changes. */
-export async function brokenPluginPath(): Promise<string> {
+/**
+ * A deliberately broken provider, compiled once and cached until its source changes: `index` breaks three contract
+ * rules, `ignores-nodes` and `ignores-exclusions` get the backends wrong (assembly/backends-lb.ts).
+ */
+export async function brokenPluginPath(
+  variant: 'index' | 'ignores-nodes' | 'ignores-exclusions' = 'index',
+): Promise<string> {
   const dir = join(REPO, 'test', 'fixtures', 'broken-provider');
-  const outFile = join(dir, 'build', 'broken-provider.wasm');
-  await compileAssemblyScript(join(dir, 'assembly', 'index.ts'), {
+  const outFile = join(dir, 'build', variant === 'index' ? 'broken-provider.wasm' : `broken-${variant}.wasm`);
+  await compileAssemblyScript(join(dir, 'assembly', `${variant}.ts`), {
     optimize: false,
     outFile,
     cacheDir: join(dir, 'build', 'cache'),

@@ -357,6 +357,7 @@ describe('kustomization', () => {
   const root = kustomization();
   const component = kustomization('daemonset');
   const controllerAccounts = kustomization('controller-accounts');
+  const imageVolume = kustomization('image-volume');
   const generated = (root.configMapGenerator ?? []).map((g) => g.name);
   /** Plain-YAML counterparts of generated objects (for installs without kustomize), not kustomize resources. */
   const templates = yamlFiles()
@@ -417,6 +418,30 @@ describe('kustomization', () => {
     expect(writes).toEqual([]);
   });
 
+  it('offers the plugin from an image volume as a Component: the mounted directory of --plugin, pinned by digest', () => {
+    expect(imageVolume.kind).toBe('Component');
+    expect(imageVolume.resources ?? []).toEqual([]);
+    const [patch] = imageVolume.patches ?? [];
+    const patched = load(patch?.patch ?? '') as {
+      kind: string;
+      metadata: { name: string };
+      spec: { template: { spec: { volumes: Array<Record<string, unknown>> } } };
+    };
+    const dep = deployment();
+    expect(patched.kind).toBe('Deployment');
+    expect(patched.metadata.name).toBe(dep.object.metadata?.name);
+    // The volume it replaces is the one the Deployment mounts the --plugin file from.
+    const source = mountedFile(dep, flag(dep.container, 'plugin') as string);
+    const [volume] = patched.spec.template.spec.volumes;
+    expect(volume?.name).toBe(source.volume);
+    expect(volume?.configMap).toBeNull();
+    const image = volume?.image as { reference: string; pullPolicy: string };
+    expect(image.reference).toMatch(/@sha256:[0-9a-f]{64}$/);
+    expect(image.pullPolicy).toBe('IfNotPresent');
+    const mount = dep.container.volumeMounts?.find((m) => m.name === source.volume);
+    expect(mount?.readOnly).toBe(true);
+  });
+
   it('accounts for every YAML file under manifests/', () => {
     const covered = new Set([
       'kustomization.yaml',
@@ -425,6 +450,7 @@ describe('kustomization', () => {
       ...(component.resources ?? []).map((r) => `daemonset/${r}`),
       'controller-accounts/kustomization.yaml',
       ...(controllerAccounts.resources ?? []).map((r) => `controller-accounts/${r}`),
+      'image-volume/kustomization.yaml',
       ...templates,
     ]);
     expect(yamlFiles().filter((f) => !covered.has(f))).toEqual([]);

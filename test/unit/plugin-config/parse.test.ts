@@ -69,7 +69,7 @@ ${PEM.trim()
     signature: ${SIGNATURE}
     allowedHosts: ["devcloud.example:8990", "10.0.0.1"]
     credentials: {file: creds.json}
-    limits: {callTimeout: 1m30s, memoryLimitMB: 128, poolSize: 3, poolMinSize: 2, poolIdleTimeout: 5m}
+    limits: {callTimeout: 1m30s, memoryLimitMB: 128, poolSize: 3, poolMinSize: 2, poolIdleTimeout: 5m, maxModuleMB: 96}
     cloudConfigFile: cloud.json
     capabilities: [instancesV2, loadBalancer, routes]
     shadow: {calls: 5}
@@ -89,7 +89,14 @@ ${PEM.trim()
       sha256: DIGEST,
       allowedHosts: ['devcloud.example:8990', '10.0.0.1'],
       credentialsFile: join(dir, 'creds.json'),
-      limits: { callTimeoutMs: 90_000, memoryLimitMB: 128, poolSize: 3, poolMinSize: 2, poolIdleTimeoutMs: 300_000 },
+      limits: {
+        callTimeoutMs: 90_000,
+        memoryLimitMB: 128,
+        poolSize: 3,
+        poolMinSize: 2,
+        poolIdleTimeoutMs: 300_000,
+        maxModuleMB: 96,
+      },
       cloudConfig: '{"region":"r1"}',
       capabilities: ['instancesV2', 'loadBalancer', 'routes'],
       shadow: { calls: 5, seconds: 30 },
@@ -294,7 +301,7 @@ describe('plugin configuration: every error names its field', () => {
     [
       'limits unknown field',
       one({ limits: { cpu: 1 } }),
-      'providers[0].limits.cpu: unknown field (known: callTimeout, memoryLimitMB, poolSize, poolMinSize, poolIdleTimeout)',
+      'providers[0].limits.cpu: unknown field (known: callTimeout, memoryLimitMB, poolSize, poolMinSize, poolIdleTimeout, maxModuleMB)',
     ],
     [
       'callTimeout not a duration',
@@ -316,6 +323,16 @@ describe('plugin configuration: every error names its field', () => {
       'memoryLimitMB too big',
       one({ limits: { memoryLimitMB: 5000 } }),
       'providers[0].limits.memoryLimitMB: must be from 1 to 4096, got 5000',
+    ],
+    [
+      'maxModuleMB zero',
+      one({ limits: { maxModuleMB: 0 } }),
+      'providers[0].limits.maxModuleMB: must be from 1 to 1024, got 0',
+    ],
+    [
+      'maxModuleMB a string',
+      one({ limits: { maxModuleMB: '64M' } }),
+      'providers[0].limits.maxModuleMB: expected an integer',
     ],
     ['poolSize zero', one({ limits: { poolSize: 0 } }), 'providers[0].limits.poolSize: must be from 1 to 64, got 0'],
     [

@@ -152,6 +152,11 @@ describe('credential hosts the allow-list cannot reach', () => {
       'api',
       'nowhere',
     ]);
+    // plain.example (no port) reaches plain.example:443 only through the default-port rule: https only.
+    expect(credentials.defaultPortMatches(new HostAllowList(allowed))).toEqual([
+      { credential: 'fine', host: 'plain.example', allowedHost: 'plain.example:443' },
+    ]);
+    expect(credentials.defaultPortMatches(new HostAllowList(['plain.example', 'api.example:8990']))).toEqual([]);
     warned.close();
     credentials.close();
   });

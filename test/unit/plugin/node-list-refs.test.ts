@@ -182,6 +182,7 @@ describe('LoadedPlugin with kept node lists', () => {
       limits: { ...DEFAULT_LIMITS, callTimeoutMs: 1000, startTimeoutMs: 1000 },
       metrics: { observeCall() {}, instanceRestarted() {}, keptListResent: () => resends.count++ },
       logger,
+      hostGet: () => Promise.reject(new Error('no network in this test')),
       onClose: () => {},
     });
     return { plugin, pool, instances, records, resends };

@@ -1,8 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { loadPluginSource, PluginSourceError, sha256Hex } from '../../../host/src/plugin/source/plugin-source.ts';
+import { ModuleGzipError, unpackModule } from '../../../host/src/plugin/source/module-gzip.ts';
+import { gzipBomb } from '../../support/gzip-bomb.ts';
 import { buildModule } from './support/wasm-builder.ts';
 
 const module = buildModule({ memory: { min: 1 } });
@@ -25,6 +28,41 @@ describe('plugin source', () => {
     await expect(loadPluginSource({ path: join(dir, 'missing.wasm') })).rejects.toThrow(
       /cannot read plugin .*missing\.wasm/,
     );
+  });
+
+  it('decompresses a gzipped module (by name or by magic) before the pin, under the cap', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-source-'));
+    writeFileSync(join(dir, 'provider.wasm.gz'), gzipSync(module));
+    const loaded = await loadPluginSource({ path: join(dir, 'provider.wasm.gz') }, sha256Hex(module));
+    expect(loaded).toMatchObject({ label: 'provider.wasm.gz', sha256: sha256Hex(module) });
+    expect(loaded.bytes).toEqual(module);
+    const byMagic = await loadPluginSource({ bytes: gzipSync(module), name: 'p.wasm' });
+    expect(byMagic.sha256).toBe(sha256Hex(module));
+    await expect(
+      loadPluginSource({ bytes: gzipSync(new Uint8Array(4096)), name: 'p' }, undefined, 1024),
+    ).rejects.toThrow(
+      'plugin p decompresses to more than 1024 bytes (limits.maxModuleMB); refused, decompression stopped at the cap',
+    );
+    await expect(loadPluginSource({ bytes: module, name: 'p.wasm' }, undefined, module.length - 1)).rejects.toThrow(
+      `plugin p.wasm is larger than ${module.length - 1} bytes (limits.maxModuleMB)`,
+    );
+    await expect(loadPluginSource({ bytes: module, name: 'p.wasm.gz' })).rejects.toThrow(
+      'plugin p.wasm.gz ends in .gz but does not start with the gzip magic 1f 8b',
+    );
+    await expect(
+      loadPluginSource({ bytes: Uint8Array.from([0x1f, 0x8b, 8, 0, 1, 2, 3]), name: 'p.gz' }),
+    ).rejects.toThrow(/^plugin p\.gz is not valid gzip data: /);
+  });
+
+  it('stops inflating a bomb at the cap: 1 GiB never lands in memory', async () => {
+    const bomb = await gzipBomb(1024 * 1024 * 1024);
+    expect(bomb.byteLength).toBeLessThan(1.1 * 1024 * 1024);
+    const before = process.memoryUsage().rss;
+    const error = await unpackModule(bomb, 'bomb.wasm.gz', 64 * 1024 * 1024).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModuleGzipError);
+    expect((error as ModuleGzipError).code).toBe('ModuleTooLarge');
+    // The cap (64 MiB) plus zlib's last chunk and allocator slack; the whole expansion would be 1024 MiB.
+    expect((process.memoryUsage().rss - before) / 1048576).toBeLessThan(256);
   });
 
   it('refuses a digest mismatch before looking at the content', async () => {

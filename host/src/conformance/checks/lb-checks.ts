@@ -1,10 +1,17 @@
 // LoadBalancer through its life: ensure (twice: idempotent), ownership (GetLoadBalancer only for the plugin's own
 // LBs), update with another node set, delete (twice: idempotent, never ImplementedElsewhere), gone afterwards.
 // The checks run in order on one test Service with a fresh UID; later ones build on what earlier ones created.
-import type { LoadBalancerStatus, Service } from '../../abi/index.ts';
+import type { LoadBalancerStatus, Node, Service } from '../../abi/index.ts';
 import { type Check, type CheckContext, count, expectOk, fail, showStatus, skip, statusKey } from '../check.ts';
 import { strangerService } from '../fixture.ts';
 import { describeOutcome, type Outcome } from '../probe.ts';
+import {
+  backendsAfterEnsureCheck,
+  backendsAfterUpdateCheck,
+  badAnnotationCheck,
+  readBackends,
+  updateMutatesCheck,
+} from './backend-checks.ts';
 
 const OTHER_CLUSTER_SUFFIX = '-other';
 
@@ -16,6 +23,22 @@ function needStatus(ctx: CheckContext): LoadBalancerStatus {
 async function exists(ctx: CheckContext, clusterName: string, service: Service, what: string): Promise<boolean> {
   const got = expectOk(await ctx.probe.call('getLoadBalancer', { clusterName, service }), what);
   return got.exists;
+}
+
+/** Ensures again with `nodes`; fails unless the status is the first ensure's (`mismatch` words the difference). */
+async function ensureSameStatus(
+  ctx: CheckContext,
+  nodes: Node[],
+  what: string,
+  mismatch: (got: string, first: string) => string,
+): Promise<string> {
+  const first = needStatus(ctx);
+  const { clusterName, service } = ctx.fixture;
+  const again = expectOk(await ctx.probe.call('ensureLoadBalancer', { clusterName, service, nodes }), what);
+  if (statusKey(again.status) !== statusKey(first)) {
+    fail(`${what} answered ${mismatch(showStatus(again.status), showStatus(first))}`);
+  }
+  return showStatus(again.status);
 }
 
 function deleteOk(outcome: Outcome<'ensureLoadBalancerDeleted'>, what: string): void {
@@ -43,6 +66,7 @@ export const loadBalancerChecks: Check[] = [
       if (a.name === '') fail('getLoadBalancerName answered an empty name');
       if (a.name !== b.name) fail(`getLoadBalancerName changed between calls: "${a.name}", then "${b.name}"`);
       if (a.name === c.name) fail(`Services ${service.name} and ${other.name} get the same name "${a.name}"`);
+      ctx.state.lbName = a.name;
       return `"${a.name}"`;
     },
   },
@@ -60,6 +84,7 @@ export const loadBalancerChecks: Check[] = [
       return 'exists: false';
     },
   },
+  badAnnotationCheck,
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
@@ -78,24 +103,18 @@ export const loadBalancerChecks: Check[] = [
       return `${showStatus(got.status)} for ${count(nodes.length, 'node')}`;
     },
   },
+  backendsAfterEnsureCheck,
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
     title: 'ensureLoadBalancer is idempotent',
-    async run(ctx) {
-      const first = needStatus(ctx);
-      const { clusterName, service, initialNodes: nodes } = ctx.fixture;
-      const again = expectOk(
-        await ctx.probe.call('ensureLoadBalancer', { clusterName, service, nodes }),
+    run: (ctx) =>
+      ensureSameStatus(
+        ctx,
+        ctx.fixture.initialNodes,
         'second ensureLoadBalancer',
-      );
-      if (statusKey(again.status) !== statusKey(first)) {
-        fail(
-          `second ensureLoadBalancer answered ${showStatus(again.status)}, the first ${showStatus(first)}: ensure must update, not create another`,
-        );
-      }
-      return showStatus(again.status);
-    },
+        (got, first) => `${got}, the first ${first}: ensure must update, not create another`,
+      ),
   },
   {
     group: 'loadBalancer',
@@ -137,7 +156,12 @@ export const loadBalancerChecks: Check[] = [
     async run(ctx) {
       const first = needStatus(ctx);
       const { clusterName, service, updatedNodes: nodes } = ctx.fixture;
+      const mark = ctx.cloud.mark();
       expectOk(await ctx.probe.call('updateLoadBalancer', { clusterName, service, nodes }), 'updateLoadBalancer');
+      ctx.state.updateMutations = ctx.cloud.mutationsSince(mark).length;
+      // Read now: the ensure below would hide an update that ignored its node list.
+      // A probe failure is the backends check's verdict, not this one's.
+      if (ctx.fixture.backendProbe) ctx.state.backendsAfterUpdate = await readBackends(ctx).catch((e: Error) => e);
       const got = expectOk(
         await ctx.probe.call('getLoadBalancer', { clusterName, service }),
         'getLoadBalancer after update',
@@ -147,15 +171,22 @@ export const loadBalancerChecks: Check[] = [
           `after updateLoadBalancer, getLoadBalancer answered exists ${got.exists}, ${showStatus(got.status)}; before ${showStatus(first)}`,
         );
       }
-      const again = expectOk(
-        await ctx.probe.call('ensureLoadBalancer', { clusterName, service, nodes }),
-        'ensureLoadBalancer after update',
-      );
-      if (statusKey(again.status) !== statusKey(first)) {
-        fail(`ensureLoadBalancer after update answered ${showStatus(again.status)}, before ${showStatus(first)}`);
-      }
       return `${ctx.fixture.initialNodes.length} -> ${nodes.length} nodes`;
     },
+  },
+  updateMutatesCheck,
+  backendsAfterUpdateCheck,
+  {
+    group: 'loadBalancer',
+    capability: 'loadBalancer',
+    title: 'ensureLoadBalancer after update: same status',
+    run: (ctx) =>
+      ensureSameStatus(
+        ctx,
+        ctx.fixture.updatedNodes,
+        'ensureLoadBalancer after update',
+        (got, first) => `${got}, before ${first}`,
+      ),
   },
   {
     group: 'loadBalancer',

@@ -60,6 +60,16 @@ export function sampleRequest<M extends MethodName>(method: M, f: Fixture): Requ
 export const pluginChecks: Check[] = [
   {
     group: 'plugin',
+    title: 'every credential reaches an allowed host',
+    async run(ctx) {
+      const warnings = ctx.credentialWarnings;
+      if (warnings === undefined) skip('no --credentials');
+      if (warnings.length > 0) fail(warnings.join('; '));
+      return 'each credential host is an allowed host, port for port';
+    },
+  },
+  {
+    group: 'plugin',
     title: 'describe: ABI 1.x, name, version, capabilities',
     async run(ctx) {
       const d = expectOk(await ctx.probe.call('describe', {}), 'ccm_describe');

@@ -235,7 +235,7 @@ function parseSignature(entry: Field, ctx: Context): SignaturePolicy | undefined
 
 function parseLimits(field: Field, defaults: LimitDefaults): ProviderLimits {
   if (!field.present) return { ...defaults };
-  field.mapping(['callTimeout', 'memoryLimitMB', 'poolSize', 'poolMinSize', 'poolIdleTimeout']);
+  field.mapping(['callTimeout', 'memoryLimitMB', 'poolSize', 'poolMinSize', 'poolIdleTimeout', 'maxModuleMB']);
   const timeout = field.child('callTimeout');
   const memory = field.child('memoryLimitMB');
   const pool = field.child('poolSize');
@@ -253,6 +253,8 @@ function parseLimits(field: Field, defaults: LimitDefaults): ProviderLimits {
     }
   }
   if (idle.present) limits.poolIdleTimeoutMs = idle.duration(LIMIT_RANGES.poolIdleTimeoutMs);
+  const maxModule = field.child('maxModuleMB');
+  if (maxModule.present) limits.maxModuleMB = maxModule.integer(LIMIT_RANGES.maxModuleMB);
   return limits;
 }
 

@@ -12,6 +12,7 @@ export interface Range {
 export const LIMIT_RANGES = {
   callTimeoutMs: { min: 1, max: 10 * 60_000 },
   memoryLimitMB: { min: 1, max: 4096 },
+  maxModuleMB: { min: 1, max: 1024 },
   poolSize: { min: 1, max: 64 },
   poolMinSize: { min: 1, max: 64 },
   poolIdleTimeoutMs: { min: 1000, max: 24 * 3_600_000 },

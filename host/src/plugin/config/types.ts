@@ -27,6 +27,8 @@ export interface ShadowPolicy {
 export interface ProviderLimits {
   callTimeoutMs: number;
   memoryLimitMB: number;
+  /** Largest module after decompressing a gzipped one (undefined: 64); decompression stops at it. */
+  maxModuleMB?: number | undefined;
   /** Concurrent instances; 0 means one per concurrent sync + 1 (resolved when loading). */
   poolSize: number;
   /** Instances kept when idle, the spare not counted (undefined: the pool's default, 1). */

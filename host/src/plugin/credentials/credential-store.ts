@@ -173,7 +173,7 @@ export class CredentialStore {
       this.#signers.set(signerKey, signer);
     }
     const headers = { ...request.headers };
-    for (const name of SIGV4_HEADERS) delete headers[name];
+    for (const header of SIGV4_HEADERS) delete headers[header];
     const signed = await signer.sign({ ...request, headers });
     const authorization = signed.headers.authorization ?? '';
     const signature = /Signature=([0-9a-f]+)/.exec(authorization)?.[1];
@@ -209,6 +209,25 @@ export class CredentialStore {
           host: formatHostPort(host),
           ...(sameName !== undefined ? { allowedHost: formatHostPort(sameName) } : {}),
         });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Credential hosts that match an allowed host only through the default-port rule (`api.example` and
+   * `api.example:443`): attached for one scheme's default port only, which an operator writing one side without a
+   * port may not expect. Each comes with the allowed host it matched.
+   */
+  defaultPortMatches(allowList: HostAllowList): Required<UnreachableCredentialHost>[] {
+    const out: Required<UnreachableCredentialHost>[] = [];
+    for (const credential of this.#credentials) {
+      for (const host of credential.hosts) {
+        const exact = allowList.entries.some((a) => a.hostname === host.hostname && a.port === host.port);
+        const via = exact ? undefined : allowList.entries.find((allowed) => sameEndpoint(allowed, host));
+        if (via !== undefined) {
+          out.push({ credential: credential.name, host: formatHostPort(host), allowedHost: formatHostPort(via) });
+        }
       }
     }
     return out;

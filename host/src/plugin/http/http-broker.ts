@@ -23,6 +23,16 @@ export interface HttpBrokerOptions {
   maxRedirects: number;
   /** Extra CA certificates etc. for https (e.g. a test CA). */
   tls?: ConnectionOptions;
+  /** Sees every request a plugin asks for, before the allow-list (the conformance kit counts cloud mutations). */
+  onPluginRequest?: PluginRequestObserver;
+}
+
+export type PluginRequestObserver = (method: string, url: string) => void;
+
+/** The answer to a GET the host makes itself (hostGet); the body redacted like a plugin's. */
+export interface HostGetAnswer {
+  status: number;
+  body: string;
 }
 
 type Answer = HttpResponse | { error: HttpError };
@@ -96,6 +106,7 @@ export class HttpBroker {
     let answer: Answer;
     try {
       const request = parseRequest(requestBytes);
+      this.#options.onPluginRequest?.(request.method.toUpperCase(), request.url);
       const body = request.body === '' ? undefined : Buffer.from(request.body, 'utf8');
       const response = await this.#exchange(request, body, call);
       answer = {
@@ -116,11 +127,28 @@ export class HttpBroker {
   async handleBytes(requestBytes: Uint8Array, call: AbortSignal): Promise<Uint8Array> {
     try {
       const { head, body } = parseFramedRequest(requestBytes);
+      this.#options.onPluginRequest?.(head.method.toUpperCase(), head.url);
       const response = await this.#exchange(head, body.byteLength === 0 ? undefined : body, call);
       return buildFrame(`{"status":${response.status},"headers":${JSON.stringify(response.headers)}}`, response.chunks);
     } catch (err) {
       const { code, message } = brokerError(err);
       return errorFrame(code, message);
+    }
+  }
+
+  /**
+   * A GET the host makes itself under the plugin's network policy: the same allow-list, redirect checks, credentials
+   * and redaction as the plugin's requests, never seen by the plugin (the conformance kit's backend probe).
+   * Rejects with the reason the request could not be made.
+   */
+  async hostGet(url: string, timeoutMs: number): Promise<HostGetAnswer> {
+    const head: RequestHead = { method: 'GET', url, headers: { accept: 'application/json' }, timeoutMs };
+    try {
+      const response = await this.#exchange(head, undefined, new AbortController().signal);
+      return { status: response.status, body: bodyText(response.chunks) };
+    } catch (err) {
+      const { code, message } = brokerError(err);
+      throw new Error(`${code}: ${message}`, { cause: err });
     }
   }
 

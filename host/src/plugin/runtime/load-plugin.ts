@@ -35,7 +35,7 @@ const encoder = new TextEncoder();
 export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlugin> {
   const limits = resolveLimits(options.limits);
   const baseLogger = options.logger ?? silentLogger;
-  const source = await loadPluginSource(options.source, options.sha256);
+  const source = await loadPluginSource(options.source, options.sha256, limits.maxModuleBytes);
   let logger = baseLogger.child({ plugin: source.label });
   const fail = (message: string, cause?: unknown): PluginLoadError =>
     new PluginLoadError(`cannot load plugin ${source.label}: ${message}`, { cause });
@@ -64,6 +64,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
     maxTimeoutMs: limits.maxHttpTimeoutMs,
     maxRedirects: limits.maxRedirects,
     tls: options.tls,
+    onPluginRequest: options.onPluginRequest,
   });
   let metrics: PluginMetrics = createPluginMetrics(undefined, source.label);
   const initializeRequest = encoder.encode(
@@ -152,6 +153,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
       limits,
       metrics,
       logger,
+      hostGet: (url, timeoutMs) => broker.hostGet(url, timeoutMs),
       onClose: cleanUp,
     });
   } catch (err) {

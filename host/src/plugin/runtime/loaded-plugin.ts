@@ -20,6 +20,7 @@ import {
 } from '../../abi/index.ts';
 import { jsonPayload } from '../../abi/cached-json.ts';
 import { decodeAnswer } from '../envelope/decode-answer.ts';
+import type { HostGetAnswer } from '../http/http-broker.ts';
 import { InstanceCallError } from '../instance/instance-errors.ts';
 import type { PluginInstance } from '../instance/plugin-instance.ts';
 import type { PluginMetrics } from '../metrics/plugin-metrics.ts';
@@ -36,6 +37,8 @@ export interface LoadedPluginParts {
   limits: PluginLimits;
   metrics: PluginMetrics;
   logger: Logger;
+  /** A GET the host makes under the plugin's allow-list and credentials (HttpBroker.hostGet). */
+  hostGet: (url: string, timeoutMs: number) => Promise<HostGetAnswer>;
   /** Releases what the plugin holds besides its pool (HTTP agents, credential polling). */
   onClose: () => void;
 }
@@ -72,6 +75,11 @@ export class LoadedPlugin {
 
   get poolStats(): InstancePool<PluginInstance>['stats'] {
     return this.#parts.pool.stats;
+  }
+
+  /** A GET the host makes itself with the plugin's allow-list and credentials; the plugin never sees it. */
+  hostGet(url: string, timeoutMs: number): Promise<HostGetAnswer> {
+    return this.#parts.hostGet(url, timeoutMs);
   }
 
   /** Calls a method; rejects with a ProviderError (TimeoutError, InternalError, or what the plugin answered). */

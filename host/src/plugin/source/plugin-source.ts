@@ -1,10 +1,12 @@
 // Where a plugin's bytes come from, and the integrity check that runs before anything else touches them.
-// The digest is computed over exactly the bytes given (a Uint8Array view, never the whole buffer behind it) and is
-// compared before the module is compiled: a tampered module is never handed to the compiler.
+// A gzip-compressed module (a `.gz` name or the gzip magic) is decompressed first, under a cap (module-gzip.ts).
+// The digest is computed over exactly the module's bytes (a Uint8Array view, never the whole buffer behind it) and
+// is compared before the module is compiled: a tampered module is never handed to the compiler.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { hasWasmHeader } from '../wasm/module-reader.ts';
+import { DEFAULT_MAX_MODULE_MB, unpackModule } from './module-gzip.ts';
 
 export type PluginSource = { path: string } | { bytes: Uint8Array; name?: string };
 
@@ -12,7 +14,7 @@ export interface LoadedSource {
   bytes: Uint8Array;
   /** A name for messages: the file name, or the one given with the bytes. */
   label: string;
-  /** Lower-case hex SHA-256 of `bytes`. */
+  /** Lower-case hex SHA-256 of `bytes` (the decompressed module when it came gzipped). */
   sha256: string;
 }
 
@@ -20,7 +22,11 @@ export class PluginSourceError extends Error {
   override name = 'PluginSourceError';
 }
 
-export async function loadPluginSource(source: PluginSource, pinnedSha256?: string): Promise<LoadedSource> {
+export async function loadPluginSource(
+  source: PluginSource,
+  pinnedSha256?: string,
+  maxModuleBytes: number = DEFAULT_MAX_MODULE_MB * 1048576,
+): Promise<LoadedSource> {
   let bytes: Uint8Array;
   let label: string;
   if ('path' in source) {
@@ -33,6 +39,11 @@ export async function loadPluginSource(source: PluginSource, pinnedSha256?: stri
   } else {
     bytes = source.bytes;
     label = source.name ?? 'plugin';
+  }
+  try {
+    bytes = (await unpackModule(bytes, label, maxModuleBytes)).module;
+  } catch (err) {
+    throw new PluginSourceError(`plugin ${(err as Error).message}`, { cause: err });
   }
   const sha256 = sha256Hex(bytes);
   if (pinnedSha256 !== undefined) {

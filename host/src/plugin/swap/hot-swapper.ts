@@ -1,19 +1,19 @@
 // One configured provider, kept current with its source. Every revision the source reports is judged in order —
-// digest pin, Ed25519 signature, then a full load as a candidate (Wasm checks, ABI major, exports, ccm_initialize on
-// a warm pool), then the same providerName and every capability this provider serves — and only a candidate that
-// passes everything replaces the running plugin (optionally after a shadow period). A refused candidate changes
-// nothing: the current plugin keeps serving, and a Warning Event on the ConfigMap, a log line and
-// wasm_ccm_plugin_swaps_total{result="rejected"} say why. Revisions arriving during a swap are coalesced: only the
-// newest one is judged next.
+// decompressed first when it came gzipped (revision-module.ts), then digest pin, Ed25519 signature, a full load as a
+// candidate (Wasm checks, ABI major, exports, ccm_initialize on a warm pool), then the same providerName and every
+// capability this provider serves — and only a candidate that passes everything replaces the running plugin
+// (optionally after a shadow period). A refused candidate changes nothing: the current plugin keeps serving, and a
+// Warning Event on the ConfigMap, a log line and wasm_ccm_plugin_swaps_total{result="rejected"} say why. Revisions
+// arriving during a swap are coalesced: only the newest one is judged next.
 import type { KubeObject } from '../../kube/client/wire.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Capability } from '../../abi/index.ts';
 import type { ProviderConfig } from '../config/types.ts';
-import { verifyPluginSignature } from '../signature/ed25519.ts';
 import { sha256Hex } from '../source/plugin-source.ts';
 import type { PluginSource, SourceRevision } from '../sources/source.ts';
 import { signatureName } from '../sources/source.ts';
 import type { CandidateInfo, CandidateLoader, LoadedCandidate, PoolStats } from './candidate.ts';
+import { type RevisionModule, unpackRevision, verifyModuleSignature } from './revision-module.ts';
 import { ShadowSession, type ShadowSummary } from './shadow.ts';
 import type { SwapMetrics } from './swap-metrics.ts';
 import { SwappableProvider } from './swappable-provider.ts';
@@ -80,7 +80,8 @@ export class HotSwapper {
   #current: Current;
   #pending: SourceRevision | undefined;
   #working: Promise<void> | undefined;
-  #lastRejected: (RejectedCandidate & { signature: string | undefined }) | undefined;
+  /** With the digest of the bytes as shipped (compressed or not), so the same refused bytes are not judged again. */
+  #lastRejected: (RejectedCandidate & { signature: string | undefined; shippedSha256: string }) | undefined;
   #lastShadow: ShadowSummary | undefined;
   readonly #counts = { applied: 0, rejected: 0 };
   readonly #stop = new AbortController();
@@ -96,7 +97,8 @@ export class HotSwapper {
     });
     let candidate: LoadedCandidate | undefined;
     try {
-      candidate = await judge(options, first, sha256Hex(first.bytes), undefined);
+      const unpacked = await unpackRevision(options.config, first);
+      candidate = await judge(options, unpacked, sha256Hex(unpacked.revision.bytes), undefined);
       if (options.expectedProviderName !== undefined && candidate.info.providerName !== options.expectedProviderName) {
         throw new RejectedError(
           `--cloud-provider: "${options.expectedProviderName}" does not match the plugin's provider name "${candidate.info.providerName}"`,
@@ -191,29 +193,42 @@ export class HotSwapper {
     }
   }
 
-  async #consider(revision: SourceRevision): Promise<void> {
-    const sha256 = sha256Hex(revision.bytes);
+  async #consider(shipped: SourceRevision): Promise<void> {
+    const shippedSha256 = sha256Hex(shipped.bytes);
+    const rejected = this.#lastRejected;
+    if (rejected && rejected.shippedSha256 === shippedSha256 && rejected.signature === shipped.signature) {
+      this.#log.debug('plugin module was already refused', { sha256: shippedSha256, origin: shipped.origin });
+      return;
+    }
+    let unpacked: RevisionModule;
+    try {
+      unpacked = await unpackRevision(this.#o.config, shipped);
+    } catch (err) {
+      this.#reject(shipped, shippedSha256, shippedSha256, undefined, (err as Error).message);
+      return;
+    }
+    const revision = unpacked.revision;
+    const sha256 = unpacked.compressed ? sha256Hex(revision.bytes) : shippedSha256;
     const current = this.#current.candidate.info;
     if (sha256 === current.sha256) {
       this.#log.debug('plugin source changed but the module is the one serving', { origin: revision.origin });
       return;
     }
-    const rejected = this.#lastRejected;
-    if (rejected && rejected.sha256 === sha256 && rejected.signature === revision.signature) {
-      this.#log.debug('plugin module was already refused', { sha256, origin: revision.origin });
-      return;
-    }
-    this.#log.info('plugin candidate found; verifying', { sha256, origin: revision.origin });
+    this.#log.info('plugin candidate found; verifying', {
+      sha256,
+      origin: revision.origin,
+      ...(unpacked.compressed ? { gzipBytes: unpacked.compressed.byteLength, bytes: revision.bytes.byteLength } : {}),
+    });
     let candidate: LoadedCandidate | undefined;
     try {
-      candidate = await judge(this.#o, revision, sha256, this.provider.serves);
+      candidate = await judge(this.#o, unpacked, sha256, this.provider.serves);
       if (candidate.info.providerName !== current.providerName) {
         throw new RejectedError(
           `it describes itself as provider "${candidate.info.providerName}", but "${current.providerName}" is serving (provider IDs would change)`,
         );
       }
     } catch (err) {
-      this.#reject(revision, sha256, candidate?.info.version, (err as Error).message);
+      this.#reject(revision, sha256, shippedSha256, candidate?.info.version, (err as Error).message);
       await candidate?.close();
       return;
     }
@@ -274,11 +289,18 @@ export class HotSwapper {
     );
   }
 
-  #reject(revision: SourceRevision, sha256: string, version: string | undefined, reason: string): void {
+  #reject(
+    revision: SourceRevision,
+    sha256: string,
+    shippedSha256: string,
+    version: string | undefined,
+    reason: string,
+  ): void {
     const seconds = Math.max(0, (Date.now() - revision.noticedAt) / 1000);
     const current = this.#current.candidate.info;
     this.#lastRejected = {
       sha256,
+      shippedSha256,
       version,
       reason,
       time: new Date().toISOString(),
@@ -311,11 +333,12 @@ export class HotSwapper {
 /** Digest pin, signature, then a full load with the capability check; rejects with the first reason found. */
 async function judge(
   o: HotSwapperOptions,
-  revision: SourceRevision,
+  unpacked: RevisionModule,
   sha256: string,
   serves: ReadonlySet<Capability> | undefined,
 ): Promise<LoadedCandidate> {
   const config = o.config;
+  const revision = unpacked.revision;
   if (config.sha256 !== undefined && config.sha256 !== sha256) {
     throw new RejectedError(`sha256 ${sha256} does not match the pinned ${config.sha256}`);
   }
@@ -326,7 +349,7 @@ async function judge(
       throw new RejectedError(`unsigned: a signature is required and none came with the module (${where})`);
     }
     try {
-      verifyPluginSignature(revision.bytes, signature, config.signature.publicKey);
+      verifyModuleSignature(unpacked, signature, config.signature.publicKey);
     } catch (err) {
       throw new RejectedError(`signature: ${(err as Error).message}`);
     }

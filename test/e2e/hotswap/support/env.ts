@@ -13,7 +13,8 @@ import { adminKubeConfig } from '../../../support/kube.ts';
 import { applyManifests, ccmIdentity, loadManifests } from '../../../support/manifests.ts';
 
 /** Where the operator RBAC lets the CCM read plugin ConfigMaps. */
-export { PLUGIN_NAMESPACE } from '../../../support/plugin-config.ts';
+import { PLUGIN_NAMESPACE } from '../../../support/plugin-config.ts';
+export { PLUGIN_NAMESPACE };
 export const CLEANUP_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
 
 export interface Kube {
@@ -43,6 +44,34 @@ export async function deleteServices(kube: Kube | undefined, namespace: string):
   await eventually('services gone', async () =>
     (await kube.core.listNamespacedService({ namespace })).items.length === 0 ? true : undefined,
   ).catch(() => undefined);
+}
+
+/** SyncLoadBalancerFailed events in `namespace`: a reconcile that failed. */
+export async function failedSyncs(core: CoreV1Api, namespace: string): Promise<number> {
+  const list = await core.listNamespacedEvent({ namespace, fieldSelector: 'reason=SyncLoadBalancerFailed' });
+  return list.items.length;
+}
+
+/**
+ * Teardown of a swap test: its Services first, while the CCM still runs (their finalizers go only once their load
+ * balancers are deleted), then the CCM (its exit code is returned), the Node, namespace, plugin ConfigMap and cloud.
+ */
+export async function tearDownSwapTest(parts: {
+  kube: Kube | undefined;
+  env: ServingCCM | undefined;
+  cloud: Devcloud | undefined;
+  namespace: string;
+  nodeName: string;
+  configMap: string;
+}): Promise<number | null | undefined> {
+  const { kube, env, cloud, namespace, nodeName, configMap } = parts;
+  await deleteServices(kube, namespace);
+  const code = await env?.ccm.stop();
+  await kube?.core.deleteNode({ name: nodeName }).catch(() => undefined);
+  await kube?.core.deleteNamespace({ name: namespace }).catch(() => undefined);
+  await kube?.core.deleteNamespacedConfigMap({ name: configMap, namespace: PLUGIN_NAMESPACE }).catch(() => undefined);
+  await cloud?.stop();
+  return code;
 }
 
 /** Polls `fn` until it returns something other than undefined; errors count as "not yet". */

@@ -4,6 +4,7 @@
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { encodeUnsigned } from '../../../../host/src/plugin/wasm/leb128.ts';
 import { compileAssemblyScript } from '../../../../plugin-sdk/tools/compile.ts';
 import { buildDevcloudVariant } from '../../../../plugins/devcloud/build-variant.ts';
 import { builtPlugin } from '../../../support/plugins.ts';
@@ -61,4 +62,34 @@ export function signingKey(): SigningKey {
     publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     sign: (bytes) => sign(null, bytes, privateKey).toString('base64'),
   };
+}
+
+/**
+ * `module` grown to `totalBytes` with a custom section (ignored by the runtime, kept by the checks): a stand-in for a
+ * provider with a real cloud SDK. The padding is pseudo-random over four letters, so it compresses about 3.5:1, as
+ * code does, rather than to nothing.
+ */
+export function paddedModule(module: Uint8Array, totalBytes: number): Uint8Array {
+  const name = new TextEncoder().encode('wasm-ccm.padding');
+  // Section header: id 0, the body size, the name's length and the name (5 + 1 bytes of LEB128 at most).
+  const payloadBytes = totalBytes - module.length - 6 - name.length - 1;
+  const payload = new Uint8Array(payloadBytes);
+  let x = 0x9e3779b9;
+  for (let i = 0; i < payloadBytes; i++) {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    payload[i] = 0x61 + (x & 3);
+  }
+  const head = new Uint8Array([...encodeUnsigned(name.length), ...name]);
+  const parts = [module, Uint8Array.of(0), encodeUnsigned(head.length + payloadBytes), head, payload];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
