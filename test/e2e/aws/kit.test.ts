@@ -40,6 +40,7 @@ describe('wasm-ccm plugin test: aws', () => {
     expect(out).toMatch(/checks: \d+ passed, 0 failed, \d+ skipped in [\d.]+ s — PASSED/);
     expect(out).toMatch(/^pass +loadBalancer: ensureLoadBalancer is idempotent/m);
     expect(out).toMatch(/^pass +routes: /m);
+    expect(out).toMatch(/^pass +loadBalancer: bad annotation: Invalid naming it/m);
     expect(await elbInventory(env.query)).toEqual({ loadBalancers: [], targetGroups: [], listeners: [] });
     const table = await call(env.query, 'ec2', {
       Action: 'DescribeRouteTables',
