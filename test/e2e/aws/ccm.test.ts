@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { call, elbInventory, setInstanceState, xmlTexts } from '../../support/aws-seed.ts';
+import { call, setInstanceState, xmlTexts } from '../../support/aws-seed.ts';
 import { type AwsEnv, startAwsEnv } from '../../support/aws-env.ts';
 import { CCMProcess } from '../../support/ccm-process.ts';
 import { KWOK_ANNOTATION, KWOK_ANNOTATION_VALUE, startKwok } from '../../support/controlplane/kwok.ts';
@@ -98,20 +98,33 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
     });
   }
 
-  async function nlbTargets(): Promise<string[][]> {
-    const lbs = await call(env.query, 'elasticloadbalancing', { Action: 'DescribeLoadBalancers' });
-    const arn = xmlTexts(lbs, 'LoadBalancerArn')[0];
-    if (arn === undefined) return [];
+  /** The Service's NLB (named as upstream names it) from moto: its DNS name and each target group's targets. */
+  async function nlb(uid: string): Promise<{ dnsName: string; targets: string[][] } | undefined> {
+    const name = `a${uid.replaceAll('-', '')}`.slice(0, 32);
+    const res = await env.query('elasticloadbalancing', {
+      Action: 'DescribeLoadBalancers',
+      Version: '2015-12-01',
+      'Names.member.1': name,
+    });
+    if (res.body.includes('LoadBalancerNotFound')) return undefined;
+    const arn = xmlTexts(res.body, 'LoadBalancerArn')[0] as string;
     const tgs = await call(env.query, 'elasticloadbalancing', { Action: 'DescribeTargetGroups', LoadBalancerArn: arn });
-    const out: string[][] = [];
+    const targets: string[][] = [];
     for (const tg of xmlTexts(tgs, 'TargetGroupArn')) {
       const health = await call(env.query, 'elasticloadbalancing', {
         Action: 'DescribeTargetHealth',
         TargetGroupArn: tg,
       });
-      out.push(xmlTexts(health, 'Id').sort());
+      targets.push(xmlTexts(health, 'Id').sort());
     }
-    return out;
+    return { dnsName: xmlTexts(res.body, 'DNSName')[0] as string, targets };
+  }
+
+  /** Target groups named for this test's Service (k8s-<namespace:8>-web-<hash>, alphanumerics only). */
+  async function ourTargetGroups(): Promise<string[]> {
+    const prefix = `k8s-${namespace.replace(/[^a-zA-Z0-9]/g, '').slice(0, 8)}-web-`;
+    const tgs = await call(env.query, 'elasticloadbalancing', { Action: 'DescribeTargetGroups' });
+    return xmlTexts(tgs, 'TargetGroupName').filter((n) => n.startsWith(prefix));
   }
 
   const ids = (...indexes: number[]) => indexes.map((i) => instance(i).id).sort();
@@ -173,6 +186,9 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
         },
       },
     });
+    // Other files' LoadBalancer Services may be left in the shared cluster: this CCM serves them too, so the checks
+    // look at this Service's NLB by name, never at moto's whole inventory.
+    const uid = (await core.readNamespacedService({ namespace, name: 'web' })).metadata?.uid as string;
     const hostname = await eventually(
       'ingress hostname',
       async () => {
@@ -181,23 +197,16 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
       },
       40_000,
     );
-    const lbs = await call(env.query, 'elasticloadbalancing', { Action: 'DescribeLoadBalancers' });
-    expect(xmlTexts(lbs, 'DNSName')).toEqual([hostname]);
-    await eventually(
-      'targets: every node',
-      async () => JSON.stringify(await nlbTargets()) === JSON.stringify([ids(0, 1, 3, 4)]),
-    );
+    expect((await nlb(uid))?.dnsName).toBe(hostname);
+    const targetsBecome = (what: string, want: string[]) =>
+      eventually(what, async () => JSON.stringify((await nlb(uid))?.targets) === JSON.stringify([want]));
+    await targetsBecome('targets: every node', ids(0, 1, 3, 4));
+    expect(await ourTargetGroups()).toHaveLength(1);
 
     await patchNode(core, instance(4).privateDnsName, { metadata: { labels: { [EXCLUDE_LABEL]: 'true' } } });
-    await eventually(
-      'targets: node excluded',
-      async () => JSON.stringify(await nlbTargets()) === JSON.stringify([ids(0, 1, 3)]),
-    );
+    await targetsBecome('targets: node excluded', ids(0, 1, 3));
     await patchNode(core, instance(4).privateDnsName, { metadata: { labels: { [EXCLUDE_LABEL]: null } } });
-    await eventually(
-      'targets: node back',
-      async () => JSON.stringify(await nlbTargets()) === JSON.stringify([ids(0, 1, 3, 4)]),
-    );
+    await targetsBecome('targets: node back', ids(0, 1, 3, 4));
 
     await core.deleteNamespacedService({ namespace, name: 'web' });
     await eventually(
@@ -208,7 +217,9 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
       },
       40_000,
     );
-    expect(await elbInventory(env.query)).toEqual({ loadBalancers: [], targetGroups: [], listeners: [] });
+    // The NLB (its listeners with it) and its target group are gone.
+    expect(await nlb(uid)).toBeUndefined();
+    expect(await ourTargetGroups()).toEqual([]);
   }, 120_000);
 
   it('taints the Node of a stopped instance and deletes the Node of a terminated one once NotReady', async () => {
