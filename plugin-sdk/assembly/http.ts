@@ -8,6 +8,8 @@ import { exchange } from "./http-frame";
 import { decodeUtf8 } from "./json/scan";
 import { JsonValue } from "./json/value";
 import { JsonWriter } from "./json/writer";
+import { FORM_CONTENT_TYPE, QueryRequest } from "./query-protocol";
+import { XmlElement } from "./xml/element";
 
 const NO_BYTES = new Uint8Array(0);
 
@@ -54,6 +56,11 @@ export class HttpResult {
   /** The body parsed as JSON; null when it is not JSON (JsonValue.lastError() says why). */
   json(): JsonValue | null {
     return JsonValue.parseBytes(this.bodyBytes);
+  }
+
+  /** The body parsed as XML, its root element; null when it is not XML (XmlElement.lastError() says why). */
+  xml(): XmlElement | null {
+    return XmlElement.parseBytes(this.bodyBytes);
   }
 
   /**
@@ -164,6 +171,13 @@ export class HttpClient {
 
   patch(path: string, body: JsonValue): HttpResult {
     return this.jsonRequest("PATCH", path, jsonBytes(body));
+  }
+
+  /** POST of an AWS Query-protocol request, form encoded (application/x-www-form-urlencoded). */
+  postQuery(path: string, query: QueryRequest): HttpResult {
+    const headers = new Map<string, string>();
+    headers.set("content-type", FORM_CONTENT_TYPE);
+    return this.request("POST", path, query.toString(), headers);
   }
 }
 

@@ -20,4 +20,7 @@ export { JsonReader, quote } from "./json/reader";
 export { JsonKind, JsonValue } from "./json/value";
 export { JsonWriter } from "./json/writer";
 export { encodeComponent, Query, urlPath } from "./url";
+export { FORM_CONTENT_TYPE, QueryRequest } from "./query-protocol";
+export { localName, XML_MAX_DEPTH, XmlAttribute, XmlEvent, XmlReader } from "./xml/reader";
+export { XmlElement } from "./xml/element";
 export { annotationFloat, annotationInt, AnnotationNumber, isStrictFloat, isStrictInteger } from "./annotations";

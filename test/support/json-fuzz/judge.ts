@@ -2,6 +2,7 @@
 // with the same value or both refuse; what the SDK writes back must parse to that value; JsonReader.skip() must
 // accept exactly what the tree parser accepts. A difference the SDK makes on purpose is "allowed" when it matches an
 // entry of ALLOWED_DIVERGENCES, each documented in plugin-sdk/README.md ("JSON").
+import { AGREE, divergence, word } from './differential.ts';
 
 export interface SdkOutcome {
   /** JsonValue.parseBytes accepted the document. */
@@ -64,16 +65,6 @@ export function judge(doc: Uint8Array, sdk: SdkOutcome): Verdict {
   const expected = JSON.parse(JSON.stringify(ref.value)) as unknown;
   const difference = firstDifference(expected, written, '$');
   return difference === undefined ? AGREE : divergence(difference);
-}
-
-const AGREE: Verdict = { kind: 'agree' };
-
-function divergence(problem: string): Verdict {
-  return { kind: 'divergence', problem };
-}
-
-function word(accepted: boolean): string {
-  return accepted ? 'accepts' : 'refuses';
 }
 
 /**

@@ -25,35 +25,55 @@ const SEQUENCES = [
   [...'1e99999'].map((c) => c.charCodeAt(0)),
   [...',"k":1'].map((c) => c.charCodeAt(0)),
 ];
-const INTERESTING = [...GRAMMAR, ...HOSTILE, ...HOSTILE_TAIL];
+
+/** What mutations insert: single bytes that matter to the grammar or to UTF-8, and whole sequences. */
+export interface Dictionary {
+  interesting: readonly number[];
+  sequences: readonly (readonly number[])[];
+}
+
+export const JSON_DICTIONARY: Dictionary = {
+  interesting: [...GRAMMAR, ...HOSTILE, ...HOSTILE_TAIL],
+  sequences: SEQUENCES,
+};
+
+/** The bytes of text, for dictionaries. */
+export function ascii(text: string): number[] {
+  return [...text].map((c) => c.charCodeAt(0));
+}
+
+/** Bytes that break UTF-8 or are control characters, for other grammars' dictionaries. */
+export const UTF8_HOSTILE: readonly number[] = [...HOSTILE, ...HOSTILE_TAIL];
+export const UTF8_SEQUENCES: readonly (readonly number[])[] = SEQUENCES.slice(0, 9);
 
 /** 1 to 3 random mutations of `doc` (never the same array). */
-export function mutate(rng: Random, doc: Uint8Array): Uint8Array {
+export function mutate(rng: Random, doc: Uint8Array, dictionary: Dictionary = JSON_DICTIONARY): Uint8Array {
   let out: number[] = [...doc];
-  for (let n = rng.int(1, 3); n > 0; n--) out = mutateOnce(rng, out);
+  for (let n = rng.int(1, 3); n > 0; n--) out = mutateOnce(rng, out, dictionary);
   return Uint8Array.from(out);
 }
 
-function mutateOnce(rng: Random, bytes: number[]): number[] {
+function mutateOnce(rng: Random, bytes: number[], dictionary: Dictionary): number[] {
+  const { interesting, sequences } = dictionary;
   const at = rng.int(0, bytes.length);
   const out = [...bytes];
   switch (rng.int(0, 8)) {
     case 0: // replace a byte
-      if (at < out.length) out[at] = rng.pick(INTERESTING);
+      if (at < out.length) out[at] = rng.pick(interesting);
       return out;
     case 1: // insert a byte
-      out.splice(at, 0, rng.chance(0.8) ? rng.pick(INTERESTING) : rng.int(0, 255));
+      out.splice(at, 0, rng.chance(0.8) ? rng.pick(interesting) : rng.int(0, 255));
       return out;
     case 2: // delete a few bytes
       out.splice(at, rng.int(1, 4));
       return out;
     case 3: // insert a sequence
-      out.splice(at, 0, ...rng.pick(SEQUENCES));
+      out.splice(at, 0, ...rng.pick(sequences));
       return out;
     case 4: // truncate
       return out.slice(0, at);
     case 5: // trailing garbage
-      return [...out, ...(rng.chance(0.5) ? rng.pick(SEQUENCES) : [rng.pick(INTERESTING)])];
+      return [...out, ...(rng.chance(0.5) ? rng.pick(sequences) : [rng.pick(interesting)])];
     case 6: {
       // repeat a slice somewhere else (duplicates keys, values, brackets)
       const from = rng.int(0, out.length);

@@ -63,6 +63,9 @@ export function vendorShell(home: string): VendorShell {
     npm_config_update_notifier: 'false',
     npm_config_fund: 'false',
     npm_config_audit: 'false',
+    // The machine's trust settings, as a vendor's shell has them: without them npm cannot reach the registry
+    // through a TLS-inspecting proxy for the packages the machine's cache lacks.
+    ...passThrough(['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE']),
   };
   return {
     env,
@@ -103,4 +106,13 @@ export function run(
 export function resolutionsInsideRepository(urls: readonly string[]): string[] {
   const roots = repositoryRoots();
   return urls.filter((u) => u.startsWith('file:') && roots.some((root) => fileURLToPath(u).startsWith(root)));
+}
+
+function passThrough(names: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = process.env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
 }

@@ -1,0 +1,169 @@
+// The AWS provider: InstancesV2, LoadBalancer (NLB through ELBv2), Routes and Zones against EC2 and ELBv2's Query
+// APIs, following cloud-provider-aws's observable behaviour. The plugin holds no key: the host's broker signs its
+// requests (SigV4) for the hosts of an AWS credentials entry. Behaviour and configuration: plugins/aws/README.md.
+import {
+  Capability,
+  CreateRouteRequest,
+  CreateRouteResponse,
+  DeleteRouteRequest,
+  DeleteRouteResponse,
+  EnsureLoadBalancerDeletedRequest,
+  EnsureLoadBalancerDeletedResponse,
+  EnsureLoadBalancerRequest,
+  EnsureLoadBalancerResponse,
+  GetLoadBalancerNameRequest,
+  GetLoadBalancerNameResponse,
+  GetLoadBalancerRequest,
+  GetLoadBalancerResponse,
+  GetZoneByNodeNameRequest,
+  GetZoneByProviderIDRequest,
+  GetZoneRequest,
+  InitializeRequest,
+  InitializeResponse,
+  InstanceExistsRequest,
+  InstanceExistsResponse,
+  InstanceMetadata,
+  InstanceMetadataRequest,
+  InstanceShutdownRequest,
+  InstanceShutdownResponse,
+  ListRoutesRequest,
+  ListRoutesResponse,
+  LoadBalancerStatus,
+  Log,
+  PluginError,
+  Provider,
+  UpdateLoadBalancerRequest,
+  UpdateLoadBalancerResponse,
+  Zone,
+  fields,
+  registerProvider,
+} from "@wasm-ccm/plugin-sdk";
+import { Aws } from "./api";
+import { Config, parseConfig } from "./config";
+import { lookupNode, notFound } from "./instances";
+import * as lb from "./loadbalancer";
+import { loadBalancerName } from "./names";
+import * as routes from "./routes";
+import { VERSION } from "./version";
+import * as zones from "./zones";
+
+export * from "@wasm-ccm/plugin-sdk/exports";
+
+class AwsProvider extends Provider {
+  private config: Config = new Config();
+  /** [Global] KubernetesClusterID; "" to tag with each call's cluster name. */
+  private fixedClusterID: string = "";
+  private aws: Aws = new Aws("", "");
+
+  constructor() {
+    super("aws", VERSION, [Capability.instancesV2, Capability.loadBalancer, Capability.routes, Capability.zones]);
+    this.hasClusterID = true;
+  }
+
+  initialize(req: InitializeRequest, out: InitializeResponse): PluginError | null {
+    const parsed = parseConfig(req.cloudConfig, "");
+    if (parsed.error !== null) return parsed.error;
+    this.config = parsed.config;
+    this.fixedClusterID = this.config.clusterID;
+    this.aws = new Aws(this.config.ec2Url, this.config.elbUrl);
+    Log.info(
+      "aws provider initialized",
+      fields().set("region", this.config.region).set("vpc", this.config.vpc).set("ec2", this.config.ec2Url),
+    );
+    return null;
+  }
+
+  /** The config with the cluster ID tags are read and written with for this call. */
+  private forCluster(clusterName: string): Config {
+    this.config.clusterID = this.fixedClusterID != "" ? this.fixedClusterID : clusterName;
+    return this.config;
+  }
+
+  instanceExists(req: InstanceExistsRequest, out: InstanceExistsResponse): PluginError | null {
+    const found = lookupNode(this.aws, req.node);
+    if (found.error !== null) return found.error;
+    out.exists = found.instance !== null;
+    return null;
+  }
+
+  instanceShutdown(req: InstanceShutdownRequest, out: InstanceShutdownResponse): PluginError | null {
+    const found = lookupNode(this.aws, req.node);
+    if (found.error !== null) return found.error;
+    const inst = found.instance;
+    if (inst === null) return notFound(req.node);
+    out.shutdown = inst.state == "stopped";
+    return null;
+  }
+
+  instanceMetadata(req: InstanceMetadataRequest, out: InstanceMetadata): PluginError | null {
+    const found = lookupNode(this.aws, req.node);
+    if (found.error !== null) return found.error;
+    const inst = found.instance;
+    if (inst === null) return notFound(req.node);
+    out.providerID = inst.providerID;
+    out.instanceType = inst.type;
+    out.zone = inst.zone;
+    out.region = this.config.region;
+    out.nodeAddresses = inst.addresses();
+    return null;
+  }
+
+  getLoadBalancer(req: GetLoadBalancerRequest, out: GetLoadBalancerResponse): PluginError | null {
+    const found = lb.findOwned(this.aws, this.forCluster(req.clusterName).clusterID, req.service);
+    if (found.error !== null) return found.error;
+    const owned = found.lb;
+    out.exists = owned !== null;
+    if (owned !== null) lb.statusOf(owned, out.status);
+    return null;
+  }
+
+  getLoadBalancerName(req: GetLoadBalancerNameRequest, out: GetLoadBalancerNameResponse): PluginError | null {
+    out.name = loadBalancerName(req.service);
+    return null;
+  }
+
+  ensureLoadBalancer(req: EnsureLoadBalancerRequest, out: EnsureLoadBalancerResponse): PluginError | null {
+    return lb.ensureLoadBalancer(this.aws, this.forCluster(req.clusterName), req.service, req.nodes, true, out.status);
+  }
+
+  updateLoadBalancer(req: UpdateLoadBalancerRequest, out: UpdateLoadBalancerResponse): PluginError | null {
+    const cfg = this.forCluster(req.clusterName);
+    return lb.ensureLoadBalancer(this.aws, cfg, req.service, req.nodes, false, new LoadBalancerStatus());
+  }
+
+  ensureLoadBalancerDeleted(
+    req: EnsureLoadBalancerDeletedRequest,
+    out: EnsureLoadBalancerDeletedResponse,
+  ): PluginError | null {
+    return lb.ensureLoadBalancerDeleted(this.aws, this.forCluster(req.clusterName), req.service);
+  }
+
+  listRoutes(req: ListRoutesRequest, out: ListRoutesResponse): PluginError | null {
+    const list = routes.listRoutes(this.aws, this.forCluster(req.clusterName));
+    if (list.error !== null) return list.error;
+    out.routes = list.routes;
+    return null;
+  }
+
+  createRoute(req: CreateRouteRequest, out: CreateRouteResponse): PluginError | null {
+    return routes.createRoute(this.aws, this.forCluster(req.clusterName), req.route);
+  }
+
+  deleteRoute(req: DeleteRouteRequest, out: DeleteRouteResponse): PluginError | null {
+    return routes.deleteRoute(this.aws, this.forCluster(req.clusterName), req.route);
+  }
+
+  getZone(req: GetZoneRequest, out: Zone): PluginError | null {
+    return zones.getZone(this.config, out);
+  }
+
+  getZoneByProviderID(req: GetZoneByProviderIDRequest, out: Zone): PluginError | null {
+    return zones.getZoneByProviderID(this.aws, this.config, req.providerID, out);
+  }
+
+  getZoneByNodeName(req: GetZoneByNodeNameRequest, out: Zone): PluginError | null {
+    return zones.getZoneByNodeName(this.aws, this.config, req.nodeName, out);
+  }
+}
+
+registerProvider(new AwsProvider());

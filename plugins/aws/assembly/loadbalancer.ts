@@ -1,0 +1,229 @@
+// LoadBalancer as a network load balancer through ELBv2, as cloud-provider-aws makes it: one NLB per Service named
+// from its UID, one listener and one instance target group per Service port (targets: the nodes' instances on the
+// NodePort), the cluster and service-name tags on both. Ownership is the cluster tag with the value "owned".
+import {
+  implementedElsewhere,
+  internal,
+  LoadBalancerIngress,
+  LoadBalancerStatus,
+  Log,
+  fields,
+  Node,
+  PluginError,
+  Service,
+} from "@wasm-ccm/plugin-sdk";
+import { Aws } from "./api";
+import { Config } from "./config";
+import { addTags, create, describeLoadBalancer, describeListeners, describeTargetGroups, Nlb, simpleCall } from "./elbv2";
+import { LbOptions, readOptions } from "./lb-options";
+import { clusterTag, loadBalancerName, SERVICE_NAME_TAG } from "./names";
+import { chooseSubnets } from "./subnets";
+import { describeInstances, instanceIdOf } from "./instances";
+import { PortSync, removeTargetGroups, syncPort, targetGroupsOfService } from "./target-groups";
+
+export class Found {
+  lb: Nlb | null = null;
+  error: PluginError | null = null;
+}
+
+/** The Service's NLB when this cluster owns it. */
+export function findOwned(aws: Aws, clusterID: string, service: Service): Found {
+  const out = new Found();
+  const listed = describeLoadBalancer(aws, loadBalancerName(service));
+  out.error = listed.error;
+  if (listed.items.length == 0 || listed.error !== null) return out;
+  const lb = listed.items[0];
+  const tag = clusterTag(clusterID);
+  if (lb.tags.has(tag) && lb.tags.get(tag) == "owned") out.lb = lb;
+  return out;
+}
+
+export function statusOf(lb: Nlb, status: LoadBalancerStatus): void {
+  const ingress = new LoadBalancerIngress();
+  ingress.hostname = lb.dnsName;
+  status.ingress = [ingress];
+}
+
+export function desiredTags(clusterID: string, service: Service, opts: LbOptions): Map<string, string> {
+  const tags = new Map<string, string>();
+  const extra = opts.additionalTags.keys();
+  for (let i = 0; i < extra.length; i++) tags.set(extra[i], opts.additionalTags.get(extra[i]));
+  tags.set(clusterTag(clusterID), "owned");
+  tags.set(SERVICE_NAME_TAG, service.namespace + "/" + service.name);
+  return tags;
+}
+
+/** Ensure (mayCreate) or update (the NLB must exist) the Service's NLB for `nodes`. */
+export function ensureLoadBalancer(
+  aws: Aws,
+  cfg: Config,
+  service: Service,
+  nodes: Node[],
+  mayCreate: bool,
+  status: LoadBalancerStatus,
+): PluginError | null {
+  const opts = readOptions(service);
+  if (opts.error !== null) return opts.error;
+  if (opts.external) return implementedElsewhere("the Service's load balancer type is external");
+  const protocolError = checkProtocols(service);
+  if (protocolError !== null) return protocolError;
+  const name = loadBalancerName(service);
+  const listed = describeLoadBalancer(aws, name);
+  if (listed.error !== null) return listed.error;
+  let lb: Nlb;
+  if (listed.items.length == 0) {
+    if (!mayCreate) return internal("load balancer " + name + " does not exist");
+    const made = createLoadBalancer(aws, cfg, service, opts);
+    if (made.error !== null) return made.error;
+    lb = made.lb!;
+  } else {
+    lb = listed.items[0];
+    const tag = clusterTag(cfg.clusterID);
+    if (!lb.tags.has(tag) || lb.tags.get(tag) != "owned") {
+      return internal("load balancer " + name + " exists but is not owned by cluster " + cfg.clusterID);
+    }
+    const scheme = opts.internal ? "internal" : "internet-facing";
+    if (lb.scheme != scheme) {
+      return internal("load balancer " + name + " is " + lb.scheme + ", the Service asks for " + scheme + ": delete and re-create the Service");
+    }
+    const tagError = updateTags(aws, lb, desiredTags(cfg.clusterID, service, opts));
+    if (tagError !== null) return tagError;
+  }
+  const error = syncListeners(aws, cfg, service, nodes, opts, lb);
+  if (error !== null) return error;
+  statusOf(lb, status);
+  return null;
+}
+
+function checkProtocols(service: Service): PluginError | null {
+  for (let i = 0; i < service.ports.length; i++) {
+    const p = service.ports[i].protocol;
+    if (p != "TCP" && p != "UDP") return internal("port " + service.ports[i].port.toString() + ": protocol " + p + " is not supported by an NLB");
+  }
+  return null;
+}
+
+class Made {
+  lb: Nlb | null = null;
+  error: PluginError | null = null;
+}
+
+function createLoadBalancer(aws: Aws, cfg: Config, service: Service, opts: LbOptions): Made {
+  const out = new Made();
+  const subnets = chooseSubnets(aws, cfg.vpc, cfg.clusterID, opts.internal);
+  if (subnets.error !== null) {
+    out.error = subnets.error;
+    return out;
+  }
+  const lb = new Nlb();
+  lb.name = loadBalancerName(service);
+  lb.scheme = opts.internal ? "internal" : "internet-facing";
+  lb.tags = desiredTags(cfg.clusterID, service, opts);
+  const q = aws.elbRequest("CreateLoadBalancer").add("Name", lb.name).add("Type", "network").add("Scheme", lb.scheme);
+  q.addMembers("Subnets", subnets.ids);
+  const made = create(aws, addTags(q, lb.tags), "CreateLoadBalancerResult/LoadBalancers/member/LoadBalancerArn");
+  if (made.error !== null) {
+    out.error = made.error;
+    return out;
+  }
+  lb.arn = made.arn;
+  lb.dnsName = made.dnsName;
+  Log.info("created network load balancer", fields().set("name", lb.name).set("scheme", lb.scheme).set("dns", lb.dnsName));
+  out.lb = lb;
+  return out;
+}
+
+function updateTags(aws: Aws, lb: Nlb, want: Map<string, string>): PluginError | null {
+  const keys = want.keys();
+  for (let i = 0; i < keys.length; i++) {
+    if (!lb.tags.has(keys[i]) || lb.tags.get(keys[i]) != want.get(keys[i])) {
+      const q = aws.elbRequest("AddTags").addMembers("ResourceArns", [lb.arn]);
+      return simpleCall(aws, addTags(q, want));
+    }
+  }
+  return null;
+}
+
+function syncListeners(aws: Aws, cfg: Config, service: Service, nodes: Node[], opts: LbOptions, lb: Nlb): PluginError | null {
+  const listeners = describeListeners(aws, lb.arn);
+  if (listeners.error !== null) return listeners.error;
+  const attached = describeTargetGroups(aws, lb.arn);
+  if (attached.error !== null) return attached.error;
+  const targets = instanceTargets(aws, nodes, opts);
+  if (targets.error !== null) return targets.error;
+  const sync = new PortSync(aws, cfg, service, opts, lb, listeners.items, attached.items, targets.ids);
+  for (let i = 0; i < service.ports.length; i++) {
+    const error = syncPort(sync, service.ports[i]);
+    if (error !== null) return error;
+  }
+  for (let i = 0; i < listeners.items.length; i++) {
+    const l = listeners.items[i];
+    if (sync.keep.includes(l.arn)) continue;
+    const error = simpleCall(aws, aws.elbRequest("DeleteListener").add("ListenerArn", l.arn), "ListenerNotFound");
+    if (error !== null) return error;
+  }
+  // Target groups no listener uses any more (a port removed or changed).
+  return removeTargetGroups(aws, attached.items, sync.keep);
+}
+
+export class InstanceIds {
+  ids: string[] = [];
+  error: PluginError | null = null;
+}
+
+/**
+ * The running instances behind `nodes` that carry the target node labels: by providerID, else by private DNS name.
+ * Stopped, terminated and unknown instances are left out (ELBv2 refuses to register a terminated one).
+ */
+export function instanceTargets(aws: Aws, nodes: Node[], opts: LbOptions): InstanceIds {
+  const out = new InstanceIds();
+  const byId: string[] = [];
+  const byName: string[] = [];
+  for (let i = 0; i < nodes.length; i++) {
+    if (!hasLabels(nodes[i], opts.targetNodeLabels)) continue;
+    const id = instanceIdOf(nodes[i].providerID);
+    if (id != "") byId.push(id);
+    else if (nodes[i].providerID == "") byName.push(nodes[i].name);
+  }
+  for (let pass = 0; pass < 2; pass++) {
+    const ids = pass == 0 ? byId : new Array<string>();
+    const names = pass == 0 ? new Array<string>() : byName;
+    if (ids.length + names.length == 0) continue;
+    const found = describeInstances(aws, ids, names);
+    if (found.error !== null) {
+      out.error = found.error;
+      return out;
+    }
+    for (let i = 0; i < found.instances.length; i++) {
+      const inst = found.instances[i];
+      if (inst.state == "running" && !out.ids.includes(inst.id)) out.ids.push(inst.id);
+    }
+  }
+  out.ids.sort();
+  return out;
+}
+
+function hasLabels(node: Node, want: Map<string, string>): bool {
+  const keys = want.keys();
+  for (let i = 0; i < keys.length; i++) {
+    if (!node.labels.has(keys[i]) || node.labels.get(keys[i]) != want.get(keys[i])) return false;
+  }
+  return true;
+}
+
+export function ensureLoadBalancerDeleted(aws: Aws, cfg: Config, service: Service): PluginError | null {
+  const found = findOwned(aws, cfg.clusterID, service);
+  if (found.error !== null) return found.error;
+  const lb = found.lb;
+  if (lb !== null) {
+    const attached = describeTargetGroups(aws, lb.arn);
+    if (attached.error !== null) return attached.error;
+    const error = simpleCall(aws, aws.elbRequest("DeleteLoadBalancer").add("LoadBalancerArn", lb.arn), "LoadBalancerNotFound");
+    if (error !== null) return error;
+    const tgError = removeTargetGroups(aws, attached.items, []);
+    if (tgError !== null) return tgError;
+    Log.info("deleted network load balancer", fields().set("name", lb.name));
+  }
+  // Target groups made for the Service but never attached (an ensure that failed half-way).
+  return targetGroupsOfService(aws, cfg, service);
+}
