@@ -110,6 +110,8 @@ export async function startCCM(
   }
   // Warning events about refused modules go on their ConfigMap; flushed with the controllers' at shutdown.
   const pluginEvents = eventRecorder(client, logger, 'wasm-ccm');
+  // Chosen before the plugins load: the broker tells the cloud which replica makes each request.
+  const identity = defaultIdentity();
   let plugins: PluginSet;
   try {
     // Every provider's current module is verified and initialized now; afterwards each is swapped in place
@@ -119,6 +121,7 @@ export async function startCCM(
       client,
       cloudProvider: flags['cloud-provider'],
       clusterName: flags['cluster-name'],
+      replicaIdentity: identity,
       defaultPoolSize: flags['concurrent-node-syncs'] + flags['concurrent-service-syncs'] + 1,
       logger,
       registry,
@@ -151,7 +154,6 @@ export async function startCCM(
     });
   }
 
-  const identity = defaultIdentity();
   let elector: LeaderElector | undefined;
   let controllers: RunningController[] = [];
   let informers: SharedInformers | undefined;

@@ -98,6 +98,8 @@ export interface PluginLoadOptions {
   registry?: Registry;
   /** TLS options for the broker's HTTPS agent (for example a private CA). */
   tls?: { ca?: string | Buffer | Array<string | Buffer> };
+  /** The replica's leader-election identity, sent with every plugin HTTP request (http-broker.ts). */
+  replicaIdentity?: string;
 }
 
 export function resolveLimits(limits: Partial<PluginLimits> | undefined): PluginLimits {

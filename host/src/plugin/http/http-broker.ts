@@ -22,7 +22,16 @@ export interface HttpBrokerOptions {
   maxRedirects: number;
   /** Extra CA certificates etc. for https (e.g. a test CA). */
   tls?: ConnectionOptions;
+  /** Sent as REPLICA_IDENTITY_HEADER with every request when set: the replica's leader-election identity. */
+  replicaIdentity?: string;
 }
+
+/**
+ * Names the replica behind each request, so a cloud's audit log can tell which CCM replica (and whether the leader)
+ * made a change. The value is the identity the replica writes into the Lease's holderIdentity (host name and a
+ * random UUID), which anyone who can read the Lease sees already; a server that does not know the header ignores it.
+ */
+export const REPLICA_IDENTITY_HEADER = 'x-kubernetes-leader-election-identity';
 
 type Answer = HttpResponse | { error: HttpError };
 
@@ -58,6 +67,8 @@ const RESERVED_HEADERS = new Set([
   'proxy-authorization',
   // The connection pool does not implement 100-continue: dropped like the others.
   'expect',
+  // Set by the broker alone: a plugin must not speak for another replica.
+  REPLICA_IDENTITY_HEADER,
 ]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const MAX_CONNECTIONS_PER_ORIGIN = 64;
@@ -209,6 +220,7 @@ export class HttpBroker {
       const lower = name.toLowerCase();
       if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
     }
+    if (this.#options.replicaIdentity !== undefined) headers[REPLICA_IDENTITY_HEADER] = this.#options.replicaIdentity;
     // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts).
     const attached = this.#options.credentials.attachmentFor(url);
     if (attached !== undefined) {

@@ -43,6 +43,8 @@ export interface WasmLoaderOptions {
   defaultPoolSize: number;
   logger: Logger;
   registry: Registry | undefined;
+  /** The leader-election identity the broker sends with every request. */
+  replicaIdentity?: string;
 }
 
 // A poolMinSize above a default (flag-derived) size is honoured by growing the size: the operator asked for that
@@ -72,6 +74,7 @@ export function wasmCandidateLoader(config: ProviderConfig, options: WasmLoaderO
       },
       logger: options.logger,
       registry: options.registry,
+      replicaIdentity: options.replicaIdentity,
     });
     return {
       info: {

@@ -21,6 +21,8 @@ export interface PluginSetOptions {
   /** --cloud-provider: what the default provider's plugin must call itself. */
   cloudProvider: string;
   clusterName: string;
+  /** The replica's leader-election identity: every plugin HTTP request carries it (http-broker.ts). */
+  replicaIdentity?: string;
   /** Pool size of providers whose poolSize is 0. */
   defaultPoolSize: number;
   logger: Logger;
@@ -61,6 +63,7 @@ export class PluginSet {
               defaultPoolSize: o.defaultPoolSize,
               logger,
               registry: o.registry,
+              replicaIdentity: o.replicaIdentity,
             }),
           expectedProviderName: config.name === o.config.defaultProvider ? o.cloudProvider : undefined,
           events: o.events,
