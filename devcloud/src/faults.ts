@@ -76,6 +76,20 @@ export class FaultInjector {
     return k.latencyByKind[op] ?? k.latencyByKind[CLOUD_OPS[op]] ?? k.latencyByKind['*'] ?? k.latencyMs;
   }
 
+  /** True when this call's connection is to be reset before it runs (counts resetNext down). */
+  resetBefore(): boolean {
+    if (this.#knobs.resetNext <= 0) return false;
+    this.#knobs.resetNext--;
+    return true;
+  }
+
+  /** True when this write, having run, is to be answered with a reset (counts resetAfterNext down). */
+  resetAfter(op: CloudOp): boolean {
+    if (this.#knobs.resetAfterNext <= 0 || CLOUD_OPS[op] !== 'write') return false;
+    this.#knobs.resetAfterNext--;
+    return true;
+  }
+
   /** failNext first (deterministic by construction), then the seeded error rate. */
   inject(op: CloudOp): ApiError | null {
     const k = this.#knobs;
