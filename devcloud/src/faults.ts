@@ -7,7 +7,7 @@ import { CLOUD_OPS, type CloudOp, kindMatches } from './ops.ts';
 import { TokenBucket } from './token-bucket.ts';
 
 /** mulberry32: tiny, fast and good enough to make "30% errors" reproducible from a seed. */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

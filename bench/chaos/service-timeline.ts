@@ -1,0 +1,49 @@
+// When each Service wanted a load balancer from this CCM (type LoadBalancer, no loadBalancerClass, not being
+// deleted), as the driver made it so: a load balancer deleted inside such a window was deleted while its Service
+// existed. A window opens once a read shows the Service served and closes when the request that ends it is sent, so
+// the check errs towards silence, never towards a false alarm.
+import type { V1Service } from '@kubernetes/client-node';
+
+interface Window {
+  from: number;
+  until: number;
+}
+
+export function servedByUs(svc: V1Service | undefined): boolean {
+  if (!svc || svc.metadata?.deletionTimestamp) return false;
+  return svc.spec?.type === 'LoadBalancer' && (svc.spec.loadBalancerClass ?? '') === '';
+}
+
+/** The devcloud plugin's load balancer name for a Service of cluster "kubernetes" (short names only). */
+export const loadBalancerNameOf = (namespace: string, name: string): string => `kubernetes-${namespace}-${name}`;
+
+export class ServiceTimeline {
+  readonly #windows = new Map<string, Window[]>();
+
+  /** Records what a read at `readAt` showed; `sentAt` is when the request before the read was sent. */
+  observe(lbName: string, svc: V1Service | undefined, sentAt: number, readAt: number): void {
+    const windows = this.#windows.get(lbName) ?? [];
+    this.#windows.set(lbName, windows);
+    const open = windows.at(-1)?.until === Infinity ? windows.at(-1) : undefined;
+    if (servedByUs(svc)) {
+      if (!open) windows.push({ from: readAt, until: Infinity });
+    } else if (open) {
+      open.until = sentAt;
+    }
+  }
+
+  /** Called before a request that may end the window (a deletion, a type or class change). */
+  closing(lbName: string, sentAt: number): void {
+    const open = this.#windows.get(lbName)?.at(-1);
+    if (open?.until === Infinity) open.until = sentAt;
+  }
+
+  /** Whether the Service of `lbName` wanted its load balancer at `at`. */
+  wantedAt(lbName: string, at: number): boolean {
+    return (this.#windows.get(lbName) ?? []).some((w) => w.from <= at && at < w.until);
+  }
+
+  known(lbName: string): boolean {
+    return this.#windows.has(lbName);
+  }
+}
