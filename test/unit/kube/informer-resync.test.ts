@@ -77,7 +77,11 @@ describe('Informer resync on timers that fire early', () => {
     api.upsert('a');
     const informer = new Informer<FakeNode>({ name: 'nodes', listWatcher: api, clock: early, resyncPeriodMs: 1_000 });
     let resyncs = 0;
-    informer.addEventHandler({ onUpdate: () => resyncs++ });
+    informer.addEventHandler({
+      onUpdate: () => {
+        resyncs++;
+      },
+    });
     informer.start();
     await fake.advance(0);
     await fake.advance(10_000);
