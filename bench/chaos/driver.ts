@@ -55,7 +55,6 @@ export class Driver {
   readonly lastErrors: string[] = [];
 
   private readonly rng: Random;
-
   private readonly bounds: DriverBounds;
 
   constructor(
@@ -68,7 +67,6 @@ export class Driver {
     podCIDR: (index: number) => string,
   ) {
     this.rng = rng;
-
     this.bounds = bounds;
     this.nodes = new NodeOps(core, cloud, rng, podCIDR);
     this.services = new ServiceOps(core, namespace, rng, timeline);

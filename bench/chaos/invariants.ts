@@ -30,16 +30,12 @@ export class InvariantMonitor {
   readonly #duplicatesSeen = new Set<string>();
 
   private readonly cloud: Devcloud;
-
   private readonly leases: LeaseHistory;
-
   private readonly timeline: ServiceTimeline;
 
   constructor(cloud: Devcloud, leases: LeaseHistory, timeline: ServiceTimeline) {
     this.cloud = cloud;
-
     this.leases = leases;
-
     this.timeline = timeline;
   }
 

@@ -1,7 +1,7 @@
 // Who held the Lease when, from the Lease itself: polled often enough to see every renewal (the replicas renew every
 // retry period, 1 s; a poll every 200 ms), so each holder's tenure is known to the renewal. A holder leads from its
 // acquireTime until its last renewal plus the lease duration, or until it released the Lease, whichever is first.
-import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
 
 export interface Tenure {
   holder: string;
@@ -19,24 +19,18 @@ export class LeaseHistory {
   lastPollAt = 0;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
-  readonly #api: CoordinationV1Api;
+  readonly #read: () => Promise<V1Lease>;
 
-  private readonly namespace: string;
-
-  private readonly name: string;
-
-  constructor(kube: KubeConfig, namespace: string, name: string) {
-    this.namespace = namespace;
-
-    this.name = name;
-    this.#api = kube.makeApiClient(CoordinationV1Api);
+  /** `read` fetches the Lease (kube-system/cloud-controller-manager in a run). */
+  constructor(read: () => Promise<V1Lease>) {
+    this.#read = read;
   }
 
   start(): void {
     const tick = async (): Promise<void> => {
       try {
         const asked = Date.now();
-        this.observe(await this.#api.readNamespacedLease({ namespace: this.namespace, name: this.name }));
+        this.observe(await this.#read());
         this.lastPollAt = asked;
       } catch {
         // Not there yet, or the apiserver is restarting: nobody can renew meanwhile either.

@@ -32,9 +32,7 @@ export class NodeOps {
   #cidrs = 0;
 
   private readonly core: CoreV1Api;
-
   private readonly cloud: Devcloud;
-
   private readonly rng: Random;
 
   /** A /24 of the cluster CIDR per index (the node IPAM's job). */
@@ -43,11 +41,8 @@ export class NodeOps {
 
   constructor(core: CoreV1Api, cloud: Devcloud, rng: Random, podCIDR: (index: number) => string) {
     this.core = core;
-
     this.cloud = cloud;
-
     this.rng = rng;
-
     this.podCIDR = podCIDR;
   }
 

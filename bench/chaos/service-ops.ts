@@ -15,20 +15,14 @@ export class ServiceOps {
   #count = 0;
 
   private readonly core: CoreV1Api;
-
   private readonly namespace: string;
-
   private readonly rng: Random;
-
   private readonly timeline: ServiceTimeline;
 
   constructor(core: CoreV1Api, namespace: string, rng: Random, timeline: ServiceTimeline) {
     this.core = core;
-
     this.namespace = namespace;
-
     this.rng = rng;
-
     this.timeline = timeline;
   }
 
