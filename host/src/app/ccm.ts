@@ -112,6 +112,7 @@ export async function startCCM(
   const pluginEvents = eventRecorder(client, logger, 'wasm-ccm');
   // Chosen before the plugins load: the broker tells the cloud which replica makes each request.
   const identity = defaultIdentity();
+  let elector: LeaderElector | undefined;
   let plugins: PluginSet;
   try {
     // Every provider's current module is verified and initialized now; afterwards each is swapped in place
@@ -121,7 +122,9 @@ export async function startCCM(
       client,
       cloudProvider: flags['cloud-provider'],
       clusterName: flags['cluster-name'],
-      replicaIdentity: identity,
+      // Read when a request is made (the elector is created after the plugins load): with leader election, only a
+      // leader whose lease is fresh changes the cloud.
+      replica: { identity, leaseFresh: () => (flags['leader-elect'] ? (elector?.leaseFresh() ?? false) : true) },
       defaultPoolSize: flags['concurrent-node-syncs'] + flags['concurrent-service-syncs'] + 1,
       logger,
       registry,
@@ -154,7 +157,6 @@ export async function startCCM(
     });
   }
 
-  let elector: LeaderElector | undefined;
   let controllers: RunningController[] = [];
   let informers: SharedInformers | undefined;
   const recorders: EventRecorder[] = [pluginEvents];

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../log/logger.ts';
 import type { MethodName } from '../abi/index.ts';
 import type { PluginSource } from './source/plugin-source.ts';
+import type { ReplicaGuard } from './http/http-broker.ts';
 
 export interface PluginLimits {
   /** Linear memory cap per instance (the module's maximum is rewritten to it). Default 256 MiB. */
@@ -98,8 +99,8 @@ export interface PluginLoadOptions {
   registry?: Registry;
   /** TLS options for the broker's HTTPS agent (for example a private CA). */
   tls?: { ca?: string | Buffer | Array<string | Buffer> };
-  /** The replica's leader-election identity, sent with every plugin HTTP request (http-broker.ts). */
-  replicaIdentity?: string;
+  /** The replica's identity, sent with every plugin HTTP request, and its lease, which gates cloud changes. */
+  replica?: ReplicaGuard;
 }
 
 export function resolveLimits(limits: Partial<PluginLimits> | undefined): PluginLimits {

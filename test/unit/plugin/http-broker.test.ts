@@ -104,7 +104,7 @@ describe('HTTP broker', () => {
   });
 
   it('sends the replica identity with every request, over whatever the plugin set', async () => {
-    const identified = testBroker([api.host], store, { replicaIdentity: 'host-a_1234' });
+    const identified = testBroker([api.host], store, { replica: { identity: 'host-a_1234', leaseFresh: () => true } });
     try {
       const request = {
         method: 'DELETE',
@@ -124,6 +124,35 @@ describe('HTTP broker', () => {
       expect(api.seen.at(-1)?.headers[REPLICA_IDENTITY_HEADER]).toBeUndefined();
     } finally {
       identified.close();
+    }
+  });
+
+  it("refuses cloud changes once the replica's lease is not fresh, and lets reads through", async () => {
+    let fresh = true;
+    const guarded = testBroker([api.host], store, { replica: { identity: 'host-a_1234', leaseFresh: () => fresh } });
+    const send = async (method: string): Promise<Answer> => {
+      const request = { method, url: api.url('/echo'), headers: {}, body: '', timeoutMs: 0 };
+      const bytes = await guarded.handle(
+        new TextEncoder().encode(JSON.stringify(request)),
+        new AbortController().signal,
+      );
+      return JSON.parse(new TextDecoder().decode(bytes)) as Answer;
+    };
+    try {
+      expect((await send('PUT')).status).toBe(200);
+      fresh = false;
+      const seen = api.seen.length;
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+        expect((await send(method)).error).toEqual({
+          code: 'Forbidden',
+          message: `${method} ${api.host}: refused, this replica's leader lease is not fresh`,
+        });
+      }
+      expect(api.seen.length).toBe(seen);
+      expect((await send('GET')).status).toBe(200);
+      expect(api.seen.length).toBe(seen + 1);
+    } finally {
+      guarded.close();
     }
   });
 

@@ -22,9 +22,22 @@ export interface HttpBrokerOptions {
   maxRedirects: number;
   /** Extra CA certificates etc. for https (e.g. a test CA). */
   tls?: ConnectionOptions;
-  /** Sent as REPLICA_IDENTITY_HEADER with every request when set: the replica's leader-election identity. */
-  replicaIdentity?: string;
+  /** The replica the broker works for: its identity goes with every request, its lease gates cloud changes. */
+  replica?: ReplicaGuard;
 }
+
+export interface ReplicaGuard {
+  /** Sent as REPLICA_IDENTITY_HEADER: the replica's leader-election identity. */
+  identity: string;
+  /**
+   * Asked right before every request that may change something (any method but GET, HEAD and OPTIONS): false refuses
+   * it. A replica whose leader lease is not fresh must not touch the cloud, also from a plugin call that started while
+   * it was (a leader paused mid-call that wakes after another replica took over).
+   */
+  leaseFresh: () => boolean;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Names the replica behind each request, so a cloud's audit log can tell which CCM replica (and whether the leader)
@@ -220,7 +233,13 @@ export class HttpBroker {
       const lower = name.toLowerCase();
       if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
     }
-    if (this.#options.replicaIdentity !== undefined) headers[REPLICA_IDENTITY_HEADER] = this.#options.replicaIdentity;
+    const replica = this.#options.replica;
+    if (replica !== undefined) {
+      headers[REPLICA_IDENTITY_HEADER] = replica.identity;
+      if (!SAFE_METHODS.has(method) && !replica.leaseFresh()) {
+        throw new BrokerError('Forbidden', `${method} ${url.host}: refused, this replica's leader lease is not fresh`);
+      }
+    }
     // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts).
     const attached = this.#options.credentials.attachmentFor(url);
     if (attached !== undefined) {

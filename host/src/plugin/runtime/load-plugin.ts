@@ -64,7 +64,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
     maxTimeoutMs: limits.maxHttpTimeoutMs,
     maxRedirects: limits.maxRedirects,
     tls: options.tls,
-    replicaIdentity: options.replicaIdentity,
+    replica: options.replica,
   });
   let metrics: PluginMetrics = createPluginMetrics(undefined, source.label);
   const initializeRequest = encoder.encode(
