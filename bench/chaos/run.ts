@@ -120,6 +120,7 @@ class ChaosRun {
         this.monitor.check();
       },
     );
+    await this.firstLeader();
     const sampleMs = o.soak ? 10_000 : 5_000;
     const loops = [
       loop(
@@ -145,6 +146,13 @@ class ChaosRun {
     this.log('load and faults stop; settling');
     await Promise.all(loops.map((l) => l.stop()));
     return monitor;
+  }
+
+  /** Load and faults start once a replica leads (a fault aimed at the leader needs one). */
+  private async firstLeader(): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    while (this.leases.leaderAt(Date.now()) === '' && Date.now() < deadline) await sleep(200);
+    this.log(`leading: ${this.leases.leaderAt(Date.now()) || 'nobody after 60 s'}`);
   }
 
   private async nextFault(end: number): Promise<void> {
