@@ -14,12 +14,15 @@ export interface ReplicaFigures {
   samples: number;
   rssMb: { first: number; last: number; max: number; slopePerHour: number | undefined };
   heapMb: { first: number; last: number; max: number; slopePerHour: number | undefined };
+  externalMb: { first: number; last: number; max: number; slopePerHour: number | undefined };
+  threads: { first: number; last: number; max: number; slopePerHour: number | undefined };
   fds: { first: number; last: number; max: number; slopePerHour: number | undefined };
   exitCode: number | null | undefined;
 }
 
 export interface ChaosFigures {
   mode: 'chaos' | 'soak';
+  runtime: string;
   seed: number;
   minutes: number;
   driverSteps: Record<string, number>;
@@ -39,6 +42,8 @@ export interface ChaosFigures {
   pluginInstanceRestarts: number;
   replicasStarted: number;
   replicas: ReplicaFigures[];
+  /** Every resource sample of every replica (t in ms since the run started). */
+  samples: Record<string, ResourceSample[]>;
 }
 
 /** Least-squares slope of y over x (x in ms): units of y per hour; undefined with fewer than 3 points. */
@@ -85,6 +90,8 @@ export function replicaFigures(
     samples: warm.length,
     rssMb: series(warm, (s) => s.rssMb),
     heapMb: series(warm, (s) => s.heapMb),
+    externalMb: series(warm, (s) => s.externalMb),
+    threads: series(warm, (s) => s.threads),
     fds: series(warm, (s) => s.fds),
     exitCode,
   };
@@ -102,6 +109,7 @@ const fmt = (v: number | undefined, unit = ''): string => (v === undefined ? '-'
 export function summaryTable(f: ChaosFigures): string {
   const rows: string[][] = [
     ['mode / seed / minutes', `${f.mode} / ${f.seed} / ${f.minutes}`],
+    ['replicas run with', f.runtime],
     ['driver steps (failed)', `${Object.values(f.driverSteps).reduce((a, b) => a + b, 0)} (${f.driverStepsFailed})`],
     ['faults injected', `${Object.values(f.faults).reduce((a, b) => a + b, 0)}`],
     ...Object.entries(f.faults).map(([k, v]) => [`  ${k}`, String(v)]),
@@ -128,6 +136,8 @@ export function summaryTable(f: ChaosFigures): string {
       `${r.sampledSeconds}`,
       `${r.rssMb.last} (${fmt(r.rssMb.slopePerHour)})`,
       `${r.heapMb.last} (${fmt(r.heapMb.slopePerHour)})`,
+      `${r.externalMb.last} (${fmt(r.externalMb.slopePerHour)})`,
+      `${r.threads.last}`,
       `${r.fds.last} (${fmt(r.fds.slopePerHour)})`,
       r.exitCode === undefined ? 'running' : r.exitCode === null ? 'killed' : String(r.exitCode),
     ]);
@@ -139,7 +149,19 @@ export function summaryTable(f: ChaosFigures): string {
       errors.map(([k, v]) => [k.slice(0, 90), String(v)]),
     ),
     '',
-    formatTable(['replica', 'sampled s', 'RSS MB (slope/h)', 'heap MB (slope/h)', 'fds (slope/h)', 'exit'], resources),
+    formatTable(
+      [
+        'replica',
+        'sampled s',
+        'RSS MB (slope/h)',
+        'heap MB (slope/h)',
+        'external MB (slope/h)',
+        'threads',
+        'fds (slope/h)',
+        'exit',
+      ],
+      resources,
+    ),
   ].join('\n');
 }
 

@@ -3,6 +3,7 @@
 // faults; prints a table, writes bench/results/chaos.json and chaos.md (soak.json and soak.md with --soak), and exits
 // 1 on any invariant violation or mutation by a non-leader. See bench/README.md.
 import { writeFileSync } from 'node:fs';
+import { imageEnvProblem } from '../../test/support/image.ts';
 import { loadNow, writeResults } from '../lib/results.ts';
 import { markdown, summaryTable } from './figures.ts';
 import { runChaos } from './run.ts';
@@ -24,7 +25,14 @@ const name = soak ? 'soak' : 'chaos';
 const loadBefore = loadNow();
 console.log(`${name}: ${minutes} min, seed ${seed}`);
 const keepLogsIn = new URL(`../results/${name}-logs`, import.meta.url).pathname;
-const figures = await runChaos({ minutes, seed, soak, keepLogsIn, log: (line) => console.log(line) });
+// A soak measures memory as the image runs: refuse to measure glibc's malloc under the image's name.
+const problem = soak ? imageEnvProblem() : undefined;
+if (problem) {
+  console.error(`--soak runs the replicas as the image does: ${problem}`);
+  process.exit(2);
+}
+const log = (line: string): void => console.log(line);
+const figures = await runChaos({ minutes, seed, soak, keepLogsIn, imageRuntime: soak, log });
 const table = summaryTable(figures);
 console.log(`\n${table}`);
 writeResults(new URL(`../results/${name}.json`, import.meta.url).pathname, name, loadBefore, { ...figures });

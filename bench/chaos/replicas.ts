@@ -15,7 +15,11 @@ export interface ResourceSample {
   t: number;
   rssMb: number;
   heapMb: number | undefined;
+  /** V8's external memory (ArrayBuffers, among them the plugin channels and Wasm memories' wrappers). */
+  externalMb: number | undefined;
   fds: number;
+  /** The main thread, Node's and V8's, and one per plugin instance. */
+  threads: number;
 }
 
 export class Replica {
@@ -67,25 +71,29 @@ export class Replica {
     const pid = this.pid;
     if (pid === undefined || !this.running || this.paused) return;
     let rssMb: number;
+    let threads: number;
     let fds: number;
     try {
-      rssMb = memoryStats(pid).rssMb;
+      ({ rssMb, threads } = memoryStats(pid));
       fds = readdirSync(`/proc/${pid}/fd`).length;
     } catch {
       return; // exited meanwhile
     }
     let heapMb: number | undefined;
+    let externalMb: number | undefined;
+    const mb = (bytes: number): number => Math.round((bytes / 1048576) * 10) / 10;
     try {
       const res = await httpsGetInsecure(`${this.base}/metrics`, { timeoutMs: 2_000 });
       if (res.status === 200) {
         const samples = parsePromText(res.body);
-        heapMb = Math.round((sumOf(samples, 'nodejs_heap_size_used_bytes') / 1048576) * 10) / 10;
+        heapMb = mb(sumOf(samples, 'nodejs_heap_size_used_bytes'));
+        externalMb = mb(sumOf(samples, 'nodejs_external_memory_bytes'));
         this.pluginRestarts = sumOf(samples, 'wasm_ccm_plugin_instance_restarts_total');
       }
     } catch {
       // Busy or starting: the heap is missing from this sample.
     }
-    this.samples.push({ t, rssMb, heapMb, fds });
+    this.samples.push({ t, rssMb, heapMb, externalMb, fds, threads });
   }
 }
 
@@ -95,6 +103,9 @@ export interface ReplicaSetOptions {
   args: readonly string[];
   /** How long a Deployment-like restart waits after an exit. */
   restartDelayMs: number;
+  /** Node options and environment added for each replica (the image's, for a soak). */
+  nodeArgs?: readonly string[];
+  env?: Readonly<Record<string, string>>;
 }
 
 export class ReplicaSet {
@@ -128,6 +139,8 @@ export class ReplicaSet {
     const ccm = new CCMProcess({
       info: this.#o.info,
       token: this.#o.token,
+      nodeArgs: [...(this.#o.nodeArgs ?? [])],
+      env: this.#o.env,
       args: [...this.#o.args, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--delegated-auth=false'],
     });
     const replica = new Replica(ccm, name, `https://127.0.0.1:${port}`);

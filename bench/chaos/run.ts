@@ -3,6 +3,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinationV1Api } from '@kubernetes/client-node';
+import { IMAGE_ENV, IMAGE_NODE_ARGS } from '../../test/support/image.ts';
 import { Driver, type DriverBounds } from './driver.ts';
 import { FaultInjector } from './faults.ts';
 import { type ChaosFigures, firstReconcile, replicaFigures } from './figures.ts';
@@ -31,6 +32,8 @@ export interface ChaosOptions {
   settleTimeoutMs?: number;
   /** Where to copy the replicas' logs at the end (kept for a look at what went wrong). */
   keepLogsIn?: string;
+  /** Run the replicas with the image's allocator and Node options (test/support/image.ts); default plain `node`. */
+  imageRuntime?: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -191,6 +194,7 @@ class ChaosRun {
     const warmupMs = o.soak ? Math.min(5 * 60_000, (o.minutes * 60_000) / 3) : 30_000;
     return {
       mode: o.soak ? 'soak' : 'chaos',
+      runtime: o.imageRuntime ? `the image's: ${IMAGE_NODE_ARGS.join(' ')}, ${IMAGE_ENV.LD_PRELOAD}` : 'plain node',
       seed: o.seed,
       minutes: o.minutes,
       driverSteps: this.driver.done,
@@ -210,6 +214,7 @@ class ChaosRun {
       pluginInstanceRestarts: replicas.reduce((sum, r) => sum + r.pluginRestarts, 0),
       replicasStarted: replicas.length,
       replicas: replicas.map((r) => replicaFigures(r.name, r.samples, warmupMs, r.ccm.process.exitStatus)),
+      samples: Object.fromEntries(replicas.map((r) => [r.name, r.samples])),
     };
   }
 
@@ -222,7 +227,8 @@ class ChaosRun {
 
 export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
   const modules = await chaosModules();
-  const system = await startSystem(modules);
+  const runtime = o.imageRuntime ? { nodeArgs: IMAGE_NODE_ARGS, env: IMAGE_ENV } : {};
+  const system = await startSystem(modules, runtime);
   const run = new ChaosRun(o, system, modules);
   run.log('system up: control plane, kwok, devcloud, 2 replicas');
   let monitor: Loop | undefined;

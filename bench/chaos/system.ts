@@ -39,7 +39,13 @@ export function podCIDR(index: number): string {
   return `172.${16 + Math.floor(index / 256)}.${index % 256}.0/24`;
 }
 
-export async function startSystem(modules: ChaosModules): Promise<ChaosSystem> {
+/** Replicas run as the image runs them (jemalloc, its Node options), or as plain `node`. */
+export interface ReplicaRuntime {
+  nodeArgs?: readonly string[];
+  env?: Readonly<Record<string, string>>;
+}
+
+export async function startSystem(modules: ChaosModules, runtime: ReplicaRuntime = {}): Promise<ChaosSystem> {
   const controlPlane = await ControlPlane.start();
   const stops: (() => Promise<unknown>)[] = [() => controlPlane.stop()];
   const stop = async (): Promise<void> => {
@@ -63,6 +69,7 @@ export async function startSystem(modules: ChaosModules): Promise<ChaosSystem> {
       info,
       token: kube.token,
       restartDelayMs: 1_000,
+      ...runtime,
       args: [
         '--cloud-provider=devcloud',
         `--plugin-config=${config}`,
