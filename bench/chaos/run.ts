@@ -38,6 +38,12 @@ export interface ChaosOptions {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * The service controller retries a failing Service after up to 300 s (upstream's maxRetryDelay): one that failed all
+ * through a one-minute outage may wait that long before its next try, so the settle waits longer than that.
+ */
+const SETTLE_TIMEOUT_MS = 360_000;
+
 interface Loop {
   stop: () => Promise<void>;
 }
@@ -180,7 +186,7 @@ class ChaosRun {
       } catch (err) {
         violations = [`could not take the snapshots: ${(err as Error).message}`];
       }
-      if (violations.length === 0 || Date.now() - start > (this.#o.settleTimeoutMs ?? 120_000)) break;
+      if (violations.length === 0 || Date.now() - start > (this.#o.settleTimeoutMs ?? SETTLE_TIMEOUT_MS)) break;
       await sleep(1_000);
     }
     this.log(`settle: ${violations.length} violations after ${Date.now() - start} ms`);

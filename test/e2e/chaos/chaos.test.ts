@@ -33,5 +33,5 @@ describe('chaos: two replicas under faults for 2 minutes (seed 1)', () => {
     expect(f.mutationsJudged).toBeGreaterThan(30);
     expect(f.loadBalancerDeletesJudged).toBeGreaterThan(0);
     expect(Object.values(f.driverSteps).reduce((a, b) => a + b, 0)).toBeGreaterThan(60);
-  }, 420_000);
+  }, 600_000);
 });
