@@ -9,6 +9,9 @@ interface Window {
   until: number;
 }
 
+/** How long after a Service wants its load balancer again a deletion may still be the answer to its not wanting it. */
+export const CATCH_UP_MS = 30_000;
+
 export function servedByUs(svc: V1Service | undefined): boolean {
   if (!svc || svc.metadata?.deletionTimestamp) return false;
   return svc.spec?.type === 'LoadBalancer' && (svc.spec.loadBalancerClass ?? '') === '';
@@ -38,9 +41,15 @@ export class ServiceTimeline {
     if (open?.until === Infinity) open.until = sentAt;
   }
 
-  /** Whether the Service of `lbName` wanted its load balancer at `at`. */
+  /**
+   * Whether deleting the load balancer of `lbName` at `at` broke the invariant: the Service wanted it then, and had
+   * wanted it for longer than CATCH_UP_MS, or ever since it first did. A controller decides on what it read and acts
+   * after its cloud calls (seconds each under injected latency): a deletion just after a Service stopped wanting its
+   * load balancer and wanted it again is that decision arriving late, not a lost load balancer.
+   */
   wantedAt(lbName: string, at: number): boolean {
-    return (this.#windows.get(lbName) ?? []).some((w) => w.from <= at && at < w.until);
+    const windows = this.#windows.get(lbName) ?? [];
+    return windows.some((w, i) => w.from <= at && at < w.until && (i === 0 || at - w.from > CATCH_UP_MS));
   }
 
   known(lbName: string): boolean {

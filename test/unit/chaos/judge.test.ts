@@ -4,7 +4,7 @@ import type { V1Lease, V1Service } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvariantMonitor, nodeViolations } from '../../../bench/chaos/invariants.ts';
 import { LeaseHistory } from '../../../bench/chaos/lease-history.ts';
-import { ServiceTimeline } from '../../../bench/chaos/service-timeline.ts';
+import { CATCH_UP_MS, ServiceTimeline } from '../../../bench/chaos/service-timeline.ts';
 import { CALLER_HEADER, type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
 
 const T0 = Date.parse('2026-11-24T03:00:00.000Z');
@@ -113,6 +113,23 @@ describe('InvariantMonitor', () => {
     expect(cloud.mutations()).toHaveLength(1);
     monitor.check();
     expect(monitor.mutationsChecked).toBe(0);
+  });
+});
+
+describe('ServiceTimeline', () => {
+  it('excuses a deletion that answers a short spell of not wanting, never one of a Service that always wanted', () => {
+    const t = new ServiceTimeline();
+    const name = 'kubernetes-chaos-web';
+    t.observe(name, lbService(), T0, T0);
+    expect(t.wantedAt(name, T0 + 1_000)).toBe(true);
+    // LoadBalancer -> ClusterIP -> LoadBalancer, 2.4 s apart: a deletion 1.6 s after is the first change's answer.
+    t.closing(name, T0 + 60_000);
+    t.observe(name, lbService('ClusterIP'), T0 + 60_000, T0 + 60_100);
+    t.closing(name, T0 + 62_400);
+    t.observe(name, lbService(), T0 + 62_400, T0 + 62_500);
+    expect(t.wantedAt(name, T0 + 61_000)).toBe(false);
+    expect(t.wantedAt(name, T0 + 64_100)).toBe(false);
+    expect(t.wantedAt(name, T0 + 62_500 + CATCH_UP_MS + 1)).toBe(true);
   });
 });
 
