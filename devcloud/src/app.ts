@@ -1,5 +1,5 @@
 // Assembles the Fastify app: auth, fault injection and counting around the resource plugins.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { bearerAuth } from './auth.ts';
 import type { Counters } from './counters.ts';
 import { errorHandler, notFoundHandler } from './errors.ts';
@@ -12,12 +12,14 @@ import { normalizeQuery } from './http/query.ts';
 import { routeRoutes } from './http/routes.ts';
 import { zoneRoutes } from './http/zones.ts';
 import type { Cloud } from './model/cloud.ts';
-import { isCloudOp } from './ops.ts';
+import { CALLER_HEADER, type MutationLog } from './mutations.ts';
+import { CLOUD_OPS, isCloudOp } from './ops.ts';
 
 export interface AppDeps {
   cloud: Cloud;
   faults: FaultInjector;
   counters: Counters;
+  mutations: MutationLog;
   token: string;
   adminToken: string;
   flush: () => Promise<void>;
@@ -25,6 +27,15 @@ export interface AppDeps {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** When each cloud request arrived: a mutation is dated by it, not by its (possibly delayed) answer. */
+const arrivedAt = new WeakMap<object, number>();
+
+/** Ends the request without an answer, as a dropped connection would. */
+function resetConnection(reply: FastifyReply): void {
+  reply.hijack();
+  reply.raw.socket?.destroy();
+}
 
 export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({
@@ -46,9 +57,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.setNotFoundHandler(notFoundHandler);
 
   app.addHook('onRequest', bearerAuth(deps.token, deps.adminToken));
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     const { op, admin } = req.routeOptions.config;
     if (admin || op === undefined || !isCloudOp(op)) return;
+    arrivedAt.set(req, Date.now());
+    if (deps.faults.resetBefore()) return resetConnection(reply);
     const refused = deps.faults.admit(op);
     if (refused) throw refused;
     const delay = deps.faults.delayMs(op);
@@ -57,6 +70,20 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (failed) throw failed;
   });
   app.addHook('preValidation', normalizeQuery);
+  app.addHook('onSend', async (req, reply, payload) => {
+    const { op } = req.routeOptions.config;
+    if (op === undefined || !isCloudOp(op) || CLOUD_OPS[op] !== 'write' || reply.statusCode >= 300) return payload;
+    const caller = req.headers[CALLER_HEADER];
+    deps.mutations.record({
+      at: arrivedAt.get(req) ?? Date.now(),
+      op,
+      caller: typeof caller === 'string' ? caller : '',
+      target: `${req.method} ${req.url}`,
+      status: reply.statusCode,
+    });
+    if (deps.faults.resetAfter(op)) reply.raw.socket?.destroy();
+    return payload;
+  });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     deps.counters.record(req.routeOptions.config.op ?? 'unmatched', req.method, route, reply.statusCode);
@@ -68,6 +95,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.register(loadBalancerRoutes, v1);
   app.register(routeRoutes, v1);
   app.register(adminInstanceRoutes, v1);
-  app.register(adminRoutes, { ...v1, faults: deps.faults, counters: deps.counters, flush: deps.flush });
+  app.register(adminRoutes, {
+    ...v1,
+    faults: deps.faults,
+    counters: deps.counters,
+    mutations: deps.mutations,
+    flush: deps.flush,
+  });
   return app;
 }

@@ -7,7 +7,7 @@ import { CLOUD_OPS, type CloudOp, kindMatches } from './ops.ts';
 import { TokenBucket } from './token-bucket.ts';
 
 /** mulberry32: tiny, fast and good enough to make "30% errors" reproducible from a seed. */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -74,6 +74,20 @@ export class FaultInjector {
   delayMs(op: CloudOp): number {
     const k = this.#knobs;
     return k.latencyByKind[op] ?? k.latencyByKind[CLOUD_OPS[op]] ?? k.latencyByKind['*'] ?? k.latencyMs;
+  }
+
+  /** True when this call's connection is to be reset before it runs (counts resetNext down). */
+  resetBefore(): boolean {
+    if (this.#knobs.resetNext <= 0) return false;
+    this.#knobs.resetNext--;
+    return true;
+  }
+
+  /** True when this write, having run, is to be answered with a reset (counts resetAfterNext down). */
+  resetAfter(op: CloudOp): boolean {
+    if (this.#knobs.resetAfterNext <= 0 || CLOUD_OPS[op] !== 'write') return false;
+    this.#knobs.resetAfterNext--;
+    return true;
   }
 
   /** failNext first (deterministic by construction), then the seeded error rate. */

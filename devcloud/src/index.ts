@@ -12,6 +12,7 @@ import type { LoadBalancerCreate } from './model/load-balancers.ts';
 import type { RouteInput } from './model/routes.ts';
 import type { Instance, LoadBalancer, Route, Zone } from './model/types.ts';
 import { DEFAULT_ZONES } from './model/zones.ts';
+import { type Mutation, MutationLog } from './mutations.ts';
 import { loadState, StateWriter } from './persistence.ts';
 
 export type { FailRule, Knobs, KnobsPatch } from './knobs.ts';
@@ -24,6 +25,7 @@ export type { OpCounter } from './counters.ts';
 export { CLOUD_OPS, type CloudOp } from './ops.ts';
 export { ApiError, type ErrorBody, type ErrorCode } from './errors.ts';
 export { DEFAULT_ZONES } from './model/zones.ts';
+export { CALLER_HEADER, type Mutation } from './mutations.ts';
 
 export const DEFAULT_VIP_POOL: readonly string[] = ['198.18.0.0/16'];
 export const DEFAULT_INTERNAL_CIDR = '10.0.0.0/16';
@@ -73,6 +75,9 @@ export interface Devcloud {
   resetKnobs(): Knobs;
   inventory(): Inventory;
   resetCounters(): void;
+  /** Every successful cloud write since the start (or resetMutations), with its caller (mutations.ts). */
+  mutations(): Mutation[];
+  resetMutations(): void;
   /** Seed helpers: direct, synchronous, never delayed or faulted, not counted. Return copies. */
   addInstance(spec: InstanceSpec): Instance;
   patchInstance(id: string, patch: InstancePatch): Instance;
@@ -101,6 +106,7 @@ export async function startDevcloud(options: DevcloudOptions = {}): Promise<Devc
   });
   const faults = new FaultInjector(options.knobs);
   const counters = new Counters();
+  const mutations = new MutationLog();
 
   let writer: StateWriter | null = null;
   if (options.stateFile) {
@@ -114,7 +120,16 @@ export async function startDevcloud(options: DevcloudOptions = {}): Promise<Devc
   }
   const flush = async () => writer?.flush();
 
-  const app = buildApp({ cloud, faults, counters, token, adminToken, flush, logger: options.logger ?? false });
+  const app = buildApp({
+    cloud,
+    faults,
+    counters,
+    mutations,
+    token,
+    adminToken,
+    flush,
+    logger: options.logger ?? false,
+  });
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   const port = (app.server.address() as AddressInfo).port;
   const host = options.host ?? '127.0.0.1';
@@ -133,6 +148,8 @@ export async function startDevcloud(options: DevcloudOptions = {}): Promise<Devc
     resetKnobs: () => faults.reset(),
     inventory: () => ({ ...copy(cloud.inventory()), counters: counters.snapshot(), knobs: faults.get() }),
     resetCounters: () => counters.reset(),
+    mutations: () => mutations.list(),
+    resetMutations: () => mutations.reset(),
     addInstance: (spec) => copy(cloud.instances.create(spec)),
     patchInstance: (id, patch) => copy(cloud.instances.patch(id, patch)),
     stopInstance: (id) => copy(cloud.instances.act(id, 'stop')),

@@ -32,6 +32,10 @@ export interface Knobs {
   outage: boolean;
   /** Deterministic failures: the next `count` calls matching `kind` get `status`. First matching rule wins. */
   failNext: FailRule[];
+  /** The next N cloud API calls have their connection reset before the operation runs (it does not happen). */
+  resetNext: number;
+  /** The next N cloud API writes run, then their connection is reset instead of answered (the change stands). */
+  resetAfterNext: number;
 }
 
 export type KnobsPatch = Partial<Knobs>;
@@ -47,6 +51,8 @@ export function defaultKnobs(): Knobs {
     retryAfterSeconds: 1,
     outage: false,
     failNext: [],
+    resetNext: 0,
+    resetAfterNext: 0,
   };
 }
 
@@ -103,6 +109,11 @@ export function mergeKnobs(current: Knobs, patch: unknown): Knobs {
   if (p.throttleNext !== undefined) {
     if (!isInt(p.throttleNext, 0)) throw invalid('throttleNext', 'must be an integer >= 0');
     next.throttleNext = p.throttleNext;
+  }
+  for (const key of ['resetNext', 'resetAfterNext'] as const) {
+    if (p[key] === undefined) continue;
+    if (!isInt(p[key], 0)) throw invalid(key, 'must be an integer >= 0');
+    next[key] = p[key];
   }
   if (p.retryAfterSeconds !== undefined) {
     if (!isInt(p.retryAfterSeconds, 0, 86_400)) throw invalid('retryAfterSeconds', 'must be an integer 0..86400');

@@ -1,5 +1,5 @@
 // Builds a variant of the devcloud plugin that differs from plugins/devcloud/build/devcloud.wasm only in the version
-// it reports ("<major>.0.0"), for hot-swap demos and tests:
+// it reports ("<major>.0.0"), and optionally in one fault (assembly/fault.ts), for hot-swap demos and tests:
 //
 //   node plugins/devcloud/build-variant.ts [major]     (default 2) -> plugins/devcloud/build/devcloud-v<major>.wasm
 //
@@ -19,7 +19,11 @@ export interface VariantOptions {
   cacheDir?: string;
   /** -O3 (default true); false builds faster. */
   optimize?: boolean;
+  /** A fault build (assembly/fault.ts): 'hang' never returns from listRoutes, 'trap' traps in getLoadBalancer. */
+  fault?: 'hang' | 'trap';
 }
+
+const FAULT_CODES = { hang: 1, trap: 2 } as const;
 
 export async function buildDevcloudVariant(
   major: number,
@@ -31,7 +35,11 @@ export async function buildDevcloudVariant(
     outFile,
     cacheDir: options.cacheDir,
     optimize: options.optimize,
-    ascArgs: ['--use', `DEVCLOUD_VERSION_MAJOR=${major}`],
+    ascArgs: [
+      '--use',
+      `DEVCLOUD_VERSION_MAJOR=${major}`,
+      ...(options.fault ? ['--use', `DEVCLOUD_FAULT=${FAULT_CODES[options.fault]}`] : []),
+    ],
   });
   return { wasm: result.wasm, outFile };
 }

@@ -57,11 +57,14 @@ function servedType(svc: V1Service): boolean {
   return svc.spec?.type === 'LoadBalancer' && (svc.spec.loadBalancerClass ?? '') === '';
 }
 
+/** What Go's strconv.ParseBool reads as false; every other value (true ones, and those it refuses) excludes a node. */
+const GO_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
 /** The node set of upstream's service controller: not being deleted, not excluded, not leaving with the autoscaler. */
 function inNodeSet(node: V1Node): boolean {
   if (isTerminating(node)) return false;
   const exclude = node.metadata?.labels?.[EXCLUDE_LABEL];
-  if (exclude !== undefined && exclude !== 'false') return false;
+  if (exclude !== undefined && !GO_FALSE.has(exclude)) return false;
   return !(node.spec?.taints ?? []).some((t) => t.key === CA_DELETION_TAINT);
 }
 

@@ -4,12 +4,14 @@ import type { Counters } from '../counters.ts';
 import type { FaultInjector } from '../faults.ts';
 import type { KnobsPatch } from '../knobs.ts';
 import type { Cloud } from '../model/cloud.ts';
+import type { MutationLog } from '../mutations.ts';
 import { adminRoute } from './route-config.ts';
 
 export interface AdminDeps {
   cloud: Cloud;
   faults: FaultInjector;
   counters: Counters;
+  mutations: MutationLog;
   flush: () => Promise<void>;
 }
 
@@ -40,6 +42,8 @@ const knobsBody = {
     throttleNext: count,
     retryAfterSeconds: count,
     outage: { type: 'boolean' },
+    resetNext: count,
+    resetAfterNext: count,
     failNext: {
       type: 'array',
       items: {
@@ -78,6 +82,19 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     ...adminRoute('adminResetCounters'),
     handler: async (_req, reply) => {
       counters.reset();
+      return reply.code(204).send();
+    },
+  });
+
+  app.get('/admin/mutations', {
+    ...adminRoute('adminMutations'),
+    handler: async () => ({ items: deps.mutations.list() }),
+  });
+
+  app.delete('/admin/mutations', {
+    ...adminRoute('adminResetMutations'),
+    handler: async (_req, reply) => {
+      deps.mutations.reset();
       return reply.code(204).send();
     },
   });

@@ -3,9 +3,11 @@
 // (running-ccm.ts). Losing the lease exits non-zero; SIGTERM stops taking work, lets in-flight calls finish,
 // releases the Lease and exits 0 within 30 s.
 import type { KubeConfig } from '@kubernetes/client-node';
+import { defaultIdentity } from '../kube/leaderelection/elector.ts';
 import type { ApiserverCredentials } from '../kube/client/credentials.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
+import type { ReplicaGuard } from '../plugin/http/http-broker.ts';
 import { type CCMClients, createClients, waitForAPIServer } from './clients.ts';
 import { startLeaderElection } from './leader-election.ts';
 import { type StartedPlugins, startPlugins } from './plugins.ts';
@@ -39,10 +41,19 @@ export async function startCCM(
   if (startSignal?.aborted) abortStart();
   startSignal?.addEventListener('abort', abortStart, { once: true });
   await waitForAPIServer(clients.client, logger, stopping.signal);
-  const started = await startPlugins(options, clients, logger, stopping.signal);
+  // Chosen before the plugins load: the broker tells the cloud which replica makes each request, and asks (when a
+  // request is made, so after the elector exists) whether this replica's lease is fresh enough to change the cloud.
+  const identity = defaultIdentity();
+  const running: { ccm?: RunningCCM } = {};
+  const replica: ReplicaGuard = {
+    identity,
+    leaseFresh: () => !options.flags['leader-elect'] || (running.ccm?.elector?.leaseFresh() ?? false),
+  };
+  const started = await startPlugins(options, clients, replica, logger, stopping.signal);
   const ccm = new RunningCCM({ options, clients, started, logger, stopping });
+  running.ccm = ccm;
   ccm.server = await serve(options, clients, started, ccm, logger);
-  if (options.flags['leader-elect']) startLeaderElection(options, clients, ccm, logger, stopping.signal);
+  if (options.flags['leader-elect']) startLeaderElection(options, clients, ccm, identity, logger, stopping.signal);
   else void ccm.lead(stopping.signal);
   // From here on a signal reaches us through shutdown().
   startSignal?.removeEventListener('abort', abortStart);

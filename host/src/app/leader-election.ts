@@ -1,7 +1,7 @@
 // Start-up phase "leader election": campaign for the Lease; while leading, run the controllers; losing the Lease
 // shuts the CCM down with exit code 1, as upstream's CCM exits.
 import { KubeClient } from '../kube/client/client.ts';
-import { defaultIdentity, LeaderElector } from '../kube/leaderelection/elector.ts';
+import { LeaderElector } from '../kube/leaderelection/elector.ts';
 import { kubeLeaseLock } from '../kube/leaderelection/lease-lock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
@@ -12,11 +12,11 @@ export function startLeaderElection(
   options: CCMOptions,
   { client, registry }: CCMClients,
   ccm: RunningCCM,
+  identity: string,
   logger: Logger,
   stopping: AbortSignal,
 ): LeaderElector {
   const flags = options.flags;
-  const identity = defaultIdentity();
   // Its own client and rate limiter, as upstream builds one for leader election: renewals queued behind a burst
   // of controller requests in a shared token bucket miss the renew deadline and cost the lease (and the process).
   const leaseClient = new KubeClient(client.credentials, {

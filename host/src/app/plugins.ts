@@ -4,6 +4,7 @@ import type { Provider } from '../cloudprovider/index.ts';
 import type { EventRecorder } from '../kube/events/recorder.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
+import type { ReplicaGuard } from '../plugin/http/http-broker.ts';
 import { PluginSet } from '../plugin/swap/plugin-set.ts';
 import type { CCMClients } from './clients.ts';
 import { type ControllerContext, eventRecorder, routeControllerWanted } from './controllers.ts';
@@ -21,6 +22,7 @@ export interface StartedPlugins {
 export async function startPlugins(
   options: CCMOptions,
   { client, registry }: CCMClients,
+  replica: ReplicaGuard,
   logger: Logger,
   signal: AbortSignal,
 ): Promise<StartedPlugins> {
@@ -36,6 +38,8 @@ export async function startPlugins(
       client,
       cloudProvider: flags['cloud-provider'],
       clusterName: flags['cluster-name'],
+      // With leader election, only a leader whose lease is fresh changes the cloud.
+      replica,
       defaultPoolSize: flags['concurrent-node-syncs'] + flags['concurrent-service-syncs'] + 1,
       logger,
       registry,

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.ts';
 import type { MethodName } from '../abi/index.ts';
 import { DEFAULT_MAX_MODULE_MB } from './source/module-gzip.ts';
 import type { PluginSource } from './source/plugin-source.ts';
+import type { ReplicaGuard } from './http/http-broker.ts';
 
 export interface PluginLimits {
   /** Largest module, after decompressing a gzipped one (decompression stops here). Default 64 MiB. */
@@ -103,6 +104,8 @@ export interface PluginLoadOptions {
   onPluginRequest?: (method: string, url: string) => void;
   /** TLS options for the broker's HTTPS agent (for example a private CA). */
   tls?: { ca?: string | Buffer | Array<string | Buffer> };
+  /** The replica's identity, sent with every plugin HTTP request, and its lease, which gates cloud changes. */
+  replica?: ReplicaGuard;
 }
 
 export function resolveLimits(limits: Partial<PluginLimits> | undefined): PluginLimits {

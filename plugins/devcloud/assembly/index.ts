@@ -50,6 +50,7 @@ import { fillMetadata, lookupNode, notFound } from "./instances";
 import * as lb from "./loadbalancer";
 import * as routes from "./routes";
 import { VERSION } from "./version";
+import { HANG_IN_LIST_ROUTES, TRAP_IN_GET_LOAD_BALANCER, hang } from "./fault";
 
 export * from "@wasm-ccm/plugin-sdk/exports";
 
@@ -107,6 +108,7 @@ class DevcloudProvider extends Provider {
   }
 
   getLoadBalancer(req: GetLoadBalancerRequest, out: GetLoadBalancerResponse): PluginError | null {
+    if (TRAP_IN_GET_LOAD_BALANCER) unreachable();
     return lb.getLoadBalancer(this.api, req.clusterName, req.service, out);
   }
 
@@ -131,6 +133,7 @@ class DevcloudProvider extends Provider {
   }
 
   listRoutes(req: ListRoutesRequest, out: ListRoutesResponse): PluginError | null {
+    if (HANG_IN_LIST_ROUTES) hang();
     const list = routes.listRoutes(this.api, req.clusterName);
     if (list.error !== null) return list.error;
     out.routes = list.routes;

@@ -138,6 +138,18 @@ describe('invariant checker', () => {
     ]);
   });
 
+  it('reads the exclude label as Go strconv.ParseBool: only its false spellings keep a node in the set', () => {
+    const set = [
+      node('f', { labels: { [EXCLUDE_LABEL]: 'F' } }),
+      node('z', { labels: { [EXCLUDE_LABEL]: '0' } }),
+      node('up', { labels: { [EXCLUDE_LABEL]: 'False' } }),
+      node('yes', { labels: { [EXCLUDE_LABEL]: 'yes' } }),
+      node('t', { labels: { [EXCLUDE_LABEL]: 'True' } }),
+    ];
+    const converged = cloud({ loadBalancers: [lb('web', '198.18.0.1', ['i-f', 'i-up', 'i-z'])] });
+    expect(findViolations({ services: [service('web', '198.18.0.1')], nodes: set }, converged)).toEqual([]);
+  });
+
   it('wants no finalizer or ingress on Services that stopped wanting a load balancer, and ignores other classes', () => {
     const retyped = service('old', '198.18.0.4');
     retyped.spec = { type: 'ClusterIP', ports: [] };

@@ -33,58 +33,54 @@ export interface ControlPlaneOptions {
 
 const DIR_PREFIX = 'wasm-ccm-cp-';
 
+/** How to (re)start one of the control plane's processes, and when it serves. */
+interface ComponentSpec {
+  name: string;
+  bin: string;
+  args: string[];
+  logPath: string;
+  /** Resolves once the process serves; throws GiveUp when it exited. */
+  ready: (process: ManagedProcess) => Promise<void>;
+}
+
+function spawnComponent(spec: ComponentSpec): ManagedProcess {
+  return new ManagedProcess(spec.name, spec.bin, spec.args, { logPath: spec.logPath });
+}
+
 export class ControlPlane {
   readonly info: ControlPlaneInfo;
-  private readonly etcd: ManagedProcess;
-  private readonly apiserver: ManagedProcess;
+  private etcd: ManagedProcess;
+  private apiserver: ManagedProcess;
+  private readonly specs: { etcd: ComponentSpec; apiserver: ComponentSpec };
   private readonly removeExitHook: () => void;
 
   private constructor(
     info: ControlPlaneInfo,
-    etcd: ManagedProcess,
-    apiserver: ManagedProcess,
+    running: { etcd: ManagedProcess; apiserver: ManagedProcess },
+    specs: { etcd: ComponentSpec; apiserver: ComponentSpec },
     removeExitHook: () => void,
   ) {
     this.info = info;
-    this.etcd = etcd;
-    this.apiserver = apiserver;
+    this.etcd = running.etcd;
+    this.apiserver = running.apiserver;
+    this.specs = specs;
     this.removeExitHook = removeExitHook;
   }
 
   static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
     const parent = options.parentDir ?? tmpdir();
     reapStaleControlPlanes(parent, DIR_PREFIX);
-    const etcdBin = binaryPath('etcd');
-    const apiserverBin = binaryPath('kube-apiserver');
-
     const dir = mkdtempSync(join(parent, DIR_PREFIX));
     const removeExitHook = onProcessExit(() => rmSync(dir, { recursive: true, force: true }));
-    const pids: number[] = [];
     let etcd: ManagedProcess | undefined;
     let apiserver: ManagedProcess | undefined;
     try {
       const serviceCIDR = options.serviceCIDR ?? '10.96.0.0/16';
       const [etcdClientPort, etcdPeerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
       const etcdURL = `http://127.0.0.1:${etcdClientPort}`;
-      const peerURL = `http://127.0.0.1:${etcdPeerPort}`;
-      etcd = new ManagedProcess(
-        'etcd',
-        etcdBin,
-        [
-          `--name=default`,
-          `--data-dir=${join(dir, 'etcd')}`,
-          `--listen-client-urls=${etcdURL}`,
-          `--advertise-client-urls=${etcdURL}`,
-          `--listen-peer-urls=${peerURL}`,
-          `--initial-advertise-peer-urls=${peerURL}`,
-          `--initial-cluster=default=${peerURL}`,
-          '--unsafe-no-fsync',
-          '--log-level=warn',
-        ],
-        { logPath: join(dir, 'etcd.log') },
-      );
-      if (etcd.pid) pids.push(etcd.pid);
-      writeOwnerFile(dir, pids);
+      const etcdSpec = etcdComponent(dir, etcdURL, `http://127.0.0.1:${etcdPeerPort}`);
+      etcd = spawnComponent(etcdSpec);
+      writeOwnerFile(dir, [etcd.pid ?? 0]);
 
       const adminToken = randomBytes(24).toString('hex');
       writeFileSync(join(dir, 'tokens.csv'), `${adminToken},admin,admin,system:masters\n`, { mode: 0o600 });
@@ -92,81 +88,36 @@ export class ControlPlane {
       writeFileSync(join(dir, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
       writeFileSync(join(dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
       mkdirSync(join(dir, 'pki'));
-
-      await waitFor(
-        'etcd to serve',
-        async () => {
-          if (!etcd?.running) throw new GiveUp('etcd exited');
-          const res = await fetch(`${etcdURL}/health`);
-          return res.ok;
-        },
-        30_000,
-        () => `etcd log tail:\n${etcd?.tail()}`,
-      );
-
-      apiserver = new ManagedProcess(
-        'kube-apiserver',
-        apiserverBin,
-        [
-          `--etcd-servers=${etcdURL}`,
-          '--bind-address=127.0.0.1',
-          '--advertise-address=127.0.0.1',
-          `--secure-port=${apiPort}`,
-          `--cert-dir=${join(dir, 'pki')}`,
-          `--service-cluster-ip-range=${serviceCIDR}`,
-          '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-          `--service-account-key-file=${join(dir, 'sa.pub')}`,
-          `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
-          `--token-auth-file=${join(dir, 'tokens.csv')}`,
-          '--authorization-mode=RBAC',
-          '--disable-admission-plugins=ServiceAccount',
-          '--endpoint-reconciler-type=none',
-          '--profiling=false',
-          ...(options.apiserverFlags ?? []),
-        ],
-        { logPath: join(dir, 'kube-apiserver.log') },
-      );
-      if (apiserver.pid) pids.push(apiserver.pid);
-      writeOwnerFile(dir, pids);
+      await etcdSpec.ready(etcd);
 
       const server = `https://127.0.0.1:${apiPort}`;
-      const describe = () => `kube-apiserver log tail:\n${apiserver?.tail()}`;
       const timeout = options.readyTimeoutMs ?? 90_000;
-      // The apiserver writes its self-signed serving certificate (leaf followed by its CA) into --cert-dir.
-      let caPem = '';
-      await waitFor(
-        'kube-apiserver to write its serving certificate',
-        async () => {
-          if (!apiserver?.running) throw new GiveUp('kube-apiserver exited');
-          const files = readdirSync(join(dir, 'pki'));
-          if (!files.includes('apiserver.crt')) return false;
-          caPem = readFileSync(join(dir, 'pki', 'apiserver.crt'), 'utf8');
-          return caPem.includes('END CERTIFICATE');
-        },
-        timeout,
-        describe,
-      );
-      await waitFor(
-        'kube-apiserver /readyz',
-        async () => {
-          if (!apiserver?.running) throw new GiveUp('kube-apiserver exited');
-          return (await httpsGet(`${server}/readyz`, caPem, adminToken)).status === 200;
-        },
-        timeout,
-        describe,
-      );
+      const caPem = { text: '' };
+      const apiserverSpec = apiserverComponent({
+        dir,
+        etcdURL,
+        apiPort,
+        serviceCIDR,
+        options,
+        server,
+        adminToken,
+        caPem,
+      });
+      apiserver = spawnComponent(apiserverSpec);
+      writeOwnerFile(dir, [etcd.pid ?? 0, apiserver.pid ?? 0]);
+      await apiserverSpec.ready(apiserver);
       // The system namespaces appear shortly after readiness; tests and the CCM need kube-system.
       await waitFor(
         'namespace kube-system',
-        async () => (await httpsGet(`${server}/api/v1/namespaces/kube-system`, caPem, adminToken)).status === 200,
+        async () => (await httpsGet(`${server}/api/v1/namespaces/kube-system`, caPem.text, adminToken)).status === 200,
         timeout,
-        describe,
+        () => `kube-apiserver log tail:\n${apiserver?.tail()}`,
       );
 
       const kubeconfigPath = join(dir, 'admin.kubeconfig');
-      writeFileSync(kubeconfigPath, kubeconfigJSON(server, caPem, 'admin', adminToken), { mode: 0o600 });
-      const info: ControlPlaneInfo = { server, caPem, adminToken, kubeconfigPath, dir, serviceCIDR };
-      return new ControlPlane(info, etcd, apiserver, removeExitHook);
+      writeFileSync(kubeconfigPath, kubeconfigJSON(server, caPem.text, 'admin', adminToken), { mode: 0o600 });
+      const info: ControlPlaneInfo = { server, caPem: caPem.text, adminToken, kubeconfigPath, dir, serviceCIDR };
+      return new ControlPlane(info, { etcd, apiserver }, { etcd: etcdSpec, apiserver: apiserverSpec }, removeExitHook);
     } catch (err) {
       await apiserver?.stop();
       await etcd?.stop();
@@ -176,6 +127,38 @@ export class ControlPlane {
     }
   }
 
+  /**
+   * Stops kube-apiserver (SIGTERM, or SIGKILL when `hard`) and starts it again on the same port, certificate and
+   * etcd; resolves once it is ready again. Clients see refused connections meanwhile.
+   */
+  async restartAPIServer(options: { hard?: boolean; downMs?: number } = {}): Promise<void> {
+    this.apiserver = await this.restart(this.apiserver, this.specs.apiserver, options);
+  }
+
+  /** Stops etcd and starts it again on its data directory; resolves once it serves again. */
+  async restartEtcd(options: { hard?: boolean; downMs?: number } = {}): Promise<void> {
+    this.etcd = await this.restart(this.etcd, this.specs.etcd, options);
+  }
+
+  private async restart(
+    running: ManagedProcess,
+    spec: ComponentSpec,
+    options: { hard?: boolean; downMs?: number },
+  ): Promise<ManagedProcess> {
+    if (options.hard) {
+      running.killNow();
+      await running.exited;
+    } else {
+      await running.stop();
+    }
+    if (options.downMs) await new Promise((r) => setTimeout(r, options.downMs));
+    const next = spawnComponent(spec);
+    const other = next.name === 'etcd' ? this.apiserver : this.etcd;
+    writeOwnerFile(this.info.dir, [next.pid ?? 0, other.pid ?? 0]);
+    await spec.ready(next);
+    return next;
+  }
+
   /** Stops kube-apiserver, then etcd, and removes the temp directory. Safe to call twice. */
   async stop(): Promise<void> {
     await this.apiserver.stop();
@@ -183,6 +166,100 @@ export class ControlPlane {
     rmSync(this.info.dir, { recursive: true, force: true });
     this.removeExitHook();
   }
+}
+
+function etcdComponent(dir: string, etcdURL: string, peerURL: string): ComponentSpec {
+  return {
+    name: 'etcd',
+    bin: binaryPath('etcd'),
+    args: [
+      `--name=default`,
+      `--data-dir=${join(dir, 'etcd')}`,
+      `--listen-client-urls=${etcdURL}`,
+      `--advertise-client-urls=${etcdURL}`,
+      `--listen-peer-urls=${peerURL}`,
+      `--initial-advertise-peer-urls=${peerURL}`,
+      `--initial-cluster=default=${peerURL}`,
+      '--unsafe-no-fsync',
+      '--log-level=warn',
+    ],
+    logPath: join(dir, 'etcd.log'),
+    ready: (etcd) =>
+      waitFor(
+        'etcd to serve',
+        async () => {
+          if (!etcd.running) throw new GiveUp('etcd exited');
+          const res = await fetch(`${etcdURL}/health`);
+          return res.ok;
+        },
+        30_000,
+        () => `etcd log tail:\n${etcd.tail()}`,
+      ),
+  };
+}
+
+interface APIServerParts {
+  dir: string;
+  etcdURL: string;
+  apiPort: number;
+  serviceCIDR: string;
+  options: ControlPlaneOptions;
+  server: string;
+  adminToken: string;
+  /** Filled in by the first start: the apiserver's self-signed serving certificate, kept across restarts. */
+  caPem: { text: string };
+}
+
+function apiserverComponent(p: APIServerParts): ComponentSpec {
+  const { dir } = p;
+  const timeout = p.options.readyTimeoutMs ?? 90_000;
+  return {
+    name: 'kube-apiserver',
+    bin: binaryPath('kube-apiserver'),
+    args: [
+      `--etcd-servers=${p.etcdURL}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${p.apiPort}`,
+      `--cert-dir=${join(dir, 'pki')}`,
+      `--service-cluster-ip-range=${p.serviceCIDR}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${join(dir, 'sa.pub')}`,
+      `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+      `--token-auth-file=${join(dir, 'tokens.csv')}`,
+      '--authorization-mode=RBAC',
+      '--disable-admission-plugins=ServiceAccount',
+      '--endpoint-reconciler-type=none',
+      '--profiling=false',
+      ...(p.options.apiserverFlags ?? []),
+    ],
+    logPath: join(dir, 'kube-apiserver.log'),
+    ready: async (apiserver) => {
+      const describe = () => `kube-apiserver log tail:\n${apiserver.tail()}`;
+      // The apiserver writes its self-signed serving certificate (leaf followed by its CA) into --cert-dir once, and
+      // reuses it when restarted.
+      await waitFor(
+        'kube-apiserver to write its serving certificate',
+        async () => {
+          if (!apiserver.running) throw new GiveUp('kube-apiserver exited');
+          if (!readdirSync(join(dir, 'pki')).includes('apiserver.crt')) return false;
+          p.caPem.text = readFileSync(join(dir, 'pki', 'apiserver.crt'), 'utf8');
+          return p.caPem.text.includes('END CERTIFICATE');
+        },
+        timeout,
+        describe,
+      );
+      await waitFor(
+        'kube-apiserver /readyz',
+        async () => {
+          if (!apiserver.running) throw new GiveUp('kube-apiserver exited');
+          return (await httpsGet(`${p.server}/readyz`, p.caPem.text, p.adminToken)).status === 200;
+        },
+        timeout,
+        describe,
+      );
+    },
+  };
 }
 
 /** A kubeconfig for one token identity, as JSON. */

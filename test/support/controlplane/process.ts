@@ -63,6 +63,11 @@ export class ManagedProcess {
     return this.child.pid;
   }
 
+  /** The exit code once exited (null: killed by a signal), undefined while running. */
+  get exitStatus(): number | null | undefined {
+    return this.exitCode;
+  }
+
   get running(): boolean {
     return this.exitCode === undefined;
   }
@@ -79,6 +84,11 @@ export class ManagedProcess {
     const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
     await this.exited;
     clearTimeout(timer);
+  }
+
+  /** Sends `signal` (SIGSTOP and SIGCONT to pause and resume, say) if the process still runs. */
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.child.kill(signal);
   }
 
   killNow(): void {

@@ -178,6 +178,8 @@ describe('devcloud knobs', () => {
       retryAfterSeconds: 1,
       outage: false,
       failNext: [],
+      resetNext: 0,
+      resetAfterNext: 0,
     });
     expect((await h.api.get('/zones')).status).toBe(200);
   });

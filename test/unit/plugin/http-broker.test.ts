@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
 import { HostAllowList } from '../../../host/src/plugin/http/allow-list.ts';
-import { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
+import { HttpBroker, REPLICA_IDENTITY_HEADER } from '../../../host/src/plugin/http/http-broker.ts';
 import { selfSignedCertificate } from '../../../host/src/server/tls.ts';
 import { startServer, type TestServer } from './support/http-servers.ts';
 import { recordingLogger } from './support/recording-logger.ts';
@@ -101,6 +101,59 @@ describe('HTTP broker', () => {
     });
     expect(answer.headers).toMatchObject({ 'set-cookie': 'a=1, b=2', 'x-custom': 'Value' });
     expect(api.seen.at(-1)?.headers.host).toBe(api.host);
+  });
+
+  it('sends the replica identity with every request, over whatever the plugin set', async () => {
+    const identified = testBroker([api.host], store, { replica: { identity: 'host-a_1234', leaseFresh: () => true } });
+    try {
+      const request = {
+        method: 'DELETE',
+        url: api.url('/echo'),
+        headers: { 'X-Kubernetes-Leader-Election-Identity': 'someone-else' },
+        body: '',
+        timeoutMs: 0,
+      };
+      const bytes = await identified.handle(
+        new TextEncoder().encode(JSON.stringify(request)),
+        new AbortController().signal,
+      );
+      expect((JSON.parse(new TextDecoder().decode(bytes)) as Answer).status).toBe(200);
+      expect(api.seen.at(-1)?.headers[REPLICA_IDENTITY_HEADER]).toBe('host-a_1234');
+      // Without an identity the plugin's own value is dropped, never forwarded.
+      await ask({ url: api.url('/echo'), headers: { 'X-Kubernetes-Leader-Election-Identity': 'someone-else' } });
+      expect(api.seen.at(-1)?.headers[REPLICA_IDENTITY_HEADER]).toBeUndefined();
+    } finally {
+      identified.close();
+    }
+  });
+
+  it("refuses cloud changes once the replica's lease is not fresh, and lets reads through", async () => {
+    let fresh = true;
+    const guarded = testBroker([api.host], store, { replica: { identity: 'host-a_1234', leaseFresh: () => fresh } });
+    const send = async (method: string): Promise<Answer> => {
+      const request = { method, url: api.url('/echo'), headers: {}, body: '', timeoutMs: 0 };
+      const bytes = await guarded.handle(
+        new TextEncoder().encode(JSON.stringify(request)),
+        new AbortController().signal,
+      );
+      return JSON.parse(new TextDecoder().decode(bytes)) as Answer;
+    };
+    try {
+      expect((await send('PUT')).status).toBe(200);
+      fresh = false;
+      const seen = api.seen.length;
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+        expect((await send(method)).error).toEqual({
+          code: 'Forbidden',
+          message: `${method} ${api.host}: refused, this replica's leader lease is not fresh`,
+        });
+      }
+      expect(api.seen.length).toBe(seen);
+      expect((await send('GET')).status).toBe(200);
+      expect(api.seen.length).toBe(seen + 1);
+    } finally {
+      guarded.close();
+    }
   });
 
   it('refuses hosts outside the allow-list without connecting', async () => {

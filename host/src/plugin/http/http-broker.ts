@@ -23,6 +23,8 @@ export interface HttpBrokerOptions {
   maxRedirects: number;
   /** Extra CA certificates etc. for https (e.g. a test CA). */
   tls?: ConnectionOptions;
+  /** The replica the broker works for: its identity goes with every request, its lease gates cloud changes. */
+  replica?: ReplicaGuard;
   /** Sees every request a plugin asks for, before the allow-list (the conformance kit counts cloud mutations). */
   onPluginRequest?: PluginRequestObserver;
 }
@@ -34,6 +36,26 @@ export interface HostGetAnswer {
   status: number;
   body: string;
 }
+
+export interface ReplicaGuard {
+  /** Sent as REPLICA_IDENTITY_HEADER: the replica's leader-election identity. */
+  identity: string;
+  /**
+   * Asked right before every request that may change something (any method but GET, HEAD and OPTIONS): false refuses
+   * it. A replica whose leader lease is not fresh must not touch the cloud, also from a plugin call that started while
+   * it was (a leader paused mid-call that wakes after another replica took over).
+   */
+  leaseFresh: () => boolean;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Names the replica behind each request, so a cloud's audit log can tell which CCM replica (and whether the leader)
+ * made a change. The value is the identity the replica writes into the Lease's holderIdentity (host name and a
+ * random UUID), which anyone who can read the Lease sees already; a server that does not know the header ignores it.
+ */
+export const REPLICA_IDENTITY_HEADER = 'x-kubernetes-leader-election-identity';
 
 type Answer = HttpResponse | { error: HttpError };
 
@@ -69,6 +91,8 @@ const RESERVED_HEADERS = new Set([
   'proxy-authorization',
   // The connection pool does not implement 100-continue: dropped like the others.
   'expect',
+  // Set by the broker alone: a plugin must not speak for another replica.
+  REPLICA_IDENTITY_HEADER,
 ]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const MAX_CONNECTIONS_PER_ORIGIN = 64;
@@ -251,6 +275,13 @@ export class HttpBroker {
     for (const [name, value] of Object.entries(pluginHeaders)) {
       const lower = name.toLowerCase();
       if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
+    }
+    const replica = this.#options.replica;
+    if (replica !== undefined) {
+      headers[REPLICA_IDENTITY_HEADER] = replica.identity;
+      if (!SAFE_METHODS.has(method) && !replica.leaseFresh()) {
+        throw new BrokerError('Forbidden', `${method} ${url.host}: refused, this replica's leader lease is not fresh`);
+      }
     }
     // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts). An
     // AWS key signs the request as it is sent: nothing may change it after this.

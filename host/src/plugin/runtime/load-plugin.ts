@@ -65,6 +65,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
     maxRedirects: limits.maxRedirects,
     tls: options.tls,
     onPluginRequest: options.onPluginRequest,
+    replica: options.replica,
   });
   let metrics: PluginMetrics = createPluginMetrics(undefined, source.label);
   const initializeRequest = encoder.encode(

@@ -8,6 +8,7 @@ import type { Capability } from '../../abi/index.ts';
 import type { ProviderConfig } from '../config/types.ts';
 import { loadPlugin, WasmProvider } from '../index.ts';
 import type { PluginLoadOptions } from '../options.ts';
+import type { ReplicaGuard } from '../http/http-broker.ts';
 
 export interface CandidateInfo {
   providerName: string;
@@ -43,6 +44,8 @@ export interface WasmLoaderOptions {
   defaultPoolSize: number;
   logger: Logger;
   registry: Registry | undefined;
+  /** The identity the broker sends with every request, and the lease that gates cloud changes (http-broker.ts). */
+  replica?: ReplicaGuard;
 }
 
 // A poolMinSize above a default (flag-derived) size is honoured by growing the size: the operator asked for that
@@ -72,6 +75,7 @@ export function wasmCandidateLoader(config: ProviderConfig, options: WasmLoaderO
       },
       logger: options.logger,
       registry: options.registry,
+      replica: options.replica,
     });
     return {
       info: {

@@ -13,6 +13,7 @@ import { type CandidateLoader, wasmCandidateLoader } from './candidate.ts';
 import { classRoutingBalancer } from './class-router.ts';
 import { HotSwapper, type ProviderStatus, type SwapEvents } from './hot-swapper.ts';
 import { createSwapMetrics } from './swap-metrics.ts';
+import type { ReplicaGuard } from '../http/http-broker.ts';
 
 export interface PluginSetOptions {
   config: PluginConfig;
@@ -21,6 +22,8 @@ export interface PluginSetOptions {
   /** --cloud-provider: what the default provider's plugin must call itself. */
   cloudProvider: string;
   clusterName: string;
+  /** The replica's identity (every plugin HTTP request carries it) and its lease, which gates cloud changes. */
+  replica?: ReplicaGuard;
   /** Pool size of providers whose poolSize is 0. */
   defaultPoolSize: number;
   logger: Logger;
@@ -61,6 +64,7 @@ export class PluginSet {
               defaultPoolSize: o.defaultPoolSize,
               logger,
               registry: o.registry,
+              replica: o.replica,
             }),
           expectedProviderName: config.name === o.config.defaultProvider ? o.cloudProvider : undefined,
           events: o.events,
