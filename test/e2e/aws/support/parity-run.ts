@@ -1,0 +1,319 @@
+// One side of the AWS parity test: a fresh moto seeded with the same estate, Nodes named after its instances'
+// private DNS names, one CCM (upstream's aws-cloud-controller-manager or wasm-ccm with plugins/aws) running only the
+// cloud-node and service controllers, and a LoadBalancer Service asking for an NLB. The result is a flattened,
+// normalized snapshot (Nodes, the Service, Events reasons, moto's NLB) taken after settle and after deletion.
+import type { CoreV1Api, KubeConfig, V1Node } from '@kubernetes/client-node';
+import { CoreV1Api as Core } from '@kubernetes/client-node';
+import { type AwsEnv, startAwsEnv } from '../../../support/aws-env.ts';
+import { AwsPeerCCM } from '../../../support/aws-peer-ccm.ts';
+import { call, elbInventory, xmlText } from '../../../support/aws-seed.ts';
+import { CCMProcess } from '../../../support/ccm-process.ts';
+import type { ControlPlaneInfo } from '../../../support/controlplane/controlplane.ts';
+import { eventually } from '../../../support/eventually.ts';
+import { builtPlugin } from '../../../support/plugins.ts';
+import { deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../ccm/support/ccm-env.ts';
+import { flatten, seg, type Snapshot } from '../../parity/harness/flatten.ts';
+import { dnsShape, type LoadBalancerState, loadBalancerState, type Normalizer } from './elb-state.ts';
+
+export type AwsImpl = 'upstream' | 'wasm-ccm';
+
+export const PARITY_CLUSTER = 'aws-parity';
+/** Instances seeded (two per zone) and which of them register as Nodes: the last one is no Node, so no target. */
+const NODE_INSTANCES = [0, 1, 2];
+const SERVICE = 'web';
+const NLB_ANNOTATION = { 'service.beta.kubernetes.io/aws-load-balancer-type': 'nlb' };
+
+export interface ParityContext {
+  info: ControlPlaneInfo;
+  admin: KubeConfig;
+  /** The wasm-ccm ServiceAccount's token (manifests/rbac.yaml). */
+  token: string;
+  namespace: string;
+  /** The Service's NodePorts, the same in both runs: upstream's target group names hash them. */
+  nodePorts: [number, number];
+}
+
+export interface ParityResult {
+  snapshot: Snapshot;
+  /** moto's ELBv2 inventory after the Service's deletion: must be empty. */
+  orphans: string[];
+}
+
+interface Running {
+  stop(): Promise<number | null>;
+  running(): boolean;
+  tail(): string;
+}
+
+export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<ParityResult> {
+  const core = ctx.admin.makeApiClient(Core);
+  const env = await startAwsEnv({ cluster: PARITY_CLUSTER, zones: ['us-east-1a', 'us-east-1b'], instancesPerZone: 2 });
+  const nodeNames = NODE_INSTANCES.map((i) => env.seeded.instances[i]!.privateDnsName);
+  let ccm: Running | undefined;
+  try {
+    await nameInstances(env);
+    await routeToInternet(env);
+    for (const name of nodeNames) await core.createNode({ body: kubeletNode(name) });
+    ccm = startCCM(impl, ctx, env);
+    const out: Snapshot = new Map();
+    const norm = normalizer(env);
+    for (const name of nodeNames) {
+      const node = await eventually(
+        `${impl}: ${name} initialized`,
+        async () => {
+          alive(ccm as Running, impl);
+          const n = await core.readNode({ name });
+          return hasTaint(n, UNINITIALIZED_TAINT.key) ? undefined : n;
+        },
+        45_000,
+      );
+      flatten(out, `node/${seg(name)}`, nodeView(node, norm));
+    }
+    await settledService(impl, ctx, core, env, ccm, out);
+    const orphans = await deletedService(impl, ctx, core, env, ccm, out);
+    return { snapshot: out, orphans };
+  } catch (err) {
+    throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${ccm?.tail() ?? '(not started)'}`, { cause: err });
+  } finally {
+    await ccm?.stop();
+    await deleteNodes(ctx.admin, nodeNames);
+    await clearEvents(core, ctx.namespace, nodeNames);
+    await env.close();
+  }
+}
+
+/** Tags every instance with its stable name and the cluster (upstream sees only instances tagged for its cluster). */
+async function nameInstances(env: AwsEnv): Promise<void> {
+  for (const [i, inst] of env.seeded.instances.entries()) {
+    await call(env.query, 'ec2', {
+      Action: 'CreateTags',
+      'ResourceId.1': inst.id,
+      'Tag.1.Key': 'Name',
+      'Tag.1.Value': `node-${i}`,
+      'Tag.2.Key': `kubernetes.io/cluster/${PARITY_CLUSTER}`,
+      'Tag.2.Value': 'owned',
+    });
+  }
+}
+
+/**
+ * An internet gateway as the default route of the VPC's main table: upstream puts an internet-facing NLB only in
+ * public subnets (their table routes to an igw-), and finds none in a VPC without one.
+ */
+async function routeToInternet(env: AwsEnv): Promise<void> {
+  const igw = xmlText(await call(env.query, 'ec2', { Action: 'CreateInternetGateway' }), 'internetGatewayId');
+  await call(env.query, 'ec2', { Action: 'AttachInternetGateway', InternetGatewayId: igw, VpcId: env.seeded.vpcId });
+  const tables = await call(env.query, 'ec2', {
+    Action: 'DescribeRouteTables',
+    'Filter.1.Name': 'vpc-id',
+    'Filter.1.Value.1': env.seeded.vpcId,
+    'Filter.2.Name': 'association.main',
+    'Filter.2.Value.1': 'true',
+  });
+  const main = xmlText(tables, 'routeTableId');
+  await call(env.query, 'ec2', {
+    Action: 'CreateRoute',
+    RouteTableId: main,
+    DestinationCidrBlock: '0.0.0.0/0',
+    GatewayId: igw,
+  });
+}
+
+function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Running {
+  if (impl === 'upstream') {
+    const peer = new AwsPeerCCM({
+      info: ctx.info,
+      moto: env.moto,
+      vpcID: env.seeded.vpcId,
+      subnetID: env.seeded.subnetIds[0]!,
+      clusterID: PARITY_CLUSTER,
+      args: [
+        '--controllers=cloud-node-controller,service-lb-controller',
+        '--leader-elect=false',
+        '--configure-cloud-routes=false',
+        `--cluster-name=${PARITY_CLUSTER}`,
+      ],
+    });
+    return { stop: () => peer.stop(), running: () => peer.process.running, tail: () => peer.process.tail() };
+  }
+  const ccm = new CCMProcess({
+    info: ctx.info,
+    token: ctx.token,
+    args: [
+      '--cloud-provider=aws',
+      `--plugin=${builtPlugin('aws')}`,
+      `--cloud-config=${env.cloudConfigFile}`,
+      `--plugin-credentials=${env.credentialsFile}`,
+      `--plugin-allowed-hosts=${env.allowedHosts.join(',')}`,
+      `--cluster-name=${PARITY_CLUSTER}`,
+      '--controllers=cloud-node,service',
+      '--leader-elect=false',
+    ],
+  });
+  return { stop: () => ccm.stop(), running: () => ccm.process.running, tail: () => ccm.process.tail() };
+}
+
+function alive(ccm: Running, impl: AwsImpl): void {
+  if (!ccm.running()) throw new Error(`${impl} exited`);
+}
+
+/** Instance IDs, VPC and subnet IDs by stable names; the Service's NodePorts by their Service ports. */
+function normalizer(env: AwsEnv, nodePorts = new Map<string, string>(), uid = ''): Normalizer {
+  const ids: Array<[string, string]> = [
+    ...env.seeded.instances.map((inst, i): [string, string] => [inst.id, `{node-${i}}`]),
+    [env.seeded.vpcId, '{vpc}'],
+    ...env.seeded.subnetIds.map((s, i): [string, string] => [s, `{subnet-${i}}`]),
+  ];
+  if (uid !== '') ids.push([uid.replaceAll('-', '').slice(0, 31), '{uid}'], [uid, '{uid}']);
+  return {
+    text: (s) => ids.reduce((acc, [id, name]) => acc.replaceAll(id, name), s),
+    port: (p) => (nodePorts.has(p) ? `nodePort:${nodePorts.get(p)}` : p),
+  };
+}
+
+function nodeView(node: V1Node, norm: Normalizer): object {
+  return {
+    providerID: norm.text(node.spec?.providerID ?? ''),
+    labels: node.metadata?.labels ?? {},
+    addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
+    taints: (node.spec?.taints ?? []).map((t) => ({ key: t.key, effect: t.effect, value: t.value })),
+  };
+}
+
+async function createService(core: CoreV1Api, ctx: ParityContext): Promise<void> {
+  const [http, https] = ctx.nodePorts;
+  await core.createNamespacedService({
+    namespace: ctx.namespace,
+    body: {
+      metadata: { name: SERVICE, annotations: NLB_ANNOTATION },
+      spec: {
+        type: 'LoadBalancer',
+        selector: { app: SERVICE },
+        ports: [
+          { name: 'http', port: 80, targetPort: 8080, nodePort: http, protocol: 'TCP' },
+          { name: 'https', port: 443, targetPort: 8443, nodePort: https, protocol: 'TCP' },
+        ],
+      },
+    },
+  });
+}
+
+/** Waits for the NLB with every Node registered in each target group and the Service's ingress, then snapshots. */
+async function settledService(
+  impl: AwsImpl,
+  ctx: ParityContext,
+  core: CoreV1Api,
+  env: AwsEnv,
+  ccm: Running,
+  out: Snapshot,
+): Promise<void> {
+  await createService(core, ctx);
+  const created = await core.readNamespacedService({ namespace: ctx.namespace, name: SERVICE });
+  const uid = created.metadata?.uid as string;
+  const nodePorts = new Map((created.spec?.ports ?? []).map((p) => [String(p.nodePort), String(p.port)]));
+  const norm = normalizer(env, nodePorts, uid);
+  const lbName = `a${uid.replaceAll('-', '')}`.slice(0, 32);
+  const { svc, lb } = await eventually(
+    `${impl}: NLB settled`,
+    async () => {
+      alive(ccm, impl);
+      const svc = await core.readNamespacedService({ namespace: ctx.namespace, name: SERVICE });
+      const lb = await loadBalancerState(env.query, lbName, norm);
+      const reasons = await serviceEventReasons(core, ctx.namespace);
+      const done =
+        svc.status?.loadBalancer?.ingress?.[0]?.hostname !== undefined &&
+        lb !== undefined &&
+        lb.targetGroups.length === 2 &&
+        lb.targetGroups.every((tg) => tg.targets.length === NODE_INSTANCES.length) &&
+        reasons.includes('EnsuredLoadBalancer');
+      return done ? { svc, lb } : undefined;
+    },
+    45_000,
+    250,
+  );
+  const ingress = svc.status?.loadBalancer?.ingress ?? [];
+  flatten(out, 'service/finalizers', svc.metadata?.finalizers ?? []);
+  const hostnames = ingress.map((i) => dnsShape(norm, i.hostname ?? '(no hostname)'));
+  flatten(out, 'service/ingress-hostnames', hostnames);
+  flatten(
+    out,
+    'service/ingress-ips',
+    ingress.flatMap((i) => (i.ip ? [i.ip] : [])),
+  );
+  out.set('service/ingress-is-nlb-dns', JSON.stringify(hostnames.length === 1 && hostnames[0] === lb.dnsName));
+  flattenLoadBalancer(out, lb);
+  flatten(out, 'events/settled/service', await serviceEventReasons(core, ctx.namespace));
+  for (const inst of NODE_INSTANCES.map((i) => env.seeded.instances[i]!)) {
+    flatten(out, `events/settled/node/${seg(inst.privateDnsName)}`, await nodeEventReasons(core, inst.privateDnsName));
+  }
+}
+
+/** Target groups and listeners keyed by their Service port, so the flattened keys name what differs. */
+function flattenLoadBalancer(out: Snapshot, lb: LoadBalancerState): void {
+  const { listeners, targetGroups, ...rest } = lb;
+  flatten(out, 'nlb', rest);
+  for (const l of listeners) flatten(out, `nlb/listener/${l.protocol}:${l.port}`, l);
+  for (const tg of targetGroups) flatten(out, `nlb/target-group/${tg.protocol}:${tg.port}`, tg);
+}
+
+/** Deletes the Service, waits until it is gone (its finalizer released), and returns what moto still holds. */
+async function deletedService(
+  impl: AwsImpl,
+  ctx: ParityContext,
+  core: CoreV1Api,
+  env: AwsEnv,
+  ccm: Running,
+  out: Snapshot,
+): Promise<string[]> {
+  await core.deleteNamespacedService({ namespace: ctx.namespace, name: SERVICE });
+  await eventually(
+    `${impl}: Service deleted`,
+    async () => {
+      alive(ccm, impl);
+      const left = await core.listNamespacedService({ namespace: ctx.namespace });
+      return left.items.length === 0;
+    },
+    45_000,
+    250,
+  );
+  const inventory = await elbInventory(env.query);
+  const orphans = [
+    ...inventory.loadBalancers.map((n) => `load balancer ${n}`),
+    ...inventory.targetGroups.map((n) => `target group ${n}`),
+    ...inventory.listeners.map((n) => `listener ${n}`),
+  ];
+  flatten(out, 'deleted/orphans', orphans);
+  flatten(out, 'events/deleted/service', await serviceEventReasons(core, ctx.namespace));
+  return orphans;
+}
+
+/** The reasons of the Service's Events, each once, sorted (counts and timing differ between runs). */
+async function serviceEventReasons(core: CoreV1Api, namespace: string): Promise<string[]> {
+  const list = await core.listNamespacedEvent({
+    namespace,
+    fieldSelector: `involvedObject.kind=Service,involvedObject.name=${SERVICE}`,
+  });
+  return [...new Set(list.items.map((e) => e.reason ?? ''))].sort();
+}
+
+async function nodeEventReasons(core: CoreV1Api, name: string): Promise<string[]> {
+  const list = await core.listEventForAllNamespaces({
+    fieldSelector: `involvedObject.kind=Node,involvedObject.name=${name}`,
+  });
+  return [...new Set(list.items.map((e) => e.reason ?? ''))].sort();
+}
+
+/** Removes this run's Events so the other implementation's run starts from none (the Node names are the same). */
+async function clearEvents(core: CoreV1Api, namespace: string, nodeNames: string[]): Promise<void> {
+  await core.deleteCollectionNamespacedEvent({ namespace }).catch(() => undefined);
+  for (const name of nodeNames) {
+    const list = await core.listEventForAllNamespaces({
+      fieldSelector: `involvedObject.kind=Node,involvedObject.name=${name}`,
+    });
+    for (const e of list.items) {
+      await core
+        .deleteNamespacedEvent({ namespace: e.metadata?.namespace ?? 'default', name: e.metadata?.name ?? '' })
+        .catch(() => undefined);
+    }
+  }
+}
