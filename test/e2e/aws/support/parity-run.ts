@@ -63,7 +63,9 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
         async () => {
           alive(ccm as Running, impl);
           const n = await core.readNode({ name });
-          return hasTaint(n, UNINITIALIZED_TAINT.key) ? undefined : n;
+          // The taint goes with the labels, the addresses in a status update after it: settled when both are there.
+          const addressed = n.status?.addresses?.some((a) => a.type === 'InternalIP') ?? false;
+          return hasTaint(n, UNINITIALIZED_TAINT.key) || !addressed ? undefined : n;
         },
         45_000,
       );
