@@ -56,12 +56,16 @@ describe('aws plugin: InstancesV2', () => {
         { type: 'InternalDNS', address: a.privateDnsName },
         { type: 'Hostname', address: a.privateDnsName },
       ],
-      additionalLabels: {},
+      // The zone's ID as moto's account maps it (AWS's us-east-1a is use1-az6 there).
+      additionalLabels: { 'topology.k8s.aws/zone-id': a.zone === 'us-east-1a' ? 'use1-az6' : 'use1-az1' },
     });
     const byID = await plugin.call('instanceMetadata', {
       node: testNode({ name: 'other', providerID: byName.providerID }),
     });
     expect(byID).toEqual(byName);
+    // A Node that already has the label keeps its own: the plugin adds none.
+    const labelled = testNode({ name: a.privateDnsName, labels: { 'topology.k8s.aws/zone-id': 'mine' } });
+    expect((await plugin.call('instanceMetadata', { node: labelled })).additionalLabels).toEqual({});
   });
 
   it('counts a stopped instance as existing and shut down, a terminated one as gone', async () => {

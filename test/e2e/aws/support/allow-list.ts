@@ -11,9 +11,4 @@ export const AWS_ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
       'a moto gap: upstream leaves Scheme out of CreateLoadBalancer for internet-facing (the AWS default) and moto ' +
       '5.x stores the missing parameter as no scheme, where AWS answers internet-facing; the plugin sends it',
   },
-  {
-    path: /^node\/[^/]+\/labels\/topology\.k8s\.aws~1zone-id$/,
-    values: (_upstream, wasm) => wasm === undefined,
-    reason: 'the plugin does not add the zone ID label (one DescribeAvailabilityZones call upstream makes)',
-  },
 ];
