@@ -6,7 +6,7 @@ import type { CoreV1Api, KubeConfig, V1Node } from '@kubernetes/client-node';
 import { CoreV1Api as Core } from '@kubernetes/client-node';
 import { type AwsEnv, startAwsEnv } from '../../../support/aws-env.ts';
 import { AwsPeerCCM } from '../../../support/aws-peer-ccm.ts';
-import { call, elbInventory, xmlText } from '../../../support/aws-seed.ts';
+import { call, elbInventory, privateSubnet } from '../../../support/aws-seed.ts';
 import { CCMProcess } from '../../../support/ccm-process.ts';
 import type { ControlPlaneInfo } from '../../../support/controlplane/controlplane.ts';
 import { eventually } from '../../../support/eventually.ts';
@@ -52,7 +52,9 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
   let ccm: Running | undefined;
   try {
     await nameInstances(env);
-    await routeToInternet(env);
+    // A third zone with only a private subnet: an internet-facing NLB must leave it out. Normalized as {subnet-2}.
+    const hidden = { vpcId: env.seeded.vpcId, cluster: PARITY_CLUSTER, cidr: '10.0.9.0/24', zone: 'us-east-1c' };
+    env.seeded.subnetIds.push(await privateSubnet(env.query, hidden));
     for (const name of nodeNames) await core.createNode({ body: kubeletNode(name) });
     ccm = startCCM(impl, ctx, env);
     const out: Snapshot = new Map();
@@ -96,29 +98,6 @@ async function nameInstances(env: AwsEnv): Promise<void> {
       'Tag.2.Value': 'owned',
     });
   }
-}
-
-/**
- * An internet gateway as the default route of the VPC's main table: upstream puts an internet-facing NLB only in
- * public subnets (their table routes to an igw-), and finds none in a VPC without one.
- */
-async function routeToInternet(env: AwsEnv): Promise<void> {
-  const igw = xmlText(await call(env.query, 'ec2', { Action: 'CreateInternetGateway' }), 'internetGatewayId');
-  await call(env.query, 'ec2', { Action: 'AttachInternetGateway', InternetGatewayId: igw, VpcId: env.seeded.vpcId });
-  const tables = await call(env.query, 'ec2', {
-    Action: 'DescribeRouteTables',
-    'Filter.1.Name': 'vpc-id',
-    'Filter.1.Value.1': env.seeded.vpcId,
-    'Filter.2.Name': 'association.main',
-    'Filter.2.Value.1': 'true',
-  });
-  const main = xmlText(tables, 'routeTableId');
-  await call(env.query, 'ec2', {
-    Action: 'CreateRoute',
-    RouteTableId: main,
-    DestinationCidrBlock: '0.0.0.0/0',
-    GatewayId: igw,
-  });
 }
 
 function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Running {
