@@ -13,6 +13,7 @@ import { eventually } from '../../../support/eventually.ts';
 import { builtPlugin } from '../../../support/plugins.ts';
 import { deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../ccm/support/ccm-env.ts';
 import { flatten, seg, type Snapshot } from '../../parity/harness/flatten.ts';
+import { securityGroupRules } from './sg-state.ts';
 import { dnsShape, type LoadBalancerState, loadBalancerState, type Normalizer } from './elb-state.ts';
 
 export type AwsImpl = 'upstream' | 'wasm-ccm';
@@ -223,6 +224,7 @@ async function settledService(
   );
   out.set('service/ingress-is-nlb-dns', JSON.stringify(hostnames.length === 1 && hostnames[0] === lb.dnsName));
   flattenLoadBalancer(out, lb);
+  flatten(out, 'security-groups', await securityGroupRules(env.query, env.seeded.vpcId, norm));
   flatten(out, 'events/settled/service', await serviceEventReasons(core, ctx.namespace));
   for (const inst of NODE_INSTANCES.map((i) => env.seeded.instances[i]!)) {
     flatten(out, `events/settled/node/${seg(inst.privateDnsName)}`, await nodeEventReasons(core, inst.privateDnsName));
@@ -264,6 +266,15 @@ async function deletedService(
     ...inventory.listeners.map((n) => `listener ${n}`),
   ];
   flatten(out, 'deleted/orphans', orphans);
+  const [http, https] = ctx.nodePorts.map(String) as [string, string];
+  const norm = normalizer(
+    env,
+    new Map([
+      [http, '80'],
+      [https, '443'],
+    ]),
+  );
+  flatten(out, 'deleted/security-groups', await securityGroupRules(env.query, env.seeded.vpcId, norm));
   flatten(out, 'events/deleted/service', await serviceEventReasons(core, ctx.namespace));
   return orphans;
 }
