@@ -65,6 +65,16 @@ export async function seedCluster(
   const vpcId = xmlText(await call(query, 'ec2', { Action: 'CreateVpc', CidrBlock: '10.0.0.0/16' }), 'vpcId');
   const subnetIds: string[] = [];
   const instances: SeededInstance[] = [];
+  // The nodes' security group, tagged for the cluster (where upstream opens an NLB's NodePorts): an instance launched
+  // without one has none in moto's DescribeInstances.
+  const group = await call(query, 'ec2', {
+    Action: 'CreateSecurityGroup',
+    GroupName: `${options.cluster}-nodes`,
+    GroupDescription: 'the cluster nodes',
+    VpcId: vpcId,
+  });
+  const securityGroupId = xmlText(group, 'groupId');
+  await tag(query, securityGroupId, clusterTag);
   for (const [z, zone] of options.zones.entries()) {
     const subnet = await call(query, 'ec2', {
       Action: 'CreateSubnet',
@@ -75,7 +85,9 @@ export async function seedCluster(
     const subnetId = xmlText(subnet, 'subnetId');
     subnetIds.push(subnetId);
     await tag(query, subnetId, { ...clusterTag, 'kubernetes.io/role/elb': '1' });
-    for (let i = 0; i < options.instancesPerZone; i++) instances.push(await runInstance(query, subnetId, options.type));
+    for (let i = 0; i < options.instancesPerZone; i++) {
+      instances.push(await runInstance(query, subnetId, securityGroupId, options.type));
+    }
   }
   await routeToInternet(query, vpcId);
   const table = await call(query, 'ec2', { Action: 'CreateRouteTable', VpcId: vpcId });
@@ -124,7 +136,12 @@ export async function privateSubnet(
   return subnetId;
 }
 
-export async function runInstance(query: AwsQuery, subnetId: string, type = 'm5.large'): Promise<SeededInstance> {
+export async function runInstance(
+  query: AwsQuery,
+  subnetId: string,
+  securityGroupId: string,
+  type = 'm5.large',
+): Promise<SeededInstance> {
   const body = await call(query, 'ec2', {
     Action: 'RunInstances',
     ImageId: IMAGE,
@@ -132,6 +149,7 @@ export async function runInstance(query: AwsQuery, subnetId: string, type = 'm5.
     MaxCount: '1',
     InstanceType: type,
     SubnetId: subnetId,
+    'SecurityGroupId.1': securityGroupId,
   });
   return {
     id: xmlText(body, 'instanceId'),

@@ -12,11 +12,11 @@ export const AWS_ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
       '5.x stores the missing parameter as no scheme, where AWS answers internet-facing; the plugin sends it',
   },
   {
-    // In the runs so far upstream added no rule either (moto's instances sit in the default VPC's untagged default
-    // group); the entry keeps the documented difference allowed if it does. After deletion no rule may be left.
+    // Upstream's rules: each NodePort from the clients (0.0.0.0/0) and ICMP 3/4 (path MTU discovery). After
+    // deletion no rule may be left: deleted/security-groups is not on this list.
     path: /^security-groups\/[^/]+(\/|$)/,
     reason:
       'the plugin does not touch security groups: upstream opens the NodePorts (and health check ports) in the ' +
-      "instances' group for an NLB's clients, here that is the cluster's network setup",
+      "instances' group for an NLB's clients (and ICMP for path MTU discovery), here that is the cluster's network setup",
   },
 ];
