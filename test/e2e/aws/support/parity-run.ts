@@ -4,13 +4,12 @@
 // normalized snapshot (Nodes, the Service, Events reasons, moto's NLB) taken after settle and after deletion.
 import type { CoreV1Api, KubeConfig, V1Node } from '@kubernetes/client-node';
 import { CoreV1Api as Core } from '@kubernetes/client-node';
-import { type AwsEnv, startAwsEnv } from '../../../support/aws-env.ts';
+import { type AwsEnv, awsPluginArgs, startAwsEnv } from '../../../support/aws-env.ts';
 import { AwsPeerCCM } from '../../../support/aws-peer-ccm.ts';
 import { call, elbInventory, privateSubnet } from '../../../support/aws-seed.ts';
 import { CCMProcess } from '../../../support/ccm-process.ts';
 import type { ControlPlaneInfo } from '../../../support/controlplane/controlplane.ts';
 import { eventually } from '../../../support/eventually.ts';
-import { builtPlugin } from '../../../support/plugins.ts';
 import { deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../ccm/support/ccm-env.ts';
 import { flatten, seg, type Snapshot } from '../../parity/harness/flatten.ts';
 import { securityGroupRules } from './sg-state.ts';
@@ -46,6 +45,16 @@ interface Running {
   tail(): string;
 }
 
+/** One run's parts, for the steps after the Nodes. */
+interface Run {
+  impl: AwsImpl;
+  ctx: ParityContext;
+  core: CoreV1Api;
+  env: AwsEnv;
+  ccm: Running;
+  out: Snapshot;
+}
+
 export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<ParityResult> {
   const core = ctx.admin.makeApiClient(Core);
   const env = await startAwsEnv({ cluster: PARITY_CLUSTER, zones: ['us-east-1a', 'us-east-1b'], instancesPerZone: 2 });
@@ -74,8 +83,9 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
       );
       flatten(out, `node/${seg(name)}`, nodeView(node, norm));
     }
-    await settledService(impl, ctx, core, env, ccm, out);
-    const orphans = await deletedService(impl, ctx, core, env, ccm, out);
+    const run: Run = { impl, ctx, core, env, ccm, out };
+    await settledService(run);
+    const orphans = await deletedService(run);
     return { snapshot: out, orphans };
   } catch (err) {
     throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${ccm?.tail() ?? '(not started)'}`, { cause: err });
@@ -122,11 +132,7 @@ function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Running {
     info: ctx.info,
     token: ctx.token,
     args: [
-      '--cloud-provider=aws',
-      `--plugin=${builtPlugin('aws')}`,
-      `--cloud-config=${env.cloudConfigFile}`,
-      `--plugin-credentials=${env.credentialsFile}`,
-      `--plugin-allowed-hosts=${env.allowedHosts.join(',')}`,
+      ...awsPluginArgs(env),
       `--cluster-name=${PARITY_CLUSTER}`,
       '--controllers=cloud-node,service',
       '--leader-elect=false',
@@ -181,14 +187,7 @@ async function createService(core: CoreV1Api, ctx: ParityContext): Promise<void>
 }
 
 /** Waits for the NLB with every Node registered in each target group and the Service's ingress, then snapshots. */
-async function settledService(
-  impl: AwsImpl,
-  ctx: ParityContext,
-  core: CoreV1Api,
-  env: AwsEnv,
-  ccm: Running,
-  out: Snapshot,
-): Promise<void> {
+async function settledService({ impl, ctx, core, env, ccm, out }: Run): Promise<void> {
   await createService(core, ctx);
   const created = await core.readNamespacedService({ namespace: ctx.namespace, name: SERVICE });
   const uid = created.metadata?.uid as string;
@@ -240,14 +239,7 @@ function flattenLoadBalancer(out: Snapshot, lb: LoadBalancerState): void {
 }
 
 /** Deletes the Service, waits until it is gone (its finalizer released), and returns what moto still holds. */
-async function deletedService(
-  impl: AwsImpl,
-  ctx: ParityContext,
-  core: CoreV1Api,
-  env: AwsEnv,
-  ccm: Running,
-  out: Snapshot,
-): Promise<string[]> {
+async function deletedService({ impl, ctx, core, env, ccm, out }: Run): Promise<string[]> {
   await core.deleteNamespacedService({ namespace: ctx.namespace, name: SERVICE });
   await eventually(
     `${impl}: Service deleted`,
