@@ -23,7 +23,7 @@ describe('the AWS plugin beside cloud-provider-aws, against the same moto', () =
     const { token } = await ccmIdentity(info, admin);
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     const base = 30_000 + Math.floor(Math.random() * 2_700);
-    ctx = { info, admin, token, namespace, nodePorts: [base, base + 1] };
+    ctx = { info, admin, token, namespace, nodePorts: [base, base + 1, base + 2, base + 3] };
   });
 
   afterAll(async () => {

@@ -1,7 +1,8 @@
 // One side of the AWS parity test: a fresh moto seeded with the same estate, Nodes named after its instances'
 // private DNS names, one CCM (upstream's aws-cloud-controller-manager or wasm-ccm with plugins/aws) running only the
-// cloud-node and service controllers, and a LoadBalancer Service asking for an NLB. The result is a flattened,
-// normalized snapshot (Nodes, the Service, Events reasons, moto's NLB) taken after settle and after deletion.
+// cloud-node and service controllers, and two LoadBalancer Services asking for NLBs (SERVICES). The result is a
+// flattened, normalized snapshot (Nodes, the Services, Events reasons, moto's NLBs and security group rules) taken
+// after settle and after deletion.
 import type { CoreV1Api, KubeConfig, V1Node } from '@kubernetes/client-node';
 import { CoreV1Api as Core } from '@kubernetes/client-node';
 import { type AwsEnv, awsPluginArgs, startAwsEnv } from '../../../support/aws-env.ts';
@@ -20,8 +21,21 @@ export type AwsImpl = 'upstream' | 'wasm-ccm';
 export const PARITY_CLUSTER = 'aws-parity';
 /** Instances seeded (two per zone) and which of them register as Nodes: the last one is no Node, so no target. */
 const NODE_INSTANCES = [0, 1, 2];
-const SERVICE = 'web';
-const NLB_ANNOTATION = { 'service.beta.kubernetes.io/aws-load-balancer-type': 'nlb' };
+const ANNOTATION = 'service.beta.kubernetes.io/aws-load-balancer-';
+/** An internet-facing NLB with the defaults, and an internal one with an HTTP health check and tags of its own. */
+const SERVICES: ReadonlyArray<{ name: string; annotations: Record<string, string> }> = [
+  { name: 'web', annotations: { [`${ANNOTATION}type`]: 'nlb' } },
+  {
+    name: 'api',
+    annotations: {
+      [`${ANNOTATION}type`]: 'nlb',
+      [`${ANNOTATION}internal`]: 'true',
+      [`${ANNOTATION}healthcheck-protocol`]: 'HTTP',
+      [`${ANNOTATION}healthcheck-path`]: '/ready',
+      [`${ANNOTATION}additional-resource-tags`]: 'team=api,tier=backend',
+    },
+  },
+];
 
 export interface ParityContext {
   info: ControlPlaneInfo;
@@ -29,8 +43,8 @@ export interface ParityContext {
   /** The wasm-ccm ServiceAccount's token (manifests/rbac.yaml). */
   token: string;
   namespace: string;
-  /** The Service's NodePorts, the same in both runs: upstream's target group names hash them. */
-  nodePorts: [number, number];
+  /** Four NodePorts (two per Service), the same in both runs: upstream's target group names hash them. */
+  nodePorts: number[];
 }
 
 export interface ParityResult {
@@ -84,8 +98,16 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
       flatten(out, `node/${seg(name)}`, nodeView(node, norm));
     }
     const run: Run = { impl, ctx, core, env, ccm, out };
-    await settledService(run);
-    const orphans = await deletedService(run);
+    for (const [i, svc] of SERVICES.entries()) await settledService(run, svc.name, i);
+    flatten(out, 'security-groups', await securityGroupRules(env.query, env.seeded.vpcId, portNormalizer(run)));
+    for (const inst of NODE_INSTANCES.map((i) => env.seeded.instances[i]!)) {
+      flatten(
+        out,
+        `events/settled/node/${seg(inst.privateDnsName)}`,
+        await nodeEventReasons(core, inst.privateDnsName),
+      );
+    }
+    const orphans = await deletedServices(run);
     return { snapshot: out, orphans };
   } catch (err) {
     throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${ccm?.tail() ?? '(not started)'}`, { cause: err });
@@ -168,15 +190,25 @@ function nodeView(node: V1Node, norm: Normalizer): object {
   };
 }
 
-async function createService(core: CoreV1Api, ctx: ParityContext): Promise<void> {
-  const [http, https] = ctx.nodePorts;
+/** The NodePorts of every Service, named `<service>:<port>`, for rules that mix them (security groups). */
+function portNormalizer({ ctx, env }: Run): Normalizer {
+  const names = new Map<string, string>();
+  SERVICES.forEach((svc, i) => {
+    names.set(String(ctx.nodePorts[2 * i]), `${svc.name}:80`);
+    names.set(String(ctx.nodePorts[2 * i + 1]), `${svc.name}:443`);
+  });
+  return normalizer(env, names);
+}
+
+async function createService(core: CoreV1Api, ctx: ParityContext, name: string, index: number): Promise<void> {
+  const [http, https] = ctx.nodePorts.slice(2 * index, 2 * index + 2);
   await core.createNamespacedService({
     namespace: ctx.namespace,
     body: {
-      metadata: { name: SERVICE, annotations: NLB_ANNOTATION },
+      metadata: { name, annotations: SERVICES[index]!.annotations },
       spec: {
         type: 'LoadBalancer',
-        selector: { app: SERVICE },
+        selector: { app: name },
         ports: [
           { name: 'http', port: 80, targetPort: 8080, nodePort: http, protocol: 'TCP' },
           { name: 'https', port: 443, targetPort: 8443, nodePort: https, protocol: 'TCP' },
@@ -187,20 +219,21 @@ async function createService(core: CoreV1Api, ctx: ParityContext): Promise<void>
 }
 
 /** Waits for the NLB with every Node registered in each target group and the Service's ingress, then snapshots. */
-async function settledService({ impl, ctx, core, env, ccm, out }: Run): Promise<void> {
-  await createService(core, ctx);
-  const created = await core.readNamespacedService({ namespace: ctx.namespace, name: SERVICE });
+async function settledService(run: Run, name: string, index: number): Promise<void> {
+  const { impl, ctx, core, env, ccm, out } = run;
+  await createService(core, ctx, name, index);
+  const created = await core.readNamespacedService({ namespace: ctx.namespace, name });
   const uid = created.metadata?.uid as string;
   const nodePorts = new Map((created.spec?.ports ?? []).map((p) => [String(p.nodePort), String(p.port)]));
   const norm = normalizer(env, nodePorts, uid);
   const lbName = `a${uid.replaceAll('-', '')}`.slice(0, 32);
   const { svc, lb } = await eventually(
-    `${impl}: NLB settled`,
+    `${impl}: NLB of ${name} settled`,
     async () => {
       alive(ccm, impl);
-      const svc = await core.readNamespacedService({ namespace: ctx.namespace, name: SERVICE });
+      const svc = await core.readNamespacedService({ namespace: ctx.namespace, name });
       const lb = await loadBalancerState(env.query, lbName, norm);
-      const reasons = await serviceEventReasons(core, ctx.namespace);
+      const reasons = await serviceEventReasons(core, ctx.namespace, name);
       const done =
         svc.status?.loadBalancer?.ingress?.[0]?.hostname !== undefined &&
         lb !== undefined &&
@@ -213,36 +246,34 @@ async function settledService({ impl, ctx, core, env, ccm, out }: Run): Promise<
     250,
   );
   const ingress = svc.status?.loadBalancer?.ingress ?? [];
-  flatten(out, 'service/finalizers', svc.metadata?.finalizers ?? []);
+  flatten(out, `service/${name}/finalizers`, svc.metadata?.finalizers ?? []);
   const hostnames = ingress.map((i) => dnsShape(norm, i.hostname ?? '(no hostname)'));
-  flatten(out, 'service/ingress-hostnames', hostnames);
+  flatten(out, `service/${name}/ingress-hostnames`, hostnames);
   flatten(
     out,
-    'service/ingress-ips',
+    `service/${name}/ingress-ips`,
     ingress.flatMap((i) => (i.ip ? [i.ip] : [])),
   );
-  out.set('service/ingress-is-nlb-dns', JSON.stringify(hostnames.length === 1 && hostnames[0] === lb.dnsName));
-  flattenLoadBalancer(out, lb);
-  flatten(out, 'security-groups', await securityGroupRules(env.query, env.seeded.vpcId, norm));
-  flatten(out, 'events/settled/service', await serviceEventReasons(core, ctx.namespace));
-  for (const inst of NODE_INSTANCES.map((i) => env.seeded.instances[i]!)) {
-    flatten(out, `events/settled/node/${seg(inst.privateDnsName)}`, await nodeEventReasons(core, inst.privateDnsName));
-  }
+  const isNlbDns = hostnames.length === 1 && hostnames[0] === lb.dnsName;
+  out.set(`service/${name}/ingress-is-nlb-dns`, JSON.stringify(isNlbDns));
+  flattenLoadBalancer(out, `nlb/${name}`, lb);
+  flatten(out, `events/settled/service/${name}`, await serviceEventReasons(core, ctx.namespace, name));
 }
 
 /** Target groups and listeners keyed by their Service port, so the flattened keys name what differs. */
-function flattenLoadBalancer(out: Snapshot, lb: LoadBalancerState): void {
+function flattenLoadBalancer(out: Snapshot, prefix: string, lb: LoadBalancerState): void {
   const { listeners, targetGroups, ...rest } = lb;
-  flatten(out, 'nlb', rest);
-  for (const l of listeners) flatten(out, `nlb/listener/${l.protocol}:${l.port}`, l);
-  for (const tg of targetGroups) flatten(out, `nlb/target-group/${tg.protocol}:${tg.port}`, tg);
+  flatten(out, prefix, rest);
+  for (const l of listeners) flatten(out, `${prefix}/listener/${l.protocol}:${l.port}`, l);
+  for (const tg of targetGroups) flatten(out, `${prefix}/target-group/${tg.protocol}:${tg.port}`, tg);
 }
 
-/** Deletes the Service, waits until it is gone (its finalizer released), and returns what moto still holds. */
-async function deletedService({ impl, ctx, core, env, ccm, out }: Run): Promise<string[]> {
-  await core.deleteNamespacedService({ namespace: ctx.namespace, name: SERVICE });
+/** Deletes the Services, waits until they are gone (finalizers released), and returns what moto still holds. */
+async function deletedServices(run: Run): Promise<string[]> {
+  const { impl, ctx, core, env, ccm, out } = run;
+  for (const { name } of SERVICES) await core.deleteNamespacedService({ namespace: ctx.namespace, name });
   await eventually(
-    `${impl}: Service deleted`,
+    `${impl}: Services deleted`,
     async () => {
       alive(ccm, impl);
       const left = await core.listNamespacedService({ namespace: ctx.namespace });
@@ -258,24 +289,18 @@ async function deletedService({ impl, ctx, core, env, ccm, out }: Run): Promise<
     ...inventory.listeners.map((n) => `listener ${n}`),
   ];
   flatten(out, 'deleted/orphans', orphans);
-  const [http, https] = ctx.nodePorts.map(String) as [string, string];
-  const norm = normalizer(
-    env,
-    new Map([
-      [http, '80'],
-      [https, '443'],
-    ]),
-  );
-  flatten(out, 'deleted/security-groups', await securityGroupRules(env.query, env.seeded.vpcId, norm));
-  flatten(out, 'events/deleted/service', await serviceEventReasons(core, ctx.namespace));
+  flatten(out, 'deleted/security-groups', await securityGroupRules(env.query, env.seeded.vpcId, portNormalizer(run)));
+  for (const { name } of SERVICES) {
+    flatten(out, `events/deleted/service/${name}`, await serviceEventReasons(core, ctx.namespace, name));
+  }
   return orphans;
 }
 
 /** The reasons of the Service's Events, each once, sorted (counts and timing differ between runs). */
-async function serviceEventReasons(core: CoreV1Api, namespace: string): Promise<string[]> {
+async function serviceEventReasons(core: CoreV1Api, namespace: string, name: string): Promise<string[]> {
   const list = await core.listNamespacedEvent({
     namespace,
-    fieldSelector: `involvedObject.kind=Service,involvedObject.name=${SERVICE}`,
+    fieldSelector: `involvedObject.kind=Service,involvedObject.name=${name}`,
   });
   return [...new Set(list.items.map((e) => e.reason ?? ''))].sort();
 }
