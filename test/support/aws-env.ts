@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AwsQuery, type SeededCluster, seedCluster } from './aws-seed.ts';
 import { type Moto, startMoto } from './moto.ts';
+import { builtPlugin } from './plugins.ts';
 
 export const AWS_FIXTURE = new URL('../../plugins/aws/conformance/fixture.yaml', import.meta.url).pathname;
 
@@ -95,4 +96,15 @@ export async function startAwsEnv(options: {
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** wasm-ccm's flags for the AWS plugin against this environment: the plugin, its cloud config and credentials. */
+export function awsPluginArgs(env: AwsEnv): string[] {
+  return [
+    '--cloud-provider=aws',
+    `--plugin=${builtPlugin('aws')}`,
+    `--cloud-config=${env.cloudConfigFile}`,
+    `--plugin-credentials=${env.credentialsFile}`,
+    `--plugin-allowed-hosts=${env.allowedHosts.join(',')}`,
+  ];
 }

@@ -1,5 +1,6 @@
-// A small AWS estate in moto for the AWS plugin's tests: a VPC, one subnet per zone tagged for the cluster's load
-// balancers, the cluster's route table, and instances spread over the zones. Every call goes through `query`, so the
+// A small AWS estate in moto for the AWS plugin's tests: a VPC whose main route table goes to an internet gateway (so
+// its subnets are public), one subnet per zone tagged for the cluster's load balancers, the cluster's route table, and
+// instances spread over the zones. Every call goes through `query`, so the
 // same seeding works against any moto (signed calls for the one with signature checks on).
 export type AwsService = 'ec2' | 'elasticloadbalancing';
 
@@ -64,6 +65,16 @@ export async function seedCluster(
   const vpcId = xmlText(await call(query, 'ec2', { Action: 'CreateVpc', CidrBlock: '10.0.0.0/16' }), 'vpcId');
   const subnetIds: string[] = [];
   const instances: SeededInstance[] = [];
+  // The nodes' security group, tagged for the cluster (where upstream opens an NLB's NodePorts): an instance launched
+  // without one has none in moto's DescribeInstances.
+  const group = await call(query, 'ec2', {
+    Action: 'CreateSecurityGroup',
+    GroupName: `${options.cluster}-nodes`,
+    GroupDescription: 'the cluster nodes',
+    VpcId: vpcId,
+  });
+  const securityGroupId = xmlText(group, 'groupId');
+  await tag(query, securityGroupId, clusterTag);
   for (const [z, zone] of options.zones.entries()) {
     const subnet = await call(query, 'ec2', {
       Action: 'CreateSubnet',
@@ -74,15 +85,63 @@ export async function seedCluster(
     const subnetId = xmlText(subnet, 'subnetId');
     subnetIds.push(subnetId);
     await tag(query, subnetId, { ...clusterTag, 'kubernetes.io/role/elb': '1' });
-    for (let i = 0; i < options.instancesPerZone; i++) instances.push(await runInstance(query, subnetId, options.type));
+    for (let i = 0; i < options.instancesPerZone; i++) {
+      instances.push(await runInstance(query, subnetId, securityGroupId, options.type));
+    }
   }
+  await routeToInternet(query, vpcId);
   const table = await call(query, 'ec2', { Action: 'CreateRouteTable', VpcId: vpcId });
   const routeTableId = xmlText(table, 'routeTableId');
   await tag(query, routeTableId, clusterTag);
   return { vpcId, subnetIds, routeTableId, instances };
 }
 
-export async function runInstance(query: AwsQuery, subnetId: string, type = 'm5.large'): Promise<SeededInstance> {
+/**
+ * An internet gateway as the default route of the VPC's main table: an internet-facing load balancer goes only into
+ * public subnets (their table routes to an igw-), as cloud-provider-aws places it.
+ */
+async function routeToInternet(query: AwsQuery, vpcId: string): Promise<void> {
+  const igw = xmlText(await call(query, 'ec2', { Action: 'CreateInternetGateway' }), 'internetGatewayId');
+  await call(query, 'ec2', { Action: 'AttachInternetGateway', InternetGatewayId: igw, VpcId: vpcId });
+  const main = await call(query, 'ec2', {
+    Action: 'DescribeRouteTables',
+    'Filter.1.Name': 'vpc-id',
+    'Filter.1.Value.1': vpcId,
+    'Filter.2.Name': 'association.main',
+    'Filter.2.Value.1': 'true',
+  });
+  await call(query, 'ec2', {
+    Action: 'CreateRoute',
+    RouteTableId: xmlText(main, 'routeTableId'),
+    DestinationCidrBlock: '0.0.0.0/0',
+    GatewayId: igw,
+  });
+}
+
+/** A subnet of its own route table with no internet route (private), tagged for the cluster's load balancers. */
+export async function privateSubnet(
+  query: AwsQuery,
+  options: { vpcId: string; cluster: string; cidr: string; zone: string },
+): Promise<string> {
+  const subnet = await call(query, 'ec2', {
+    Action: 'CreateSubnet',
+    VpcId: options.vpcId,
+    CidrBlock: options.cidr,
+    AvailabilityZone: options.zone,
+  });
+  const subnetId = xmlText(subnet, 'subnetId');
+  await tag(query, subnetId, { [`kubernetes.io/cluster/${options.cluster}`]: 'owned', 'kubernetes.io/role/elb': '1' });
+  const table = xmlText(await call(query, 'ec2', { Action: 'CreateRouteTable', VpcId: options.vpcId }), 'routeTableId');
+  await call(query, 'ec2', { Action: 'AssociateRouteTable', RouteTableId: table, SubnetId: subnetId });
+  return subnetId;
+}
+
+export async function runInstance(
+  query: AwsQuery,
+  subnetId: string,
+  securityGroupId: string,
+  type = 'm5.large',
+): Promise<SeededInstance> {
   const body = await call(query, 'ec2', {
     Action: 'RunInstances',
     ImageId: IMAGE,
@@ -90,6 +149,7 @@ export async function runInstance(query: AwsQuery, subnetId: string, type = 'm5.
     MaxCount: '1',
     InstanceType: type,
     SubnetId: subnetId,
+    'SecurityGroupId.1': securityGroupId,
   });
   return {
     id: xmlText(body, 'instanceId'),

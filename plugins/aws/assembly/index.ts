@@ -105,6 +105,12 @@ class AwsProvider extends Provider {
     out.zone = inst.zone;
     out.region = this.config.region;
     out.nodeAddresses = inst.addresses();
+    // As upstream: a Node that has the zone ID label keeps it, and no call is made for it.
+    if (!req.node.labels.has(zones.LABEL_ZONE_ID)) {
+      const zoneId = zones.zoneIdOf(this.aws, inst.zone);
+      if (zoneId.error !== null) return zoneId.error;
+      out.additionalLabels.set(zones.LABEL_ZONE_ID, zoneId.zoneId);
+    }
     return null;
   }
 

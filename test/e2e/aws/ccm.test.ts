@@ -8,13 +8,12 @@ import { join } from 'node:path';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, setInstanceState, xmlTexts } from '../../support/aws-seed.ts';
-import { type AwsEnv, startAwsEnv } from '../../support/aws-env.ts';
+import { type AwsEnv, awsPluginArgs, startAwsEnv } from '../../support/aws-env.ts';
 import { CCMProcess } from '../../support/ccm-process.ts';
 import { KWOK_ANNOTATION, KWOK_ANNOTATION_VALUE, startKwok } from '../../support/controlplane/kwok.ts';
 import type { ManagedProcess } from '../../support/controlplane/process.ts';
 import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
 import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
-import { builtPlugin } from '../../support/plugins.ts';
 import {
   deleteNodes,
   eventually,
@@ -57,11 +56,7 @@ describe('wasm-ccm with the AWS plugin against moto', () => {
       info,
       token,
       args: [
-        '--cloud-provider=aws',
-        `--plugin=${builtPlugin('aws')}`,
-        `--cloud-config=${env.cloudConfigFile}`,
-        `--plugin-credentials=${env.credentialsFile}`,
-        `--plugin-allowed-hosts=${env.allowedHosts.join(',')}`,
+        ...awsPluginArgs(env),
         `--cluster-name=${CLUSTER}`,
         `--cluster-cidr=${CLUSTER_CIDR}`,
         '--route-reconciliation-period=1s',

@@ -11,7 +11,7 @@ import {
   testPort,
   testService,
 } from '../../../packages/wasm-ccm/src/testing/index.ts';
-import { call, elbInventory, setInstanceState, xmlText, xmlTexts } from '../../support/aws-seed.ts';
+import { call, elbInventory, privateSubnet, setInstanceState, xmlText, xmlTexts } from '../../support/aws-seed.ts';
 import { type AwsEnv, startAwsEnv } from '../../support/aws-env.ts';
 import { builtPlugin } from '../../support/plugins.ts';
 
@@ -56,12 +56,16 @@ describe('aws plugin: InstancesV2', () => {
         { type: 'InternalDNS', address: a.privateDnsName },
         { type: 'Hostname', address: a.privateDnsName },
       ],
-      additionalLabels: {},
+      // The zone's ID as moto's account maps it (AWS's us-east-1a is use1-az6 there).
+      additionalLabels: { 'topology.k8s.aws/zone-id': a.zone === 'us-east-1a' ? 'use1-az6' : 'use1-az1' },
     });
     const byID = await plugin.call('instanceMetadata', {
       node: testNode({ name: 'other', providerID: byName.providerID }),
     });
     expect(byID).toEqual(byName);
+    // A Node that already has the label keeps its own: the plugin adds none.
+    const labelled = testNode({ name: a.privateDnsName, labels: { 'topology.k8s.aws/zone-id': 'mine' } });
+    expect((await plugin.call('instanceMetadata', { node: labelled })).additionalLabels).toEqual({});
   });
 
   it('counts a stopped instance as existing and shut down, a terminated one as gone', async () => {
@@ -307,5 +311,37 @@ describe('aws plugin: configuration', () => {
     await expect(loadTestPlugin(builtPlugin('aws'), { cloudConfig, allowedHosts: env.allowedHosts })).rejects.toThrow(
       /\[Global\] VPC is required/,
     );
+  });
+});
+
+describe('aws plugin: load balancer subnets', () => {
+  it('puts an internet-facing NLB in public subnets only, an internal one in private subnets too', async () => {
+    // A third zone whose only subnet is private (its own route table, no internet gateway), tagged like the others.
+    const hidden = await privateSubnet(env.query, {
+      vpcId: env.seeded.vpcId,
+      cluster: CLUSTER,
+      cidr: '10.0.9.0/24',
+      zone: 'us-east-1c',
+    });
+    const subnetsOf = async (svc: ReturnType<typeof testService>): Promise<string[]> => {
+      await plugin.call('ensureLoadBalancer', { clusterName: CLUSTER, service: svc, nodes: [] });
+      const name = `a${svc.uid.replaceAll('-', '')}`.slice(0, 32);
+      const lbs = await call(env.query, 'elasticloadbalancing', {
+        Action: 'DescribeLoadBalancers',
+        'Names.member.1': name,
+      });
+      await plugin.call('ensureLoadBalancerDeleted', { clusterName: CLUSTER, service: svc });
+      return xmlTexts(lbs, 'SubnetId').sort();
+    };
+    const nlb = { 'service.beta.kubernetes.io/aws-load-balancer-type': 'nlb' };
+    const edge = testService({ name: 'edge', ports: [testPort(80, 30090)], annotations: nlb });
+    const inner = testService({
+      name: 'inner',
+      ports: [testPort(80, 30091)],
+      annotations: { ...nlb, 'service.beta.kubernetes.io/aws-load-balancer-internal': 'true' },
+    });
+    expect(await subnetsOf(edge)).toEqual([...env.seeded.subnetIds].sort());
+    expect(await subnetsOf(inner)).toEqual([...env.seeded.subnetIds, hidden].sort());
+    expect((await elbInventory(env.query)).loadBalancers).toEqual([]);
   });
 });

@@ -1,0 +1,46 @@
+// The AWS plugin side by side with cloud-provider-aws: the same scenario (test/e2e/aws/support/parity-run.ts) runs
+// once with upstream's aws-cloud-controller-manager and once with wasm-ccm + plugins/aws, each against a fresh moto
+// seeded identically, and every normalized field (Nodes, the NLB Service, Events reasons, moto's NLB, listeners,
+// target groups, targets, tags, orphans after deletion) must be equal or on support/allow-list.ts, which
+// plugins/aws/README.md ("Where it differs from cloud-provider-aws") explains too.
+import { CoreV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
+import { diffSnapshots, snapshotText } from '../parity/harness/diff.ts';
+import { AWS_ALLOWED_DIFFERENCES } from './support/allow-list.ts';
+import { type ParityContext, type ParityResult, runAwsParity } from './support/parity-run.ts';
+
+describe('the AWS plugin beside cloud-provider-aws, against the same moto', () => {
+  const info = inject('controlPlane');
+  const admin = adminKubeConfig(info);
+  const core = admin.makeApiClient(CoreV1Api);
+  const namespace = uniqueName('e2e-aws-parity');
+  let ctx: ParityContext;
+
+  beforeAll(async () => {
+    await applyManifests(admin, loadManifests('rbac.yaml'));
+    const { token } = await ccmIdentity(info, admin);
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    const base = 30_000 + Math.floor(Math.random() * 2_700);
+    ctx = { info, admin, token, namespace, nodePorts: [base, base + 1, base + 2, base + 3] };
+  });
+
+  afterAll(async () => {
+    await core.deleteNamespace({ name: namespace }).catch(() => undefined);
+  });
+
+  it('initializes Nodes and runs an NLB as upstream does, and both leave no orphans', async () => {
+    // One after the other: both would act on the same Nodes and Service.
+    const upstream: ParityResult = await runAwsParity('upstream', ctx);
+    const wasm: ParityResult = await runAwsParity('wasm-ccm', ctx);
+    if (process.env.PARITY_DUMP) {
+      console.log(`upstream:\n${snapshotText(upstream.snapshot)}\nwasm-ccm:\n${snapshotText(wasm.snapshot)}`);
+    }
+    expect(upstream.orphans).toEqual([]);
+    expect(wasm.orphans).toEqual([]);
+    const { failing, allowed } = diffSnapshots(upstream.snapshot, wasm.snapshot, AWS_ALLOWED_DIFFERENCES);
+    if (allowed.length > 0) console.log(`aws parity: allowed differences:\n  ${allowed.join('\n  ')}`);
+    expect(failing).toEqual([]);
+  }, 150_000);
+});

@@ -1,0 +1,328 @@
+// One side of the AWS parity test: a fresh moto seeded with the same estate, Nodes named after its instances'
+// private DNS names, one CCM (upstream's aws-cloud-controller-manager or wasm-ccm with plugins/aws) running only the
+// cloud-node and service controllers, and two LoadBalancer Services asking for NLBs (SERVICES). The result is a
+// flattened, normalized snapshot (Nodes, the Services, Events reasons, moto's NLBs and security group rules) taken
+// after settle and after deletion.
+import type { CoreV1Api, KubeConfig, V1Node } from '@kubernetes/client-node';
+import { CoreV1Api as Core } from '@kubernetes/client-node';
+import { type AwsEnv, awsPluginArgs, startAwsEnv } from '../../../support/aws-env.ts';
+import { AwsPeerCCM } from '../../../support/aws-peer-ccm.ts';
+import { call, elbInventory, privateSubnet } from '../../../support/aws-seed.ts';
+import { CCMProcess } from '../../../support/ccm-process.ts';
+import type { ControlPlaneInfo } from '../../../support/controlplane/controlplane.ts';
+import { eventually } from '../../../support/eventually.ts';
+import { deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../ccm/support/ccm-env.ts';
+import { flatten, seg, type Snapshot } from '../../parity/harness/flatten.ts';
+import { securityGroupRules } from './sg-state.ts';
+import { dnsShape, type LoadBalancerState, loadBalancerState, type Normalizer } from './elb-state.ts';
+
+export type AwsImpl = 'upstream' | 'wasm-ccm';
+
+export const PARITY_CLUSTER = 'aws-parity';
+/** Instances seeded (two per zone) and which of them register as Nodes: the last one is no Node, so no target. */
+const NODE_INSTANCES = [0, 1, 2];
+const ANNOTATION = 'service.beta.kubernetes.io/aws-load-balancer-';
+/** An internet-facing NLB with the defaults, and an internal one with an HTTP health check and tags of its own. */
+const SERVICES: ReadonlyArray<{ name: string; annotations: Record<string, string> }> = [
+  { name: 'web', annotations: { [`${ANNOTATION}type`]: 'nlb' } },
+  {
+    name: 'api',
+    annotations: {
+      [`${ANNOTATION}type`]: 'nlb',
+      [`${ANNOTATION}internal`]: 'true',
+      [`${ANNOTATION}healthcheck-protocol`]: 'HTTP',
+      [`${ANNOTATION}healthcheck-path`]: '/ready',
+      [`${ANNOTATION}additional-resource-tags`]: 'team=api,tier=backend',
+    },
+  },
+];
+
+export interface ParityContext {
+  info: ControlPlaneInfo;
+  admin: KubeConfig;
+  /** The wasm-ccm ServiceAccount's token (manifests/rbac.yaml). */
+  token: string;
+  namespace: string;
+  /** Four NodePorts (two per Service), the same in both runs: upstream's target group names hash them. */
+  nodePorts: number[];
+}
+
+export interface ParityResult {
+  snapshot: Snapshot;
+  /** moto's ELBv2 inventory after the Service's deletion: must be empty. */
+  orphans: string[];
+}
+
+interface Running {
+  stop(): Promise<number | null>;
+  running(): boolean;
+  tail(): string;
+}
+
+/** One run's parts, for the steps after the Nodes. */
+interface Run {
+  impl: AwsImpl;
+  ctx: ParityContext;
+  core: CoreV1Api;
+  env: AwsEnv;
+  ccm: Running;
+  out: Snapshot;
+}
+
+export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<ParityResult> {
+  const core = ctx.admin.makeApiClient(Core);
+  const env = await startAwsEnv({ cluster: PARITY_CLUSTER, zones: ['us-east-1a', 'us-east-1b'], instancesPerZone: 2 });
+  const nodeNames = NODE_INSTANCES.map((i) => env.seeded.instances[i]!.privateDnsName);
+  let ccm: Running | undefined;
+  try {
+    await nameInstances(env);
+    // A third zone with only a private subnet: an internet-facing NLB must leave it out. Normalized as {subnet-2}.
+    const hidden = { vpcId: env.seeded.vpcId, cluster: PARITY_CLUSTER, cidr: '10.0.9.0/24', zone: 'us-east-1c' };
+    env.seeded.subnetIds.push(await privateSubnet(env.query, hidden));
+    for (const name of nodeNames) await core.createNode({ body: kubeletNode(name) });
+    ccm = startCCM(impl, ctx, env);
+    const out: Snapshot = new Map();
+    const norm = normalizer(env);
+    for (const name of nodeNames) {
+      const node = await eventually(
+        `${impl}: ${name} initialized`,
+        async () => {
+          alive(ccm as Running, impl);
+          const n = await core.readNode({ name });
+          // The taint goes with the labels, the addresses in a status update after it: settled when both are there.
+          const addressed = n.status?.addresses?.some((a) => a.type === 'InternalIP') ?? false;
+          return hasTaint(n, UNINITIALIZED_TAINT.key) || !addressed ? undefined : n;
+        },
+        45_000,
+      );
+      flatten(out, `node/${seg(name)}`, nodeView(node, norm));
+    }
+    const run: Run = { impl, ctx, core, env, ccm, out };
+    for (const [i, svc] of SERVICES.entries()) await settledService(run, svc.name, i);
+    flatten(out, 'security-groups', await securityGroupRules(env.query, env.seeded.vpcId, portNormalizer(run)));
+    for (const inst of NODE_INSTANCES.map((i) => env.seeded.instances[i]!)) {
+      flatten(
+        out,
+        `events/settled/node/${seg(inst.privateDnsName)}`,
+        await nodeEventReasons(core, inst.privateDnsName),
+      );
+    }
+    const orphans = await deletedServices(run);
+    return { snapshot: out, orphans };
+  } catch (err) {
+    throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${ccm?.tail() ?? '(not started)'}`, { cause: err });
+  } finally {
+    await ccm?.stop();
+    await deleteNodes(ctx.admin, nodeNames);
+    await clearEvents(core, ctx.namespace, nodeNames);
+    await env.close();
+  }
+}
+
+/** Tags every instance with its stable name and the cluster (upstream sees only instances tagged for its cluster). */
+async function nameInstances(env: AwsEnv): Promise<void> {
+  for (const [i, inst] of env.seeded.instances.entries()) {
+    await call(env.query, 'ec2', {
+      Action: 'CreateTags',
+      'ResourceId.1': inst.id,
+      'Tag.1.Key': 'Name',
+      'Tag.1.Value': `node-${i}`,
+      'Tag.2.Key': `kubernetes.io/cluster/${PARITY_CLUSTER}`,
+      'Tag.2.Value': 'owned',
+    });
+  }
+}
+
+function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Running {
+  if (impl === 'upstream') {
+    const peer = new AwsPeerCCM({
+      info: ctx.info,
+      moto: env.moto,
+      vpcID: env.seeded.vpcId,
+      subnetID: env.seeded.subnetIds[0]!,
+      clusterID: PARITY_CLUSTER,
+      args: [
+        '--controllers=cloud-node-controller,service-lb-controller',
+        '--leader-elect=false',
+        '--configure-cloud-routes=false',
+        `--cluster-name=${PARITY_CLUSTER}`,
+      ],
+    });
+    return { stop: () => peer.stop(), running: () => peer.process.running, tail: () => peer.process.tail() };
+  }
+  const ccm = new CCMProcess({
+    info: ctx.info,
+    token: ctx.token,
+    args: [
+      ...awsPluginArgs(env),
+      `--cluster-name=${PARITY_CLUSTER}`,
+      '--controllers=cloud-node,service',
+      '--leader-elect=false',
+    ],
+  });
+  return { stop: () => ccm.stop(), running: () => ccm.process.running, tail: () => ccm.process.tail() };
+}
+
+function alive(ccm: Running, impl: AwsImpl): void {
+  if (!ccm.running()) throw new Error(`${impl} exited`);
+}
+
+/** Instance IDs, VPC and subnet IDs by stable names; the Service's NodePorts by their Service ports. */
+function normalizer(env: AwsEnv, nodePorts = new Map<string, string>(), uid = ''): Normalizer {
+  const ids: Array<[string, string]> = [
+    ...env.seeded.instances.map((inst, i): [string, string] => [inst.id, `{node-${i}}`]),
+    [env.seeded.vpcId, '{vpc}'],
+    ...env.seeded.subnetIds.map((s, i): [string, string] => [s, `{subnet-${i}}`]),
+  ];
+  if (uid !== '') ids.push([uid.replaceAll('-', '').slice(0, 31), '{uid}'], [uid, '{uid}']);
+  return {
+    text: (s) => ids.reduce((acc, [id, name]) => acc.replaceAll(id, name), s),
+    port: (p) => (nodePorts.has(p) ? `nodePort:${nodePorts.get(p)}` : p),
+  };
+}
+
+function nodeView(node: V1Node, norm: Normalizer): object {
+  return {
+    providerID: norm.text(node.spec?.providerID ?? ''),
+    labels: node.metadata?.labels ?? {},
+    addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
+    taints: (node.spec?.taints ?? []).map((t) => ({ key: t.key, effect: t.effect, value: t.value })),
+  };
+}
+
+/** The NodePorts of every Service, named `<service>:<port>`, for rules that mix them (security groups). */
+function portNormalizer({ ctx, env }: Run): Normalizer {
+  const names = new Map<string, string>();
+  SERVICES.forEach((svc, i) => {
+    names.set(String(ctx.nodePorts[2 * i]), `${svc.name}:80`);
+    names.set(String(ctx.nodePorts[2 * i + 1]), `${svc.name}:443`);
+  });
+  return normalizer(env, names);
+}
+
+async function createService(core: CoreV1Api, ctx: ParityContext, name: string, index: number): Promise<void> {
+  const [http, https] = ctx.nodePorts.slice(2 * index, 2 * index + 2);
+  await core.createNamespacedService({
+    namespace: ctx.namespace,
+    body: {
+      metadata: { name, annotations: SERVICES[index]!.annotations },
+      spec: {
+        type: 'LoadBalancer',
+        selector: { app: name },
+        ports: [
+          { name: 'http', port: 80, targetPort: 8080, nodePort: http, protocol: 'TCP' },
+          { name: 'https', port: 443, targetPort: 8443, nodePort: https, protocol: 'TCP' },
+        ],
+      },
+    },
+  });
+}
+
+/** Waits for the NLB with every Node registered in each target group and the Service's ingress, then snapshots. */
+async function settledService(run: Run, name: string, index: number): Promise<void> {
+  const { impl, ctx, core, env, ccm, out } = run;
+  await createService(core, ctx, name, index);
+  const created = await core.readNamespacedService({ namespace: ctx.namespace, name });
+  const uid = created.metadata?.uid as string;
+  const nodePorts = new Map((created.spec?.ports ?? []).map((p) => [String(p.nodePort), String(p.port)]));
+  const norm = normalizer(env, nodePorts, uid);
+  const lbName = `a${uid.replaceAll('-', '')}`.slice(0, 32);
+  const { svc, lb } = await eventually(
+    `${impl}: NLB of ${name} settled`,
+    async () => {
+      alive(ccm, impl);
+      const svc = await core.readNamespacedService({ namespace: ctx.namespace, name });
+      const lb = await loadBalancerState(env.query, lbName, norm);
+      const reasons = await serviceEventReasons(core, ctx.namespace, name);
+      const done =
+        svc.status?.loadBalancer?.ingress?.[0]?.hostname !== undefined &&
+        lb !== undefined &&
+        lb.targetGroups.length === 2 &&
+        lb.targetGroups.every((tg) => tg.targets.length === NODE_INSTANCES.length) &&
+        reasons.includes('EnsuredLoadBalancer');
+      return done ? { svc, lb } : undefined;
+    },
+    45_000,
+    250,
+  );
+  const ingress = svc.status?.loadBalancer?.ingress ?? [];
+  flatten(out, `service/${name}/finalizers`, svc.metadata?.finalizers ?? []);
+  const hostnames = ingress.map((i) => dnsShape(norm, i.hostname ?? '(no hostname)'));
+  flatten(out, `service/${name}/ingress-hostnames`, hostnames);
+  flatten(
+    out,
+    `service/${name}/ingress-ips`,
+    ingress.flatMap((i) => (i.ip ? [i.ip] : [])),
+  );
+  const isNlbDns = hostnames.length === 1 && hostnames[0] === lb.dnsName;
+  out.set(`service/${name}/ingress-is-nlb-dns`, JSON.stringify(isNlbDns));
+  flattenLoadBalancer(out, `nlb/${name}`, lb);
+  flatten(out, `events/settled/service/${name}`, await serviceEventReasons(core, ctx.namespace, name));
+}
+
+/** Target groups and listeners keyed by their Service port, so the flattened keys name what differs. */
+function flattenLoadBalancer(out: Snapshot, prefix: string, lb: LoadBalancerState): void {
+  const { listeners, targetGroups, ...rest } = lb;
+  flatten(out, prefix, rest);
+  for (const l of listeners) flatten(out, `${prefix}/listener/${l.protocol}:${l.port}`, l);
+  for (const tg of targetGroups) flatten(out, `${prefix}/target-group/${tg.protocol}:${tg.port}`, tg);
+}
+
+/** Deletes the Services, waits until they are gone (finalizers released), and returns what moto still holds. */
+async function deletedServices(run: Run): Promise<string[]> {
+  const { impl, ctx, core, env, ccm, out } = run;
+  for (const { name } of SERVICES) await core.deleteNamespacedService({ namespace: ctx.namespace, name });
+  await eventually(
+    `${impl}: Services deleted`,
+    async () => {
+      alive(ccm, impl);
+      const left = await core.listNamespacedService({ namespace: ctx.namespace });
+      return left.items.length === 0;
+    },
+    45_000,
+    250,
+  );
+  const inventory = await elbInventory(env.query);
+  const orphans = [
+    ...inventory.loadBalancers.map((n) => `load balancer ${n}`),
+    ...inventory.targetGroups.map((n) => `target group ${n}`),
+    ...inventory.listeners.map((n) => `listener ${n}`),
+  ];
+  flatten(out, 'deleted/orphans', orphans);
+  flatten(out, 'deleted/security-groups', await securityGroupRules(env.query, env.seeded.vpcId, portNormalizer(run)));
+  for (const { name } of SERVICES) {
+    flatten(out, `events/deleted/service/${name}`, await serviceEventReasons(core, ctx.namespace, name));
+  }
+  return orphans;
+}
+
+/** The reasons of the Service's Events, each once, sorted (counts and timing differ between runs). */
+async function serviceEventReasons(core: CoreV1Api, namespace: string, name: string): Promise<string[]> {
+  const list = await core.listNamespacedEvent({
+    namespace,
+    fieldSelector: `involvedObject.kind=Service,involvedObject.name=${name}`,
+  });
+  return [...new Set(list.items.map((e) => e.reason ?? ''))].sort();
+}
+
+async function nodeEventReasons(core: CoreV1Api, name: string): Promise<string[]> {
+  const list = await core.listEventForAllNamespaces({
+    fieldSelector: `involvedObject.kind=Node,involvedObject.name=${name}`,
+  });
+  return [...new Set(list.items.map((e) => e.reason ?? ''))].sort();
+}
+
+/** Removes this run's Events so the other implementation's run starts from none (the Node names are the same). */
+async function clearEvents(core: CoreV1Api, namespace: string, nodeNames: string[]): Promise<void> {
+  await core.deleteCollectionNamespacedEvent({ namespace }).catch(() => undefined);
+  for (const name of nodeNames) {
+    const list = await core.listEventForAllNamespaces({
+      fieldSelector: `involvedObject.kind=Node,involvedObject.name=${name}`,
+    });
+    for (const e of list.items) {
+      await core
+        .deleteNamespacedEvent({ namespace: e.metadata?.namespace ?? 'default', name: e.metadata?.name ?? '' })
+        .catch(() => undefined);
+    }
+  }
+}
