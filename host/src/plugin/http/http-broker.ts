@@ -175,12 +175,28 @@ export class HttpBroker {
   }
 
   async #follow(request: RequestHead, firstBody: Uint8Array | undefined, signal: AbortSignal): Promise<RawResponse> {
-    const { maxRedirects } = this.#options;
-    let url = this.#checkUrl(request.url, 'request to');
-    let method = request.method.toUpperCase();
-    let body = firstBody;
+    const url = this.#checkUrl(request.url, 'request to');
     // Every secret attached on the way: a redirect could carry one to the next hop, which may echo it.
     const secrets: string[] = [];
+    try {
+      return await this.#hops(request, url, firstBody, signal, secrets);
+    } catch (err) {
+      // A parse error quotes the answer's bytes: an echoing server could put an attached secret there.
+      throw secrets.length === 0 ? err : redactedError(err, new SecretRedactor(secrets));
+    }
+  }
+
+  async #hops(
+    request: RequestHead,
+    firstUrl: URL,
+    firstBody: Uint8Array | undefined,
+    signal: AbortSignal,
+    secrets: string[],
+  ): Promise<RawResponse> {
+    const { maxRedirects } = this.#options;
+    let url = firstUrl;
+    let method = request.method.toUpperCase();
+    let body = firstBody;
     for (let hop = 0; ; hop++) {
       const response = await this.#send(method, url, request.headers, body, signal, secrets);
       const location = response.headers.location;
@@ -293,6 +309,14 @@ export class HttpBroker {
 function redacted(answer: RawResponse, redactor: SecretRedactor): RawResponse {
   if (redactor.empty) return answer;
   return { status: answer.status, headers: redactor.headers(answer.headers), chunks: redactor.body(answer.chunks) };
+}
+
+// An error of a request that carried a credential, with its secrets replaced in the message.
+function redactedError(err: unknown, redactor: SecretRedactor): unknown {
+  if (!(err instanceof Error)) return err;
+  const message = redactor.text(err.message);
+  if (message === err.message) return err;
+  return new BrokerError(err instanceof BrokerError ? err.code : 'Network', message);
 }
 
 function parseRequest(bytes: Uint8Array): HttpRequest {
