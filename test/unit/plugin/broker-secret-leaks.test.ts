@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
 import type { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
@@ -26,13 +27,32 @@ const headerLineEcho: Route = (req, res) => {
   res.socket?.end(`HTTP/1.1 200 OK\r\n${signatureOf(req)}\r\ncontent-length: 0\r\n\r\n`);
 };
 
+// Reflects the request headers, compressed when the client accepts gzip (as a server behind a compressing proxy).
+const gzipEcho: Route = (req, res) => {
+  const body = Buffer.from(JSON.stringify(req.headers));
+  if (!String(req.headers['accept-encoding'] ?? '').includes('gzip')) return void res.end(body);
+  res.setHeader('content-encoding', 'gzip');
+  res.end(gzipSync(body));
+};
+
+// Compresses whatever the client asked for.
+const alwaysGzipEcho: Route = (req, res) => {
+  res.setHeader('content-encoding', 'gzip');
+  res.end(gzipSync(JSON.stringify(req.headers)));
+};
+
 let server: TestServer;
 let broker: HttpBroker;
 let store: CredentialStore;
 const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-broker-leaks-'));
 
 beforeAll(async () => {
-  server = await startServer({ '/status-line': statusLineEcho, '/header-line': headerLineEcho });
+  server = await startServer({
+    '/status-line': statusLineEcho,
+    '/header-line': headerLineEcho,
+    '/gzip-echo': gzipEcho,
+    '/always-gzip': alwaysGzipEcho,
+  });
   writeFileSync(join(dir, 'id'), KEY.accessKeyId);
   writeFileSync(join(dir, 'secret'), KEY.secretAccessKey);
   const file = join(dir, 'credentials.json');
@@ -49,20 +69,40 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function ask(path: string): Promise<string> {
-  const request = { method: 'GET', url: server.url(path), headers: {}, body: '', timeoutMs: 0 };
+async function ask(path: string, headers: Record<string, string> = {}): Promise<string> {
+  const request = { method: 'GET', url: server.url(path), headers, body: '', timeoutMs: 0 };
   const answer = await broker.handle(new TextEncoder().encode(JSON.stringify(request)), AbortSignal.timeout(5000));
   return new TextDecoder().decode(answer);
 }
 
 describe('secrets in the errors of a credentialed request', () => {
-  it.each(['/status-line', '/header-line'])('a parse error quoting the answer hides the signature (%s)', async (path) => {
-    const answer = JSON.parse(await ask(path)) as { error?: { code: string; message: string } };
-    const signature = signatureOf(server.seen.at(-1) as SeenRequest);
-    expect(signature).toMatch(/^[0-9a-f]{64}$/);
-    // The parse error happened and says so; only the secret in it is gone.
+  it.each(['/status-line', '/header-line'])(
+    'a parse error quoting the answer hides the signature (%s)',
+    async (path) => {
+      const answer = JSON.parse(await ask(path)) as { error?: { code: string; message: string } };
+      const signature = signatureOf(server.seen.at(-1) as SeenRequest);
+      expect(signature).toMatch(/^[0-9a-f]{64}$/);
+      // The parse error happened and says so; only the secret in it is gone.
+      expect(answer.error?.code).toBe('Network');
+      expect(answer.error?.message).toMatch(/malformed/);
+      expect(answer.error?.message).not.toContain(signature);
+    },
+  );
+});
+
+describe('compressed answers to a credentialed request', () => {
+  it('asks for an uncompressed answer, which the redactor can read', async () => {
+    const answer = JSON.parse(await ask('/gzip-echo', { 'Accept-Encoding': 'gzip' })) as { body: string };
+    const seen = server.seen.at(-1) as SeenRequest;
+    expect(seen.headers['accept-encoding']).toBe('identity');
+    expect(String(seen.headers.authorization)).toContain('accept-encoding;');
+    expect(answer.body).toContain('"authorization":"[REDACTED]"');
+    expect(answer.body).not.toContain(signatureOf(seen));
+  });
+
+  it('refuses an answer compressed anyway, whose secrets it cannot see', async () => {
+    const answer = JSON.parse(await ask('/always-gzip')) as { error?: { code: string; message: string } };
     expect(answer.error?.code).toBe('Network');
-    expect(answer.error?.message).toMatch(/malformed/);
-    expect(answer.error?.message).not.toContain(signature);
+    expect(answer.error?.message).toMatch(/content-encoding gzip/);
   });
 });

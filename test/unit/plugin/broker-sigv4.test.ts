@@ -94,7 +94,7 @@ describe('SigV4 in the broker', () => {
     expect(authorization).toMatch(
       /^AWS4-HMAC-SHA256 Credential=AKIAEXAMPLE000000001\/\d{8}\/us-east-1\/ec2\/aws4_request, /,
     );
-    expect(authorization).toContain('SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date,');
+    expect(authorization).toContain('SignedHeaders=accept-encoding;content-type;host;x-amz-content-sha256;x-amz-date,');
     expect(seen.headers['x-amz-date']).not.toBe(pluginHeaders['X-Amz-Date']);
     expect(seen.headers['x-amz-content-sha256']).toBe(createHash('sha256').update(BODY).digest('hex'));
     // The query went out canonically encoded, and the signature covers exactly what arrived.

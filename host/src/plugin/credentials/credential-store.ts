@@ -27,6 +27,8 @@ export interface AuthorizedRequest {
 
 // Headers only the signer may set: a plugin's own would be sent beside (or instead of) the signed ones.
 const SIGV4_HEADERS = ['authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token'];
+// A request with a credential asks for an answer the redactor can read: a compressed echo would hide the secrets.
+const UNCOMPRESSED = { 'accept-encoding': 'identity' } as const;
 
 /** What one reading of the files gave; `snapshot` holds everything read, so a change to any file shows. */
 interface Loaded {
@@ -160,7 +162,10 @@ export class CredentialStore {
     const secret = credential.secret;
     if (secret.kind === 'awsSigV4') return this.#sign(credential.name, secret.entry, request);
     // Synchronous: most requests carry a static credential or none, and an await per request costs CPU.
-    return { headers: { ...request.headers, ...credentialHeaders(secret) }, secrets: secretValues(secret) };
+    return {
+      headers: { ...request.headers, ...UNCOMPRESSED, ...credentialHeaders(secret) },
+      secrets: secretValues(secret),
+    };
   }
 
   async #sign(name: string, entry: AwsSigV4Entry, request: SignableRequest): Promise<AuthorizedRequest> {
@@ -172,7 +177,7 @@ export class CredentialStore {
       signer = new SigV4Signer(key, { region: entry.region, service });
       this.#signers.set(signerKey, signer);
     }
-    const headers = { ...request.headers };
+    const headers: Record<string, string> = { ...request.headers, ...UNCOMPRESSED };
     for (const header of SIGV4_HEADERS) delete headers[header];
     const signed = await signer.sign({ ...request, headers });
     const authorization = signed.headers.authorization ?? '';

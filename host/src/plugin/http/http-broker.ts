@@ -201,7 +201,7 @@ export class HttpBroker {
       const response = await this.#send(method, url, request.headers, body, signal, secrets);
       const location = response.headers.location;
       if (!REDIRECT_STATUSES.has(response.status) || location === undefined) {
-        return secrets.length === 0 ? response : redacted(response, new SecretRedactor(secrets));
+        return secrets.length === 0 ? response : redacted(url, response, new SecretRedactor(secrets));
       }
       if (hop >= maxRedirects)
         throw new BrokerError('Network', `more than ${maxRedirects} redirects from ${request.url}`);
@@ -305,9 +305,17 @@ export class HttpBroker {
   }
 }
 
-// The answer to a request that carried a credential, with its secrets replaced (redact.ts).
-function redacted(answer: RawResponse, redactor: SecretRedactor): RawResponse {
+// The answer to a request that carried a credential, with its secrets replaced (redact.ts). The request asked for
+// no compression; a compressed answer is refused, since the redactor cannot see into it.
+function redacted(url: URL, answer: RawResponse, redactor: SecretRedactor): RawResponse {
   if (redactor.empty) return answer;
+  const coding = answer.headers['content-encoding']?.trim().toLowerCase();
+  if (coding !== undefined && coding !== '' && coding !== 'identity') {
+    throw new BrokerError(
+      'Network',
+      `answer from ${url.host} has content-encoding ${coding.slice(0, 40)}, which the host cannot check for the secrets it attached (it asked for identity)`,
+    );
+  }
   return { status: answer.status, headers: redactor.headers(answer.headers), chunks: redactor.body(answer.chunks) };
 }
 
