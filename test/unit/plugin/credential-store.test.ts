@@ -97,6 +97,26 @@ describe('credential store', () => {
     store.close();
   });
 
+  it('attaches a credential to plain http only on a port its host names (not 443)', async () => {
+    const file = tempFile({
+      credentials: [
+        ...credentials.credentials,
+        { name: 'tls', hosts: ['tls.example.com:443'], bearerToken: 'tok-tls' },
+        { name: 'plain', hosts: ['plain.example.com:80'], bearerToken: 'tok-plain' },
+      ],
+    });
+    const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });
+    // A plugin downgrading to http would send the token in clear text to whoever is on the path.
+    expect(store.headersFor(new URL('http://api.example.com/v1'))).toEqual({});
+    expect(store.authorize({ method: 'GET', url: new URL('http://api.example.com/v1'), headers: {} })).toBeUndefined();
+    expect(store.headersFor(new URL('http://tls.example.com:443/'))).toEqual({});
+    expect(store.headersFor(new URL('https://tls.example.com/'))).toEqual({ authorization: 'Bearer tok-tls' });
+    // The operator named these ports: loopback test servers, plain-http endpoints on purpose.
+    expect(store.headersFor(new URL('http://plain.example.com/'))).toEqual({ authorization: 'Bearer tok-plain' });
+    expect(store.headersFor(new URL('http://keys.example.com:8443/'))).toEqual({ 'x-api-key': 'k1', 'x-tenant': 't' });
+    store.close();
+  });
+
   it('exposes a secret to the plugin only when asked to, and refuses unknown names', async () => {
     const file = tempFile(credentials);
     const logger = recordingLogger().logger;

@@ -46,16 +46,23 @@ export interface UnreachableCredentialHost {
 }
 
 const DEFAULT_PORTS = [80, 443];
+const HTTPS_PORT = 443;
 
-// Whether some http(s) URL is matched by both entries: the same name, and the same port for a scheme (an entry
-// without a port stands for the scheme's default port).
-function sameEndpoint(a: HostPort, b: HostPort): boolean {
-  if (a.hostname !== b.hostname) return false;
-  if (a.port === undefined || b.port === undefined) {
-    const port = a.port ?? b.port;
-    return port === undefined || DEFAULT_PORTS.includes(port);
-  }
-  return a.port === b.port;
+// Whether a credential host may be attached to `url`: over https always, over plain http only on a port the host
+// names (other than 443). Otherwise a plugin could send the request to http://host/ and put the secret, or a
+// replayable signature, on the wire in clear text.
+function attachable(host: HostPort, url: URL): boolean {
+  return url.protocol === 'https:' || (host.port !== undefined && host.port !== HTTPS_PORT);
+}
+
+// Whether some http(s) URL the allowed entry admits gets the credential host's secret: the same name, and the same
+// port for a scheme (an entry without a port stands for the scheme's default port; a credential host without one,
+// for https's only, attachable()).
+function sameEndpoint(allowed: HostPort, host: HostPort): boolean {
+  if (allowed.hostname !== host.hostname) return false;
+  if (host.port === undefined) return allowed.port === undefined || allowed.port === HTTPS_PORT;
+  if (allowed.port === undefined) return DEFAULT_PORTS.includes(host.port);
+  return allowed.port === host.port;
 }
 
 function formatHostPort(h: HostPort): string {
@@ -195,7 +202,7 @@ export class CredentialStore {
   }
 
   #credentialFor(url: URL): Credential | undefined {
-    return this.#credentials.find((c) => c.hosts.some((h) => entryMatches(h, url)));
+    return this.#credentials.find((c) => c.hosts.some((h) => entryMatches(h, url) && attachable(h, url)));
   }
 
   /**
