@@ -97,6 +97,10 @@ describe('plugin sources', () => {
     expect([...(parsed.options.pluginConfig?.loadBalancerClasses ?? [])]).toEqual([
       ['devcloud.example/internal', 'internal'],
     ]);
-    expect(parsed.options.pluginConfig?.providers[1]?.limits).toMatchObject({ poolSize: 2, poolMinSize: 1, maxModuleMB: 256 });
+    expect(parsed.options.pluginConfig?.providers[1]?.limits).toMatchObject({
+      poolSize: 2,
+      poolMinSize: 1,
+      maxModuleMB: 256,
+    });
   });
 });
