@@ -32,11 +32,13 @@ export function parseBackendProbe(value: unknown, path: string): BackendProbe | 
   only(value, path, ['url', 'path', 'identity', 'addressType']);
   const url = str(value, 'url', path);
   if (!PLACEHOLDERS.test(url)) fail(`${path}.url`, 'must name the load balancer: {lb} (its name) or {ingress}');
+  let protocol: string | undefined;
   try {
-    new URL(url.replace(PLACEHOLDERS, 'x'));
+    protocol = new URL(url.replace(PLACEHOLDERS, 'x')).protocol;
   } catch {
-    fail(`${path}.url`, `"${url}" is not an absolute http(s) URL`);
+    protocol = undefined;
   }
+  if (protocol !== 'http:' && protocol !== 'https:') fail(`${path}.url`, `"${url}" is not an absolute http(s) URL`);
   const jsonPath = str(value, 'path', path);
   if (!jsonPath.split('.').every((s) => PATH_SEGMENT.test(s))) {
     fail(`${path}.path`, `"${jsonPath}" must be field names joined by dots, [] after a list (backends[].id)`);

@@ -82,6 +82,11 @@ describe('conformance fixture', () => {
       '$.backendProbe.url: must name the load balancer',
     ],
     [
+      'a probe that is not http(s)',
+      { nodes, backendProbe: { url: 'file:///lbs/{lb}', path: 'x', identity: 'instanceID' } },
+      '$.backendProbe.url: "file:///lbs/{lb}" is not an absolute http(s) URL',
+    ],
+    [
       'a probe with a bad path',
       { nodes, backendProbe: { url: 'http://c/{lb}', path: 'a..b', identity: 'instanceID' } },
       '$.backendProbe.path: "a..b" must be field names joined by dots',

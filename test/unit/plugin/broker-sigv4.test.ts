@@ -2,20 +2,14 @@
 // signature from what it received gets the same one), on both broker paths, and the answer never shows the plugin
 // the secret key, the Authorization header or the signature.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
 import type { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
 import { REDACTED } from '../../../host/src/plugin/http/redact.ts';
 import { SigV4Signer } from '../../../host/src/plugin/http/sigv4-signer.ts';
 import { readAnswerFrame, requestFrame } from './support/frames.ts';
-import { type Route, type SeenRequest, startServer, type TestServer } from './support/http-servers.ts';
-import { recordingLogger } from './support/recording-logger.ts';
-import { testBroker } from './support/test-broker.ts';
+import type { Route, SeenRequest, TestServer } from './support/http-servers.ts';
+import { SIGV4_KEY as KEY, type SigV4Broker, startSigV4Broker } from './support/sigv4-broker.ts';
 
-const KEY = { accessKeyId: 'AKIAEXAMPLE000000001', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYzzzzSECRET' };
 const BODY = 'Action=DescribeInstances&Version=2016-11-15&Filter.1.Name=tag%3AName';
 
 // Echoes every request header back, as headers and in the body (an API that reflects its request).
@@ -24,28 +18,16 @@ const echo: Route = (req, res) => {
   res.end(JSON.stringify(req.headers));
 };
 
+let env: SigV4Broker;
 let server: TestServer;
 let broker: HttpBroker;
-let store: CredentialStore;
-const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-broker-sigv4-'));
 
 beforeAll(async () => {
-  server = await startServer({ '/echo': echo });
-  writeFileSync(join(dir, 'id'), KEY.accessKeyId);
-  writeFileSync(join(dir, 'secret'), KEY.secretAccessKey);
-  const file = join(dir, 'credentials.json');
-  const awsSigV4 = { accessKeyIdFile: 'id', secretAccessKeyFile: 'secret', region: 'us-east-1', service: 'ec2' };
-  writeFileSync(file, JSON.stringify({ credentials: [{ name: 'aws', hosts: [server.host], awsSigV4 }] }));
-  store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });
-  broker = testBroker([server.host], store, { maxResponseBytes: 1 << 20 });
+  env = await startSigV4Broker({ '/echo': echo });
+  ({ server, broker } = env);
 });
 
-afterAll(async () => {
-  broker.close();
-  store.close();
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => env.close());
 
 const pluginHeaders = {
   'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8',
@@ -94,7 +76,7 @@ describe('SigV4 in the broker', () => {
     expect(authorization).toMatch(
       /^AWS4-HMAC-SHA256 Credential=AKIAEXAMPLE000000001\/\d{8}\/us-east-1\/ec2\/aws4_request, /,
     );
-    expect(authorization).toContain('SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date,');
+    expect(authorization).toContain('SignedHeaders=accept-encoding;content-type;host;x-amz-content-sha256;x-amz-date,');
     expect(seen.headers['x-amz-date']).not.toBe(pluginHeaders['X-Amz-Date']);
     expect(seen.headers['x-amz-content-sha256']).toBe(createHash('sha256').update(BODY).digest('hex'));
     // The query went out canonically encoded, and the signature covers exactly what arrived.

@@ -64,12 +64,17 @@ describe('credentials file', () => {
       `{"credentials": [{"name": "a", "hosts": ["h"], "bearerToken": "${secret}", "headers": {}}]}`,
       `{"credentials": [{"name": "a", "hosts": ["h"], "basicAuth": {"username": "x:${secret}", "password": "p"}}]}`,
       `{"credentials": [{"name": "a", "hosts": ["h"], "bearerToken": "${secret}"`,
+      // The JSON parser quotes the text around a bad token; a line break there defeated the quote removal.
+      `{"credentials": [{"name": "a", "hosts": ["h"], "bearerToken":\n${secret}}]}`,
+      `{"credentials": [{"name": "a", "hosts": ["h"], "bearerToken": ${secret}\n}]}`,
+      `${secret}\n`,
     ]) {
       expect(() => parseCredentialFile(bad, 'f')).toThrow(CredentialFileError);
       try {
         parseCredentialFile(bad, 'f');
       } catch (err) {
-        expect((err as Error).message).not.toContain(secret);
+        // Not even a piece: the parser's quote is cut short.
+        expect((err as Error).message).not.toContain(secret.slice(0, 6));
       }
     }
   });
@@ -89,6 +94,26 @@ describe('credential store', () => {
     });
     expect(store.headersFor(new URL('https://keys2.example.com/'))).toEqual({ 'x-api-key': 'k1', 'x-tenant': 't' });
     expect(store.headersFor(new URL('https://elsewhere.example.com/'))).toEqual({});
+    store.close();
+  });
+
+  it('attaches a credential to plain http only on a port its host names (not 443)', async () => {
+    const file = tempFile({
+      credentials: [
+        ...credentials.credentials,
+        { name: 'tls', hosts: ['tls.example.com:443'], bearerToken: 'tok-tls' },
+        { name: 'plain', hosts: ['plain.example.com:80'], bearerToken: 'tok-plain' },
+      ],
+    });
+    const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });
+    // A plugin downgrading to http would send the token in clear text to whoever is on the path.
+    expect(store.headersFor(new URL('http://api.example.com/v1'))).toEqual({});
+    expect(store.authorize({ method: 'GET', url: new URL('http://api.example.com/v1'), headers: {} })).toBeUndefined();
+    expect(store.headersFor(new URL('http://tls.example.com:443/'))).toEqual({});
+    expect(store.headersFor(new URL('https://tls.example.com/'))).toEqual({ authorization: 'Bearer tok-tls' });
+    // The operator named these ports: loopback test servers, plain-http endpoints on purpose.
+    expect(store.headersFor(new URL('http://plain.example.com/'))).toEqual({ authorization: 'Bearer tok-plain' });
+    expect(store.headersFor(new URL('http://keys.example.com:8443/'))).toEqual({ 'x-api-key': 'k1', 'x-tenant': 't' });
     store.close();
   });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -52,6 +52,22 @@ describe('plugin source', () => {
     await expect(
       loadPluginSource({ bytes: Uint8Array.from([0x1f, 0x8b, 8, 0, 1, 2, 3]), name: 'p.gz' }),
     ).rejects.toThrow(/^plugin p\.gz is not valid gzip data: /);
+  });
+
+  it('refuses a module file over the cap by its size, before reading it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-source-'));
+    const path = join(dir, 'provider.wasm');
+    // Sparse: 3 GiB on disk costs nothing, and reading it first would fail otherwise (over Node's 2 GiB read limit).
+    const fd = openSync(path, 'w');
+    ftruncateSync(fd, 3 * 1024 * 1024 * 1024);
+    closeSync(fd);
+    try {
+      await expect(loadPluginSource({ path })).rejects.toThrow(
+        `cannot read plugin ${path}: provider.wasm is larger than 64 MiB (limits.maxModuleMB)`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('stops inflating a bomb at the cap: 1 GiB never lands in memory', async () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileSource } from '../../../host/src/plugin/sources/file-source.ts';
 import type { SourceRevision } from '../../../host/src/plugin/sources/source.ts';
+import { recordingLogger } from '../plugin/support/recording-logger.ts';
 import { kubeletWrite, removeKeyLink } from './kubelet-writer.ts';
 
 const KEY = 'provider.wasm';
@@ -118,6 +119,26 @@ describe('file source on a kubelet-managed ConfigMap volume', () => {
     expect(got.revisions).toHaveLength(0);
     await kubeletWrite(dir, { [KEY]: moduleBytes(4) });
     expect((await got.next()).bytes).toEqual(moduleBytes(4));
+  });
+
+  it('refuses a module file over maxBytes by its size, at start and once per revision after', async () => {
+    await expect(new FileSource({ path: join(dir, KEY), maxBytes: 128 * 1024 }).start(() => {})).rejects.toThrow(
+      /provider\.wasm is larger than 131072 bytes \(limits\.maxModuleMB\)/,
+    );
+    const got = collect();
+    const { logger, records } = recordingLogger();
+    source = new FileSource({ path: join(dir, KEY), maxBytes: 512 * 1024, pollIntervalMs: 20, logger });
+    await source.start((r) => got.revisions.push(r));
+    await kubeletWrite(dir, { [KEY]: moduleBytes(2, 1024 * 1024) });
+    const deadline = Date.now() + 3_000;
+    while (!records.some((r) => r.level === 'warn') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    await kubeletWrite(dir, { [KEY]: moduleBytes(3) });
+    expect((await got.next()).bytes).toEqual(moduleBytes(3));
+    expect(got.revisions).toHaveLength(1);
+    const warnings = records.filter((r) => r.level === 'warn');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.fields.error).toMatch(/larger than 524288 bytes/);
   });
 
   it('does not report a touch that leaves the module as it was', async () => {

@@ -36,6 +36,10 @@ function probeUrl(ctx: CheckContext): string {
   return url.replace(/\{(lb|ingress)\}/g, (_m, key: string) => {
     const value = values[key];
     if (!value) skip(`the probe needs {${key}}, which no earlier check found`);
+    // Encoding leaves dots alone, and a URL drops `.` and walks up with `..`: the GET would read another resource.
+    if (value === '.' || value === '..') {
+      fail(`{${key}} is "${value}", a dot segment in a URL: the probe cannot read that load balancer's backends`);
+    }
     return encodeURIComponent(value);
   });
 }

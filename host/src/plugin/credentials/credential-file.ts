@@ -44,7 +44,7 @@ export function parseCredentialFile(text: string, where: string): Credential[] {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    throw new CredentialFileError(`${where}: not JSON (${(err as Error).message.replace(/".*"/, '…')})`);
+    throw new CredentialFileError(`${where}: not JSON (${jsonErrorWithoutText((err as Error).message)})`);
   }
   const list = isObject(doc) ? doc.credentials : undefined;
   if (!Array.isArray(list)) throw new CredentialFileError(`${where}: expected {"credentials": [...]}`);
@@ -65,6 +65,13 @@ export function parseCredentialFile(text: string, where: string): Credential[] {
     const parsedHosts = hosts.map((h: string) => parseHost(h, `${at} (${name})`));
     return { name, hosts: parsedHosts, secret: parseSecret(entry, parsedHosts, `${at} (${name})`, where) };
   });
+}
+
+// V8 quotes the text around a bad token (`Unexpected token 'S', ..."n":\nSECRET"... is not valid JSON`), which may be a
+// secret: such a message is replaced by one without the text. The others name a position only.
+function jsonErrorWithoutText(message: string): string {
+  if (!/^Unexpected token|is not valid JSON/.test(message)) return message;
+  return 'an unexpected token; the text is not quoted, as it may hold a secret';
 }
 
 /**

@@ -27,6 +27,8 @@ export interface AuthorizedRequest {
 
 // Headers only the signer may set: a plugin's own would be sent beside (or instead of) the signed ones.
 const SIGV4_HEADERS = ['authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token'];
+// A request with a credential asks for an answer the redactor can read: a compressed echo would hide the secrets.
+const UNCOMPRESSED = { 'accept-encoding': 'identity' } as const;
 
 /** What one reading of the files gave; `snapshot` holds everything read, so a change to any file shows. */
 interface Loaded {
@@ -44,16 +46,23 @@ export interface UnreachableCredentialHost {
 }
 
 const DEFAULT_PORTS = [80, 443];
+const HTTPS_PORT = 443;
 
-// Whether some http(s) URL is matched by both entries: the same name, and the same port for a scheme (an entry
-// without a port stands for the scheme's default port).
-function sameEndpoint(a: HostPort, b: HostPort): boolean {
-  if (a.hostname !== b.hostname) return false;
-  if (a.port === undefined || b.port === undefined) {
-    const port = a.port ?? b.port;
-    return port === undefined || DEFAULT_PORTS.includes(port);
-  }
-  return a.port === b.port;
+// Whether a credential host may be attached to `url`: over https always, over plain http only on a port the host
+// names (other than 443). Otherwise a plugin could send the request to http://host/ and put the secret, or a
+// replayable signature, on the wire in clear text.
+function attachable(host: HostPort, url: URL): boolean {
+  return url.protocol === 'https:' || (host.port !== undefined && host.port !== HTTPS_PORT);
+}
+
+// Whether some http(s) URL the allowed entry admits gets the credential host's secret: the same name, and the same
+// port for a scheme (an entry without a port stands for the scheme's default port; a credential host without one,
+// for https's only, attachable()).
+function sameEndpoint(allowed: HostPort, host: HostPort): boolean {
+  if (allowed.hostname !== host.hostname) return false;
+  if (host.port === undefined) return allowed.port === undefined || allowed.port === HTTPS_PORT;
+  if (allowed.port === undefined) return DEFAULT_PORTS.includes(host.port);
+  return allowed.port === host.port;
 }
 
 function formatHostPort(h: HostPort): string {
@@ -160,7 +169,10 @@ export class CredentialStore {
     const secret = credential.secret;
     if (secret.kind === 'awsSigV4') return this.#sign(credential.name, secret.entry, request);
     // Synchronous: most requests carry a static credential or none, and an await per request costs CPU.
-    return { headers: { ...request.headers, ...credentialHeaders(secret) }, secrets: secretValues(secret) };
+    return {
+      headers: { ...request.headers, ...UNCOMPRESSED, ...credentialHeaders(secret) },
+      secrets: secretValues(secret),
+    };
   }
 
   async #sign(name: string, entry: AwsSigV4Entry, request: SignableRequest): Promise<AuthorizedRequest> {
@@ -172,7 +184,7 @@ export class CredentialStore {
       signer = new SigV4Signer(key, { region: entry.region, service });
       this.#signers.set(signerKey, signer);
     }
-    const headers = { ...request.headers };
+    const headers: Record<string, string> = { ...request.headers, ...UNCOMPRESSED };
     for (const header of SIGV4_HEADERS) delete headers[header];
     const signed = await signer.sign({ ...request, headers });
     const authorization = signed.headers.authorization ?? '';
@@ -190,7 +202,7 @@ export class CredentialStore {
   }
 
   #credentialFor(url: URL): Credential | undefined {
-    return this.#credentials.find((c) => c.hosts.some((h) => entryMatches(h, url)));
+    return this.#credentials.find((c) => c.hosts.some((h) => entryMatches(h, url) && attachable(h, url)));
   }
 
   /**

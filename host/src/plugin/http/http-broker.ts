@@ -199,17 +199,33 @@ export class HttpBroker {
   }
 
   async #follow(request: RequestHead, firstBody: Uint8Array | undefined, signal: AbortSignal): Promise<RawResponse> {
-    const { maxRedirects } = this.#options;
-    let url = this.#checkUrl(request.url, 'request to');
-    let method = request.method.toUpperCase();
-    let body = firstBody;
+    const url = this.#checkUrl(request.url, 'request to');
     // Every secret attached on the way: a redirect could carry one to the next hop, which may echo it.
     const secrets: string[] = [];
+    try {
+      return await this.#hops(request, url, firstBody, signal, secrets);
+    } catch (err) {
+      // A parse error quotes the answer's bytes: an echoing server could put an attached secret there.
+      throw secrets.length === 0 ? err : redactedError(err, new SecretRedactor(secrets));
+    }
+  }
+
+  async #hops(
+    request: RequestHead,
+    firstUrl: URL,
+    firstBody: Uint8Array | undefined,
+    signal: AbortSignal,
+    secrets: string[],
+  ): Promise<RawResponse> {
+    const { maxRedirects } = this.#options;
+    let url = firstUrl;
+    let method = request.method.toUpperCase();
+    let body = firstBody;
     for (let hop = 0; ; hop++) {
       const response = await this.#send(method, url, request.headers, body, signal, secrets);
       const location = response.headers.location;
       if (!REDIRECT_STATUSES.has(response.status) || location === undefined) {
-        return secrets.length === 0 ? response : redacted(response, new SecretRedactor(secrets));
+        return secrets.length === 0 ? response : redacted(url, response, new SecretRedactor(secrets));
       }
       if (hop >= maxRedirects)
         throw new BrokerError('Network', `more than ${maxRedirects} redirects from ${request.url}`);
@@ -320,10 +336,26 @@ export class HttpBroker {
   }
 }
 
-// The answer to a request that carried a credential, with its secrets replaced (redact.ts).
-function redacted(answer: RawResponse, redactor: SecretRedactor): RawResponse {
+// The answer to a request that carried a credential, with its secrets replaced (redact.ts). The request asked for
+// no compression; a compressed answer is refused, since the redactor cannot see into it.
+function redacted(url: URL, answer: RawResponse, redactor: SecretRedactor): RawResponse {
   if (redactor.empty) return answer;
+  const coding = answer.headers['content-encoding']?.trim().toLowerCase();
+  if (coding !== undefined && coding !== '' && coding !== 'identity') {
+    throw new BrokerError(
+      'Network',
+      `answer from ${url.host} has content-encoding ${coding.slice(0, 40)}, which the host cannot check for the secrets it attached (it asked for identity)`,
+    );
+  }
   return { status: answer.status, headers: redactor.headers(answer.headers), chunks: redactor.body(answer.chunks) };
+}
+
+// An error of a request that carried a credential, with its secrets replaced in the message.
+function redactedError(err: unknown, redactor: SecretRedactor): unknown {
+  if (!(err instanceof Error)) return err;
+  const message = redactor.text(err.message);
+  if (message === err.message) return err;
+  return new BrokerError(err instanceof BrokerError ? err.code : 'Network', message);
 }
 
 function parseRequest(bytes: Uint8Array): HttpRequest {

@@ -27,7 +27,7 @@ export class SecretRedactor {
 
   headers(headers: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const [name, value] of Object.entries(headers)) out[this.#text(name)] = this.#text(value);
+    for (const [name, value] of Object.entries(headers)) out[this.text(name)] = this.text(value);
     return out;
   }
 
@@ -45,7 +45,8 @@ export class SecretRedactor {
     return changed ? [body] : chunks;
   }
 
-  #text(value: string): string {
+  /** `value` with every secret replaced (a header, an error message). */
+  text(value: string): string {
     let out = value;
     for (const secret of this.#secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     return out;

@@ -34,6 +34,17 @@ export interface UnpackedModule {
 }
 
 /**
+ * Throws ModuleTooLarge for a module file of `size` bytes over the cap: checked on a file's size before it is read, so
+ * an oversized file never reaches memory. A gzip file that large holds a module past the cap too (bar its few bytes of
+ * framing over an incompressible module), so it is refused alike.
+ */
+export function checkModuleSize(size: number, name: string, maxBytes: number): void {
+  if (size > maxBytes) {
+    throw new ModuleGzipError('ModuleTooLarge', `${name} is larger than ${capText(maxBytes)} (limits.maxModuleMB)`);
+  }
+}
+
+/**
  * The module in `bytes` (named `name`: a ConfigMap key or a file), decompressed when gzip. Rejects with a
  * ModuleGzipError when a `.gz` name holds no gzip data, the data is corrupt, or it inflates past `maxBytes`.
  */
@@ -42,9 +53,7 @@ export async function unpackModule(bytes: Uint8Array, name: string, maxBytes: nu
     if (name.endsWith('.gz')) {
       throw new ModuleGzipError('ModuleNotGzip', `${name} ends in .gz but does not start with the gzip magic 1f 8b`);
     }
-    if (bytes.byteLength > maxBytes) {
-      throw new ModuleGzipError('ModuleTooLarge', `${name} is larger than ${capText(maxBytes)} (limits.maxModuleMB)`);
-    }
+    checkModuleSize(bytes.byteLength, name, maxBytes);
     return { module: bytes, compressed: undefined };
   }
   let module: Buffer;

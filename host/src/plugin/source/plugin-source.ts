@@ -3,10 +3,10 @@
 // The digest is computed over exactly the module's bytes (a Uint8Array view, never the whole buffer behind it) and
 // is compared before the module is compiled: a tampered module is never handed to the compiler.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { hasWasmHeader } from '../wasm/module-reader.ts';
-import { DEFAULT_MAX_MODULE_MB, unpackModule } from './module-gzip.ts';
+import { checkModuleSize, DEFAULT_MAX_MODULE_MB, unpackModule } from './module-gzip.ts';
 
 export type PluginSource = { path: string } | { bytes: Uint8Array; name?: string };
 
@@ -32,9 +32,10 @@ export async function loadPluginSource(
   if ('path' in source) {
     label = basename(source.path);
     try {
+      checkModuleSize((await stat(source.path)).size, label, maxModuleBytes);
       bytes = new Uint8Array(await readFile(source.path));
     } catch (err) {
-      throw new PluginSourceError(`cannot read plugin ${source.path}: ${(err as Error).message}`);
+      throw new PluginSourceError(`cannot read plugin ${source.path}: ${(err as Error).message}`, { cause: err });
     }
   } else {
     bytes = source.bytes;

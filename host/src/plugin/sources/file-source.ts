@@ -9,8 +9,9 @@
 // 800 ms so that, timer jitter and the read included, a swap is still noticed within a second.
 import { type FSWatcher, watch } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { type Logger, silentLogger } from '../../log/logger.ts';
+import { checkModuleSize, DEFAULT_MAX_MODULE_MB, ModuleGzipError } from '../source/module-gzip.ts';
 import { type PluginSource, type RevisionListener, signatureName, SourceError, type SourceRevision } from './source.ts';
 
 export interface FileSourceOptions {
@@ -20,6 +21,8 @@ export interface FileSourceOptions {
   /** fs.watch on the directory (default true; tests turn it off to exercise the poll alone). */
   watch?: boolean;
   logger?: Logger;
+  /** A module file larger than this is refused by its size, never read (default limits.maxModuleMB's). */
+  maxBytes?: number;
 }
 
 interface Snapshot {
@@ -33,7 +36,10 @@ export class FileSource implements PluginSource {
   readonly #pollIntervalMs: number;
   readonly #useWatch: boolean;
   readonly #log: Logger;
+  readonly #maxBytes: number;
   #fingerprint = '';
+  /** The revision last refused for its size: warned about once. */
+  #refused = '';
   #listener: RevisionListener | undefined;
   #watcher: FSWatcher | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -46,6 +52,7 @@ export class FileSource implements PluginSource {
     this.#pollIntervalMs = options.pollIntervalMs ?? 800;
     this.#useWatch = options.watch ?? true;
     this.#log = options.logger ?? silentLogger;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_MODULE_MB * 1048576;
     this.description = `file ${options.path}`;
   }
 
@@ -124,6 +131,7 @@ export class FileSource implements PluginSource {
       if ((await this.#currentFingerprint()) === this.#fingerprint) return;
       snapshot = await this.#read(startedAt);
     } catch (err) {
+      if (err instanceof ModuleGzipError) return this.#warnRefused(err);
       // Mid-swap the old timestamped directory can vanish under us, or the key can be absent for a moment:
       // keep serving what we have and look again at the next tick.
       this.#log.debug('plugin file not readable right now', { path: this.#path, error: (err as Error).message });
@@ -132,6 +140,13 @@ export class FileSource implements PluginSource {
     if (snapshot === undefined || snapshot.fingerprint === this.#fingerprint || this.#stopped) return;
     this.#fingerprint = snapshot.fingerprint;
     this.#listener?.(snapshot.revision);
+  }
+
+  async #warnRefused(err: ModuleGzipError): Promise<void> {
+    const print = await this.#currentFingerprint().catch(() => '');
+    if (print === this.#refused) return;
+    this.#refused = print;
+    this.#log.warn('plugin module refused; keeping the one serving', { path: this.#path, error: err.message });
   }
 
   async #currentFingerprint(): Promise<string> {
@@ -145,6 +160,7 @@ export class FileSource implements PluginSource {
     const sigPath = signatureName(target);
     const before = await stat(target);
     const sigBefore = await statOrUndefined(sigPath);
+    checkModuleSize(before.size, basename(target), this.#maxBytes);
     const bytes = new Uint8Array(await readFile(target));
     let signature: string | undefined;
     try {

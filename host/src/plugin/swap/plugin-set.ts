@@ -12,6 +12,7 @@ import type { PluginSource } from '../sources/source.ts';
 import { type CandidateLoader, wasmCandidateLoader } from './candidate.ts';
 import { classRoutingBalancer } from './class-router.ts';
 import { HotSwapper, type ProviderStatus, type SwapEvents } from './hot-swapper.ts';
+import { maxModuleBytes } from './revision-module.ts';
 import { createSwapMetrics } from './swap-metrics.ts';
 import type { ReplicaGuard } from '../http/http-broker.ts';
 
@@ -148,7 +149,8 @@ function makeSource(config: ProviderConfig, o: PluginSetOptions, logger: Logger)
   const log = logger.child({ provider: config.name });
   const source = config.source;
   if (source.kind === 'file') {
-    return new FileSource({ path: source.path, pollIntervalMs: o.filePollIntervalMs, logger: log });
+    const maxBytes = maxModuleBytes(config);
+    return new FileSource({ path: source.path, pollIntervalMs: o.filePollIntervalMs, logger: log, maxBytes });
   }
   if (o.client === undefined) throw new PluginSetError(`provider ${config.name}: a ConfigMap source needs a client`);
   return new ConfigMapSource({

@@ -16,12 +16,16 @@ export interface RevisionModule {
   compressed: Uint8Array | undefined;
 }
 
+/** The provider's cap on a module, decompressed or not (limits.maxModuleMB). */
+export function maxModuleBytes(config: ProviderConfig): number {
+  return (config.limits.maxModuleMB ?? DEFAULT_MAX_MODULE_MB) * 1024 * 1024;
+}
+
 /** Rejects with a ModuleGzipError when the revision is not a module the cap allows. */
 export async function unpackRevision(config: ProviderConfig, revision: SourceRevision): Promise<RevisionModule> {
   const source = config.source;
   const name = source.kind === 'configMap' ? source.key : basename(source.path);
-  const maxBytes = (config.limits.maxModuleMB ?? DEFAULT_MAX_MODULE_MB) * 1024 * 1024;
-  const { module, compressed } = await unpackModule(revision.bytes, name, maxBytes);
+  const { module, compressed } = await unpackModule(revision.bytes, name, maxModuleBytes(config));
   return { revision: compressed ? { ...revision, bytes: module } : revision, compressed };
 }
 
