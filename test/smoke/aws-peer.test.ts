@@ -85,7 +85,9 @@ describe('the upstream AWS CCM against moto', () => {
       async (): Promise<V1Node | undefined> => {
         if (!peer?.process.running) throw new Error(`aws-ccm exited:\n${peer?.process.tail()}`);
         const n = await core.readNode({ name: nodeName });
-        return n.spec?.taints?.some((t) => t.key === UNINITIALIZED) ? undefined : n;
+        // The taint goes in the Node update, the addresses in a later status patch: wait for both.
+        const initialized = !n.spec?.taints?.some((t) => t.key === UNINITIALIZED);
+        return initialized && (n.status?.addresses?.length ?? 0) > 0 ? n : undefined;
       },
       60_000,
       250,

@@ -67,6 +67,8 @@ interface Run {
   env: AwsEnv;
   ccm: Running;
   out: Snapshot;
+  /** The NLB names of this run's Services (the shared cluster's other LoadBalancer Services get NLBs too). */
+  lbNames: string[];
 }
 
 export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<ParityResult> {
@@ -97,7 +99,7 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
       );
       flatten(out, `node/${seg(name)}`, nodeView(node, norm));
     }
-    const run: Run = { impl, ctx, core, env, ccm, out };
+    const run: Run = { impl, ctx, core, env, ccm, out, lbNames: [] };
     for (const [i, svc] of SERVICES.entries()) await settledService(run, svc.name, i);
     flatten(out, 'security-groups', await securityGroupRules(env.query, env.seeded.vpcId, portNormalizer(run)));
     for (const inst of NODE_INSTANCES.map((i) => env.seeded.instances[i]!)) {
@@ -227,6 +229,7 @@ async function settledService(run: Run, name: string, index: number): Promise<vo
   const nodePorts = new Map((created.spec?.ports ?? []).map((p) => [String(p.nodePort), String(p.port)]));
   const norm = normalizer(env, nodePorts, uid);
   const lbName = `a${uid.replaceAll('-', '')}`.slice(0, 32);
+  run.lbNames.push(lbName);
   const { svc, lb } = await eventually(
     `${impl}: NLB of ${name} settled`,
     async () => {
@@ -282,11 +285,15 @@ async function deletedServices(run: Run): Promise<string[]> {
     45_000,
     250,
   );
+  // Only this run's resources: wasm-ccm also serves the LoadBalancer Services other test files leave in the shared
+  // cluster (as NLBs; upstream makes Classic ELBs of those, which this inventory does not list).
   const inventory = await elbInventory(env.query);
+  const ours = (name: string): boolean => run.lbNames.some((lb) => name === lb || name.includes(`/${lb}/`));
+  const tgPrefix = `k8s-${ctx.namespace.replace(/[^a-zA-Z0-9]/g, '').slice(0, 8)}-`;
   const orphans = [
-    ...inventory.loadBalancers.map((n) => `load balancer ${n}`),
-    ...inventory.targetGroups.map((n) => `target group ${n}`),
-    ...inventory.listeners.map((n) => `listener ${n}`),
+    ...inventory.loadBalancers.filter(ours).map((n) => `load balancer ${n}`),
+    ...inventory.targetGroups.filter((n) => n.startsWith(tgPrefix)).map((n) => `target group ${n}`),
+    ...inventory.listeners.filter(ours).map((n) => `listener ${n}`),
   ];
   flatten(out, 'deleted/orphans', orphans);
   flatten(out, 'deleted/security-groups', await securityGroupRules(env.query, env.seeded.vpcId, portNormalizer(run)));
