@@ -34,6 +34,12 @@ export function tsType(t: FieldType): string {
   }
 }
 
+// A field type as the definition spells it ("list<Node>", "string", "Service").
+function specOf(t: FieldType): string {
+  if (t.kind === 'list') return `list<${specOf(t.of)}>`;
+  return t.kind === 'ref' || t.kind === 'enum' ? t.name : t.kind;
+}
+
 function stringArray(values: string[], indent: string): string {
   const one = `[${values.map(q).join(', ')}]`;
   if (one.length + indent.length <= 100) return one;
@@ -102,6 +108,15 @@ export function emitTsTypes(model: AbiModel): string {
       `    mayBeImplementedElsewhere: ${m.mayBeImplementedElsewhere},\n  },`,
   );
   out.push(`export const METHODS = {\n${methods.join('\n')}\n} as const satisfies Record<MethodName, MethodInfo>;\n`);
+
+  const requestFields = model.methods.map((m) => {
+    const fields = model.types.get(m.request)!.fields.filter((f) => f.since === 0);
+    return `  ${m.name}: { ${fields.map((f) => `${f.name}: ${q(specOf(f.type))}`).join(', ')} },`;
+  });
+  out.push(
+    '/** The v1.0 (required) fields of each request with their definition types, for tools that build requests. */\n' +
+      `export const REQUEST_FIELDS = {\n${requestFields.join('\n')}\n} as const satisfies Record<MethodName, Readonly<Record<string, string>>>;\n`,
+  );
 
   const caps = model.capabilities.map((c) => {
     const names = model.methods.filter((m) => m.capability === c).map((m) => m.name);
