@@ -48,7 +48,7 @@ export class DocRegionError extends Error {
   }
 }
 
-async function fillRegions(
+export async function fillRegions(
   path: string,
   doc: string,
   regions: Record<string, Emitter>,
