@@ -46,6 +46,18 @@ function stringArray(values: string[], indent: string): string {
   return `[\n${values.map((v) => `${indent}  ${q(v)},`).join('\n')}\n${indent}]`;
 }
 
+// Each method's v1.0 request fields with their definition types: what the conformance kit builds sample requests from.
+function emitRequestFields(model: AbiModel): string {
+  const requestFields = model.methods.map((m) => {
+    const fields = model.types.get(m.request)!.fields.filter((f) => f.since === 0);
+    return `  ${m.name}: { ${fields.map((f) => `${f.name}: ${q(specOf(f.type))}`).join(', ')} },`;
+  });
+  return (
+    '/** The v1.0 (required) fields of each request with their definition types, for tools that build requests. */\n' +
+    `export const REQUEST_FIELDS = {\n${requestFields.join('\n')}\n} as const satisfies Record<MethodName, Readonly<Record<string, string>>>;\n`
+  );
+}
+
 export function emitTsTypes(model: AbiModel): string {
   const out: string[] = [HEADER];
   out.push(`export const ABI_MAJOR = ${model.major};\nexport const ABI_MINOR = ${model.minor};\n`);
@@ -109,14 +121,7 @@ export function emitTsTypes(model: AbiModel): string {
   );
   out.push(`export const METHODS = {\n${methods.join('\n')}\n} as const satisfies Record<MethodName, MethodInfo>;\n`);
 
-  const requestFields = model.methods.map((m) => {
-    const fields = model.types.get(m.request)!.fields.filter((f) => f.since === 0);
-    return `  ${m.name}: { ${fields.map((f) => `${f.name}: ${q(specOf(f.type))}`).join(', ')} },`;
-  });
-  out.push(
-    '/** The v1.0 (required) fields of each request with their definition types, for tools that build requests. */\n' +
-      `export const REQUEST_FIELDS = {\n${requestFields.join('\n')}\n} as const satisfies Record<MethodName, Readonly<Record<string, string>>>;\n`,
-  );
+  out.push(emitRequestFields(model));
 
   const caps = model.capabilities.map((c) => {
     const names = model.methods.filter((m) => m.capability === c).map((m) => m.name);
