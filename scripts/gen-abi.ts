@@ -1,4 +1,5 @@
-// Generates every typed artefact of the ABI from plugin-sdk/abi/v1.json (see plugin-sdk/ABI.md).
+// Generates every typed artefact of the ABI, and the method tables of its docs, from plugin-sdk/abi/v1.json
+// (see plugin-sdk/ABI.md).
 // `npm run gen:abi` writes the files; test/unit/abi/generated.test.ts calls generateAbiFiles() and compares.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,6 +11,7 @@ import {
   emitPluginCapabilities,
   emitSwapForwarders,
 } from '../plugin-sdk/codegen/emit-ts-facades.ts';
+import { emitAbiCallTable, emitSdkCapabilityTable } from '../plugin-sdk/codegen/emit-doc-tables.ts';
 import { emitTsTypes } from '../plugin-sdk/codegen/emit-ts-types.ts';
 import { emitTsValidate } from '../plugin-sdk/codegen/emit-ts-validate.ts';
 import { type AbiModel, parseAbi } from '../plugin-sdk/codegen/model.ts';
@@ -31,6 +33,39 @@ const OUTPUTS: Record<string, Emitter> = {
   'plugin-sdk/assembly/abi/exports.generated.ts': emitAsExports,
 };
 
+// Doc path -> marked region -> emitter: the region is the text between `<!-- generated:<region> -->` and
+// `<!-- /generated -->`; the rest of the doc is written by hand.
+const DOC_REGIONS: Record<string, Record<string, Emitter>> = {
+  'plugin-sdk/ABI.md': { 'abi-calls': emitAbiCallTable },
+  'plugin-sdk/README.md': { 'sdk-capabilities': emitSdkCapabilityTable },
+};
+
+export class DocRegionError extends Error {
+  readonly code = 'ABI_DOC_REGION';
+  constructor(path: string, region: string) {
+    super(`${path}: needs exactly one <!-- generated:${region} --> ... <!-- /generated --> region`);
+    this.name = 'DocRegionError';
+  }
+}
+
+export async function fillRegions(
+  path: string,
+  doc: string,
+  regions: Record<string, Emitter>,
+  model: AbiModel,
+): Promise<string> {
+  let out = doc;
+  for (const [region, emit] of Object.entries(regions)) {
+    const open = `<!-- generated:${region} -->`;
+    const parts = out.split(open);
+    const close = parts[1]?.indexOf('<!-- /generated -->') ?? -1;
+    if (parts.length !== 2 || close < 0) throw new DocRegionError(path, region);
+    const table = await prettier.format(emit(model), { parser: 'markdown', proseWrap: 'preserve' });
+    out = `${parts[0]}${open}\n${table}${parts[1]!.slice(close)}`;
+  }
+  return out;
+}
+
 // Generated code goes through the project's formatter so it reads like the rest of the tree and the emitters need
 // not reproduce the formatter's line breaking (the linters ignore *.generated.ts anyway).
 async function format(path: string, source: string): Promise<string> {
@@ -46,6 +81,9 @@ export function loadModel(): AbiModel {
 export async function generateAbiFiles(model: AbiModel = loadModel()): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const [path, emit] of Object.entries(OUTPUTS)) files.set(path, await format(path, emit(model)));
+  for (const [path, regions] of Object.entries(DOC_REGIONS)) {
+    files.set(path, await fillRegions(path, readFileSync(join(REPO_ROOT, path), 'utf8'), regions, model));
+  }
   return files;
 }
 

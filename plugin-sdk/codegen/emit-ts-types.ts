@@ -34,10 +34,28 @@ export function tsType(t: FieldType): string {
   }
 }
 
+// A field type as the definition spells it ("list<Node>", "string", "Service").
+function specOf(t: FieldType): string {
+  if (t.kind === 'list') return `list<${specOf(t.of)}>`;
+  return t.kind === 'ref' || t.kind === 'enum' ? t.name : t.kind;
+}
+
 function stringArray(values: string[], indent: string): string {
   const one = `[${values.map(q).join(', ')}]`;
   if (one.length + indent.length <= 100) return one;
   return `[\n${values.map((v) => `${indent}  ${q(v)},`).join('\n')}\n${indent}]`;
+}
+
+// Each method's v1.0 request fields with their definition types: what the conformance kit builds sample requests from.
+function emitRequestFields(model: AbiModel): string {
+  const requestFields = model.methods.map((m) => {
+    const fields = model.types.get(m.request)!.fields.filter((f) => f.since === 0);
+    return `  ${m.name}: { ${fields.map((f) => `${f.name}: ${q(specOf(f.type))}`).join(', ')} },`;
+  });
+  return (
+    '/** The v1.0 (required) fields of each request with their definition types, for tools that build requests. */\n' +
+    `export const REQUEST_FIELDS = {\n${requestFields.join('\n')}\n} as const satisfies Record<MethodName, Readonly<Record<string, string>>>;\n`
+  );
 }
 
 export function emitTsTypes(model: AbiModel): string {
@@ -102,6 +120,8 @@ export function emitTsTypes(model: AbiModel): string {
       `    mayBeImplementedElsewhere: ${m.mayBeImplementedElsewhere},\n  },`,
   );
   out.push(`export const METHODS = {\n${methods.join('\n')}\n} as const satisfies Record<MethodName, MethodInfo>;\n`);
+
+  out.push(emitRequestFields(model));
 
   const caps = model.capabilities.map((c) => {
     const names = model.methods.filter((m) => m.capability === c).map((m) => m.name);

@@ -18,6 +18,7 @@ import type {
   Zone,
   Zones,
 } from '../../host/src/cloudprovider/index.ts';
+import { scriptedCapability } from './scripted-capability.ts';
 
 export interface FakeCall {
   method: string;
@@ -61,6 +62,9 @@ export class FakeProvider implements Provider {
     }
   }
 
+  /** A method no knob scripts is recorded under its ABI name, then rejects (UnscriptedMethodError). */
+  private readonly unscripted = (method: string, request: unknown): Promise<void> => this.enter(method, request);
+
   callNames(): string[] {
     return this.calls.map((c) => c.method);
   }
@@ -78,20 +82,24 @@ export class FakeProvider implements Provider {
 
   instancesV2(): InstancesV2 | undefined {
     if (!this.caps.has('instancesV2')) return undefined;
-    return {
-      instanceExists: async (node) => {
-        await this.enter('instance-exists', node);
-        return this.exists.get(this.key(node)) ?? true;
+    return scriptedCapability(
+      'instancesV2',
+      {
+        instanceExists: async (node) => {
+          await this.enter('instance-exists', node);
+          return this.exists.get(this.key(node)) ?? true;
+        },
+        instanceShutdown: async (node) => {
+          await this.enter('instance-shutdown', node);
+          return this.shutdown.get(this.key(node)) ?? false;
+        },
+        instanceMetadata: async (node) => {
+          await this.enter('instance-metadata', node);
+          return this.metadataFor(this.key(node));
+        },
       },
-      instanceShutdown: async (node) => {
-        await this.enter('instance-shutdown', node);
-        return this.shutdown.get(this.key(node)) ?? false;
-      },
-      instanceMetadata: async (node) => {
-        await this.enter('instance-metadata', node);
-        return this.metadataFor(this.key(node));
-      },
-    };
+      this.unscripted,
+    );
   }
 
   private metadataFor(key: string): InstanceMetadata {
@@ -111,67 +119,82 @@ export class FakeProvider implements Provider {
   instances(): Instances | undefined {
     if (!this.caps.has('instances')) return undefined;
     const addresses = async (key: string): Promise<NodeAddress[]> => this.metadataFor(key).nodeAddresses;
-    return {
-      nodeAddresses: async (name) => (await this.enter('node-addresses', name), addresses(name)),
-      nodeAddressesByProviderID: async (id) => (await this.enter('node-addresses-by-provider-id', id), addresses(id)),
-      instanceID: async (name) => (await this.enter('instance-id', name), name),
-      instanceType: async (name) => (await this.enter('instance-type', name), this.metadataFor(name).instanceType),
-      instanceTypeByProviderID: async (id) => (
-        await this.enter('instance-type-by-provider-id', id),
-        this.metadataFor(id).instanceType
-      ),
-      instanceExistsByProviderID: async (id) => (
-        await this.enter('instance-exists-by-provider-id', id),
-        this.exists.get(id) ?? true
-      ),
-      instanceShutdownByProviderID: async (id) => (
-        await this.enter('instance-shutdown-by-provider-id', id),
-        this.shutdown.get(id) ?? false
-      ),
-    };
+    return scriptedCapability(
+      'instances',
+      {
+        nodeAddresses: async (name) => (await this.enter('node-addresses', name), addresses(name)),
+        nodeAddressesByProviderID: async (id) => (await this.enter('node-addresses-by-provider-id', id), addresses(id)),
+        instanceID: async (name) => (await this.enter('instance-id', name), name),
+        instanceType: async (name) => (await this.enter('instance-type', name), this.metadataFor(name).instanceType),
+        instanceTypeByProviderID: async (id) => (
+          await this.enter('instance-type-by-provider-id', id),
+          this.metadataFor(id).instanceType
+        ),
+        instanceExistsByProviderID: async (id) => (
+          await this.enter('instance-exists-by-provider-id', id),
+          this.exists.get(id) ?? true
+        ),
+        instanceShutdownByProviderID: async (id) => (
+          await this.enter('instance-shutdown-by-provider-id', id),
+          this.shutdown.get(id) ?? false
+        ),
+      },
+      this.unscripted,
+    );
   }
 
   loadBalancer(): LoadBalancer | undefined {
     if (!this.caps.has('loadBalancer')) return undefined;
     const name = (svc: Service) => `${svc.namespace}/${svc.name}/${svc.uid}`;
-    return {
-      getLoadBalancer: async (cluster, svc): Promise<LoadBalancerLookup> => {
-        await this.enter('get', cluster, svc);
-        const lb = this.balancers.get(name(svc));
-        return lb ? { status: lb.status, exists: true } : { status: { ingress: [] }, exists: false };
+    return scriptedCapability(
+      'loadBalancer',
+      {
+        getLoadBalancer: async (cluster, svc): Promise<LoadBalancerLookup> => {
+          await this.enter('get', cluster, svc);
+          const lb = this.balancers.get(name(svc));
+          return lb ? { status: lb.status, exists: true } : { status: { ingress: [] }, exists: false };
+        },
+        getLoadBalancerName: async (cluster, svc) => (await this.enter('get-name', cluster, svc), name(svc)),
+        ensureLoadBalancer: async (cluster, svc, nodes) => {
+          await this.enter('create', cluster, svc, nodes);
+          const status = { ingress: [{ ip: this.externalIP, hostname: '', ipMode: '' as const, ports: [] }] };
+          this.balancers.set(name(svc), { status, nodes: nodes.map((n) => n.name).sort(), service: svc });
+          return status;
+        },
+        updateLoadBalancer: async (cluster, svc, nodes) => {
+          await this.enter('update', cluster, svc, nodes);
+          const lb = this.balancers.get(name(svc));
+          if (lb) lb.nodes = nodes.map((n) => n.name).sort();
+        },
+        ensureLoadBalancerDeleted: async (cluster, svc) => {
+          await this.enter('delete', cluster, svc);
+          this.balancers.delete(name(svc));
+        },
       },
-      getLoadBalancerName: async (cluster, svc) => (await this.enter('get-name', cluster, svc), name(svc)),
-      ensureLoadBalancer: async (cluster, svc, nodes) => {
-        await this.enter('create', cluster, svc, nodes);
-        const status = { ingress: [{ ip: this.externalIP, hostname: '', ipMode: '' as const, ports: [] }] };
-        this.balancers.set(name(svc), { status, nodes: nodes.map((n) => n.name).sort(), service: svc });
-        return status;
-      },
-      updateLoadBalancer: async (cluster, svc, nodes) => {
-        await this.enter('update', cluster, svc, nodes);
-        const lb = this.balancers.get(name(svc));
-        if (lb) lb.nodes = nodes.map((n) => n.name).sort();
-      },
-      ensureLoadBalancerDeleted: async (cluster, svc) => {
-        await this.enter('delete', cluster, svc);
-        this.balancers.delete(name(svc));
-      },
-    };
+      this.unscripted,
+    );
   }
 
   routes(): Routes | undefined {
     if (!this.caps.has('routes')) return undefined;
-    return {
-      listRoutes: async (cluster) => (await this.enter('list-routes', cluster), this.routeTable.map((r) => ({ ...r }))),
-      createRoute: async (cluster, nameHint, route) => {
-        await this.enter('create-route', cluster, nameHint, route);
-        this.routeTable.push({ ...route, name: `${cluster}-${nameHint}-${route.destinationCIDR}` });
+    return scriptedCapability(
+      'routes',
+      {
+        listRoutes: async (cluster) => (
+          await this.enter('list-routes', cluster),
+          this.routeTable.map((r) => ({ ...r }))
+        ),
+        createRoute: async (cluster, nameHint, route) => {
+          await this.enter('create-route', cluster, nameHint, route);
+          this.routeTable.push({ ...route, name: `${cluster}-${nameHint}-${route.destinationCIDR}` });
+        },
+        deleteRoute: async (cluster, route) => {
+          await this.enter('delete-route', cluster, route);
+          this.routeTable = this.routeTable.filter((r) => r.name !== route.name);
+        },
       },
-      deleteRoute: async (cluster, route) => {
-        await this.enter('delete-route', cluster, route);
-        this.routeTable = this.routeTable.filter((r) => r.name !== route.name);
-      },
-    };
+      this.unscripted,
+    );
   }
 
   zones(): Zones | undefined {
@@ -180,18 +203,26 @@ export class FakeProvider implements Provider {
       const m = this.metadataFor(key);
       return { failureDomain: m.zone, region: m.region };
     };
-    return {
-      getZone: async () => (await this.enter('get-zone'), { failureDomain: 'fake-zone', region: 'fake-region' }),
-      getZoneByProviderID: async (id) => (await this.enter('get-zone-by-provider-id', id), zone(id)),
-      getZoneByNodeName: async (name) => (await this.enter('get-zone-by-node-name', name), zone(name)),
-    };
+    return scriptedCapability(
+      'zones',
+      {
+        getZone: async () => (await this.enter('get-zone'), { failureDomain: 'fake-zone', region: 'fake-region' }),
+        getZoneByProviderID: async (id) => (await this.enter('get-zone-by-provider-id', id), zone(id)),
+        getZoneByNodeName: async (name) => (await this.enter('get-zone-by-node-name', name), zone(name)),
+      },
+      this.unscripted,
+    );
   }
 
   clusters(): Clusters | undefined {
     if (!this.caps.has('clusters')) return undefined;
-    return {
-      listClusters: async () => (await this.enter('list-clusters'), ['kubernetes']),
-      master: async (cluster) => (await this.enter('master', cluster), '127.0.0.1'),
-    };
+    return scriptedCapability(
+      'clusters',
+      {
+        listClusters: async () => (await this.enter('list-clusters'), ['kubernetes']),
+        master: async (cluster) => (await this.enter('master', cluster), '127.0.0.1'),
+      },
+      this.unscripted,
+    );
   }
 }

@@ -613,6 +613,35 @@ export const METHODS = {
   },
 } as const satisfies Record<MethodName, MethodInfo>;
 
+/** The v1.0 (required) fields of each request with their definition types, for tools that build requests. */
+export const REQUEST_FIELDS = {
+  describe: {},
+  initialize: { cloudConfig: 'string', clusterName: 'string' },
+  instanceExists: { node: 'Node' },
+  instanceShutdown: { node: 'Node' },
+  instanceMetadata: { node: 'Node' },
+  nodeAddresses: { nodeName: 'string' },
+  nodeAddressesByProviderID: { providerID: 'string' },
+  instanceID: { nodeName: 'string' },
+  instanceType: { nodeName: 'string' },
+  instanceTypeByProviderID: { providerID: 'string' },
+  instanceExistsByProviderID: { providerID: 'string' },
+  instanceShutdownByProviderID: { providerID: 'string' },
+  getLoadBalancer: { clusterName: 'string', service: 'Service' },
+  getLoadBalancerName: { clusterName: 'string', service: 'Service' },
+  ensureLoadBalancer: { clusterName: 'string', service: 'Service', nodes: 'list<Node>' },
+  updateLoadBalancer: { clusterName: 'string', service: 'Service', nodes: 'list<Node>' },
+  ensureLoadBalancerDeleted: { clusterName: 'string', service: 'Service' },
+  listRoutes: { clusterName: 'string' },
+  createRoute: { clusterName: 'string', nameHint: 'string', route: 'Route' },
+  deleteRoute: { clusterName: 'string', route: 'Route' },
+  getZone: {},
+  getZoneByProviderID: { providerID: 'string' },
+  getZoneByNodeName: { nodeName: 'string' },
+  listClusters: {},
+  master: { clusterName: 'string' },
+} as const satisfies Record<MethodName, Readonly<Record<string, string>>>;
+
 /** The methods a plugin must export when it declares a capability. */
 export const CAPABILITIES = {
   instancesV2: ['instanceExists', 'instanceShutdown', 'instanceMetadata'],

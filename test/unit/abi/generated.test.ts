@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateAbiFiles, loadModel, REPO_ROOT } from '../../../scripts/gen-abi.ts';
+import { DocRegionError, fillRegions, generateAbiFiles, loadModel, REPO_ROOT } from '../../../scripts/gen-abi.ts';
 import { parseAbi } from '../../../plugin-sdk/codegen/model.ts';
 
 describe('generated ABI files', () => {
@@ -21,9 +21,27 @@ describe('generated ABI files', () => {
 
   it('cover every method of the ABI.md call table', () => {
     const table = readFileSync(join(REPO_ROOT, 'plugin-sdk/ABI.md'), 'utf8');
-    const exportsInDoc = [...table.matchAll(/\| `(ccm_[a-z_]+)` \|/g)].map((m) => m[1]);
+    const exportsInDoc = [...table.matchAll(/\| `(ccm_[a-z_]+)` +\|/g)].map((m) => m[1]);
     const model = loadModel();
     expect(model.methods.map((m) => m.exportName).sort()).toEqual([...new Set(exportsInDoc)].sort());
+  });
+});
+
+describe('generated doc regions', () => {
+  const emit = (): string => '| a | b |\n|---|---|\n| 1 | 2 |';
+
+  it('replace only the text between the markers', async () => {
+    const doc = 'before\n<!-- generated:t -->\nstale\n<!-- /generated -->\nafter\n';
+    const out = await fillRegions('doc.md', doc, { t: emit }, loadModel());
+    expect(out).toBe(
+      'before\n<!-- generated:t -->\n| a   | b   |\n| --- | --- |\n| 1   | 2   |\n<!-- /generated -->\nafter\n',
+    );
+  });
+
+  it('refuse a doc without its region, or with it twice', async () => {
+    for (const doc of ['no markers\n', '<!-- generated:t -->\n<!-- /generated -->\n<!-- generated:t -->\n']) {
+      await expect(fillRegions('doc.md', doc, { t: emit }, loadModel())).rejects.toBeInstanceOf(DocRegionError);
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import type { Capability } from '../../../host/src/abi/index.ts';
 import type { CandidateLoader, LoadedCandidate } from '../../../host/src/plugin/swap/candidate.ts';
 import type { PluginSource, RevisionListener, SourceRevision } from '../../../host/src/plugin/sources/source.ts';
 import type { ProviderConfig } from '../../../host/src/plugin/config/types.ts';
+import { scriptedCapability } from '../../support/scripted-capability.ts';
 
 export interface FakeProvider {
   provider: Provider;
@@ -53,16 +54,16 @@ export function fakeProvider(
     hasClusterID: () => true,
     instancesV2: () =>
       caps.has('instancesV2')
-        ? {
+        ? scriptedCapability('instancesV2', {
             instanceExists: (node) => serve(`exists ${node.name}`, () => true),
             instanceShutdown: (node) => serve(`shutdown ${node.name}`, () => false),
             instanceMetadata: (node) => serve(`metadata ${node.name}`, () => metadata(node)),
-          }
+          })
         : undefined,
     instances: () => undefined,
     loadBalancer: () =>
       caps.has('loadBalancer')
-        ? {
+        ? scriptedCapability('loadBalancer', {
             getLoadBalancer: (_c, svc) =>
               serve(`get ${svc.name}`, () => ({
                 exists: true,
@@ -73,7 +74,7 @@ export function fakeProvider(
               serve(`ensure ${svc.name}`, () => ({ ingress: [{ ip: label, hostname: '', ipMode: '', ports: [] }] })),
             updateLoadBalancer: (_c, svc) => serve(`update ${svc.name}`, () => undefined),
             ensureLoadBalancerDeleted: (_c, svc) => serve(`delete ${svc.name}`, () => undefined),
-          }
+          })
         : undefined,
     routes: () => undefined,
     zones: () => undefined,

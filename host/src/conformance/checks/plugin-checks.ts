@@ -1,61 +1,12 @@
 // Checks of the plugin as a whole: what ccm_describe says, whether its exports match its declared capabilities,
 // and (run last) whether every answer of the run was valid against the ABI and every error well-formed.
-import {
-  ABI_MAJOR,
-  ALWAYS_METHODS,
-  CAPABILITIES,
-  type Capability,
-  METHODS,
-  type MethodName,
-  type Requests,
-} from '../../abi/index.ts';
+import { ABI_MAJOR, ALWAYS_METHODS, CAPABILITIES, type Capability, METHODS } from '../../abi/index.ts';
 import { type Check, expectOk, fail, skip } from '../check.ts';
-import type { Fixture } from '../fixture.ts';
 import { describeOutcome } from '../probe.ts';
+import { sampleRequest } from '../sample-request.ts';
 
 // A provider name is the scheme of its provider IDs (`<name>://<id>`): RFC 3986 scheme characters.
 const SCHEME = /^[a-z][a-z0-9+.-]*$/;
-
-/** A valid request for every method, built from the fixture (for calls whose answer only has to be NotImplemented). */
-export function sampleRequest<M extends MethodName>(method: M, f: Fixture): Requests[M] {
-  const node = f.running[0]!;
-  const providerID = node.providerID || 'unknown://x';
-  const route = {
-    name: '',
-    targetNode: node.name,
-    targetNodeAddresses: [],
-    destinationCIDR: '10.250.0.0/24',
-    blackhole: false,
-  };
-  const all: { [K in MethodName]: Requests[K] } = {
-    describe: {},
-    initialize: { cloudConfig: '', clusterName: f.clusterName },
-    instanceExists: { node },
-    instanceShutdown: { node },
-    instanceMetadata: { node },
-    nodeAddresses: { nodeName: node.name },
-    nodeAddressesByProviderID: { providerID },
-    instanceID: { nodeName: node.name },
-    instanceType: { nodeName: node.name },
-    instanceTypeByProviderID: { providerID },
-    instanceExistsByProviderID: { providerID },
-    instanceShutdownByProviderID: { providerID },
-    getLoadBalancer: { clusterName: f.clusterName, service: f.service },
-    getLoadBalancerName: { clusterName: f.clusterName, service: f.service },
-    ensureLoadBalancer: { clusterName: f.clusterName, service: f.service, nodes: [node] },
-    updateLoadBalancer: { clusterName: f.clusterName, service: f.service, nodes: [node] },
-    ensureLoadBalancerDeleted: { clusterName: f.clusterName, service: f.service },
-    listRoutes: { clusterName: f.clusterName },
-    createRoute: { clusterName: f.clusterName, nameHint: node.uid, route },
-    deleteRoute: { clusterName: f.clusterName, route },
-    getZone: {},
-    getZoneByProviderID: { providerID },
-    getZoneByNodeName: { nodeName: node.name },
-    listClusters: {},
-    master: { clusterName: f.clusterName },
-  };
-  return all[method];
-}
 
 export const pluginChecks: Check[] = [
   {
