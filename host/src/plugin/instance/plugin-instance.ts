@@ -7,6 +7,7 @@ import type { LogMessage, WorkerLimits, WorkerStartData } from '../worker/worker
 import type { WorkerResourceLimits } from '../worker/worker-heap.ts';
 import { isWorkerMessage } from '../worker/worker-protocol.ts';
 import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
+import { disableWasmCodeGC } from './wasm-code-gc.ts';
 import { startAfterTerminations, terminateAfterStarts } from './worker-lifecycle.ts';
 
 // Same extension as this file: .ts when Node runs the sources, .js when they were compiled to dist/.
@@ -59,6 +60,7 @@ export class PluginInstance {
   }
 
   static async start(options: InstanceOptions): Promise<PluginInstance> {
+    disableWasmCodeGC();
     const payloadMax = Math.max(
       options.maxInputBytes + 1024,
       options.limits.maxOutputBytes,

@@ -1,0 +1,77 @@
+// What an instance lost at its deadline leaves behind, over many such losses: the process's RSS after N instances were
+// replaced, with V8's Wasm code GC off (what the plugin runtime does, host/src/plugin/instance/wasm-code-gc.ts) and
+// on (turned back on after the plugin loaded, for comparison only: that is the mode that can crash the process).
+// Each call runs a guest calling two kernel imports in a loop until its 100 ms deadline, so every instance tiers up
+// its import wrappers before it is terminated. Each mode runs in a process of its own.
+// Writes bench/results/instance-churn.json and prints a table.
+import { execFileSync } from 'node:child_process';
+import { setFlagsFromString } from 'node:v8';
+import { Registry } from 'prom-client';
+import { loadPlugin } from '../host/src/plugin/index.ts';
+import { hostileModule, instanceRestarts } from '../test/unit/plugin/support/hostile-plugin.ts';
+import { loadNow, writeResults } from './lib/results.ts';
+import { formatTable } from './lib/table.ts';
+
+const RESULTS = new URL('./results/instance-churn.json', import.meta.url).pathname;
+const quick = process.argv.includes('--quick');
+const CHECKPOINTS = quick ? [0, 50, 100] : [0, 250, 500, 1000, 2000];
+const SPIN = `(func (export "spin") (result i32) (local $b i64) (local.set $b (call $alloc (i64.const 16)))
+  (loop $l (call $store_u8 (local.get $b) (i32.const 1)) (drop (call $load_u8 (local.get $b))) (br $l)) (i32.const 0))`;
+
+interface Sample {
+  restarts: number;
+  rssMb: number;
+}
+
+async function churn(codeGC: boolean): Promise<Sample[]> {
+  const registry = new Registry();
+  const plugin = await loadPlugin({
+    source: { bytes: hostileModule({ body: SPIN }), name: 'spin.wasm' },
+    pool: { size: 2 },
+    limits: { callTimeoutMs: 100, queueTimeoutMs: 60_000 },
+    registry,
+  });
+  if (codeGC) setFlagsFromString('--wasm-code-gc');
+  const samples: Sample[] = [];
+  try {
+    for (const checkpoint of CHECKPOINTS) {
+      while ((await instanceRestarts(registry)) < checkpoint) {
+        const spin = () => plugin.callExport('spin', new Uint8Array(0)).catch(() => undefined);
+        await Promise.all([spin(), spin()]);
+      }
+      await plugin.callExport('probe', new Uint8Array(0));
+      globalThis.gc?.();
+      samples.push({ restarts: await instanceRestarts(registry), rssMb: process.memoryUsage().rss / 2 ** 20 });
+    }
+  } finally {
+    await plugin.close();
+  }
+  return samples;
+}
+
+const mode = process.argv.find((a) => a.startsWith('--child='))?.slice('--child='.length);
+if (mode !== undefined) {
+  console.log(JSON.stringify(await churn(mode === 'on')));
+} else {
+  const loadBefore = loadNow();
+  const run = (m: string): Sample[] => {
+    const out = execFileSync(
+      process.execPath,
+      ['--expose-gc', new URL(import.meta.url).pathname, `--child=${m}`, ...(quick ? ['--quick'] : [])],
+      { encoding: 'utf8', maxBuffer: 16 * 2 ** 20 },
+    );
+    return JSON.parse(out.trim().split('\n').at(-1) ?? '[]') as Sample[];
+  };
+  const off = run('off');
+  const on = run('on');
+  const rows = off.map((s, i) => [String(s.restarts), s.rssMb.toFixed(1), (on[i]?.rssMb ?? Number.NaN).toFixed(1)]);
+  console.log(formatTable(['instances replaced', 'RSS MB, code GC off', 'RSS MB, code GC on'], rows));
+  if (!quick) {
+    writeResults(RESULTS, 'instance-churn', loadBefore, {
+      callTimeoutMs: 100,
+      poolSize: 2,
+      codeGCOff: off,
+      codeGCOn: on,
+    });
+  }
+}
