@@ -1,23 +1,20 @@
 // What an instance lost at its deadline leaves behind, over many such losses: the process's RSS after N instances were
 // replaced, with V8's Wasm code GC off (what the plugin runtime does, host/src/plugin/instance/wasm-code-gc.ts) and
 // on (turned back on after the plugin loaded, for comparison only: that is the mode that can crash the process).
-// Each call runs a guest calling two kernel imports in a loop until its 100 ms deadline, so every instance tiers up
-// its import wrappers before it is terminated. Each mode runs in a process of its own.
+// The guest calls two kernel imports in a loop until its 100 ms deadline (test/unit/plugin/support/spinner.ts), so
+// every instance tiers up its import wrappers before it is terminated. Each mode runs in a process of its own.
 // Writes bench/results/instance-churn.json and prints a table.
 import { execFileSync } from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
 import { Registry } from 'prom-client';
-import { loadPlugin } from '../host/src/plugin/index.ts';
-import { hostileModule, instanceRestarts } from '../test/unit/plugin/support/hostile-plugin.ts';
+import { instanceRestarts } from '../test/unit/plugin/support/hostile-plugin.ts';
+import { loadSpinner, spinTwice } from '../test/unit/plugin/support/spinner.ts';
 import { loadNow, writeResults } from './lib/results.ts';
 import { formatTable } from './lib/table.ts';
 
 const RESULTS = new URL('./results/instance-churn.json', import.meta.url).pathname;
 const quick = process.argv.includes('--quick');
 const CHECKPOINTS = quick ? [0, 50, 100] : [0, 250, 500, 1000, 2000];
-const SPIN = `(func (export "spin") (result i32) (local $b i64) (local.set $b (call $alloc (i64.const 16)))
-  (loop $l (call $store_u8 (local.get $b) (i32.const 1)) (drop (call $load_u8 (local.get $b))) (br $l)) (i32.const 0))`;
-
 interface Sample {
   restarts: number;
   rssMb: number;
@@ -25,20 +22,12 @@ interface Sample {
 
 async function churn(codeGC: boolean): Promise<Sample[]> {
   const registry = new Registry();
-  const plugin = await loadPlugin({
-    source: { bytes: hostileModule({ body: SPIN }), name: 'spin.wasm' },
-    pool: { size: 2 },
-    limits: { callTimeoutMs: 100, queueTimeoutMs: 60_000 },
-    registry,
-  });
+  const plugin = await loadSpinner(registry);
   if (codeGC) setFlagsFromString('--wasm-code-gc');
   const samples: Sample[] = [];
   try {
     for (const checkpoint of CHECKPOINTS) {
-      while ((await instanceRestarts(registry)) < checkpoint) {
-        const spin = () => plugin.callExport('spin', new Uint8Array(0)).catch(() => undefined);
-        await Promise.all([spin(), spin()]);
-      }
+      while ((await instanceRestarts(registry)) < checkpoint) await spinTwice(plugin);
       await plugin.callExport('probe', new Uint8Array(0));
       globalThis.gc?.();
       samples.push({ restarts: await instanceRestarts(registry), rssMb: process.memoryUsage().rss / 2 ** 20 });
