@@ -3,8 +3,8 @@
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/logger.ts';
 import type { MethodName } from '../abi/index.ts';
-import { DEFAULT_MAX_MODULE_MB } from './source/module-gzip.ts';
-import type { PluginSource } from './source/plugin-source.ts';
+import { DEFAULT_MAX_MODULE_MB } from './module/module-gzip.ts';
+import type { PluginSource } from './module/plugin-source.ts';
 import type { ReplicaGuard } from './http/http-broker.ts';
 
 export interface PluginLimits {

@@ -1,6 +1,6 @@
 // Loading: every check before a plugin serves, and what the controllers get when it does.
 import { afterAll, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../../host/src/plugin/source/plugin-source.ts';
+import { sha256Hex } from '../../../host/src/plugin/module/plugin-source.ts';
 import { PluginLoadError, WasmProvider } from '../../../host/src/plugin/index.ts';
 import { buildFixture } from './support/fixtures.ts';
 import { node } from './support/nodes.ts';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { loadPluginSource, PluginSourceError, sha256Hex } from '../../../host/src/plugin/source/plugin-source.ts';
-import { ModuleGzipError, unpackModule } from '../../../host/src/plugin/source/module-gzip.ts';
+import { loadPluginSource, PluginSourceError, sha256Hex } from '../../../host/src/plugin/module/plugin-source.ts';
+import { ModuleGzipError, unpackModule } from '../../../host/src/plugin/module/module-gzip.ts';
 import { gzipBomb } from '../../support/gzip-bomb.ts';
 import { buildModule } from './support/wasm-builder.ts';
 

@@ -7,7 +7,13 @@ import type { KubeObject, WireObjectMeta } from '../../kube/client/wire.ts';
 import { Informer } from '../../kube/informer/informer.ts';
 import { listWatcher } from '../../kube/informer/list-watch.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
-import { type PluginSource, type RevisionListener, signatureName, SourceError, type SourceRevision } from './source.ts';
+import {
+  type RevisionSource,
+  type RevisionListener,
+  signatureName,
+  SourceError,
+  type SourceRevision,
+} from './source.ts';
 
 export interface ConfigMapJson extends KubeObject {
   metadata?: WireObjectMeta;
@@ -25,9 +31,9 @@ export interface ConfigMapSourceOptions {
   syncTimeoutMs?: number;
 }
 
-export class ConfigMapSource implements PluginSource {
+export class ConfigMapSource implements RevisionSource {
   readonly description: string;
-  readonly #o: ConfigMapSourceOptions;
+  readonly #options: ConfigMapSourceOptions;
   readonly #log: Logger;
   readonly #informer: Informer<ConfigMapJson>;
   #listener: RevisionListener | undefined;
@@ -35,7 +41,7 @@ export class ConfigMapSource implements PluginSource {
   #last = '';
 
   constructor(options: ConfigMapSourceOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#log = (options.logger ?? silentLogger).child({ configMap: `${options.namespace}/${options.name}` });
     this.description = `configmap ${options.namespace}/${options.name}[${options.key}]`;
     const sigKey = signatureName(options.key);
@@ -69,23 +75,23 @@ export class ConfigMapSource implements PluginSource {
 
   async start(onRevision: RevisionListener): Promise<SourceRevision> {
     this.#informer.start();
-    const timeout = AbortSignal.timeout(this.#o.syncTimeoutMs ?? 30_000);
+    const timeout = AbortSignal.timeout(this.#options.syncTimeoutMs ?? 30_000);
     if (!(await this.#informer.waitForSync(timeout))) {
       await this.#informer.stop();
       const why = this.#informer.stats.lastError ? `: ${this.#informer.stats.lastError}` : '';
-      throw new SourceError(`cannot read ConfigMap ${this.#o.namespace}/${this.#o.name}${why}`);
+      throw new SourceError(`cannot read ConfigMap ${this.#options.namespace}/${this.#options.name}${why}`);
     }
-    const cm = this.#informer.cache.get(`${this.#o.namespace}/${this.#o.name}`);
+    const cm = this.#informer.cache.get(`${this.#options.namespace}/${this.#options.name}`);
     const revision = cm === undefined ? undefined : this.#revisionOf(cm);
     if (cm === undefined || revision === undefined) {
       await this.#informer.stop();
       throw new SourceError(
         cm === undefined
-          ? `ConfigMap ${this.#o.namespace}/${this.#o.name} not found`
-          : `ConfigMap ${this.#o.namespace}/${this.#o.name} has no binaryData key "${this.#o.key}"`,
+          ? `ConfigMap ${this.#options.namespace}/${this.#options.name} not found`
+          : `ConfigMap ${this.#options.namespace}/${this.#options.name} has no binaryData key "${this.#options.key}"`,
       );
     }
-    this.#last = stamp(cm, this.#o.key);
+    this.#last = stamp(cm, this.#options.key);
     this.#listener = onRevision;
     return revision;
   }
@@ -98,12 +104,12 @@ export class ConfigMapSource implements PluginSource {
   #changed(cm: ConfigMapJson): void {
     // Before start() returns, the initial revision is what start() itself hands over.
     if (this.#listener === undefined) return;
-    const current = stamp(cm, this.#o.key);
+    const current = stamp(cm, this.#options.key);
     if (current === this.#last) return;
     const revision = this.#revisionOf(cm);
     if (revision === undefined) {
       this.#log.warn('plugin ConfigMap has no module under its key; the current plugin keeps serving', {
-        key: this.#o.key,
+        key: this.#options.key,
       });
       return;
     }
@@ -112,9 +118,9 @@ export class ConfigMapSource implements PluginSource {
   }
 
   #revisionOf(cm: ConfigMapJson): SourceRevision | undefined {
-    const module = cm.binaryData?.[this.#o.key];
+    const module = cm.binaryData?.[this.#options.key];
     if (module === undefined) return undefined;
-    const sigKey = signatureName(this.#o.key);
+    const sigKey = signatureName(this.#options.key);
     const sigBinary = cm.binaryData?.[sigKey];
     // binaryData is base64 on the wire; a signature kept there is base64 of the base64 text or of the raw 64 bytes.
     const signature = sigBinary !== undefined ? signatureFromBinary(sigBinary) : cm.data?.[sigKey]?.trim();

@@ -11,8 +11,14 @@ import { type FSWatcher, watch } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { type Logger, silentLogger } from '../../log/logger.ts';
-import { checkModuleSize, DEFAULT_MAX_MODULE_MB, ModuleGzipError } from '../source/module-gzip.ts';
-import { type PluginSource, type RevisionListener, signatureName, SourceError, type SourceRevision } from './source.ts';
+import { checkModuleSize, DEFAULT_MAX_MODULE_MB, ModuleGzipError } from '../module/module-gzip.ts';
+import {
+  type RevisionSource,
+  type RevisionListener,
+  signatureName,
+  SourceError,
+  type SourceRevision,
+} from './source.ts';
 
 export interface FileSourceOptions {
   path: string;
@@ -30,7 +36,7 @@ interface Snapshot {
   fingerprint: string;
 }
 
-export class FileSource implements PluginSource {
+export class FileSource implements RevisionSource {
   readonly description: string;
   readonly #path: string;
   readonly #pollIntervalMs: number;

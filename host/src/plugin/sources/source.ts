@@ -17,7 +17,7 @@ export interface SourceRevision {
 
 export type RevisionListener = (revision: SourceRevision) => void;
 
-export interface PluginSource {
+export interface RevisionSource {
   /** E.g. `file /etc/wasm-ccm/plugins/devcloud.wasm`. */
   readonly description: string;
   /**

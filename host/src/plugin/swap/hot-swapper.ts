@@ -9,8 +9,8 @@ import type { KubeObject } from '../../kube/client/wire.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Capability } from '../../abi/index.ts';
 import type { ProviderConfig } from '../config/types.ts';
-import { sha256Hex } from '../source/plugin-source.ts';
-import type { PluginSource, SourceRevision } from '../sources/source.ts';
+import { sha256Hex } from '../module/plugin-source.ts';
+import type { RevisionSource, SourceRevision } from '../sources/source.ts';
 import { signatureName } from '../sources/source.ts';
 import type { CandidateInfo, CandidateLoader, LoadedCandidate, PoolStats } from './candidate.ts';
 import { type RevisionModule, unpackRevision, verifyModuleSignature } from './revision-module.ts';
@@ -25,7 +25,7 @@ export interface SwapEvents {
 
 export interface HotSwapperOptions {
   config: ProviderConfig;
-  source: PluginSource;
+  source: RevisionSource;
   load: CandidateLoader;
   /** The providerName the first module must describe (--cloud-provider, for the default provider). */
   expectedProviderName?: string;

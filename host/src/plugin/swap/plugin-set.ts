@@ -8,7 +8,7 @@ import type { Logger } from '../../log/logger.ts';
 import type { PluginConfig, ProviderConfig } from '../config/types.ts';
 import { ConfigMapSource } from '../sources/configmap-source.ts';
 import { FileSource } from '../sources/file-source.ts';
-import type { PluginSource } from '../sources/source.ts';
+import type { RevisionSource } from '../sources/source.ts';
 import { type CandidateLoader, wasmCandidateLoader } from './candidate.ts';
 import { classRoutingBalancer } from './class-router.ts';
 import { HotSwapper, type ProviderStatus, type SwapEvents } from './hot-swapper.ts';
@@ -50,25 +50,25 @@ export class PluginSet {
   readonly #swappers: Map<string, HotSwapper>;
 
   /** Loads every provider (in parallel); if one fails, the others are stopped and the first reason is thrown. */
-  static async start(o: PluginSetOptions): Promise<PluginSet> {
-    const metrics = createSwapMetrics(o.registry);
-    const logger = o.logger.child({ component: 'plugins' });
+  static async start(options: PluginSetOptions): Promise<PluginSet> {
+    const metrics = createSwapMetrics(options.registry);
+    const logger = options.logger.child({ component: 'plugins' });
     const started = await Promise.allSettled(
-      o.config.providers.map((config) =>
+      options.config.providers.map((config) =>
         HotSwapper.start({
           config,
-          source: makeSource(config, o, logger),
+          source: makeSource(config, options, logger),
           load:
-            o.loader?.(config) ??
+            options.loader?.(config) ??
             wasmCandidateLoader(config, {
-              clusterName: o.clusterName,
-              defaultPoolSize: o.defaultPoolSize,
+              clusterName: options.clusterName,
+              defaultPoolSize: options.defaultPoolSize,
               logger,
-              registry: o.registry,
-              replica: o.replica,
+              registry: options.registry,
+              replica: options.replica,
             }),
-          expectedProviderName: config.name === o.config.defaultProvider ? o.cloudProvider : undefined,
-          events: o.events,
+          expectedProviderName: config.name === options.config.defaultProvider ? options.cloudProvider : undefined,
+          events: options.events,
           metrics,
           logger,
           drainTimeoutMs: config.limits.callTimeoutMs * 2 + 5_000,
@@ -81,7 +81,7 @@ export class PluginSet {
       await Promise.allSettled(ok.map((s) => s.stop()));
       throw new PluginSetError((failed.reason as Error).message, { cause: failed.reason });
     }
-    return new PluginSet(o.config, ok);
+    return new PluginSet(options.config, ok);
   }
 
   private constructor(config: PluginConfig, swappers: HotSwapper[]) {
@@ -145,16 +145,17 @@ export class PluginSet {
   }
 }
 
-function makeSource(config: ProviderConfig, o: PluginSetOptions, logger: Logger): PluginSource {
+function makeSource(config: ProviderConfig, options: PluginSetOptions, logger: Logger): RevisionSource {
   const log = logger.child({ provider: config.name });
   const source = config.source;
   if (source.kind === 'file') {
     const maxBytes = maxModuleBytes(config);
-    return new FileSource({ path: source.path, pollIntervalMs: o.filePollIntervalMs, logger: log, maxBytes });
+    return new FileSource({ path: source.path, pollIntervalMs: options.filePollIntervalMs, logger: log, maxBytes });
   }
-  if (o.client === undefined) throw new PluginSetError(`provider ${config.name}: a ConfigMap source needs a client`);
+  if (options.client === undefined)
+    throw new PluginSetError(`provider ${config.name}: a ConfigMap source needs a client`);
   return new ConfigMapSource({
-    client: o.client,
+    client: options.client,
     namespace: source.namespace,
     name: source.name,
     key: source.key,

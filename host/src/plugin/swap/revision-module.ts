@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import type { ProviderConfig } from '../config/types.ts';
 import { SignatureError, verifyPluginSignature } from '../signature/ed25519.ts';
-import { DEFAULT_MAX_MODULE_MB, unpackModule } from '../source/module-gzip.ts';
+import { DEFAULT_MAX_MODULE_MB, unpackModule } from '../module/module-gzip.ts';
 import type { SourceRevision } from '../sources/source.ts';
 
 export interface RevisionModule {
