@@ -5,6 +5,10 @@
 // isolates that instantiate, tier up their imports' wrappers and die all the time, so a CCM would hit it: a
 // deadline test aborts its process about 1 run in 45 on two busy cores. Without code GC nothing is marked dying.
 //
+// Node warns that V8 flags changed at run time may do nothing or worse; this one is read where V8 decides whether
+// to start a code GC (WasmEngine::AddPotentiallyDeadCode), so from the call on no GC starts, which
+// test/unit/plugin/wasm-code-gc.test.ts checks.
+//
 // What it costs: code V8 would collect stays allocated: Liftoff code replaced by optimized code, and import wrappers
 // (one per import signature, shared by every instance). `npm run bench:instance-churn` measures the RSS.
 import { setFlagsFromString } from 'node:v8';
