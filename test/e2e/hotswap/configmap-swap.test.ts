@@ -9,7 +9,6 @@ import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
 import { uniqueName } from '../../support/kube.ts';
 import {
   debugPlugins,
-  devcloudProvider,
   eventsAbout,
   eventually,
   httpsGet,
@@ -18,12 +17,10 @@ import {
   PLUGIN_NAMESPACE,
   prepareKube,
   putPluginConfigMap,
-  seedNode,
   type ServingCCM,
   servingVersion,
-  startServingCCM,
+  startConfigMapSwapTest,
   waitForIngress,
-  writePluginConfig,
   failedSyncs as failedSyncsIn,
   tearDownSwapTest,
 } from './support/env.ts';
@@ -38,6 +35,7 @@ describe('hot swap through a plugin ConfigMap (API source, signed modules)', () 
   const namespace = uniqueName('hotswap-cm');
   const configMap = uniqueName('dc-plugin');
   const nodeName = uniqueName('hotswap-node');
+  const names = { namespace, nodeName, configMap };
   let kube: Kube;
   let cloud: Devcloud;
   let modules: HotswapModules;
@@ -47,25 +45,16 @@ describe('hot swap through a plugin ConfigMap (API source, signed modules)', () 
   beforeAll(async () => {
     [kube, cloud, modules] = await Promise.all([prepareKube(info), startDevcloud(), hotswapModules()]);
     vendor = signingKey();
-    await kube.core.createNamespace({ body: { metadata: { name: namespace } } });
-    await seedNode(kube.core, cloud, nodeName);
-    await putPluginConfigMap(kube.core, configMap, KEY, modules.v1, vendor.sign(modules.v1));
-    const config = writePluginConfig(info.dir, configMap, {
-      providers: [
-        devcloudProvider(
-          info.dir,
-          cloud,
-          'devcloud',
-          { configMap: { namespace: PLUGIN_NAMESPACE, name: configMap, key: KEY } },
-          { publicKey: vendor.publicKeyPem },
-        ),
-      ],
+    env = await startConfigMapSwapTest(info, kube, cloud, names, {
+      key: KEY,
+      module: modules.v1,
+      signature: vendor.sign(modules.v1),
+      publicKeyPem: vendor.publicKeyPem,
     });
-    env = await startServingCCM(info, kube.token, [`--plugin-config=${config}`, '--controllers=service']);
   });
 
   afterAll(async () => {
-    const code = await tearDownSwapTest({ kube, env, cloud, namespace, nodeName, configMap });
+    const code = await tearDownSwapTest({ kube, env, cloud, ...names });
     expect(code).toBe(0);
   });
 

@@ -13,7 +13,6 @@ import {
   debugPlugins,
   failedSyncs as failedSyncsIn,
   tearDownSwapTest,
-  devcloudProvider,
   eventsAbout,
   eventually,
   type Kube,
@@ -21,12 +20,10 @@ import {
   PLUGIN_NAMESPACE,
   prepareKube,
   putPluginConfigMap,
-  seedNode,
   type ServingCCM,
   servingVersion,
-  startServingCCM,
+  startConfigMapSwapTest,
   waitForIngress,
-  writePluginConfig,
 } from './support/env.ts';
 import { type HotswapModules, hotswapModules, paddedModule } from './support/modules.ts';
 
@@ -41,6 +38,7 @@ describe('gzipped plugin modules in a ConfigMap', () => {
   const namespace = uniqueName('hotswap-gz');
   const configMap = uniqueName('dc-gz');
   const nodeName = uniqueName('gz-node');
+  const names = { namespace, nodeName, configMap };
   let kube: Kube;
   let cloud: Devcloud;
   let modules: HotswapModules;
@@ -50,21 +48,14 @@ describe('gzipped plugin modules in a ConfigMap', () => {
   beforeAll(async () => {
     [kube, cloud, modules] = await Promise.all([prepareKube(info), startDevcloud(), hotswapModules()]);
     big = paddedModule(modules.v2, 3 * MIB);
-    await kube.core.createNamespace({ body: { metadata: { name: namespace } } });
-    await seedNode(kube.core, cloud, nodeName);
-    await putPluginConfigMap(kube.core, configMap, KEY, gz(modules.v1));
-    const config = writePluginConfig(info.dir, configMap, {
-      providers: [
-        devcloudProvider(info.dir, cloud, 'devcloud', {
-          configMap: { namespace: PLUGIN_NAMESPACE, name: configMap, key: KEY },
-        }),
-      ],
+    env = await startConfigMapSwapTest(info, kube, cloud, names, {
+      key: KEY,
+      module: gz(modules.v1),
     });
-    env = await startServingCCM(info, kube.token, [`--plugin-config=${config}`, '--controllers=service']);
   });
 
   afterAll(async () => {
-    const code = await tearDownSwapTest({ kube, env, cloud, namespace, nodeName, configMap });
+    const code = await tearDownSwapTest({ kube, env, cloud, ...names });
     expect(code).toBe(0);
   });
 

@@ -13,7 +13,12 @@ import { adminKubeConfig } from '../../../support/kube.ts';
 import { applyManifests, ccmIdentity, loadManifests } from '../../../support/manifests.ts';
 
 /** Where the operator RBAC lets the CCM read plugin ConfigMaps. */
-import { PLUGIN_NAMESPACE } from '../../../support/plugin-config.ts';
+import {
+  devcloudProvider,
+  PLUGIN_NAMESPACE,
+  putPluginConfigMap,
+  writePluginConfig,
+} from '../../../support/plugin-config.ts';
 export { PLUGIN_NAMESPACE };
 export const CLEANUP_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
 
@@ -78,7 +83,7 @@ export async function tearDownSwapTest(parts: {
 export { eventually };
 
 /** Creates or replaces a plugin ConfigMap: the module under `key`, and its signature under `<key>.sig` if given. */
-export { devcloudProvider, putPluginConfigMap, writePluginConfig } from '../../../support/plugin-config.ts';
+export { devcloudProvider, putPluginConfigMap, writePluginConfig };
 
 export interface ServingCCM {
   ccm: CCMProcess;
@@ -107,6 +112,36 @@ export async function startServingCCM(
   });
   if (options.waitReady ?? true) await ccm.ready(60_000);
   return { ccm, base: `https://127.0.0.1:${port}` };
+}
+
+/** What one ConfigMap hot-swap test owns; `tearDownSwapTest` removes it. */
+export interface SwapTestNames {
+  namespace: string;
+  nodeName: string;
+  configMap: string;
+}
+
+/**
+ * Sets up a ConfigMap hot-swap test: its namespace, a Node with a devcloud instance, the plugin ConfigMap holding
+ * `module` (and its signature) under `key`, and wasm-ccm running the service controller with the devcloud provider
+ * read from that ConfigMap (checking signatures with `publicKeyPem` when given).
+ */
+export async function startConfigMapSwapTest(
+  info: ControlPlaneInfo,
+  kube: Kube,
+  cloud: Devcloud,
+  names: SwapTestNames,
+  plugin: { key: string; module: Uint8Array; signature?: string; publicKeyPem?: string },
+): Promise<ServingCCM> {
+  await kube.core.createNamespace({ body: { metadata: { name: names.namespace } } });
+  await seedNode(kube.core, cloud, names.nodeName);
+  await putPluginConfigMap(kube.core, names.configMap, plugin.key, plugin.module, plugin.signature);
+  const source = { configMap: { namespace: PLUGIN_NAMESPACE, name: names.configMap, key: plugin.key } };
+  const extra = plugin.publicKeyPem === undefined ? {} : { publicKey: plugin.publicKeyPem };
+  const config = writePluginConfig(info.dir, names.configMap, {
+    providers: [devcloudProvider(info.dir, cloud, 'devcloud', source, extra)],
+  });
+  return startServingCCM(info, kube.token, [`--plugin-config=${config}`, '--controllers=service']);
 }
 
 export const httpsGet = (url: string) => httpsGetInsecure(url, { timeoutMs: 5_000 });
