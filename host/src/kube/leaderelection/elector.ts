@@ -140,7 +140,17 @@ export class LeaderElector {
    * make right before starting a cloud mutation.
    */
   leaseFresh(): boolean {
-    return this.leading && this.clock.now() - this.lastRenewAt < this.renewDeadlineMs;
+    return this.leaseFreshForMs() > 0;
+  }
+
+  /**
+   * How much longer (ms) the lease counts as fresh: until our last successful renewal is renewDeadline old; 0 when
+   * not leading. What a cloud mutation already under way checks right before its bytes go on the wire, and the time
+   * by which they must be there.
+   */
+  leaseFreshForMs(): number {
+    if (!this.leading) return 0;
+    return Math.max(0, this.lastRenewAt + this.renewDeadlineMs - this.clock.now());
   }
 
   /** The identity last seen holding the Lease ('' if none). */
