@@ -1,6 +1,6 @@
 // Plugin log records (ccm_log, and Extism's own log_* kernel functions) reach the host logger tagged with the
 // plugin and the method being served. A record that is not a valid LogRecord is reported rather than dropped.
-import type { Logger } from '../../log/logger.ts';
+import type { LogFields, Logger } from '../../log/logger.ts';
 import { METHODS, type MethodName, validateValue } from '../../abi/index.ts';
 import type { LogMessage } from '../worker/worker-protocol.ts';
 
@@ -10,6 +10,29 @@ const METHOD_BY_EXPORT = new Map<string, MethodName>(
 
 export function methodOfExport(exportName: string): string {
   return METHOD_BY_EXPORT.get(exportName) ?? exportName;
+}
+
+// The tags the host puts on a plugin's records (here, in load-plugin.ts and the hot swapper): a reader trusts them to
+// say who wrote a record, so a plugin's field of the same name must not replace them (a record's own fields win over
+// its logger's). Such a field is kept as `field.<name>`, and so is a plugin field already named `field.…`, so that
+// `field.plugin` always is the renamed one.
+const HOST_TAGS = new Set(['plugin', 'method', 'source', 'provider', 'shadow', 'component']);
+const RENAMED_PREFIX = 'field.';
+
+/** The plugin's fields, none of them taking the place of a host tag. */
+export function pluginFields(fields: LogFields): LogFields {
+  let out: LogFields | undefined;
+  for (const name of Object.keys(fields)) {
+    if (!HOST_TAGS.has(name) && !name.startsWith(RENAMED_PREFIX)) continue;
+    // Copied only when some name must change: most records have none.
+    out ??= { ...fields };
+    delete out[name];
+  }
+  if (out === undefined) return fields;
+  for (const [name, value] of Object.entries(fields)) {
+    if (HOST_TAGS.has(name) || name.startsWith(RENAMED_PREFIX)) out[`${RENAMED_PREFIX}${name}`] = value;
+  }
+  return out;
 }
 
 /** Returns the handler for one plugin's worker log messages. */
@@ -32,7 +55,7 @@ export function pluginLogForwarder(logger: () => Logger): (message: LogMessage) 
       tagged.warn('plugin wrote an invalid log record', { problem: record.error });
       return;
     }
-    tagged[record.value.level](record.value.message, record.value.fields);
+    tagged[record.value.level](record.value.message, pluginFields(record.value.fields));
   };
 }
 

@@ -1,0 +1,67 @@
+// A plugin's log records reach the host logger tagged with the plugin, the method and the source; the plugin's own
+// fields can add to a record but never speak for the host: a field named like a host tag is renamed, not applied.
+import { describe, expect, it } from 'vitest';
+import { pluginLogForwarder } from '../../../host/src/plugin/runtime/plugin-log.ts';
+import { recordingLogger } from './support/recording-logger.ts';
+
+function forward(record: unknown): Record<string, unknown> {
+  const { logger, records } = recordingLogger();
+  // As load-plugin binds it: the plugin's name, then the provider it serves (hot swap) and a shadow's version.
+  const bound = logger.child({ plugin: 'acme', provider: 'acme-prod', shadow: '1.2.0' });
+  pluginLogForwarder(() => bound)({
+    type: 'log',
+    exportName: 'ccm_instance_metadata',
+    source: 'ccm_log',
+    level: 'info',
+    text: JSON.stringify(record),
+  });
+  expect(records).toHaveLength(1);
+  return records[0]?.fields as Record<string, unknown>;
+}
+
+describe('plugin log records', () => {
+  it("keep the plugin's own fields", () => {
+    expect(forward({ level: 'info', message: 'looked up', fields: { node: 'n1', zone: 'z' } })).toEqual({
+      plugin: 'acme',
+      provider: 'acme-prod',
+      shadow: '1.2.0',
+      method: 'instanceMetadata',
+      source: 'ccm_log',
+      node: 'n1',
+      zone: 'z',
+    });
+  });
+
+  it("cannot override the host's tags: a colliding field is kept under field.<name>", () => {
+    const spoof = {
+      plugin: 'kube-apiserver',
+      method: 'ensureLoadBalancer',
+      source: 'runtime',
+      provider: 'other',
+      shadow: 'none',
+      component: 'leader-election',
+      node: 'n1',
+    };
+    expect(forward({ level: 'warn', message: 'hello', fields: spoof })).toEqual({
+      plugin: 'acme',
+      provider: 'acme-prod',
+      shadow: '1.2.0',
+      method: 'instanceMetadata',
+      source: 'ccm_log',
+      'field.plugin': 'kube-apiserver',
+      'field.method': 'ensureLoadBalancer',
+      'field.source': 'runtime',
+      'field.provider': 'other',
+      'field.shadow': 'none',
+      'field.component': 'leader-election',
+      node: 'n1',
+    });
+  });
+
+  it('cannot take a renamed field’s place either: field.<name> of its own is renamed in turn', () => {
+    const fields = forward({ level: 'info', message: 'x', fields: { plugin: 'a', 'field.plugin': 'b' } });
+    expect(fields.plugin).toBe('acme');
+    expect(fields['field.plugin']).toBe('a');
+    expect(fields['field.field.plugin']).toBe('b');
+  });
+});
