@@ -72,7 +72,9 @@ export async function pluginOnDevcloud(
   writeFileSync(join(dir, 'secret-access-key'), key.secretAccessKey);
   const awsSigV4 = { accessKeyIdFile: 'access-key-id', secretAccessKeyFile: 'secret-access-key', ...SIGV4_SCOPE };
   const credential = sigv4 ? { awsSigV4 } : { bearerToken: token };
-  writeFileSync(credentialsFile, JSON.stringify({ credentials: [{ name: 'dc', hosts: [host], ...credential }] }));
+  // devcloud serves plain http on loopback.
+  const entry = { name: 'dc', hosts: [host], ...credential, insecure: true };
+  writeFileSync(credentialsFile, JSON.stringify({ credentials: [entry] }));
   let plugin: LoadedPlugin;
   try {
     plugin = await loadPlugin({

@@ -82,7 +82,7 @@ describe('the host broker signing for moto', () => {
       service: 'ec2',
     };
     const file = join(dir, 'credentials.json');
-    writeFileSync(file, JSON.stringify({ credentials: [{ name: 'aws', hosts: [host], awsSigV4 }] }));
+    writeFileSync(file, JSON.stringify({ credentials: [{ name: 'aws', hosts: [host], awsSigV4, insecure: true }] }));
     const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: silentLogger });
     const broker = new HttpBroker({
       allowList: new HostAllowList([host]),

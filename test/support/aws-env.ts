@@ -64,9 +64,11 @@ export async function startAwsEnv(options: {
     writeFileSync(cloudConfigFile, cloudConfig);
     writeFileSync(join(dir, 'access-key-id'), moto.accessKey.accessKeyId);
     writeFileSync(join(dir, 'secret-access-key'), moto.accessKey.secretAccessKey);
+    // moto serves plain http on loopback.
     const entry = (name: string, host: string, service: string) => ({
       name,
       hosts: [host],
+      insecure: true,
       awsSigV4: {
         accessKeyIdFile: 'access-key-id',
         secretAccessKeyFile: 'secret-access-key',

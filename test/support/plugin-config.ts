@@ -40,7 +40,7 @@ export function devcloudProvider(
   const credentials = join(dir, `${name}-${cloud.port}-credentials.json`);
   writeFileSync(
     credentials,
-    JSON.stringify({ credentials: [{ name: 'devcloud', hosts: [host], bearerToken: cloud.token }] }),
+    JSON.stringify({ credentials: [{ name: 'devcloud', hosts: [host], bearerToken: cloud.token, insecure: true }] }),
     { mode: 0o600 },
   );
   return {

@@ -151,7 +151,7 @@ describe('charts/wasm-ccm on the real apiserver', () => {
             name: 'devcloud',
             source: { module: true },
             allowedHosts: [host],
-            credentials: { entries: [{ name: 'devcloud', hosts: [host], bearerToken: cloud.token }] },
+            credentials: { entries: [{ name: 'devcloud', hosts: [host], bearerToken: cloud.token, insecure: true }] },
             cloudConfig: { url: cloud.url, region: 'dc-east-1' },
           },
         ],

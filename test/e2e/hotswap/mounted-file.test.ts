@@ -49,7 +49,7 @@ describe('hot swap through a mounted ConfigMap volume (--plugin shorthand)', () 
     const credentials = join(volume, '..', `${namespace}-credentials.json`);
     writeFileSync(
       credentials,
-      JSON.stringify({ credentials: [{ name: 'dc', hosts: [host], bearerToken: cloud.token }] }),
+      JSON.stringify({ credentials: [{ name: 'dc', hosts: [host], bearerToken: cloud.token, insecure: true }] }),
     );
     env = await startServingCCM(info, kube.token, [
       `--plugin=${join(volume, KEY)}`,

@@ -219,7 +219,7 @@ describe('wasm-ccm plugin test', () => {
       credentials,
       JSON.stringify({
         credentials: [
-          { name: 'devcloud', hosts: [env.host], bearerToken: 'conformance-test-token' },
+          { name: 'devcloud', hosts: [env.host], bearerToken: 'conformance-test-token', insecure: true },
           { name: 'stale', hosts: ['old.example'], bearerToken: 'x' },
           { name: 'api', hosts: ['api.example'], bearerToken: 'y' },
         ],

@@ -54,7 +54,7 @@ export async function startCloud(config: Record<string, unknown> = {}): Promise<
   const credentialsFile = join(dir, 'credentials.json');
   writeFileSync(
     credentialsFile,
-    JSON.stringify({ credentials: [{ name: 'devcloud', hosts: [host], bearerToken: TOKEN }] }),
+    JSON.stringify({ credentials: [{ name: 'devcloud', hosts: [host], bearerToken: TOKEN, insecure: true }] }),
   );
   const cloudConfig = JSON.stringify({ url: cloud.url, region: 'dc-east-1', zone: 'dc-east-1a', ...config });
   const cloudConfigFile = join(dir, 'cloud.json');

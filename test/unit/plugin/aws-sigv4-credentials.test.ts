@@ -158,7 +158,8 @@ describe('the credential store with an AWS key', () => {
   });
 
   it('signs with an explicit service for a custom endpoint, and sends the session token', async () => {
-    const file = secretDir(awsEntry({ service: 'ec2', sessionTokenFile: 'token' }, ['127.0.0.1:5000']), {
+    const entry = { ...awsEntry({ service: 'ec2', sessionTokenFile: 'token' }, ['127.0.0.1:5000']), insecure: true };
+    const file = secretDir(entry, {
       token: `${TOKEN}\n`,
     });
     const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });

@@ -51,9 +51,9 @@ beforeAll(async () => {
     file,
     JSON.stringify({
       credentials: [
-        { name: 'bearer', hosts: [bearer.host], bearerToken: TOKEN },
-        { name: 'basic', hosts: [basic.host], basicAuth: { username: 'user', password: PASSWORD } },
-        { name: 'keyed', hosts: [keyed.host], headers: { 'X-Api-Key': API_KEY, 'X-Short': 'abc' } },
+        { name: 'bearer', hosts: [bearer.host], bearerToken: TOKEN, insecure: true },
+        { name: 'basic', hosts: [basic.host], basicAuth: { username: 'user', password: PASSWORD }, insecure: true },
+        { name: 'keyed', hosts: [keyed.host], headers: { 'X-Api-Key': API_KEY, 'X-Short': 'abc' }, insecure: true },
       ],
     }),
   );

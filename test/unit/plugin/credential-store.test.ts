@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { CredentialFileError, parseCredentialFile } from '../../../host/src/plugin/credentials/credential-file.ts';
-import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
+import { CredentialRefusal, CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
 function tempFile(content: unknown): string {
@@ -48,6 +48,23 @@ describe('credentials file', () => {
     ['duplicate', { credentials: [credentials.credentials[0], credentials.credentials[0]] }, /duplicate name 'api'/],
     ['newline in token', { credentials: [{ name: 'a', hosts: ['h'], bearerToken: 't\nx' }] }, /single-line/],
     [
+      'insecure on a host that is not loopback',
+      {
+        credentials: [{ name: 'a', hosts: ['127.0.0.1:80', 'api.example.com:8080'], bearerToken: 't', insecure: true }],
+      },
+      /\(a\)\.insecure: 'api\.example\.com:8080' is not a loopback address \(127\.0\.0\.0\/8, \[::1\] or localhost\)/,
+    ],
+    [
+      'insecure on a subdomain of localhost, which resolvers treat differently',
+      { credentials: [{ name: 'a', hosts: ['api.localhost:8080'], bearerToken: 't', insecure: true }] },
+      /'api\.localhost:8080' is not a loopback address/,
+    ],
+    [
+      'insecure not a boolean',
+      { credentials: [{ name: 'a', hosts: ['h'], bearerToken: 't', insecure: 'yes' }] },
+      /insecure must be true or false/,
+    ],
+    [
       'bad header name',
       { credentials: [{ name: 'a', hosts: ['h'], headers: { 'X Bad': 'v' } }] },
       /not a valid header name/,
@@ -89,7 +106,7 @@ describe('credential store', () => {
     });
     expect(store.headersFor(new URL('https://api.example.com/v1'))).toEqual({ authorization: 'Bearer tok-123' });
     expect(store.headersFor(new URL('https://api.example.com:8443/v1'))).toEqual({});
-    expect(store.headersFor(new URL('http://10.0.0.1:8080/'))).toEqual({
+    expect(store.headersFor(new URL('https://10.0.0.1:8080/'))).toEqual({
       authorization: `Basic ${Buffer.from('user:p:ss').toString('base64')}`,
     });
     expect(store.headersFor(new URL('https://keys2.example.com/'))).toEqual({ 'x-api-key': 'k1', 'x-tenant': 't' });
@@ -97,7 +114,7 @@ describe('credential store', () => {
     store.close();
   });
 
-  it('attaches a credential to plain http only on a port its host names (not 443)', async () => {
+  it('sends a credential over https only: plain http to its endpoint is refused, naming the host', async () => {
     const file = tempFile({
       credentials: [
         ...credentials.credentials,
@@ -106,14 +123,51 @@ describe('credential store', () => {
       ],
     });
     const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });
-    // A plugin downgrading to http would send the token in clear text to whoever is on the path.
-    expect(store.headersFor(new URL('http://api.example.com/v1'))).toEqual({});
-    expect(store.authorize({ method: 'GET', url: new URL('http://api.example.com/v1'), headers: {} })).toBeUndefined();
-    expect(store.headersFor(new URL('http://tls.example.com:443/'))).toEqual({});
+    const get = (url: string) => store.authorize({ method: 'GET', url: new URL(url), headers: {} });
+    // A host without a port is https's 443: http://api.example.com/ (port 80) is another endpoint, without a credential.
+    expect(get('http://api.example.com/v1')).toBeUndefined();
     expect(store.headersFor(new URL('https://tls.example.com/'))).toEqual({ authorization: 'Bearer tok-tls' });
-    // The operator named these ports: loopback test servers, plain-http endpoints on purpose.
-    expect(store.headersFor(new URL('http://plain.example.com/'))).toEqual({ authorization: 'Bearer tok-plain' });
-    expect(store.headersFor(new URL('http://keys.example.com:8443/'))).toEqual({ 'x-api-key': 'k1', 'x-tenant': 't' });
+    expect(store.headersFor(new URL('https://keys.example.com:8443/'))).toEqual({ 'x-api-key': 'k1', 'x-tenant': 't' });
+    // The endpoint a credential names, asked for over plain http: the secret would cross the network in clear text.
+    for (const [url, name] of [
+      ['http://keys.example.com:8443/', 'keys'],
+      ['http://plain.example.com/', 'plain'],
+      ['http://tls.example.com:443/', 'tls'],
+      ['http://10.0.0.1:8080/', 'meta'],
+      ['http://api.example.com:443/', 'api'],
+    ] as const) {
+      const host = new URL(url).host;
+      expect(() => get(url)).toThrow(CredentialRefusal);
+      expect(() => get(url)).toThrow(
+        `plain http to ${host} refused: credential '${name}' goes over https only (an entry says "insecure": true only for a loopback test host)`,
+      );
+      expect(() => store.headersFor(new URL(url))).toThrow(CredentialRefusal);
+    }
+    store.close();
+  });
+
+  it('attaches over plain http for an entry that says insecure, whose hosts are all loopback', async () => {
+    const file = tempFile({
+      credentials: [
+        {
+          name: 'test',
+          hosts: ['127.0.0.1:8080', '127.9.9.9:81', '[::1]:8443', 'localhost:8081'],
+          bearerToken: 'tok',
+          insecure: true,
+        },
+        { name: 'strict', hosts: ['127.0.0.1:9090'], bearerToken: 'tok-strict', insecure: false },
+      ],
+    });
+    const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });
+    for (const url of [
+      'http://127.0.0.1:8080/',
+      'http://127.9.9.9:81/',
+      'http://[::1]:8443/',
+      'https://127.0.0.1:8080/',
+    ]) {
+      expect(store.headersFor(new URL(url))).toEqual({ authorization: 'Bearer tok' });
+    }
+    expect(() => store.headersFor(new URL('http://127.0.0.1:9090/'))).toThrow(CredentialRefusal);
     store.close();
   });
 

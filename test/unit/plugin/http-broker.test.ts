@@ -67,8 +67,10 @@ beforeAll(async () => {
     file,
     JSON.stringify({
       credentials: [
-        { name: 'api', hosts: [api.host], bearerToken: 'api-token' },
-        { name: 'other', hosts: [other.host], basicAuth: { username: 'o', password: 'pw' } },
+        // Loopback test servers speak plain http: their entries say so.
+        { name: 'api', hosts: [api.host], bearerToken: 'api-token', insecure: true },
+        { name: 'other', hosts: [other.host], basicAuth: { username: 'o', password: 'pw' }, insecure: true },
+        { name: 'strict', hosts: [forbidden.host], bearerToken: 'strict-token' },
       ],
     }),
   );
@@ -153,6 +155,23 @@ describe('HTTP broker', () => {
       expect(api.seen.length).toBe(seen + 1);
     } finally {
       guarded.close();
+    }
+  });
+
+  it("refuses plain http to a credential's endpoint, naming the host, without connecting", async () => {
+    // The README's `keys.acme.example:8443`: the same port may answer plain http, and the key would go in clear text.
+    const tls = testBroker([forbidden.host], store);
+    try {
+      const before = forbidden.seen.length;
+      const request = { method: 'GET', url: forbidden.url('/'), headers: {}, body: '', timeoutMs: 0 };
+      const bytes = await tls.handle(new TextEncoder().encode(JSON.stringify(request)), new AbortController().signal);
+      expect((JSON.parse(new TextDecoder().decode(bytes)) as Answer).error).toEqual({
+        code: 'Forbidden',
+        message: `plain http to ${forbidden.host} refused: credential 'strict' goes over https only (an entry says "insecure": true only for a loopback test host)`,
+      });
+      expect(forbidden.seen.length).toBe(before);
+    } finally {
+      tls.close();
     }
   });
 

@@ -40,7 +40,7 @@ beforeAll(async () => {
   const credentialsFile = join(mkdtempSync(join(tmpdir(), 'wasm-ccm-http-bytes-')), 'credentials.json');
   writeFileSync(
     credentialsFile,
-    JSON.stringify({ credentials: [{ name: 'api', hosts: [api.host], bearerToken: TOKEN }] }),
+    JSON.stringify({ credentials: [{ name: 'api', hosts: [api.host], bearerToken: TOKEN, insecure: true }] }),
   );
   const bytes = await buildFixture('http-bytes');
   const common = {

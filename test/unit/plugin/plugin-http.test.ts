@@ -28,7 +28,9 @@ beforeAll(async () => {
     },
   });
   credentialsFile = join(mkdtempSync(join(tmpdir(), 'wasm-ccm-plugin-http-')), 'credentials.json');
-  const credentials = JSON.stringify({ credentials: [{ name: 'api', hosts: [api.host], bearerToken: TOKEN }] });
+  const credentials = JSON.stringify({
+    credentials: [{ name: 'api', hosts: [api.host], bearerToken: TOKEN, insecure: true }],
+  });
   writeFileSync(credentialsFile, credentials);
   exposedFile = `${credentialsFile}.exposed`;
   writeFileSync(exposedFile, credentials);
@@ -117,7 +119,7 @@ describe('HTTP from a plugin', () => {
   it('gives the plugin the new value of an exposed secret after the file changes (instances are recycled)', async () => {
     writeFileSync(
       exposedFile,
-      JSON.stringify({ credentials: [{ name: 'api', hosts: [api.host], bearerToken: 'rotated-1' }] }),
+      JSON.stringify({ credentials: [{ name: 'api', hosts: [api.host], bearerToken: 'rotated-1', insecure: true }] }),
     );
     await expect
       .poll(async () => {

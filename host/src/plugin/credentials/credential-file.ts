@@ -4,11 +4,14 @@
 //     {"name": "api", "hosts": ["api.example.com"], "bearerToken": "..."},
 //     {"name": "metadata", "hosts": ["10.0.0.1:8080"], "basicAuth": {"username": "...", "password": "..."}},
 //     {"name": "keys", "hosts": ["keys.example.com:8443"], "headers": {"X-Api-Key": "..."}},
-//     {"name": "aws", "hosts": ["ec2.us-east-1.amazonaws.com"], "awsSigV4": {"accessKeyIdFile": "...", ...}}
+//     {"name": "aws", "hosts": ["ec2.us-east-1.amazonaws.com"], "awsSigV4": {"accessKeyIdFile": "...", ...}},
+//     {"name": "test", "hosts": ["127.0.0.1:8080"], "bearerToken": "...", "insecure": true}
 //   ]}
 //
-// Each entry has exactly one of bearerToken, basicAuth, headers or awsSigV4 (aws-sigv4-entry.ts), and no other
-// field. Messages never include secret values.
+// Each entry has exactly one of bearerToken, basicAuth, headers or awsSigV4 (aws-sigv4-entry.ts), optionally
+// `insecure`, and no other field. A credential goes over https only; `insecure: true` lets it go over plain http too,
+// and is accepted only when every host of the entry is a loopback address (a test server on the same machine: its
+// traffic never crosses a network). Messages never include secret values.
 import { type HostPort, parseEntry } from '../http/allow-list.ts';
 import { type AwsSigV4Entry, parseAwsSigV4Entry, readAwsAccessKeySync } from './aws-sigv4-entry.ts';
 import { CredentialFileError } from './credential-file-error.ts';
@@ -33,10 +36,15 @@ export interface Credential {
   name: string;
   hosts: HostPort[];
   secret: CredentialSecret;
+  /** Also sent over plain http (every host is a loopback address). */
+  insecure: boolean;
 }
 
 const KINDS = ['bearerToken', 'basicAuth', 'headers', 'awsSigV4'];
-const ENTRY_FIELDS = new Set(['name', 'hosts', ...KINDS]);
+const ENTRY_FIELDS = new Set(['name', 'hosts', 'insecure', ...KINDS]);
+// 127.0.0.0/8 and ::1 as URL.hostname spells them, and `localhost`, which RFC 6761 reserves for loopback (not its
+// subdomains, which resolvers treat differently).
+const LOOPBACK = /^(?:127(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}|\[::1\]|localhost)$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export function parseCredentialFile(text: string, where: string): Credential[] {
@@ -63,7 +71,12 @@ export function parseCredentialFile(text: string, where: string): Credential[] {
       throw new CredentialFileError(`${at} (${name}).hosts must be a non-empty list of host[:port]`);
     }
     const parsedHosts = hosts.map((h: string) => parseHost(h, `${at} (${name})`));
-    return { name, hosts: parsedHosts, secret: parseSecret(entry, parsedHosts, `${at} (${name})`, where) };
+    return {
+      name,
+      hosts: parsedHosts,
+      secret: parseSecret(entry, parsedHosts, `${at} (${name})`, where),
+      insecure: parseInsecure(entry.insecure, parsedHosts, `${at} (${name})`),
+    };
   });
 }
 
@@ -92,6 +105,20 @@ function parseHost(entry: string, at: string): HostPort {
   } catch (err) {
     throw new CredentialFileError(`${at}.hosts: ${(err as Error).message}`);
   }
+}
+
+function parseInsecure(value: unknown, hosts: HostPort[], at: string): boolean {
+  if (value === undefined || value === false) return false;
+  if (value !== true) throw new CredentialFileError(`${at}.insecure must be true or false`);
+  for (const host of hosts) {
+    if (!LOOPBACK.test(host.hostname)) {
+      const spelled = host.port === undefined ? host.hostname : `${host.hostname}:${host.port}`;
+      throw new CredentialFileError(
+        `${at}.insecure: '${spelled}' is not a loopback address (127.0.0.0/8, [::1] or localhost); a credential for any other host goes over https only`,
+      );
+    }
+  }
+  return true;
 }
 
 function parseSecret(entry: Record<string, unknown>, hosts: HostPort[], at: string, where: string): CredentialSecret {

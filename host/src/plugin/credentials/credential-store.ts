@@ -5,7 +5,7 @@
 // AWS keys (awsSigV4 entries) sit in files of their own, read with the credentials file and re-read on every poll.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../log/logger.ts';
-import { entryMatches, type HostAllowList, type HostPort } from '../http/allow-list.ts';
+import type { HostAllowList, HostPort } from '../http/allow-list.ts';
 import { type AwsAccessKey, type SignableRequest, SigV4Signer } from '../http/sigv4-signer.ts';
 import { type AwsSigV4Entry, readAwsAccessKey, signingService } from './aws-sigv4-entry.ts';
 import {
@@ -16,6 +16,14 @@ import {
   parseCredentialFile,
   secretValues,
 } from './credential-file.ts';
+
+/**
+ * A request the broker must not make: plain http to the endpoint a credential names, which would put the secret (or a
+ * replayable signature) on the wire in clear text. The broker answers it with `Forbidden`.
+ */
+export class CredentialRefusal extends Error {
+  override name = 'CredentialRefusal';
+}
 
 /** A request as the host sends it: its headers, and the query to send instead of the URL's (a signed one). */
 export interface AuthorizedRequest {
@@ -48,11 +56,12 @@ export interface UnreachableCredentialHost {
 const DEFAULT_PORTS = [80, 443];
 const HTTPS_PORT = 443;
 
-// Whether a credential host may be attached to `url`: over https always, over plain http only on a port the host
-// names (other than 443). Otherwise a plugin could send the request to http://host/ and put the secret, or a
-// replayable signature, on the wire in clear text.
-function attachable(host: HostPort, url: URL): boolean {
-  return url.protocol === 'https:' || (host.port !== undefined && host.port !== HTTPS_PORT);
+// Whether `url` goes to the endpoint a credential host names: the same name and port, a host without a port standing
+// for https's (credentials go over TLS). Whether the request may then carry it is the scheme's question (#credentialFor).
+function namesEndpoint(host: HostPort, url: URL): boolean {
+  if (host.hostname !== url.hostname.toLowerCase()) return false;
+  const port = url.port === '' ? (url.protocol === 'https:' ? HTTPS_PORT : 80) : Number(url.port);
+  return (host.port ?? HTTPS_PORT) === port;
 }
 
 // Whether some http(s) URL the allowed entry admits gets the credential host's secret: the same name, and the same
@@ -150,7 +159,10 @@ export class CredentialStore {
     this.#listeners.push(listener);
   }
 
-  /** Headers a static credential adds to a request for `url` (lower-case names); empty for none or an AWS key. */
+  /**
+   * Headers a static credential adds to a request for `url` (lower-case names); empty for none or an AWS key. Throws
+   * CredentialRefusal for plain http to a credential's endpoint.
+   */
   headersFor(url: URL): Record<string, string> {
     const credential = this.#credentialFor(url);
     return credential === undefined || credential.secret.kind === 'awsSigV4'
@@ -161,7 +173,8 @@ export class CredentialStore {
   /**
    * The complete request (lower-case header names) with the credential of its host, if any: its headers added, or,
    * for an AWS key, the request signed as it stands (method, URL, headers, body), so this is the last change made to
-   * it. Undefined when no credential names the host. Throws SigV4Error for a request that cannot be signed.
+   * it. Undefined when no credential names the host. Throws SigV4Error for a request that cannot be signed, and
+   * CredentialRefusal for plain http to a credential's endpoint.
    */
   authorize(request: SignableRequest): AuthorizedRequest | Promise<AuthorizedRequest> | undefined {
     const credential = this.#credentialFor(request.url);
@@ -201,8 +214,14 @@ export class CredentialStore {
     };
   }
 
+  // A plugin choosing http:// for a credential's endpoint (keys.example:8443 serves both, or an attacker on the path
+  // answers plain http) would have the secret sent in clear text: refused, unless the entry is a loopback test host's.
   #credentialFor(url: URL): Credential | undefined {
-    return this.#credentials.find((c) => c.hosts.some((h) => entryMatches(h, url) && attachable(h, url)));
+    const credential = this.#credentials.find((c) => c.hosts.some((h) => namesEndpoint(h, url)));
+    if (credential === undefined || url.protocol === 'https:' || credential.insecure) return credential;
+    throw new CredentialRefusal(
+      `plain http to ${url.host} refused: credential '${credential.name}' goes over https only (an entry says "insecure": true only for a loopback test host)`,
+    );
   }
 
   /**

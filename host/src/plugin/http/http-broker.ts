@@ -7,7 +7,7 @@ import { bodyText } from '../../net/collect.ts';
 import { Http1Pool } from '../../net/http1/pool.ts';
 import { validateValue } from '../../abi/index.ts';
 import type { HttpError, HttpRequest, HttpResponse } from '../../abi/index.ts';
-import type { AuthorizedRequest, CredentialStore } from '../credentials/credential-store.ts';
+import { type AuthorizedRequest, CredentialRefusal, type CredentialStore } from '../credentials/credential-store.ts';
 import type { HostAllowList } from './allow-list.ts';
 import { buildFrame, errorFrame, splitFrame } from './http-frame.ts';
 import { SecretRedactor } from './redact.ts';
@@ -245,7 +245,12 @@ export class HttpBroker {
     headers: Record<string, string>,
     body: Uint8Array | undefined,
   ): AuthorizedRequest | Promise<AuthorizedRequest> | undefined {
-    const authorized = this.#options.credentials.authorize({ method, url, headers, ...(body ? { body } : {}) });
+    let authorized: AuthorizedRequest | Promise<AuthorizedRequest> | undefined;
+    try {
+      authorized = this.#options.credentials.authorize({ method, url, headers, ...(body ? { body } : {}) });
+    } catch (err) {
+      throw err instanceof CredentialRefusal ? new BrokerError('Forbidden', err.message) : err;
+    }
     if (!(authorized instanceof Promise)) return authorized;
     return authorized.catch((err: unknown) => {
       throw err instanceof SigV4Error ? new BrokerError('Network', err.message) : err;

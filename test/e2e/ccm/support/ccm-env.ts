@@ -30,7 +30,7 @@ export function devcloudPluginArgs(dir: string, cloud: Devcloud, tag: string): s
   const credentials = join(dir, `${tag}-credentials.json`);
   writeFileSync(
     credentials,
-    JSON.stringify({ credentials: [{ name: 'devcloud', hosts: [host], bearerToken: cloud.token }] }),
+    JSON.stringify({ credentials: [{ name: 'devcloud', hosts: [host], bearerToken: cloud.token, insecure: true }] }),
     { mode: 0o600 },
   );
   return [

@@ -27,7 +27,10 @@ export async function startSigV4Broker(routes: Record<string, Route>): Promise<S
   writeFileSync(join(dir, 'secret'), SIGV4_KEY.secretAccessKey);
   const file = join(dir, 'credentials.json');
   const awsSigV4 = { accessKeyIdFile: 'id', secretAccessKeyFile: 'secret', region: 'us-east-1', service: 'ec2' };
-  writeFileSync(file, JSON.stringify({ credentials: [{ name: 'aws', hosts: [server.host], awsSigV4 }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({ credentials: [{ name: 'aws', hosts: [server.host], awsSigV4, insecure: true }] }),
+  );
   const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });
   const broker = testBroker([server.host], store, { maxResponseBytes: 1 << 20 });
   return {
