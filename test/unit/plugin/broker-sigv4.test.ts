@@ -90,6 +90,30 @@ describe('SigV4 in the broker', () => {
     expect(answer).toContain(`"x-echo-authorization":"${REDACTED}"`);
   });
 
+  it.each([
+    'X-Amz-Signature=0123abcd',
+    'X-Amz-Credential=AKIAOTHER%2F20260101%2Fus-east-1%2Fec2%2Faws4_request',
+    'X-Amz-Algorithm=AWS4-HMAC-SHA256',
+    'X-Amz-Date=20260101T000000Z',
+    'X-Amz-SignedHeaders=host',
+    'X-Amz-Security-Token=other-token',
+    'X-Amz-Expires=300',
+    // Spelled otherwise: AWS reads names case-sensitively, but a proxy or another verifier may not.
+    'x-amz-signature=0123abcd',
+    'X-Amz-%53ignature=0123abcd',
+  ])("refuses the plugin's own presigning query parameter %s beside the host's signature", async (parameter) => {
+    const before = server.seen.length;
+    const answer = JSON.parse(await viaJson(server.url(`/echo?Action=DescribeInstances&${parameter}`))) as {
+      error?: { code: string; message: string };
+    };
+    const name = decodeURIComponent(parameter.split('=')[0] as string);
+    expect(answer.error).toEqual({
+      code: 'Forbidden',
+      message: `request to ${server.host} refused: the host signs it, and the plugin's query parameter ${name} would be a second signature's`,
+    });
+    expect(server.seen.length).toBe(before);
+  });
+
   it('answers a Network error for a query it cannot sign, and sends nothing', async () => {
     const before = server.seen.length;
     const answer = JSON.parse(await viaJson(server.url('/echo?a=%E1%88'))) as {

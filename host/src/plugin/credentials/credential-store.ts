@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../log/logger.ts';
 import type { HostAllowList, HostPort } from '../http/allow-list.ts';
-import { type AwsAccessKey, type SignableRequest, SigV4Signer } from '../http/sigv4-signer.ts';
+import { type AwsAccessKey, presigningParameter, type SignableRequest, SigV4Signer } from '../http/sigv4-signer.ts';
 import { type AwsSigV4Entry, readAwsAccessKey, signingService } from './aws-sigv4-entry.ts';
 import {
   type Credential,
@@ -189,6 +189,13 @@ export class CredentialStore {
   }
 
   async #sign(name: string, entry: AwsSigV4Entry, request: SignableRequest): Promise<AuthorizedRequest> {
+    // Refused rather than dropped: the plugin asked for a request the host would not be sending as written.
+    const presigned = presigningParameter(request.url.search);
+    if (presigned !== undefined) {
+      throw new CredentialRefusal(
+        `request to ${request.url.host} refused: the host signs it, and the plugin's query parameter ${presigned} would be a second signature's`,
+      );
+    }
     const key = this.#awsKeys.get(name) as AwsAccessKey;
     const service = signingService(entry, request.url.hostname);
     const signerKey = `${name}\0${service}`;

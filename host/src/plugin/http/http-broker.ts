@@ -253,7 +253,8 @@ export class HttpBroker {
     }
     if (!(authorized instanceof Promise)) return authorized;
     return authorized.catch((err: unknown) => {
-      throw err instanceof SigV4Error ? new BrokerError('Network', err.message) : err;
+      if (err instanceof SigV4Error) throw new BrokerError('Network', err.message);
+      throw err instanceof CredentialRefusal ? new BrokerError('Forbidden', err.message) : err;
     });
   }
 

@@ -135,6 +135,31 @@ export class SigV4Signer {
   }
 }
 
+// The query parameters of a presigned request (SigV4 in the query rather than in Authorization): a request the host
+// signs must carry no signature of anyone else's, which a server might check instead of the host's.
+const PRESIGNING_PARAMETERS = new Set(
+  ['Algorithm', 'Credential', 'Date', 'Expires', 'SignedHeaders', 'Signature', 'Security-Token'].map((name) =>
+    `x-amz-${name}`.toLowerCase(),
+  ),
+);
+
+/** The first presigning parameter of `search` (`X-Amz-Signature`..., matched in any case once decoded), if any. */
+export function presigningParameter(search: string): string | undefined {
+  if (search.length <= 1 || !/x-amz-|%/i.test(search)) return undefined;
+  for (const part of search.slice(1).split('&')) {
+    const eq = part.indexOf('=');
+    const raw = eq === -1 ? part : part.slice(0, eq);
+    let name = raw;
+    try {
+      name = decodeURIComponent(raw);
+    } catch {
+      // Signing refuses a malformed escape anyway; the name is judged as written.
+    }
+    if (PRESIGNING_PARAMETERS.has(name.toLowerCase())) return name;
+  }
+  return undefined;
+}
+
 /** RFC 3986 percent-encoding of everything but the unreserved characters, as SigV4 requires. */
 export function awsUriEncode(text: string): string {
   return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
