@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyText, dispatchCollect } from '../../../host/src/net/collect.ts';
+import { BodyCollector, bodyText, dispatchCollect } from '../../../host/src/net/collect.ts';
 
 let server: http.Server;
 let origin: string;
@@ -120,5 +120,48 @@ describe('dispatchCollect', () => {
       (e: unknown) => e,
     );
     expect((err as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+  });
+});
+
+describe('BodyCollector', () => {
+  const collect = (pieces: Buffer[]): Buffer[] => {
+    const body = new BodyCollector();
+    for (const piece of pieces) body.add(piece);
+    return body.finish();
+  };
+  // Bytes of the distinct memory the chunks keep alive (small copies share Buffer's pool).
+  const held = (chunks: Buffer[]): number =>
+    [...new Set(chunks.map((c) => c.buffer))].reduce((n, b) => n + b.byteLength, 0);
+
+  it('keeps a body that arrives in one piece, and large pieces, without a copy', () => {
+    const only = Buffer.from('{"kind":"Node"}');
+    expect(collect([only])[0]).toBe(only);
+    const large = Buffer.alloc(64 * 1024, 'b');
+    const chunks = collect([Buffer.from('a'), large, Buffer.from('c')]);
+    expect(chunks).toContain(large);
+    expect(bodyText(chunks)).toBe(`a${'b'.repeat(64 * 1024)}c`);
+  });
+
+  it('holds a million 1-byte pieces in a few pages, in order', () => {
+    const pieces = Array.from({ length: 1_000_000 }, (_, i) => Buffer.of(97 + (i % 26)));
+    const chunks = collect(pieces);
+    expect(chunks.length).toBeLessThanOrEqual(16);
+    expect(held(chunks)).toBeLessThanOrEqual(2 * 1_000_000 + 1024 * 1024);
+    const text = bodyText(chunks);
+    expect(text.length).toBe(1_000_000);
+    expect(text.slice(0, 28)).toBe('abcdefghijklmnopqrstuvwxyzab');
+    expect(text.slice(-2)).toBe(String.fromCharCode(97 + (999_998 % 26), 97 + (999_999 % 26)));
+  });
+
+  it('does not keep a page per small piece when small and large pieces alternate', () => {
+    const large = Buffer.alloc(16 * 1024, 'L');
+    const pieces: Buffer[] = [];
+    for (let i = 0; i < 2_000; i++) pieces.push(Buffer.from('s'), large);
+    const chunks = collect([Buffer.alloc(2 * 1024 * 1024, 'f'), ...pieces]);
+    const bodyBytes = 2 * 1024 * 1024 + 2_000 * (1 + 16 * 1024);
+    expect(Buffer.concat(chunks).length).toBe(bodyBytes);
+    expect(bodyText(chunks).slice(2 * 1024 * 1024, 2 * 1024 * 1024 + 3)).toBe('sLL');
+    // The large pieces share one buffer; what else is held stays within the body's size.
+    expect(held(chunks.filter((c) => c.buffer !== large.buffer))).toBeLessThanOrEqual(bodyBytes);
   });
 });

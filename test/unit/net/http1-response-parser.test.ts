@@ -80,6 +80,33 @@ describe('ResponseParser', () => {
     expect(out.ended).toBe(true);
   });
 
+  it('hands on the body pieces of one push as one chunk, whatever the chunk sizes', () => {
+    const p = new ResponseParser();
+    const chunks: string[] = [];
+    let ended = false;
+    p.expect('GET', { onHead: () => {}, onData: (c) => chunks.push(c.toString()), onEnd: () => (ended = true) });
+    const body = 'abcdefghijklmnopqrstuvwxyz'.repeat(40);
+    const wire = [...body].map((c) => `1\r\n${c}\r\n`).join('');
+    feed(p, `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${wire}00a;x="y"\r\n0123456789\r\n0\r\n\r\n`);
+    expect(chunks).toEqual([`${body}0123456789`]);
+    expect(ended).toBe(true);
+  });
+
+  it('reads chunk sizes of up to 13 significant hex digits, in either case, with leading zeros', () => {
+    const { p, out } = parser();
+    feed(
+      p,
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0000000000000003\r\nabc\r\nA\r\n0123456789\r\n0\r\n\r\n',
+    );
+    expect(out.body).toBe('abc0123456789');
+    expect(() => feed(parser().p, 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10000000000000\r\n')).toThrow(
+      expect.objectContaining({ reason: 'chunk-size' }),
+    );
+    expect(() => feed(parser().p, 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n')).toThrow(
+      expect.objectContaining({ reason: 'chunk-data' }),
+    );
+  });
+
   it('has no body for HEAD, 204 and 304, whatever Content-Length says', () => {
     for (const [method, text] of [
       ['HEAD', 'HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n'],

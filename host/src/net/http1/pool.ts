@@ -10,7 +10,7 @@
 // transport does: the server may have closed the idle connection as the request went out. A request that received
 // bytes (even ones refused) is never sent again.
 import type { ConnectionOptions } from 'node:tls';
-import type { CollectedResponse, CollectOptions } from '../collect.ts';
+import { BodyCollector, type CollectedResponse, type CollectOptions } from '../collect.ts';
 import { type Endpoint, Http1Connection } from './connection.ts';
 import { BodyTimeoutError, Http1ErrorCode, HeadersTimeoutError, PoolClosedError } from './errors.ts';
 import { CONNECT_TIMEOUT_MS, connectTimeoutError, type PoolRequest, serializeRequest } from './request.ts';
@@ -195,7 +195,7 @@ export class Http1Pool {
     this.ensureSweep();
     let statusCode = 0;
     let headers: ResponseHead['headers'] = {};
-    const chunks: Buffer[] = [];
+    const body = new BodyCollector();
     let received = 0;
     connection.send(request.method, exchange.wire, {
       onHead: (head) => {
@@ -213,13 +213,13 @@ export class Http1Pool {
           return;
         }
         if (bodyTimeout > 0) exchange.deadline = performance.now() + bodyTimeout;
-        // The socket's buffer is not reused, so a chunk may be kept without a copy.
-        if (!discard || statusCode >= 300) chunks.push(chunk);
+        // The socket's buffer is not reused, so a chunk may be kept without a copy (BodyCollector copies small ones).
+        if (!discard || statusCode >= 300) body.add(chunk);
       },
       onEnd: () => {
         this.active.delete(connection);
         this.settle(exchange);
-        exchange.resolve({ statusCode, headers, chunks });
+        exchange.resolve({ statusCode, headers, chunks: body.finish() });
       },
       onError: (err) => {
         this.active.delete(connection);

@@ -6,6 +6,7 @@
 // The end of a response is reported after push() has consumed its input, never from inside the loop: whoever hears
 // of it may send the next request on the same connection, and the bytes still in hand must not become its answer.
 // Bytes past the end of a response are an error (this client does not pipeline: no request is waiting for them).
+// The body comes out as one chunk per push, however many chunks of the chunked coding the push held.
 import { ConnectionClosedError, type ParseFailure, ResponseParseError } from './errors.ts';
 import { addField, framingOf, keepAliveOf, parseHead, type ResponseHead } from './response-head.ts';
 
@@ -59,6 +60,8 @@ export class ResponseParser {
   private remaining = 0;
   private trailerBytes = 0;
   private keepAlive = true;
+  /** The body's pieces in the current push, as [from, to) offsets into its data; handed on as one chunk at its end. */
+  private readonly pieces: number[] = [];
 
   /** The parser waits for the answer to a request; `method` decides whether the answer can have a body. */
   expect(method: string, sink: ResponseSink): void {
@@ -79,8 +82,10 @@ export class ResponseParser {
     if (this.state === State.Idle) {
       throw new ResponseParseError('unexpected-data', `${data.length} bytes arrived with no request outstanding`);
     }
+    this.pieces.length = 0;
     let offset = 0;
     while (offset < data.length && this.state !== State.Done) offset = this.step(data, offset);
+    this.flushData(data);
     if (this.state !== State.Done) return;
     if (offset < data.length) {
       throw new ResponseParseError('unexpected-data', `${data.length - offset} bytes after the end of the response`);
@@ -117,7 +122,7 @@ export class ResponseParser {
       case State.Trailers:
         return this.trailers(data, offset);
       case State.UntilClose:
-        this.emitData(data, offset, data.length);
+        this.emitData(offset, data.length);
         return data.length;
       default:
         throw new Error(`push() in state ${this.state}`);
@@ -128,12 +133,39 @@ export class ResponseParser {
   private bodyBytes(data: Buffer, offset: number): number {
     const take = Math.min(this.remaining, data.length - offset);
     this.remaining -= take;
-    this.emitData(data, offset, offset + take);
+    this.emitData(offset, offset + take);
     return offset + take;
   }
 
-  private emitData(data: Buffer, from: number, to: number): void {
-    if (to > from) this.sink?.onData(from === 0 && to === data.length ? data : data.subarray(from, to));
+  private emitData(from: number, to: number): void {
+    if (to > from) this.pieces.push(from, to);
+  }
+
+  // One chunk per push, however many pieces of body it held: an answer in 1-byte chunks would otherwise cost a Buffer
+  // object per byte downstream, and a sink call per piece. One piece is handed on without a copy.
+  private flushData(data: Buffer): void {
+    const pieces = this.pieces;
+    if (pieces.length === 0) return;
+    let chunk: Buffer;
+    if (pieces.length === 2) {
+      const from = pieces[0] as number;
+      const to = pieces[1] as number;
+      chunk = from === 0 && to === data.length ? data : data.subarray(from, to);
+    } else {
+      let total = 0;
+      for (let i = 0; i < pieces.length; i += 2) total += (pieces[i + 1] as number) - (pieces[i] as number);
+      chunk = Buffer.allocUnsafe(total);
+      let at = 0;
+      for (let i = 0; i < pieces.length; i += 2) {
+        const from = pieces[i] as number;
+        const to = pieces[i + 1] as number;
+        // A native copy costs more than a loop for a few bytes.
+        if (to - from > 32) at += data.copy(chunk, at, from, to);
+        else for (let b = from; b < to; b++) chunk[at++] = data[b] as number;
+      }
+    }
+    pieces.length = 0;
+    this.sink?.onData(chunk);
   }
 
   private complete(keepAlive: boolean): void {
@@ -186,6 +218,8 @@ export class ResponseParser {
   }
 
   private chunkSize(data: Buffer, offset: number): number {
+    const next = this.pending === undefined ? this.plainChunkSize(data, offset) : -1;
+    if (next >= 0) return next;
     const found = this.takeUntil(data, offset, CRLF, MAX_CHUNK_SIZE_LINE, 'chunk-size');
     if (!found) return data.length;
     const digits = CHUNK_SIZE.exec(found.text)?.[0];
@@ -202,15 +236,43 @@ export class ResponseParser {
         `malformed chunk extension ${JSON.stringify(found.text.slice(0, 80))}`,
       );
     }
-    this.remaining = parseInt(size, 16);
-    if (this.remaining === 0) {
-      this.state = State.Trailers;
-      this.trailerBytes = 0;
-    } else this.state = State.ChunkData;
+    this.startChunk(parseInt(size, 16));
     return found.next;
   }
 
+  /**
+   * A chunk-size line that is whole in `data` at `offset` and nothing but 1-13 hex digits and CRLF (the line every
+   * server sends) starts its chunk here; returns the offset after it, or -1 for anything else (an extension, a line
+   * cut by the end of the read, an error), which the general path reads and judges. Saves a string, three regular
+   * expressions and two Buffer views per chunk.
+   */
+  private plainChunkSize(data: Buffer, offset: number): number {
+    const end = Math.min(data.length, offset + MAX_CHUNK_SIZE_DIGITS);
+    let size = 0;
+    let at = offset;
+    for (; at < end; at++) {
+      const digit = HEX_VALUE[data[at] as number] as number;
+      if (digit < 0) break;
+      size = size * 16 + digit;
+    }
+    if (at === offset || data[at] !== CR_BYTE || data[at + 1] !== LF_BYTE) return -1;
+    this.startChunk(size);
+    return at + 2;
+  }
+
+  private startChunk(size: number): void {
+    this.remaining = size;
+    if (size === 0) {
+      this.state = State.Trailers;
+      this.trailerBytes = 0;
+    } else this.state = State.ChunkData;
+  }
+
   private chunkDataEnd(data: Buffer, offset: number): number {
+    if (this.pending === undefined && data[offset] === CR_BYTE && data[offset + 1] === LF_BYTE) {
+      this.state = State.ChunkSize;
+      return offset + 2;
+    }
     const found = this.takeUntil(data, offset, CRLF, 0, 'chunk-data');
     if (!found) return data.length;
     this.state = State.ChunkSize;
@@ -231,6 +293,14 @@ export class ResponseParser {
     return found.next;
   }
 }
+
+const CR_BYTE = 0x0d;
+const LF_BYTE = 0x0a;
+/** Hex digit values by byte, -1 for any other byte. */
+const HEX_VALUE = Int8Array.from({ length: 256 }, (_, b) => {
+  const c = String.fromCharCode(b);
+  return /[0-9a-fA-F]/.test(c) ? parseInt(c, 16) : -1;
+});
 
 const DESCRIPTION: Partial<Record<ParseFailure, string>> = {
   'head-too-large': 'response head',
