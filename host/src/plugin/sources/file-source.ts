@@ -36,6 +36,16 @@ interface Snapshot {
   fingerprint: string;
 }
 
+/** A revision refused by its size, with the fingerprint of the stat that judged it: the key its warning goes by. */
+class RefusedRevision extends Error {
+  override name = 'RefusedRevision';
+  readonly fingerprint: string;
+  constructor(fingerprint: string, reason: ModuleGzipError) {
+    super(reason.message, { cause: reason });
+    this.fingerprint = fingerprint;
+  }
+}
+
 export class FileSource implements RevisionSource {
   readonly description: string;
   readonly #path: string;
@@ -137,7 +147,7 @@ export class FileSource implements RevisionSource {
       if ((await this.#currentFingerprint()) === this.#fingerprint) return;
       snapshot = await this.#read(startedAt);
     } catch (err) {
-      if (err instanceof ModuleGzipError) return this.#warnRefused(err);
+      if (err instanceof RefusedRevision) return this.#warnRefused(err);
       // Mid-swap the old timestamped directory can vanish under us, or the key can be absent for a moment:
       // keep serving what we have and look again at the next tick.
       this.#log.debug('plugin file not readable right now', { path: this.#path, error: (err as Error).message });
@@ -148,11 +158,12 @@ export class FileSource implements RevisionSource {
     this.#listener?.(snapshot.revision);
   }
 
-  async #warnRefused(err: ModuleGzipError): Promise<void> {
-    const print = await this.#currentFingerprint().catch(() => '');
-    if (print === this.#refused) return;
-    this.#refused = print;
-    this.#log.warn('plugin module refused; keeping the one serving', { path: this.#path, error: err.message });
+  // Keyed by the stat that judged the revision: a second stat here could already see the next revision, and warn
+  // about this one twice under that one's key.
+  #warnRefused(refused: RefusedRevision): void {
+    if (refused.fingerprint === this.#refused) return;
+    this.#refused = refused.fingerprint;
+    this.#log.warn('plugin module refused; keeping the one serving', { path: this.#path, error: refused.message });
   }
 
   async #currentFingerprint(): Promise<string> {
@@ -166,7 +177,13 @@ export class FileSource implements RevisionSource {
     const sigPath = signatureName(target);
     const before = await stat(target);
     const sigBefore = await statOrUndefined(sigPath);
-    checkModuleSize(before.size, basename(target), this.#maxBytes);
+    const print = fingerprint(target, before, sigBefore);
+    try {
+      checkModuleSize(before.size, basename(target), this.#maxBytes);
+    } catch (err) {
+      if (err instanceof ModuleGzipError) throw new RefusedRevision(print, err);
+      throw err;
+    }
     const bytes = new Uint8Array(await readFile(target));
     let signature: string | undefined;
     try {
@@ -174,7 +191,6 @@ export class FileSource implements RevisionSource {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    const print = fingerprint(target, before, sigBefore);
     // Only a file rewritten in place can change under us (a kubelet revision directory never does).
     const after = fingerprint(target, await stat(target), await statOrUndefined(sigPath));
     if (after !== print || bytes.length !== before.size) return undefined;
