@@ -39,14 +39,26 @@ export class ImplementedElsewhereError extends ProviderError {
   readonly code = 'ImplementedElsewhere';
 }
 
+/**
+ * The delays a RetryError may ask for (plugin-sdk/ABI.md, Error codes). The delay replaces the controllers' backoff
+ * (5 s doubling to 300 s for Services), so a provider answering Retry with a tiny delay would have its key synced in
+ * a loop: 1 s is the floor. A day's delay would leave a Service unsynced for that long, and a delay above 2^31 - 1 ms
+ * makes Node fire the timer after 1 ms instead: 1 hour is the ceiling, above any cloud's rate-limit window.
+ */
+export const RETRY_AFTER_MIN_SECONDS = 1;
+export const RETRY_AFTER_MAX_SECONDS = 3600;
+
 /** Try again after a fixed delay (api.RetryError): the service controller honours it instead of its backoff. */
 export class RetryError extends ProviderError {
   override name = 'RetryError';
   readonly code = 'Retry';
+  /** The delay asked for, within RETRY_AFTER_MIN_SECONDS..RETRY_AFTER_MAX_SECONDS (NaN counts as the minimum). */
   readonly retryAfterSeconds: number;
   constructor(message: string, retryAfterSeconds: number, context: ProviderErrorContext = {}) {
     super(message, context);
-    this.retryAfterSeconds = retryAfterSeconds;
+    this.retryAfterSeconds = Number.isNaN(retryAfterSeconds)
+      ? RETRY_AFTER_MIN_SECONDS
+      : Math.min(RETRY_AFTER_MAX_SECONDS, Math.max(RETRY_AFTER_MIN_SECONDS, retryAfterSeconds));
   }
 }
 

@@ -54,6 +54,18 @@ describe('decoding answers', () => {
     expect(err).toBeInstanceOf(RetryError);
   });
 
+  it.each([
+    [1e-9, 1],
+    [0.25, 1],
+    [2_147_484, 3600],
+    [1e308, 3600],
+  ])('holds a Retry delay of %s s within 1 s .. 1 hour (%s)', (asked, held) => {
+    const err = failure(() =>
+      decode('getLoadBalancerName', { error: { code: 'Retry', message: 'busy', retryAfterSeconds: asked } }),
+    );
+    expect(isRetry(err) && err.retryAfterSeconds).toBe(held);
+  });
+
   it('accepts ImplementedElsewhere only where the ABI allows it', () => {
     const ensure = failure(() =>
       decode('ensureLoadBalancer', { error: { code: 'ImplementedElsewhere', message: 'not us' } }),
