@@ -1,6 +1,5 @@
 // `wasm-ccm plugin test`: runs a provider plugin through the conformance kit against the vendor's cloud and prints
 // a pass/fail table. Exit status: 0 every check passed (skips included), 1 a check failed, 2 bad usage or input.
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createJsonLineLogger } from '../log/logger.ts';
 import {
@@ -11,6 +10,14 @@ import {
   loadFixtureText,
   runConformance,
 } from '../conformance/index.ts';
+import { DEFAULT_MAX_MODULE_MB } from '../plugin/module/module-gzip.ts';
+import {
+  checkRegularFileSync,
+  CONFIG_FILE_CAP,
+  moduleFileCap,
+  readRegularFile,
+  unreadableReason,
+} from '../util/read-regular-file.ts';
 
 export const USAGE = `Usage: wasm-ccm plugin test --plugin=<file.wasm> --fixture=<file.json|yaml> [options]
 
@@ -105,9 +112,18 @@ function parse(args: readonly string[]): Parsed {
 
 async function readInput(path: string, what: string): Promise<string> {
   try {
-    return await readFile(path, 'utf8');
+    return (await readRegularFile(path, CONFIG_FILE_CAP)).toString('utf8');
   } catch (err) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(err as Error).message}`);
+    throw new UsageError(`cannot read ${what} ${path}: ${unreadableReason(err)}`);
+  }
+}
+
+// The kit reads the module itself, later: a FIFO or /dev/zero is refused here, before it could hang or flood that read.
+function checkModuleFile(path: string): void {
+  try {
+    checkRegularFileSync(path, moduleFileCap(DEFAULT_MAX_MODULE_MB * 1048576));
+  } catch (err) {
+    throw new UsageError(`cannot read plugin ${path}: ${unreadableReason(err)}`);
   }
 }
 
@@ -124,6 +140,7 @@ export async function runPluginTest(args: readonly string[], io: PluginTestIO = 
     }
     fixture = await loadFixtureText(await readInput(parsed.fixture, 'fixture'), parsed.fixture);
     if (parsed.cloudConfig !== undefined) cloudConfig = await readInput(parsed.cloudConfig, 'cloud config');
+    checkModuleFile(parsed.plugin);
   } catch (err) {
     io.stderr(`wasm-ccm plugin test: ${(err as Error).message}\n`);
     if (err instanceof UsageError) io.stderr('Run with --help for usage.\n');

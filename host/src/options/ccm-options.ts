@@ -1,6 +1,5 @@
 // The wasm-ccm command line: upstream cloud-controller-manager flags and defaults (upstream-parity.md), plus
 // the flags the plugin runtime needs. Every invalid value is a FlagError naming the flag (exit 2).
-import { accessSync, constants, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { LOG_FORMATS } from '../log/klog.ts';
 import { type CIDR, parseClusterCIDRs } from '../net/cidr.ts';
@@ -17,9 +16,18 @@ import {
   SHA256_PIN_WHAT,
 } from '../plugin/config/rules.ts';
 import { singlePluginConfig } from '../plugin/config/single.ts';
+import { DEFAULT_MAX_MODULE_MB } from '../plugin/module/module-gzip.ts';
 import type { PluginConfig } from '../plugin/config/types.ts';
 import { type ControllerName, resolveControllers } from './controllers.ts';
 import { formatDuration } from '../util/duration.ts';
+import {
+  checkRegularFileSync,
+  CONFIG_FILE_CAP,
+  type FileCap,
+  moduleFileCap,
+  readRegularFileSync,
+  unreadableReason,
+} from '../util/read-regular-file.ts';
 import { type FeatureGates, parseFeatureGates } from './feature-gates.ts';
 import { compatWarnings, UPSTREAM_FLAGS } from './upstream-flags.ts';
 import { FlagError, type FlagSpec, type FlagValues, parseFlags, usage } from './flagset.ts';
@@ -274,15 +282,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     'authorization-kubeconfig',
   ] as const) {
     const path = flags[name];
-    if (path !== '') requireReadable(name, path);
+    if (path !== '') requireRegularFile(name, path, CONFIG_FILE_CAP);
   }
   if (flags['plugin-credentials'] !== '') checkCredentialsFlag(flags['plugin-credentials']);
-  if (flags.plugin !== '') requireReadable('plugin', flags.plugin);
-  let cloudConfig = '';
-  if (flags['cloud-config'] !== '') {
-    requireReadable('cloud-config', flags['cloud-config']);
-    cloudConfig = readFileSync(flags['cloud-config'], 'utf8');
-  }
+  if (flags.plugin !== '') requireRegularFile('plugin', flags.plugin, moduleFileCap(DEFAULT_MAX_MODULE_MB * 1048576));
+  const cloudConfig = flags['cloud-config'] === '' ? '' : readFlagFile('cloud-config', flags['cloud-config']);
   return {
     kind: 'run',
     options: {
@@ -340,18 +344,27 @@ function pluginConfig(flags: CCMFlags, cloudConfig: string): PluginConfig | unde
 
 function checkCredentialsFlag(path: string): void {
   try {
-    checkCredentialsText(readFileSync(path, 'utf8'), path);
+    checkCredentialsText(readFlagFile('plugin-credentials', path), path);
   } catch (err) {
     if (err instanceof CredentialFileError) throw new FlagError('plugin-credentials', err.message);
     throw err;
   }
 }
 
-function requireReadable(flag: string, path: string): void {
+// A file a flag names must open as a regular file within its cap (util/read-regular-file.ts): /dev/zero or a FIFO
+// fails here, naming the flag, instead of being read to gigabytes or hanging the start.
+function requireRegularFile(flag: string, path: string, cap: FileCap): void {
   try {
-    accessSync(path, constants.R_OK);
+    checkRegularFileSync(path, cap);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new FlagError(flag, `cannot read "${path}" (${code === 'ENOENT' ? 'no such file' : (code ?? 'error')})`);
+    throw new FlagError(flag, `cannot read "${path}" (${unreadableReason(err)})`);
+  }
+}
+
+function readFlagFile(flag: string, path: string): string {
+  try {
+    return readRegularFileSync(path, CONFIG_FILE_CAP).toString('utf8');
+  } catch (err) {
+    throw new FlagError(flag, `cannot read "${path}" (${unreadableReason(err)})`);
   }
 }

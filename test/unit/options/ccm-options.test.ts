@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -212,7 +212,7 @@ describe('wasm-ccm command line', () => {
         [],
         /^--plugin-config: providers\[0\]\.source\.configMap\.key: required$/,
       ],
-      ['an unreadable file', undefined, [], /^--plugin-config: cannot read ".*missing\.yaml" \(ENOENT\)$/],
+      ['an unreadable file', undefined, [], /^--plugin-config: cannot read ".*missing\.yaml" \(no such file\)$/],
       ['--plugin beside it', 'providers: []\n', ['--plugin=WASM'], /^--plugin: not with --plugin-config/],
       [
         '--cloud-config beside it',
@@ -231,6 +231,49 @@ describe('wasm-ccm command line', () => {
       if (content !== undefined) writeFileSync(path, content);
       const argv = ['--cloud-provider=x', `--plugin-config=${path}`, ...extra.map((a) => a.replace('WASM', wasm))];
       expect(() => parseCommandLine(argv)).toThrow(message);
+    });
+  });
+
+  describe('files the flags and the plugin configuration name', () => {
+    const zeroLink = join(dir, 'zero-link');
+    symlinkSync('/dev/zero', zeroLink);
+    const directory = join(dir, 'a-directory');
+    mkdirSync(directory);
+    const wasm = join(dir, 'module.wasm');
+    writeFileSync(wasm, Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0));
+    const bigWasm = join(dir, 'big.wasm');
+    writeFileSync(bigWasm, Buffer.alloc(1048577));
+    const config = (provider: string, module = wasm): string => {
+      const path = join(dir, `files-${Math.random().toString(36).slice(2)}.yaml`);
+      writeFileSync(path, `providers:\n  - name: p\n    source: {file: ${module}}\n${provider}`);
+      return `--plugin-config=${path}`;
+    };
+
+    // A FIFO, and what exits the process, are run as the real process in test/unit/cli/operator-files.test.ts.
+    it.each([
+      [['--cloud-config=DIR'], /^--cloud-config: cannot read ".*a-directory" \(not a regular file \(a directory\)\)$/],
+      [['--plugin=/dev/zero'], /^--plugin: cannot read "\/dev\/zero" \(not a regular file \(a character device\)\)$/],
+      [['--plugin=DIR'], /^--plugin: .*\(not a regular file \(a directory\)\)$/],
+      [['--plugin-credentials=ZERO'], /^--plugin-credentials: .*\(not a regular file \(a character device\)\)$/],
+      [['--kubeconfig=/dev/zero'], /^--kubeconfig: .*\(not a regular file \(a character device\)\)$/],
+      [['--tls-cert-file=DIR', '--tls-private-key-file=/dev/zero'], /^--tls-cert-file: .*a directory/],
+      [['--plugin-config=/dev/zero'], /^--plugin-config: cannot read "\/dev\/zero" \(not a regular file/],
+      [
+        [config('    publicKeyFile: /dev/zero\n')],
+        /^--plugin-config: providers\[0\]\.publicKeyFile: .*character device/,
+      ],
+      [
+        [config(`    credentials: {file: ${zeroLink}}\n`)],
+        /^--plugin-config: providers\[0\]\.credentials\.file: .*device/,
+      ],
+      [
+        [config(`    cloudConfigFile: ${directory}\n`)],
+        /^--plugin-config: providers\[0\]\.cloudConfigFile: .*a directory/,
+      ],
+      [[config('    limits: {maxModuleMB: 1}\n', bigWasm)], /source\.file: .*larger than 1 MiB/],
+    ])('refuses %j, naming the flag or field', (args, message) => {
+      const argv = args.map((a) => a.replace('DIR', directory).replace('ZERO', zeroLink));
+      expect(() => parseCommandLine(['--cloud-provider=x', ...argv])).toThrow(message);
     });
   });
 });

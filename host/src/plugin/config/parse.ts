@@ -1,13 +1,12 @@
 // Reads and validates the plugin configuration file (YAML or JSON; JSON is YAML). Strict: unknown fields, a missing
 // file, a key that is not Ed25519, a class routed to a provider that serves no load balancers — each is an error
 // naming its field path, raised at start-up (exit 2) rather than discovered at the first hot swap.
-import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { load } from 'js-yaml';
 import { CAPABILITIES, type Capability } from '../../abi/index.ts';
 import { AllowListError } from '../http/allow-list.ts';
 import { decodeSignature, parseEd25519PublicKey, SignatureError } from '../signature/ed25519.ts';
 import { Field, PluginConfigError } from './field.ts';
+import { loadConfigYaml } from './yaml-document.ts';
 import { CredentialFileError } from '../credentials/credential-file.ts';
 import {
   checkAllowedHost,
@@ -17,6 +16,16 @@ import {
   SHA256_PIN,
   SHA256_PIN_WHAT,
 } from './rules.ts';
+import {
+  checkRegularFileSync,
+  CONFIG_FILE_CAP,
+  type FileCap,
+  KEY_FILE_CAP,
+  moduleFileCap,
+  readRegularFileSync,
+  unreadableReason,
+} from '../../util/read-regular-file.ts';
+import { DEFAULT_MAX_MODULE_MB } from '../module/module-gzip.ts';
 import type {
   LimitDefaults,
   PluginConfig,
@@ -58,42 +67,28 @@ export interface ParseOptions {
   baseDir: string;
   /** From --plugin-call-timeout, --plugin-memory-limit-mb, --plugin-pool-size. */
   defaults: LimitDefaults;
-  /** Reads a file the config names (tests substitute it). */
-  readText?: (path: string) => string;
-}
-
-interface Context extends ParseOptions {
-  read: (path: string) => string;
 }
 
 /** Reads `path` and parses it; errors carry the field path. */
 export function loadPluginConfigFile(path: string, defaults: LimitDefaults): PluginConfig {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularFileSync(path, CONFIG_FILE_CAP).toString('utf8');
   } catch (err) {
-    throw new PluginConfigError('', `cannot read "${path}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new PluginConfigError('', `cannot read "${path}" (${unreadableReason(err)})`);
   }
   return parsePluginConfig(text, { baseDir: dirname(resolve(path)), defaults });
 }
 
 export function parsePluginConfig(text: string, options: ParseOptions): PluginConfig {
-  let doc: unknown;
   if (text.trim() === '') throw new PluginConfigError('', 'the file is empty; expected a mapping with "providers"');
-  try {
-    doc = load(text);
-  } catch (err) {
-    throw new PluginConfigError('', `not YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
-  }
+  const doc = loadConfigYaml(text);
   const root = new Field('', doc);
   if (!root.present) root.fail('the file is empty; expected a mapping with "providers"');
   root.mapping(TOP_FIELDS);
-  const read = options.readText ?? ((p: string) => readFileSync(p, 'utf8'));
-  const ctx: Context = { ...options, read };
-
   const entries = root.child('providers').list();
   if (entries.length === 0) root.child('providers').fail('must list at least one provider');
-  const providers = entries.map((entry) => parseProvider(entry, ctx));
+  const providers = entries.map((entry) => parseProvider(entry, options));
   const byName = new Map<string, ProviderConfig>();
   providers.forEach((p, i) => {
     if (byName.has(p.name)) entries[i]?.child('name').fail(`duplicate provider name "${p.name}"`);
@@ -142,10 +137,11 @@ export function parsePluginConfig(text: string, options: ParseOptions): PluginCo
   return { providers, defaultProvider, loadBalancerClasses };
 }
 
-function parseProvider(entry: Field, ctx: Context): ProviderConfig {
+function parseProvider(entry: Field, ctx: ParseOptions): ProviderConfig {
   entry.mapping(PROVIDER_FIELDS);
   const name = entry.child('name').string({ pattern: NAME, what: 'a DNS label (lower-case letters, digits, "-")' });
-  const source = parseSource(entry.child('source'), ctx);
+  const limits = parseLimits(entry.child('limits'), ctx.defaults);
+  const source = parseSource(entry.child('source'), ctx, (limits.maxModuleMB ?? DEFAULT_MAX_MODULE_MB) * 1048576);
   const sha256 = entry.child('sha256').optionalString({ pattern: SHA256_PIN, what: SHA256_PIN_WHAT });
   const allowedHosts = entry
     .child('allowedHosts')
@@ -167,7 +163,7 @@ function parseProvider(entry: Field, ctx: Context): ProviderConfig {
     const file = credentials.child('file');
     credentialsFile = resolvePath(file, ctx);
     try {
-      checkCredentialsText(readAt(file, credentialsFile, ctx), credentialsFile);
+      checkCredentialsText(readAt(file, credentialsFile, CONFIG_FILE_CAP), credentialsFile);
     } catch (err) {
       if (err instanceof CredentialFileError) file.fail(err.message);
       throw err;
@@ -180,18 +176,20 @@ function parseProvider(entry: Field, ctx: Context): ProviderConfig {
     signature: parseSignature(entry, ctx),
     allowedHosts,
     credentialsFile,
-    limits: parseLimits(entry.child('limits'), ctx.defaults),
+    limits,
     cloudConfig: parseCloudConfig(entry, ctx),
     capabilities: parseCapabilities(entry.child('capabilities')),
     shadow: parseShadow(entry.child('shadow')),
   };
 }
 
-function parseSource(field: Field, ctx: Context): ProviderSource {
+function parseSource(field: Field, ctx: ParseOptions, maxModuleBytes: number): ProviderSource {
   const record = field.mapping(['file', 'configMap']);
   const kinds = Object.keys(record).filter((k) => record[k] !== undefined && record[k] !== null);
   if (kinds.length !== 1) field.fail('give exactly one of file or configMap');
-  if (kinds[0] === 'file') return { kind: 'file', path: readablePath(field.child('file'), ctx) };
+  if (kinds[0] === 'file') {
+    return { kind: 'file', path: checkedModulePath(field.child('file'), ctx, moduleFileCap(maxModuleBytes)) };
+  }
   const cm = field.child('configMap');
   cm.mapping(['namespace', 'name', 'key']);
   return {
@@ -202,7 +200,7 @@ function parseSource(field: Field, ctx: Context): ProviderSource {
   };
 }
 
-function parseSignature(entry: Field, ctx: Context): SignaturePolicy | undefined {
+function parseSignature(entry: Field, ctx: ParseOptions): SignaturePolicy | undefined {
   const signature = entry.child('signature');
   const inline = entry.child('publicKey');
   const file = entry.child('publicKeyFile');
@@ -212,7 +210,7 @@ function parseSignature(entry: Field, ctx: Context): SignaturePolicy | undefined
     return undefined;
   }
   const keyField = inline.present ? inline : file;
-  const pem = inline.present ? inline.string() : readText(file, ctx);
+  const pem = inline.present ? inline.string() : readText(file, ctx, KEY_FILE_CAP);
   let publicKey;
   try {
     publicKey = parseEd25519PublicKey(pem);
@@ -258,11 +256,11 @@ function parseLimits(field: Field, defaults: LimitDefaults): ProviderLimits {
   return limits;
 }
 
-function parseCloudConfig(entry: Field, ctx: Context): string {
+function parseCloudConfig(entry: Field, ctx: ParseOptions): string {
   const inline = entry.child('cloudConfig');
   const file = entry.child('cloudConfigFile');
   if (inline.present && file.present) file.fail('give cloudConfig or cloudConfigFile, not both');
-  if (file.present) return readText(file, ctx);
+  if (file.present) return readText(file, ctx, CONFIG_FILE_CAP);
   if (!inline.present) return '';
   // A mapping is written out as JSON, so a JSON cloud config can be given as YAML in place.
   if (typeof inline.value === 'object') return JSON.stringify(inline.mapping());
@@ -298,29 +296,30 @@ function parseShadow(field: Field): ShadowPolicy | undefined {
   };
 }
 
-function resolvePath(field: Field, ctx: Context): string {
+function resolvePath(field: Field, ctx: ParseOptions): string {
   const path = field.string();
   return isAbsolute(path) ? path : resolve(ctx.baseDir, path);
 }
 
-/** Resolves a path field and checks the file can be read now (the module itself is read again when loaded). */
-function readablePath(field: Field, ctx: Context): string {
+/** Resolves the module's path and checks it opens as a regular file within the cap (it is read when loaded). */
+function checkedModulePath(field: Field, ctx: ParseOptions, cap: FileCap): string {
   const path = resolvePath(field, ctx);
-  readAt(field, path, ctx);
+  try {
+    checkRegularFileSync(path, cap);
+  } catch (err) {
+    throw field.error(`cannot read "${path}" (${unreadableReason(err)})`);
+  }
   return path;
 }
 
-function readText(field: Field, ctx: Context): string {
-  return readAt(field, resolvePath(field, ctx), ctx);
+function readText(field: Field, ctx: ParseOptions, cap: FileCap): string {
+  return readAt(field, resolvePath(field, ctx), cap);
 }
 
-function readAt(field: Field, path: string, ctx: Context): string {
+function readAt(field: Field, path: string, cap: FileCap): string {
   try {
-    return ctx.read(path);
+    return readRegularFileSync(path, cap).toString('utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw field.error(
-      `cannot read "${path}" (${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)})`,
-    );
+    throw field.error(`cannot read "${path}" (${unreadableReason(err)})`);
   }
 }

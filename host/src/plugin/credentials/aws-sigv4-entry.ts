@@ -10,11 +10,10 @@
 // elasticloadbalancing, ...) is optional for `<service>.<region>.amazonaws.com` hosts, where it comes from the
 // host, and required for any other host (a custom endpoint such as moto on 127.0.0.1). Messages never include key
 // material.
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { AwsAccessKey } from '../http/sigv4-signer.ts';
 import type { HostPort } from '../http/allow-list.ts';
+import { KEY_FILE_CAP, readRegularFile, readRegularFileSync } from '../../util/read-regular-file.ts';
 import { CredentialFileError } from './credential-file-error.ts';
 
 export interface AwsSigV4Entry {
@@ -112,7 +111,7 @@ export function signingService(entry: AwsSigV4Entry, hostname: string): string {
 export async function readAwsAccessKey(entry: AwsSigV4Entry, at: string): Promise<AwsAccessKey> {
   const read = async (file: string): Promise<string> => {
     try {
-      return await readFile(file, 'utf8');
+      return (await readRegularFile(file, KEY_FILE_CAP)).toString('utf8');
     } catch (err) {
       throw unreadable(at, file, err);
     }
@@ -129,7 +128,7 @@ export async function readAwsAccessKey(entry: AwsSigV4Entry, at: string): Promis
 export function readAwsAccessKeySync(entry: AwsSigV4Entry, at: string): AwsAccessKey {
   const read = (file: string): string => {
     try {
-      return readFileSync(file, 'utf8');
+      return readRegularFileSync(file, KEY_FILE_CAP).toString('utf8');
     } catch (err) {
       throw unreadable(at, file, err);
     }

@@ -3,8 +3,8 @@
 // by the HTTP broker to requests for the hosts they name. They never reach a plugin's worker unless the operator
 // exposed one explicitly (exposeToPlugin), which then lands in that plugin's Extism config.
 // AWS keys (awsSigV4 entries) sit in files of their own, read with the credentials file and re-read on every poll.
-import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../log/logger.ts';
+import { CONFIG_FILE_CAP, readRegularFile } from '../../util/read-regular-file.ts';
 import type { HostAllowList, HostPort } from '../http/allow-list.ts';
 import { type AwsAccessKey, presigningParameter, type SignableRequest, SigV4Signer } from '../http/sigv4-signer.ts';
 import { type AwsSigV4Entry, readAwsAccessKey, signingService } from './aws-sigv4-entry.ts';
@@ -317,7 +317,7 @@ export class CredentialStore {
     const file = this.#options.file;
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = (await readRegularFile(file, CONFIG_FILE_CAP)).toString('utf8');
     } catch (err) {
       throw new CredentialFileError(
         `cannot read credentials file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,

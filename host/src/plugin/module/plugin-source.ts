@@ -3,10 +3,10 @@
 // The digest is computed over exactly the module's bytes (a Uint8Array view, never the whole buffer behind it) and
 // is compared before the module is compiled: a tampered module is never handed to the compiler.
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { hasWasmHeader } from '../wasm/module-reader.ts';
-import { checkModuleSize, DEFAULT_MAX_MODULE_MB, unpackModule } from './module-gzip.ts';
+import { moduleFileCap, readRegularFile } from '../../util/read-regular-file.ts';
+import { DEFAULT_MAX_MODULE_MB, unpackModule } from './module-gzip.ts';
 
 export type PluginSource = { path: string } | { bytes: Uint8Array; name?: string };
 
@@ -32,8 +32,7 @@ export async function loadPluginSource(
   if ('path' in source) {
     label = basename(source.path);
     try {
-      checkModuleSize((await stat(source.path)).size, label, maxModuleBytes);
-      bytes = new Uint8Array(await readFile(source.path));
+      bytes = new Uint8Array(await readRegularFile(source.path, moduleFileCap(maxModuleBytes)));
     } catch (err) {
       throw new PluginSourceError(`cannot read plugin ${source.path}: ${(err as Error).message}`, { cause: err });
     }

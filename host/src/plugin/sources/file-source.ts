@@ -8,9 +8,10 @@
 // what inotify misses (other file systems, a watcher that died, a plain file rewritten in place); it runs every
 // 800 ms so that, timer jitter and the read included, a swap is still noticed within a second.
 import { type FSWatcher, watch } from 'node:fs';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { type Logger, silentLogger } from '../../log/logger.ts';
+import { KEY_FILE_CAP, moduleFileCap, readRegularFile } from '../../util/read-regular-file.ts';
 import { checkModuleSize, DEFAULT_MAX_MODULE_MB, ModuleGzipError } from '../module/module-gzip.ts';
 import {
   type RevisionSource,
@@ -184,10 +185,11 @@ export class FileSource implements RevisionSource {
       if (err instanceof ModuleGzipError) throw new RefusedRevision(print, err);
       throw err;
     }
-    const bytes = new Uint8Array(await readFile(target));
+    // Opened as a regular file within the cap: a FIFO or a device put in the module's place is refused, not read.
+    const bytes = new Uint8Array(await readRegularFile(target, moduleFileCap(this.#maxBytes)));
     let signature: string | undefined;
     try {
-      signature = await readFile(sigPath, 'utf8');
+      signature = (await readRegularFile(sigPath, KEY_FILE_CAP)).toString('utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
