@@ -47,7 +47,7 @@ export async function startCCM(
   const running: { ccm?: RunningCCM } = {};
   const replica: ReplicaGuard = {
     identity,
-    leaseFresh: () => !options.flags['leader-elect'] || (running.ccm?.elector?.leaseFresh() ?? false),
+    leaseFreshForMs: () => (options.flags['leader-elect'] ? (running.ccm?.elector?.leaseFreshForMs() ?? 0) : Infinity),
   };
   const started = await startPlugins(options, clients, replica, logger, stopping.signal);
   const ccm = new RunningCCM({ options, clients, started, logger, stopping });

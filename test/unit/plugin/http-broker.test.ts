@@ -106,7 +106,9 @@ describe('HTTP broker', () => {
   });
 
   it('sends the replica identity with every request, over whatever the plugin set', async () => {
-    const identified = testBroker([api.host], store, { replica: { identity: 'host-a_1234', leaseFresh: () => true } });
+    const identified = testBroker([api.host], store, {
+      replica: { identity: 'host-a_1234', leaseFreshForMs: () => Infinity },
+    });
     try {
       const request = {
         method: 'DELETE',
@@ -131,7 +133,9 @@ describe('HTTP broker', () => {
 
   it("refuses cloud changes once the replica's lease is not fresh, and lets reads through", async () => {
     let fresh = true;
-    const guarded = testBroker([api.host], store, { replica: { identity: 'host-a_1234', leaseFresh: () => fresh } });
+    const guarded = testBroker([api.host], store, {
+      replica: { identity: 'host-a_1234', leaseFreshForMs: () => (fresh ? 10_000 : 0) },
+    });
     const send = async (method: string): Promise<Answer> => {
       const request = { method, url: api.url('/echo'), headers: {}, body: '', timeoutMs: 0 };
       const bytes = await guarded.handle(

@@ -17,6 +17,11 @@ export interface Endpoint {
 /** What the connection reports about the exchange it carries. */
 export interface ExchangeSink extends ResponseSink {
   onError(err: Error): void;
+  /**
+   * Asked right before the request is written: an error fails the exchange and nothing is written. With it, the
+   * write waits for the connection to be established; without it the socket buffers the bytes until it connects.
+   */
+  beforeWrite?: (() => Error | undefined) | undefined;
 }
 
 const TCP_KEEPALIVE_MS = 30_000;
@@ -24,6 +29,8 @@ const TCP_KEEPALIVE_MS = 30_000;
 export class Http1Connection {
   readonly socket: Socket;
   private readonly parser = new ResponseParser();
+  /** The socket's event once it can carry a request: 'connect', or 'secureConnect' after the TLS handshake. */
+  private readonly connectEvent: 'connect' | 'secureConnect';
   private sink: ExchangeSink | undefined;
   private connected = false;
   private closed = false;
@@ -50,8 +57,10 @@ export class Http1Connection {
         ...(servername !== undefined ? { servername } : {}),
         ALPNProtocols: ['http/1.1'],
       });
+      this.connectEvent = 'secureConnect';
       this.socket.once('secureConnect', () => (this.connected = true));
     } else {
+      this.connectEvent = 'connect';
       this.socket = netConnect(common);
       this.socket.once('connect', () => (this.connected = true));
     }
@@ -83,7 +92,18 @@ export class Http1Connection {
       onData: (chunk) => this.sink?.onData(chunk),
       onEnd: (keepAlive) => this.ended(keepAlive),
     });
-    this.socket.write(request);
+    const beforeWrite = sink.beforeWrite;
+    if (beforeWrite === undefined) this.socket.write(request);
+    else if (this.connected) this.checkedWrite(request, beforeWrite, sink);
+    else this.socket.once(this.connectEvent, () => this.checkedWrite(request, beforeWrite, sink));
+  }
+
+  private checkedWrite(request: string | Buffer, beforeWrite: () => Error | undefined, sink: ExchangeSink): void {
+    // The exchange may have ended while the connection was being made (a timeout, an abort).
+    if (this.closed || this.sink !== sink) return;
+    const refusal = beforeWrite();
+    if (refusal === undefined) this.socket.write(request);
+    else this.fail(refusal);
   }
 
   /** Closes the connection, failing the exchange it carries with `err`. */

@@ -17,6 +17,16 @@ import { CONNECT_TIMEOUT_MS, connectTimeoutError, type PoolRequest, serializeReq
 import type { ResponseHead } from './response-parser.ts';
 import { openStream, type StreamedResponse } from './stream.ts';
 
+/** How one exchange is made and collected. */
+export interface ExchangeOptions extends CollectOptions {
+  /**
+   * Called synchronously right before the request's bytes are written to a connected socket (again if it is sent
+   * once more): an Error refuses the request, which fails with it and writes nothing. For a check whose answer may
+   * change while the request waits for a connection (a leader's lease).
+   */
+  beforeWrite?: () => Error | undefined;
+}
+
 export interface PoolOptions {
   /** Connections open at once; more requests wait for one (default 10). */
   connections?: number;
@@ -36,7 +46,7 @@ const CLOSED_IDLE = new Set<string>([Http1ErrorCode.ConnectionClosed, 'ECONNRESE
 
 interface Exchange {
   request: PoolRequest;
-  options: CollectOptions;
+  options: ExchangeOptions;
   wire: string | Buffer;
   resolve: (r: CollectedResponse) => void;
   reject: (e: Error) => void;
@@ -92,7 +102,7 @@ export class Http1Pool {
   }
 
   /** Sends `request` and collects its answer. Rejects on transport errors, timeouts, aborts and a closed pool. */
-  exchange(request: PoolRequest, options: CollectOptions = {}): Promise<CollectedResponse> {
+  exchange(request: PoolRequest, options: ExchangeOptions = {}): Promise<CollectedResponse> {
     return new Promise<CollectedResponse>((resolve, reject) => {
       const { signal } = options;
       const abortError = (): Error => options.onAbort?.() ?? (signal?.reason as Error);
@@ -198,6 +208,7 @@ export class Http1Pool {
     const body = new BodyCollector();
     let received = 0;
     connection.send(request.method, exchange.wire, {
+      beforeWrite: options.beforeWrite,
       onHead: (head) => {
         statusCode = head.statusCode;
         headers = head.headers;

@@ -6,6 +6,7 @@
 import type { Logger } from '../../log/logger.ts';
 import { CONFIG_FILE_CAP, readRegularFile } from '../../util/read-regular-file.ts';
 import type { HostAllowList, HostPort } from '../http/allow-list.ts';
+import type { PostReads } from '../http/request-effect.ts';
 import { type AwsAccessKey, presigningParameter, type SignableRequest, SigV4Signer } from '../http/sigv4-signer.ts';
 import { type AwsSigV4Entry, readAwsAccessKey, signingService } from './aws-sigv4-entry.ts';
 import {
@@ -52,6 +53,24 @@ export interface UnreachableCredentialHost {
   /** An allowed host of the same name (with another port), which the credential probably meant. */
   allowedHost?: string;
 }
+
+// The AWS services (signing names) that speak the Query API, whose reads are POSTs of Describe*, Get* or List*
+// actions (request-effect.ts). The rest (JSON and REST protocols) are judged by method alone.
+const QUERY_API_SERVICES = new Set([
+  'autoscaling',
+  'cloudformation',
+  'ec2',
+  'elasticache',
+  'elasticloadbalancing',
+  'email',
+  'iam',
+  'monitoring',
+  'rds',
+  'redshift',
+  'sns',
+  'sqs',
+  'sts',
+]);
 
 const DEFAULT_PORTS = [80, 443];
 const HTTPS_PORT = 443;
@@ -219,6 +238,16 @@ export class CredentialStore {
         ...(signature ? [signature] : []),
       ],
     };
+  }
+
+  /**
+   * What the credential of `url`'s endpoint says about its POSTs: 'awsQuery' for an AWS key signing for a service of
+   * the Query API, whose Describe/Get/List POSTs only read. Never throws (the request may yet be refused).
+   */
+  postReadsFor(url: URL): PostReads | undefined {
+    const credential = this.#credentials.find((c) => c.hosts.some((h) => namesEndpoint(h, url)));
+    if (credential?.secret.kind !== 'awsSigV4') return undefined;
+    return QUERY_API_SERVICES.has(signingService(credential.secret.entry, url.hostname)) ? 'awsQuery' : undefined;
   }
 
   // A plugin choosing http:// for a credential's endpoint (keys.example:8443 serves both, or an attacker on the path

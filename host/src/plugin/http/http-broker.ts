@@ -9,9 +9,14 @@ import { validateValue } from '../../abi/index.ts';
 import type { HttpError, HttpRequest, HttpResponse } from '../../abi/index.ts';
 import { type AuthorizedRequest, CredentialRefusal, type CredentialStore } from '../credentials/credential-store.ts';
 import type { HostAllowList } from './allow-list.ts';
+import { BrokerError } from './broker-error.ts';
 import { buildFrame, errorFrame, splitFrame } from './http-frame.ts';
+import { LeaseFence, type ReplicaGuard } from './lease-fence.ts';
 import { SecretRedactor } from './redact.ts';
+import { METHOD_OVERRIDE_HEADERS, mutationReason } from './request-effect.ts';
 import { SigV4Error } from './sigv4-signer.ts';
+
+export type { ReplicaGuard } from './lease-fence.ts';
 
 export interface HttpBrokerOptions {
   allowList: HostAllowList;
@@ -37,19 +42,6 @@ export interface HostGetAnswer {
   body: string;
 }
 
-export interface ReplicaGuard {
-  /** Sent as REPLICA_IDENTITY_HEADER: the replica's leader-election identity. */
-  identity: string;
-  /**
-   * Asked right before every request that may change something (any method but GET, HEAD and OPTIONS): false refuses
-   * it. A replica whose leader lease is not fresh must not touch the cloud, also from a plugin call that started while
-   * it was (a leader paused mid-call that wakes after another replica took over).
-   */
-  leaseFresh: () => boolean;
-}
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 /**
  * Names the replica behind each request, so a cloud's audit log can tell which CCM replica (and whether the leader)
  * made a change. The value is the identity the replica writes into the Lease's holderIdentity (host name and a
@@ -67,15 +59,6 @@ interface RawResponse {
   status: number;
   headers: Record<string, string>;
   chunks: Buffer[];
-}
-
-/** A request that could not be made; becomes `{error: {code, message}}` for the plugin. */
-class BrokerError extends Error {
-  readonly code: HttpError['code'];
-  constructor(code: HttpError['code'], message: string) {
-    super(message);
-    this.code = code;
-  }
 }
 
 // Headers the broker controls: a plugin setting them could smuggle requests or confuse the connection pool.
@@ -258,6 +241,11 @@ export class HttpBroker {
     });
   }
 
+  /** The connections to `url`'s origin and the requests waiting for one (tests, metrics); undefined before any. */
+  connectionStats(url: string): ReturnType<Http1Pool['stats']> | undefined {
+    return this.#pools.get(new URL(url).origin)?.stats();
+  }
+
   close(): void {
     for (const pool of this.#pools.values()) pool.destroy();
     this.#pools.clear();
@@ -293,31 +281,22 @@ export class HttpBroker {
     signal: AbortSignal,
     attachedSecrets: string[],
   ): Promise<RawResponse> {
-    let headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(pluginHeaders)) {
-      const lower = name.toLowerCase();
-      if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
-    }
-    const replica = this.#options.replica;
-    if (replica !== undefined) {
-      headers[REPLICA_IDENTITY_HEADER] = replica.identity;
-      if (!SAFE_METHODS.has(method) && !replica.leaseFresh()) {
-        throw new BrokerError('Forbidden', `${method} ${url.host}: refused, this replica's leader lease is not fresh`);
-      }
-    }
-    // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts). An
-    // AWS key signs the request as it is sent: nothing may change it after this.
-    let search = url.search;
-    const authorizing = this.#authorize(method, url, headers, body);
-    const authorized = authorizing instanceof Promise ? await authorizing : authorizing;
-    if (authorized !== undefined) {
-      headers = authorized.headers;
-      search = authorized.search ?? search;
-      attachedSecrets.push(...authorized.secrets);
-    }
-    if (signal.aborted) throw new BrokerError('Network', 'aborted');
-    const maxBytes = this.#options.maxResponseBytes;
+    let headers = requestHeaders(method, url, pluginHeaders);
+    const fence = this.#fence(method, url, headers, body, signal);
     try {
+      // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts).
+      // An AWS key signs the request as it is sent: nothing may change it after this.
+      let search = url.search;
+      const authorizing = this.#authorize(method, url, headers, body);
+      const authorized = authorizing instanceof Promise ? await authorizing : authorizing;
+      if (authorized !== undefined) {
+        headers = authorized.headers;
+        search = authorized.search ?? search;
+        attachedSecrets.push(...authorized.secrets);
+      }
+      if (fence?.expiredError) throw fence.expiredError;
+      if (signal.aborted) throw new BrokerError('Network', 'aborted');
+      const maxBytes = this.#options.maxResponseBytes;
       const response = await this.#pool(url).exchange(
         {
           method,
@@ -328,18 +307,58 @@ export class HttpBroker {
           bodyTimeoutMs: 0,
         },
         {
-          signal,
-          onAbort: () => new BrokerError('Network', 'aborted'),
+          signal: fence?.signal ?? signal,
+          onAbort: () => fence?.expiredError ?? new BrokerError('Network', 'aborted'),
           maxBytes,
           // Aborting closes the connection: the rest of the body is never read.
           tooLarge: () => new BrokerError('TooLarge', `response from ${url.host} is larger than ${maxBytes} bytes`),
+          ...(fence !== undefined ? { beforeWrite: fence.beforeWrite } : {}),
         },
       );
       return { status: response.statusCode, headers: flattenHeaders(response.headers), chunks: response.chunks };
     } catch (err) {
       throw networkError(url, err as Error);
+    } finally {
+      fence?.release();
     }
   }
+
+  /**
+   * Names the replica on the request, and, for a request that may change something (request-effect.ts), puts up the
+   * lease fence: refused now unless the lease is fresh, and again at the wire (lease-fence.ts).
+   */
+  #fence(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    body: Uint8Array | undefined,
+    signal: AbortSignal,
+  ): LeaseFence | undefined {
+    const replica = this.#options.replica;
+    if (replica === undefined) return undefined;
+    headers[REPLICA_IDENTITY_HEADER] = replica.identity;
+    const postReads = method === 'POST' ? this.#options.credentials.postReadsFor(url) : undefined;
+    const why = mutationReason({ method, url, headers, body }, postReads);
+    return why === undefined ? undefined : new LeaseFence(replica, `${method} ${url.host}`, why, signal);
+  }
+}
+
+// The plugin's headers as sent: lower-case names, without those the broker controls. A method override is refused:
+// the lease fence judges a request by its method, which a server honoring the header would not run.
+function requestHeaders(method: string, url: URL, pluginHeaders: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(pluginHeaders)) {
+    const lower = name.toLowerCase();
+    if (RESERVED_HEADERS.has(lower)) continue;
+    if (METHOD_OVERRIDE_HEADERS.has(lower)) {
+      throw new BrokerError(
+        'Forbidden',
+        `${method} ${url.host}: the ${lower} header is refused (a server honoring it would run another method than ${method})`,
+      );
+    }
+    headers[lower] = value;
+  }
+  return headers;
 }
 
 // The answer to a request that carried a credential, with its secrets replaced (redact.ts). The request asked for

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CredentialStore } from '../../../../host/src/plugin/credentials/credential-store.ts';
-import type { HttpBroker } from '../../../../host/src/plugin/http/http-broker.ts';
+import type { HttpBroker, HttpBrokerOptions } from '../../../../host/src/plugin/http/http-broker.ts';
 import { type Route, startServer, type TestServer } from './http-servers.ts';
 import { recordingLogger } from './recording-logger.ts';
 import { testBroker } from './test-broker.ts';
@@ -19,8 +19,11 @@ export interface SigV4Broker {
   close: () => Promise<void>;
 }
 
-/** `routes` served on loopback, signed for as ec2 in us-east-1 with SIGV4_KEY. */
-export async function startSigV4Broker(routes: Record<string, Route>): Promise<SigV4Broker> {
+/** `routes` served on loopback, signed for as ec2 in us-east-1 with SIGV4_KEY; `overrides` for the broker. */
+export async function startSigV4Broker(
+  routes: Record<string, Route>,
+  overrides: Partial<HttpBrokerOptions> = {},
+): Promise<SigV4Broker> {
   const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-broker-sigv4-'));
   const server = await startServer(routes);
   writeFileSync(join(dir, 'id'), SIGV4_KEY.accessKeyId);
@@ -32,7 +35,7 @@ export async function startSigV4Broker(routes: Record<string, Route>): Promise<S
     JSON.stringify({ credentials: [{ name: 'aws', hosts: [server.host], awsSigV4, insecure: true }] }),
   );
   const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: recordingLogger().logger });
-  const broker = testBroker([server.host], store, { maxResponseBytes: 1 << 20 });
+  const broker = testBroker([server.host], store, { maxResponseBytes: 1 << 20, ...overrides });
   return {
     server,
     broker,
