@@ -44,6 +44,11 @@ export interface PluginLimits {
   /** Log records forwarded per call (the rest are counted and dropped). Default 100, each at most 16 KiB. */
   maxLogRecordsPerCall: number;
   maxLogRecordBytes: number;
+  /**
+   * Bytes of log records forwarded per call, counted as the host writes them (JSON-escaped: a NUL is 6 bytes); a
+   * record that does not fit in what is left is dropped and counted. Default 64 KiB.
+   */
+  maxLogBytesPerCall: number;
 }
 
 export const DEFAULT_LIMITS: PluginLimits = {
@@ -65,6 +70,7 @@ export const DEFAULT_LIMITS: PluginLimits = {
   workerHeapMb: 64,
   maxLogRecordsPerCall: 100,
   maxLogRecordBytes: 16 * 1024,
+  maxLogBytesPerCall: 64 * 1024,
 };
 
 export interface CredentialOptions {

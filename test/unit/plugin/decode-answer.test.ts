@@ -13,6 +13,7 @@ import {
   RetryError,
 } from '../../../host/src/cloudprovider/errors.ts';
 import { decodeAnswer } from '../../../host/src/plugin/envelope/decode-answer.ts';
+import { cutPluginMessageBytes } from '../../../host/src/plugin/envelope/plugin-message.ts';
 
 const context = { provider: 'acme', method: 'getLoadBalancerName' };
 const bytes = (value: unknown): Uint8Array =>
@@ -64,6 +65,35 @@ describe('decoding answers', () => {
       decode('getLoadBalancerName', { error: { code: 'Retry', message: 'busy', retryAfterSeconds: asked } }),
     );
     expect(isRetry(err) && err.retryAfterSeconds).toBe(held);
+  });
+
+  it("cuts a plugin's message to 4 KiB of UTF-8, whole characters, the cut marked", () => {
+    const huge = failure(() =>
+      decode('getLoadBalancerName', { error: { code: 'Internal', message: 'x'.repeat(16 * 1024 * 1024) } }),
+    );
+    expect(huge).toBeInstanceOf(InternalError);
+    expect(huge.message).toBe(
+      `acme.getLoadBalancerName: ${'x'.repeat(4096)}… [cut: the plugin's message has 16777216 bytes, at most 4096 are kept]`,
+    );
+    // 'é' is 2 bytes and '😀' 4: the cut never splits one, and a message that fits is kept as it is.
+    const wide = failure(() =>
+      decode('getLoadBalancerName', {
+        error: { code: 'Retry', message: `a${'😀'.repeat(2000)}`, retryAfterSeconds: 2 },
+      }),
+    );
+    expect(wide.message).toMatch(/^acme\.getLoadBalancerName: a(😀){1023}… \[cut: the plugin's message has 8001 bytes/);
+    const fits = `${'é'.repeat(2048)}`;
+    expect(failure(() => decode('getLoadBalancerName', { error: { code: 'Invalid', message: fits } })).message).toBe(
+      `acme.getLoadBalancerName: ${fits}`,
+    );
+  });
+
+  it('cuts an Extism error (bytes) before a character that would not fit whole', () => {
+    const text = `ab${'€'.repeat(2000)}`; // '€' is 3 bytes: byte 4096 falls inside one
+    const cut = new TextDecoder('utf-8', { fatal: true }).decode(cutPluginMessageBytes(new TextEncoder().encode(text)));
+    expect(cut).toBe(`ab${'€'.repeat(1364)}… [cut: the plugin's message has 6002 bytes, at most 4096 are kept]`);
+    const small = new TextEncoder().encode('fine');
+    expect(cutPluginMessageBytes(small)).toBe(small);
   });
 
   it('accepts ImplementedElsewhere only where the ABI allows it', () => {

@@ -75,6 +75,12 @@ describe('a hostile plugin at load time', () => {
       REFUSED,
     ],
     [
+      'a module of 100,000 exports',
+      { body: `(func $f) ${Array.from({ length: 100_000 }, (_, i) => `(export "e${i}" (func $f))`).join(' ')}` },
+      /the module has 100004 exports, above the cap of 1000$/,
+      REFUSED,
+    ],
+    [
       'a start function that loops',
       { body: `(func $spin ${spin}) (start $spin)` },
       /the plugin instance did not start within 2000 ms$/,

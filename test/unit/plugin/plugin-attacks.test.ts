@@ -123,6 +123,34 @@ describe('a hostile plugin at call time', () => {
     60_000,
   );
 
+  it('NUL log flood: is served, with the records over the per-call bytes (as the host writes them) dropped', async () => {
+    const before = records.length;
+    expect(decoder.decode(await plugin.callExport('log_nul_flood', new Uint8Array(0)))).toBe('{"ok":{}}');
+    await expect
+      .poll(() => records.slice(before).find((r) => r.message.startsWith('dropped '))?.message)
+      .toBe('dropped 99 log records over the per-call limits (100 records, 65536 bytes as written)');
+    const kernel = records.slice(before).filter((r) => r.fields.source === 'kernel');
+    // Each record is 10 KiB of NULs, 60 KiB once JSON-escaped: one fits in the call's 64 KiB.
+    expect(kernel.length).toBe(1);
+    const written = kernel.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r.message)), 0);
+    expect(written).toBeLessThanOrEqual(64 * 1024);
+    measured.push({
+      attack: 'log_nul_flood',
+      error: '(served; 99 of 100 records dropped)',
+      failedAfterMs: 0,
+      rssBeforeMiB: 0,
+      rssAfterMiB: Math.round(written / 1024),
+    });
+  });
+
+  it('a 4 MiB Extism error: fails with the message cut to 4 KiB, the cut marked', async () => {
+    const { error } = await attack('huge_error');
+    expect(error).toBeInstanceOf(InternalError);
+    expect(error.message).toContain("… [cut: the plugin's message has 4194304 bytes, at most 4096 are kept]");
+    expect(error.message.length).toBeLessThan(4096 + 200);
+    expect(Number(await probe())).toBeGreaterThanOrEqual(1);
+  });
+
   it('log flood: is served, with the records over the per-call limit dropped and counted', async () => {
     const before = records.length;
     const rssBefore = process.memoryUsage().rss;

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ImportPolicyError, checkImports } from '../../../host/src/plugin/policy/import-policy.ts';
 import { WasmFormatError } from '../../../host/src/plugin/wasm/leb128.ts';
 import { capLinearMemory, MemoryPolicyError, WASM_PAGE_BYTES } from '../../../host/src/plugin/wasm/memory-cap.ts';
-import { readModule, SectionId } from '../../../host/src/plugin/wasm/module-reader.ts';
+import { ExportPolicyError, readModule, SectionId } from '../../../host/src/plugin/wasm/module-reader.ts';
 import { capTables, TablePolicyError } from '../../../host/src/plugin/wasm/table-cap.ts';
 import { buildModule, op } from './support/wasm-builder.ts';
 import { assembleWat } from './support/wat.ts';
@@ -13,7 +13,7 @@ import { assembleWat } from './support/wat.ts';
 const TABLE_CAP = 64;
 const MEMORY_CAP_PAGES = 8;
 const MUTANTS_PER_SEED = 4000;
-const OUR_ERRORS = [WasmFormatError, MemoryPolicyError, TablePolicyError, ImportPolicyError];
+const OUR_ERRORS = [WasmFormatError, MemoryPolicyError, TablePolicyError, ImportPolicyError, ExportPolicyError];
 
 let seeds: Uint8Array[] = [];
 

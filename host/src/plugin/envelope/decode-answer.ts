@@ -12,6 +12,7 @@ import {
   RetryError,
 } from '../../cloudprovider/errors.ts';
 import { type MethodName, type PluginError, type Responses, validateEnvelope } from '../../abi/index.ts';
+import { cutPluginMessage } from './plugin-message.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -39,21 +40,25 @@ export function decodeAnswer<M extends MethodName>(
   return envelope.ok;
 }
 
-/** The named error for an error envelope (already validated: Retry has its delay, ImplementedElsewhere is allowed). */
+/**
+ * The named error for an error envelope (already validated: Retry has its delay, ImplementedElsewhere is allowed),
+ * its message cut to MAX_PLUGIN_MESSAGE_BYTES.
+ */
 export function errorFromPlugin(error: PluginError, context: ProviderErrorContext): ProviderError {
+  const message = cutPluginMessage(error.message);
   switch (error.code) {
     case 'InstanceNotFound':
-      return new InstanceNotFoundError(error.message, context);
+      return new InstanceNotFoundError(message, context);
     case 'NotImplemented':
-      return new NotImplementedError(error.message, context);
+      return new NotImplementedError(message, context);
     case 'ImplementedElsewhere':
-      return new ImplementedElsewhereError(error.message, context);
+      return new ImplementedElsewhereError(message, context);
     case 'Retry':
-      return new RetryError(error.message, error.retryAfterSeconds ?? 1, context);
+      return new RetryError(message, error.retryAfterSeconds ?? 1, context);
     case 'Invalid':
-      return new InvalidError(error.message, context);
+      return new InvalidError(message, context);
     case 'Internal':
-      return new InternalError(error.message, context);
+      return new InternalError(message, context);
   }
 }
 

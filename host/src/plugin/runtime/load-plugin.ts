@@ -83,6 +83,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
         maxHttpRequestBytes: limits.maxHttpRequestBytes,
         maxLogRecordsPerCall: limits.maxLogRecordsPerCall,
         maxLogRecordBytes: limits.maxLogRecordBytes,
+        maxLogBytesPerCall: limits.maxLogBytesPerCall,
         memoryCapBytes: prepared.memory.effectiveMaxPages * 65_536,
       },
       maxInputBytes: limits.maxInputBytes,

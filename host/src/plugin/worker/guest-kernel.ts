@@ -19,6 +19,7 @@
 // Functions are installed through createPlugin's `functions` option under the kernel's namespace: js-sdk binds each
 // with the CallContext as first argument and puts it over its own implementation in the import object.
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
+import { cutPluginMessageBytes } from '../envelope/plugin-message.ts';
 import { GuestAddressError, GuestArgumentError, GuestLimitError } from './guest-faults.ts';
 
 export { GuestAddressError, GuestArgumentError, GuestLimitError } from './guest-faults.ts';
@@ -243,9 +244,11 @@ export class GuestKernel {
         }
         this.#output = { buffer: view.buffer as ArrayBuffer, offset, length: bytes };
       },
+      // The message goes into the call's error, and on to logs and Events: kept to MAX_PLUGIN_MESSAGE_BYTES.
       error_set: (context: CallContext, address: bigint): void => {
         const view = this.#view(context, address);
-        this.#error = { buffer: view.buffer as ArrayBuffer, offset: 0, length: view.byteLength };
+        const message = cutPluginMessageBytes(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+        this.#error = { buffer: message.buffer as ArrayBuffer, offset: message.byteOffset, length: message.byteLength };
       },
     };
   }

@@ -13,6 +13,8 @@ export interface WorkerLimits {
   maxLogRecordsPerCall: number;
   /** Largest log record forwarded, in bytes. */
   maxLogRecordBytes: number;
+  /** Bytes of log records forwarded per call, as the host will write them (JSON-escaped). */
+  maxLogBytesPerCall: number;
   /** The linear memory's maximum after capping, for naming out-of-memory traps. */
   memoryCapBytes: number;
 }

@@ -4,6 +4,7 @@ export const ATTACK_IMPORTS = `
   (import "extism:host/user" "ccm_input_read" (func $input_read (param i32 i32)))
   (import "extism:host/user" "ccm_http_bytes" (func $http_bytes (param i32 i32) (result i32)))
   (import "extism:host/env" "log_info" (func $log_info (param i64)))
+  (import "extism:host/env" "error_set" (func $error_set (param i64)))
   (import "extism:host/user" "ccm_now_ms" (func $now (result i64)))`;
 
 export const ATTACK_EXPORTS = `
@@ -52,11 +53,25 @@ export const ATTACK_EXPORTS = `
   (func (export "catch_host_error") (result i32)
     (try (do (drop (call $http_bytes (i32.const -16) (i32.const 64)))) (catch_all))
     (call $ok))
+  ;; 100,000 records of 64 NULs: over the record count, within the bytes.
   (func (export "log_flood") (result i32)
     (local $i i32) (local $record i64)
-    (local.set $record (call $alloc (i64.const 16384)))
+    (local.set $record (call $alloc (i64.const 64)))
     (loop $l
       (call $log_info (local.get $record))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $l (i32.lt_u (local.get $i) (i32.const 100000))))
-    (call $ok))`;
+    (call $ok))
+  ;; 100 records of 10 KiB of NULs: within the record count, 6 MB as the host writes them (a NUL is 6 bytes).
+  (func (export "log_nul_flood") (result i32)
+    (local $i i32) (local $record i64)
+    (local.set $record (call $alloc (i64.const 10240)))
+    (loop $l
+      (call $log_info (local.get $record))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (i32.const 100))))
+    (call $ok))
+  ;; An Extism error of 4 MiB of NULs, and a non-zero return.
+  (func (export "huge_error") (result i32)
+    (call $error_set (call $alloc (i64.const 4194304)))
+    (i32.const 1))`;
