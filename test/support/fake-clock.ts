@@ -62,6 +62,21 @@ export class FakeClock implements Clock {
     await flushMicrotasks();
   }
 
+  /**
+   * The process stops for `ms` (a long GC, SIGSTOP, a paused VM): time jumps at once, then every timer that fell due
+   * meanwhile fires late, in the order they were due, with promise continuations run after each, as Node runs them
+   * once the event loop is back. Whatever the first one's continuation does happens before the later ones fire.
+   */
+  async freeze(ms: number): Promise<void> {
+    const target = this.current + ms;
+    await flushMicrotasks();
+    this.current = target;
+    for (let next = this.nextDue(target); next; next = this.nextDue(target)) {
+      next.fn();
+      await flushMicrotasks();
+    }
+  }
+
   private nextDue(limit: number): Pending | undefined {
     this.pending = this.pending.filter((p) => !p.cancelled);
     let best: Pending | undefined;

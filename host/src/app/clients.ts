@@ -5,6 +5,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { KubeClient } from '../kube/client/client.ts';
 import type { ApiserverCredentials } from '../kube/client/credentials.ts';
 import type { Logger } from '../log/logger.ts';
+import { eventLoopStall } from '../metrics/event-loop-stall.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
 import { StartupError } from './startup-error.ts';
 
@@ -16,6 +17,7 @@ export interface CCMClients {
 export function createClients(options: CCMOptions, kubeConfig: ApiserverCredentials | KubeConfig): CCMClients {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  eventLoopStall(registry);
   const client = new KubeClient(kubeConfig, {
     qps: options.flags['kube-api-qps'],
     burst: options.flags['kube-api-burst'],

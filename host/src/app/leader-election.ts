@@ -4,6 +4,7 @@ import { KubeClient } from '../kube/client/client.ts';
 import { LeaderElector } from '../kube/leaderelection/elector.ts';
 import { kubeLeaseLock } from '../kube/leaderelection/lease-lock.ts';
 import type { Logger } from '../log/logger.ts';
+import { eventLoopStall } from '../metrics/event-loop-stall.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
 import type { CCMClients } from './clients.ts';
 import type { RunningCCM } from './running-ccm.ts';
@@ -25,6 +26,8 @@ export function startLeaderElection(
     registry,
     userAgent: 'wasm-ccm/leader-election',
   });
+  // A renewal that comes late, or not at all, says how long the event loop stalled meanwhile.
+  const stalls = eventLoopStall(registry);
   const elector = new LeaderElector({
     lock: kubeLeaseLock(leaseClient, flags['leader-elect-resource-namespace'], flags['leader-elect-resource-name']),
     identity,
@@ -34,6 +37,7 @@ export function startLeaderElection(
     releaseOnCancel: true,
     name: flags['leader-elect-resource-name'],
     registry,
+    eventLoopStallMs: () => stalls.longestMs(),
     logger: logger.child({ component: 'leader-election' }),
     callbacks: {
       onStartedLeading: (signal) => {

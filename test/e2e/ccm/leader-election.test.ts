@@ -154,15 +154,27 @@ describe('leader election of wasm-ccm replicas (real processes, manifest RBAC)',
     for (const name of batch) cloud.addInstance({ name });
     await Promise.all(batch.map((name) => core.createNode({ body: kubeletNode(name, { ready: true }) })));
 
-    await new Promise((r) => setTimeout(r, 8_000));
+    // Renewals are judged by the Lease's resourceVersion moving on (each renewal is one write), not by the age of
+    // its renewTime at one instant: a renewal a little late is still a renewal, and a frozen process shows as
+    // leadership lost (it never sends a renewal past its deadline), which the log check below reports.
+    const versions = new Set<string>();
+    const watchUntil = Date.now() + 8_000;
+    while (Date.now() < watchUntil) {
+      const seen = await lease();
+      expect(seen.spec?.holderIdentity).toBe(eIdentity);
+      versions.add(seen.metadata?.resourceVersion ?? '');
+      await new Promise((r) => setTimeout(r, 250));
+    }
     expect(
       e.logs().filter((r) => r.msg === 'leaderelection lost' || r.msg === 'failed to renew lease: leadership lost'),
     ).toEqual([]);
     expect(e.process.running).toBe(true);
-    const held = await lease();
-    expect(held.spec?.holderIdentity).toBe(eIdentity);
-    const renewedAgoMs = Date.now() - new Date(held.spec?.renewTime ?? 0).getTime();
-    expect(renewedAgoMs).toBeLessThan(3_000);
+    // A renewal every second (retry period): 8 s of them, less the slack of a busy machine, each a new version.
+    expect(versions.size).toBeGreaterThanOrEqual(5);
+    const late = e.logs().filter((r) => r.msg === 'lease renewed late');
+    console.log(
+      `saturated rate limiter: ${versions.size} Lease versions in 8 s; late renewals: ${JSON.stringify(late)}`,
+    );
     // The flood is still being worked through at 1 QPS: the renewals did not wait for it.
     const tainted = await Promise.all(
       batch.map(async (name) => hasTaint(await core.readNode({ name }), UNINITIALIZED_TAINT.key)),

@@ -439,4 +439,26 @@ describe('KubeClient construction', () => {
     controller.abort(new Error('cancelled'));
     expect(String(await pending)).toContain('cancelled');
   });
+
+  it('asks beforeWrite once the limiter lets a request go; an Error refuses it with nothing sent', async () => {
+    const clock = new FakeClock();
+    const client = new KubeClient(kubeConfig(), { qps: 1, burst: 1, clock });
+    handler = (_req, res) => json(res, 200, {});
+    await client.request({ path: '/first' });
+    // Waits 1 s for a token; by then the request is past its deadline (0.5 s from now).
+    const deadline = clock.now() + 500;
+    const asked: number[] = [];
+    const beforeWrite = (): Error | undefined => {
+      asked.push(clock.now());
+      return clock.now() >= deadline ? new Error('past its deadline') : undefined;
+    };
+    const late = client.request({ path: '/late', beforeWrite }).catch((e: unknown) => e);
+    await clock.advance(1_000);
+    expect(String(await late)).toContain('past its deadline');
+    expect(asked).toEqual([deadline + 500]);
+    await clock.advance(1_000);
+    await client.request({ path: '/after', beforeWrite: () => undefined });
+    expect(seen.map((r) => r.url)).toContain('/after');
+    expect(seen.map((r) => r.url)).not.toContain('/late');
+  });
 });

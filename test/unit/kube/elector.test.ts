@@ -1,6 +1,8 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../support/fake-clock.ts';
+import { TokenBucket } from '../../../host/src/kube/token-bucket.ts';
+import { recordingLogger } from '../plugin/support/recording-logger.ts';
 import {
   defaultIdentity,
   LeaderElector,
@@ -22,7 +24,7 @@ function candidate(
   identity: string,
   extra: Partial<LeaderElectorOptions> = {},
 ): Candidate {
-  const lock = lease.lockFor();
+  const lock = lease.lockFor(clock);
   const c: Partial<Candidate> & { events: string[] } = { events: [], lock };
   c.elector = new LeaderElector({
     lock,
@@ -126,7 +128,7 @@ describe('LeaderElector', () => {
     expect(a.events.at(-1)).toBe('stopped@0');
   });
 
-  it('loses leadership when it cannot renew before the renew deadline; the lease goes stale first', async () => {
+  it('loses leadership when it cannot renew within the renew deadline of its last renewal', async () => {
     const clock = new FakeClock(START);
     const lease = new MemoryLease();
     const a = candidate(lease, clock, 'a');
@@ -136,11 +138,10 @@ describe('LeaderElector', () => {
     expect(a.elector.isLeader()).toBe(true);
     expect(a.elector.leaseFresh()).toBe(true);
     await clock.advance(1);
-    // 10 s since the last renewal: still leading until the round's deadline, but no longer fresh.
+    // 10 s since the last renewal: the lease is stale and leadership ends with it, not at a later round's deadline.
     expect(a.elector.leaseFresh()).toBe(false);
-    await clock.advance(2_000);
     expect(a.elector.isLeader()).toBe(false);
-    expect(a.events).toEqual(['leader:a', 'started@0', 'stopped@12000']);
+    expect(a.events).toEqual(['leader:a', 'started@0', 'stopped@10000']);
     expect(a.leadSignal?.aborted).toBe(true);
     await a.done; // run() resolves when leadership is lost
   });
@@ -231,5 +232,94 @@ describe('LeaderElector', () => {
     );
     expect(() => new LeaderElector({ lock, identity: '', callbacks })).toThrow(/identity/);
     expect(defaultIdentity()).toMatch(/^.+_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  });
+
+  it('renews with one update per round (client-go fast path); after a conflict it reads first, counted', async () => {
+    const clock = new FakeClock(START);
+    const lease = new MemoryLease();
+    const registry = new Registry();
+    const a = candidate(lease, clock, 'a', { registry });
+    await clock.advance(0);
+    expect(a.lock.sent.map((r) => r.verb)).toEqual(['GET', 'POST']);
+    await clock.advance(10_000);
+    // Five renewals, each one PUT with the resourceVersion of the write before it: no GET.
+    expect(a.lock.sent.slice(2).map((r) => r.verb)).toEqual(['PUT', 'PUT', 'PUT', 'PUT', 'PUT']);
+    expect(lease.state?.record).toMatchObject({ renewTime: START + 10_000, acquireTime: START, leaseTransitions: 0 });
+
+    // Someone else wrote the Lease: the optimistic PUT gets 409, then GET + PUT renews on what is there now.
+    a.lock.conflictNext = true;
+    await clock.advance(2_000);
+    expect(a.lock.sent.slice(7).map((r) => r.verb)).toEqual(['PUT', 'GET', 'PUT']);
+    expect(a.elector.isLeader()).toBe(true);
+    expect(lease.state?.record.renewTime).toBe(START + 12_000);
+    const slowpath = await registry.getSingleMetric('leader_election_slowpath_total')?.get();
+    expect(slowpath?.values).toEqual([{ value: 1, labels: { name: 'cloud-controller-manager' } }]);
+    await a.elector.stop();
+  });
+
+  it('never sends a renewal past its deadline, even when the rate limiter runs first after a stall', async () => {
+    const clock = new FakeClock(START);
+    const lease = new MemoryLease();
+    const { logger, records } = recordingLogger();
+    const a = candidate(lease, clock, 'a', { logger });
+    await clock.advance(0);
+    // A token every 2.5 s, a round every 2 s: soon a renewal PUT waits on the limiter's timer.
+    a.lock.limiter = new TokenBucket(0.4, 1, clock);
+    for (let t = 0; t < 30_000 && a.lock.waitingOnLimiter !== 'PUT'; t += 50) await clock.advance(50);
+    expect(a.lock.waitingOnLimiter).toBe('PUT');
+    const deadline = (lease.state?.record.renewTime ?? 0) + 10_000;
+
+    // 20 s without the event loop: the limiter's timer and the deadline's are both overdue; the limiter's, due
+    // first, runs first, and its continuation reaches the write before the deadline's timer could abort it.
+    await clock.freeze(20_000);
+    expect(a.lock.writesSent.filter((w) => w.at >= deadline)).toEqual([]);
+    expect(a.elector.isLeader()).toBe(false);
+    expect(a.events.at(-1)).toBe(`stopped@${clock.now() - START}`);
+    expect(records.map((r) => r.message)).toEqual(
+      expect.arrayContaining(['lease request not sent: past its deadline', 'failed to renew lease: leadership lost']),
+    );
+    await a.done;
+  });
+
+  it('a stall in the sleep between rounds: past the deadline leadership is lost, never renewed late', async () => {
+    const clock = new FakeClock(START);
+    const lease = new MemoryLease();
+    const { logger, records } = recordingLogger();
+    const a = candidate(lease, clock, 'a', { logger, eventLoopStallMs: () => 11_000 });
+    await clock.advance(2_000); // acquired at 0, renewed at 2 s; the next round sleeps until 4 s
+    const writes = lease.writes.length;
+    await clock.freeze(11_000); // wakes at 13 s: 11 s after the last renewal, past its 10 s deadline
+    expect(lease.writes).toHaveLength(writes);
+    expect(a.elector.isLeader()).toBe(false);
+    expect(a.events.at(-1)).toBe('stopped@13000');
+    const lost = records.find((r) => r.message === 'failed to renew lease: leadership lost');
+    expect(lost?.fields).toMatchObject({
+      sinceLastRenewalMs: 11_000,
+      renewDeadlineMs: 10_000,
+      eventLoopStallMs: 11_000,
+    });
+    await a.done;
+  });
+
+  it('a stall in the sleep shorter than the deadline: renewed late, logged and measured', async () => {
+    const clock = new FakeClock(START);
+    const lease = new MemoryLease();
+    const registry = new Registry();
+    const { logger, records } = recordingLogger();
+    const a = candidate(lease, clock, 'a', { logger, registry, eventLoopStallMs: () => 6_000 });
+    await clock.advance(2_000);
+    await clock.freeze(6_000); // wakes at 8 s, 6 s after the last renewal: within the deadline
+    expect(a.elector.isLeader()).toBe(true);
+    expect(lease.state?.record.renewTime).toBe(START + 8_000);
+    const late = records.find((r) => r.message === 'lease renewed late');
+    expect(late).toMatchObject({ level: 'warn', fields: { intervalMs: 6_000, eventLoopStallMs: 6_000 } });
+    const text = await registry.getSingleMetricAsString('wasm_ccm_leader_election_renew_interval_seconds');
+    expect(text).toContain(
+      'wasm_ccm_leader_election_renew_interval_seconds_bucket{le="5",name="cloud-controller-manager"} 1',
+    );
+    expect(text).toContain(
+      'wasm_ccm_leader_election_renew_interval_seconds_bucket{le="7.5",name="cloud-controller-manager"} 2',
+    );
+    await a.elector.stop();
   });
 });

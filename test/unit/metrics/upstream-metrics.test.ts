@@ -102,6 +102,11 @@ const UPSTREAM: Record<string, UpstreamMetric> = {
     labels: ['name'],
     help: "[ALPHA] Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
   },
+  leader_election_slowpath_total: {
+    type: 'counter',
+    labels: ['name'],
+    help: "[ALPHA] Total number of slow path exercised in renewing leader leases. 'name' is the string used to identify the lease. Please make sure to group by name.",
+  },
   running_managed_controllers: {
     type: 'gauge',
     labels: ['name', 'manager'],

@@ -7,9 +7,9 @@
 //   typed:     undici for client-node's generated typed clients (tests and tools), loaded only if used: the CCM
 //              itself never loads undici (megabytes of resident memory with its llhttp Wasm parser).
 import type { Dispatcher } from 'undici';
-import type { CollectedResponse, CollectOptions } from '../../net/collect.ts';
+import type { CollectedResponse } from '../../net/collect.ts';
 import { dispatchCollect } from '../../net/collect.ts';
-import { Http1Pool } from '../../net/http1/pool.ts';
+import { type ExchangeOptions, Http1Pool } from '../../net/http1/pool.ts';
 import type { PoolRequest } from '../../net/http1/request.ts';
 import type { StreamedResponse } from '../../net/http1/stream.ts';
 import type { TlsSettings } from './credentials.ts';
@@ -18,8 +18,8 @@ import type { TlsSettings } from './credentials.ts';
 export const REQUEST_CONNECTIONS = 10;
 
 export interface ApiserverTransport {
-  /** One request, its answer collected whole. */
-  exchange(request: PoolRequest, options: CollectOptions): Promise<CollectedResponse>;
+  /** One request, its answer collected whole; `beforeWrite` is asked right before its bytes are written. */
+  exchange(request: PoolRequest, options: ExchangeOptions): Promise<CollectedResponse>;
   /** One request whose answer is read as it arrives (a watch). */
   stream(request: PoolRequest, signal?: AbortSignal): Promise<StreamedResponse>;
   /** The dispatcher typed clients send on. */
@@ -58,7 +58,12 @@ export function dispatcherTransport(origin: string, dispatcher: Dispatcher): Api
     ...(request.bodyTimeoutMs !== undefined ? { bodyTimeout: request.bodyTimeoutMs } : {}),
   });
   return {
-    exchange: (request, collectOptions) => dispatchCollect(dispatcher, options(request), collectOptions),
+    // undici writes when it has a connection, out of our sight: the check is made before the request is handed over.
+    exchange: (request, { beforeWrite, ...collectOptions }) => {
+      const refusal = beforeWrite?.();
+      if (refusal !== undefined) return Promise.reject(refusal);
+      return dispatchCollect(dispatcher, options(request), collectOptions);
+    },
     stream: async (request, signal) => {
       const response = await dispatcher.request({ ...options(request), ...(signal ? { signal } : {}) });
       return { statusCode: response.statusCode, headers: flatHeaders(response.headers), body: response.body };

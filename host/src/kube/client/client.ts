@@ -55,6 +55,12 @@ export interface RequestOptions {
    * undefined (an error answer is still read for KubeApiError). Saves parsing a whole object per status patch.
    */
   ignoreResponse?: boolean;
+  /**
+   * Asked synchronously right before the request's bytes are written, after the rate limiter's wait and any connect:
+   * an Error fails the request with nothing sent. For a request that must not go out late (a lease renewal past its
+   * deadline: after the process stalls, the limiter's overdue timer can run before the one that would abort it).
+   */
+  beforeWrite?: () => Error | undefined;
 }
 
 export const DEFAULT_QPS = 20;
@@ -145,6 +151,7 @@ export class KubeClient {
       bodyTimeout: timeoutMs,
       // An error answer is still read, for KubeApiError.
       discardBody: ignore,
+      beforeWrite: options.beforeWrite,
     });
     if (ignore && response.statusCode < 300) return undefined as T;
     const text = bodyText(response.chunks);
@@ -198,7 +205,7 @@ export class KubeClient {
     path: string,
     query: Query | undefined,
     signal: AbortSignal | undefined,
-    extra: RequestExtra & { discardBody: boolean },
+    extra: RequestExtra & { discardBody: boolean; beforeWrite: (() => Error | undefined) | undefined },
   ): Promise<CollectedResponse> {
     return this.exchange(
       method,
@@ -207,6 +214,7 @@ export class KubeClient {
         conn.transport.exchange(this.poolRequest(conn, method, path, query, extra), {
           signal,
           discardBody: extra.discardBody,
+          ...(extra.beforeWrite !== undefined ? { beforeWrite: extra.beforeWrite } : {}),
         }),
       statusCode,
     );

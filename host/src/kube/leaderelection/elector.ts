@@ -1,16 +1,27 @@
 // Lease-based leader election with client-go's timing: try to acquire every retryPeriod (jittered); once leading,
-// renew every retryPeriod; if no renewal succeeds within renewDeadline, leadership is lost (onStoppedLeading;
-// the CCM then exits non-zero, as upstream does). The deadlines are on our own clock and every request of a
-// round is aborted at the round's deadline, so a hung request cannot keep us "leading" on a stale lease.
+// renew every retryPeriod; if no renewal succeeds within renewDeadline of the last one, leadership is lost
+// (onStoppedLeading; the CCM then exits non-zero, as upstream does). A renewal is one optimistic update with the
+// resourceVersion we last wrote (client-go's fast path); only when that fails does it read the Lease first. The
+// deadline (last renewal + renewDeadline) is on our own clock and is checked right before a request's bytes are
+// written, after the rate limiter's wait: a process that stalled (GC, SIGSTOP, a paused VM) never sends a renewal
+// that would make a lease another replica may already hold look renewed. Every request of a round is also aborted
+// at the deadline, so a hung request cannot keep us "leading" on a stale lease.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { apiErrorInfo } from '../client/errors.ts';
 import { type Clock, realClock, sleep } from '../clock.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
-import type { LeaseLock } from './lease-lock.ts';
-import { decide, type LeaderElectionRecord, type Observation, observe, releasedRecord } from './record.ts';
-import { alpha } from '../../metrics/stability.ts';
+import { electionMetrics } from './election-metrics.ts';
+import type { BeforeWrite, LeaseLock, LeaseState } from './lease-lock.ts';
+import {
+  decide,
+  type LeaderElectionRecord,
+  type Observation,
+  observe,
+  releasedRecord,
+  renewedRecord,
+} from './record.ts';
 
 export interface LeaderCallbacks {
   /** Called once leadership is acquired; `signal` aborts when it ends. Errors are logged, not thrown. */
@@ -30,9 +41,11 @@ export interface LeaderElectorOptions {
   retryPeriodMs?: number;
   /** Give the Lease up on stop() so another replica takes over at once (upstream ReleaseOnCancel). */
   releaseOnCancel?: boolean;
-  /** The `name` label of leader_election_master_status (upstream: the lease name). */
+  /** The `name` label of the leader_election_* metrics (upstream: the lease name). */
   name?: string;
   registry?: Registry;
+  /** The longest event-loop stall (ms) of late, named in the log line of a late or missed renewal. */
+  eventLoopStallMs?: () => number;
   clock?: Clock;
   logger?: Logger;
   random?: () => number;
@@ -50,23 +63,11 @@ export function defaultIdentity(): string {
   return `${hostname()}_${randomUUID()}`;
 }
 
-const statusGauges = new WeakMap<Registry, Gauge<'name'>>();
-/** leader_election_master_status (component-base's client-go leader election metrics). */
-export function masterStatus(registry: Registry): Gauge<'name'> {
-  let gauge = statusGauges.get(registry);
-  if (!gauge) {
-    gauge = new Gauge({
-      name: 'leader_election_master_status',
-      help: alpha(
-        'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates ' +
-          "master. 'name' is the string used to identify the lease. Please make sure to group by name.",
-      ),
-      labelNames: ['name'] as const,
-      registers: [registry],
-    });
-    statusGauges.set(registry, gauge);
-  }
-  return gauge;
+export { masterStatus } from './election-metrics.ts';
+
+/** A lease request refused unsent: its bytes would have left after its deadline (for a renewal: last renewal + renew deadline). */
+export class LeaseDeadlineError extends Error {
+  override name = 'LeaseDeadlineError';
 }
 
 export class LeaderElector {
@@ -81,6 +82,9 @@ export class LeaderElector {
   private readonly log: Logger;
   private readonly random: () => number;
   private readonly setStatus: (leading: boolean) => void;
+  private readonly countSlowpath: () => void;
+  private readonly observeRenewInterval: (ms: number) => void;
+  private readonly eventLoopStallMs: (() => number) | undefined;
   private readonly stopController = new AbortController();
   private leadController: AbortController | undefined;
   private observation: Observation | undefined;
@@ -110,9 +114,12 @@ export class LeaderElector {
       throw new Error(`leader election: renew deadline must be greater than ${JITTER_FACTOR} x retry period`);
     }
     if (!(this.retryPeriodMs > 0)) throw new Error('leader election: retry period must be positive');
-    const gauge = options.registry ? masterStatus(options.registry) : undefined;
+    const metrics = options.registry ? electionMetrics(options.registry) : undefined;
     const labels = { name: options.name ?? options.lock.description.split('/').pop() ?? '' };
-    this.setStatus = (leading) => gauge?.set(labels, leading ? 1 : 0);
+    this.setStatus = (leading) => metrics?.status.set(labels, leading ? 1 : 0);
+    this.countSlowpath = () => metrics?.slowpath.inc(labels);
+    this.observeRenewInterval = (ms) => metrics?.renewInterval.observe(labels, ms / 1000);
+    this.eventLoopStallMs = options.eventLoopStallMs;
     this.setStatus(false);
   }
 
@@ -175,6 +182,10 @@ export class LeaderElector {
     return this.stopController.signal.aborted;
   }
 
+  private get stopSignal(): AbortSignal {
+    return this.stopController.signal;
+  }
+
   private async campaign(): Promise<void> {
     const stop = this.stopController.signal;
     this.log.info('attempting to acquire leader lease');
@@ -194,16 +205,7 @@ export class LeaderElector {
       // client-go renews once more right after acquiring; the write it just made is fresh, so wait first.
       await sleep(this.clock, this.retryPeriodMs, stop);
       if (this.stopped) break;
-      const deadline = this.clock.now() + this.renewDeadlineMs;
-      let renewed = false;
-      while (!this.stopped && this.clock.now() < deadline) {
-        renewed = await this.tryAcquireOrRenew(deadline);
-        if (renewed || this.stopped) break;
-        await sleep(this.clock, Math.min(this.retryPeriodMs, Math.max(0, deadline - this.clock.now())), stop);
-      }
-      if (this.stopped) break;
-      if (!renewed) {
-        this.log.error('failed to renew lease: leadership lost', { renewDeadlineMs: this.renewDeadlineMs });
+      if ((await this.renew()) === 'lost') {
         this.endLeadership('lost');
         return;
       }
@@ -214,12 +216,43 @@ export class LeaderElector {
     if (this.releaseOnCancel && held && held.holderIdentity === this.identity) await this.release(held);
   }
 
-  /** One attempt; never throws. Requests are aborted at `deadline`. */
+  /**
+   * One renewal round: an attempt every retry period until one succeeds, or the deadline passes. The deadline
+   * counts from the last successful renewal, not from the round's start, so a stall during the sleep before the
+   * round (or a round that started late) cannot stretch it.
+   */
+  private async renew(): Promise<'renewed' | 'lost' | 'stopped'> {
+    const deadline = this.lastRenewAt + this.renewDeadlineMs;
+    while (!this.stopped) {
+      if (this.clock.now() >= deadline) {
+        this.log.error('failed to renew lease: leadership lost', {
+          renewDeadlineMs: this.renewDeadlineMs,
+          sinceLastRenewalMs: Math.round(this.clock.now() - this.lastRenewAt),
+          ...this.stallField(),
+        });
+        return 'lost';
+      }
+      if (await this.tryAcquireOrRenew(deadline)) return 'renewed';
+      if (this.stopped) break;
+      await sleep(this.clock, Math.min(this.retryPeriodMs, Math.max(0, deadline - this.clock.now())), this.stopSignal);
+    }
+    return 'stopped';
+  }
+
+  /** One attempt; never throws. Requests are aborted at `deadline`, and not sent once it has passed. */
   private async tryAcquireOrRenew(deadline: number): Promise<boolean> {
     const now = this.clock.now();
     const { signal, cancel } = this.deadlineSignal(deadline, true);
+    const beforeWrite: BeforeWrite = () =>
+      this.clock.now() < deadline
+        ? undefined
+        : new LeaseDeadlineError(
+            `not sent: ${Math.round(this.clock.now() - now)} ms after the attempt began, past its deadline`,
+          );
     try {
-      const current = await this.lock.get(signal);
+      if (await this.tryFastPath(now, signal, beforeWrite)) return true;
+      if (signal.aborted || this.clock.now() >= deadline) return false;
+      const current = await this.lock.get(signal, beforeWrite);
       const { decision, observation } = decide({
         identity: this.identity,
         now,
@@ -231,25 +264,78 @@ export class LeaderElector {
       if (current) this.resourceVersion = current.resourceVersion;
       this.reportLeader();
       if (decision.action === 'wait') return false;
+      if (this.leading) this.countSlowpath();
       const written =
         decision.action === 'create'
-          ? await this.lock.create(decision.record, signal)
-          : await this.lock.update(decision.record, this.resourceVersion, signal);
-      this.resourceVersion = written.resourceVersion;
-      this.observation = observe(written.record, now);
-      this.lastRenewAt = now;
-      this.reportLeader();
+          ? await this.lock.create(decision.record, signal, beforeWrite)
+          : await this.lock.update(decision.record, this.resourceVersion, signal, beforeWrite);
+      this.wrote(written, now);
       return true;
     } catch (err) {
-      const info = apiErrorInfo(err);
-      const fields = { code: info.code, reason: info.reason, error: info.message };
-      // 409: another candidate wrote first; expected during a race and retried next round.
-      if (info.code === 409) this.log.debug('lease acquire/renew conflict', fields);
-      else this.log.warn('lease acquire/renew failed', fields);
+      this.logFailure(err, now);
       return false;
     } finally {
       cancel();
     }
+  }
+
+  /**
+   * client-go's fast path: while leading on a lease still valid by what we last wrote, renew with one update
+   * carrying that write's resourceVersion, no read first. False (after logging why) when it does not apply or
+   * fails; the caller then reads the Lease (a 409 means someone else wrote it since).
+   */
+  private async tryFastPath(now: number, signal: AbortSignal, beforeWrite: BeforeWrite): Promise<boolean> {
+    const observed = this.observation;
+    if (!this.leading || observed === undefined || observed.at + this.leaseDurationMs <= now) return false;
+    const record = renewedRecord(observed.record, this.identity, Math.round(this.leaseDurationMs / 1000), now);
+    try {
+      this.wrote(await this.lock.update(record, this.resourceVersion, signal, beforeWrite), now);
+      return true;
+    } catch (err) {
+      if (err instanceof LeaseDeadlineError || signal.aborted) throw err;
+      this.log.debug('optimistic lease renewal failed; reading the lease', { error: apiErrorInfo(err).message });
+      return false;
+    }
+  }
+
+  /** Our write landed: it is what we observe now, and (while leading) the end of a renewal interval. */
+  private wrote(written: LeaseState, at: number): void {
+    this.resourceVersion = written.resourceVersion;
+    this.observation = observe(written.record, at);
+    if (this.leading) {
+      const intervalMs = at - this.lastRenewAt;
+      this.observeRenewInterval(intervalMs);
+      // A round was missed: say so, with how long the event loop stalled, before the deadline makes it a loss.
+      if (intervalMs > 2 * this.retryPeriodMs) {
+        this.log.warn('lease renewed late', {
+          intervalMs: Math.round(intervalMs),
+          renewDeadlineMs: this.renewDeadlineMs,
+          ...this.stallField(),
+        });
+      }
+    }
+    this.lastRenewAt = at;
+    this.reportLeader();
+  }
+
+  private logFailure(err: unknown, attemptAt: number): void {
+    if (err instanceof LeaseDeadlineError) {
+      this.log.warn('lease request not sent: past its deadline', {
+        sinceLastRenewalMs: Math.round(this.clock.now() - this.lastRenewAt),
+        attemptMs: Math.round(this.clock.now() - attemptAt),
+        ...this.stallField(),
+      });
+      return;
+    }
+    const info = apiErrorInfo(err);
+    const fields = { code: info.code, reason: info.reason, error: info.message };
+    // 409: another candidate wrote first; expected during a race and retried next round.
+    if (info.code === 409) this.log.debug('lease acquire/renew conflict', fields);
+    else this.log.warn('lease acquire/renew failed', fields);
+  }
+
+  private stallField(): { eventLoopStallMs?: number } {
+    return this.eventLoopStallMs ? { eventLoopStallMs: Math.round(this.eventLoopStallMs()) } : {};
   }
 
   private async release(held: LeaderElectionRecord): Promise<void> {

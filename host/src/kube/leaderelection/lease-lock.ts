@@ -11,13 +11,24 @@ export interface LeaseState {
   resourceVersion: string;
 }
 
+/**
+ * Asked right before a request's bytes are written (after the rate limiter's wait): an Error fails the request with
+ * nothing sent. The elector's check that a renewal is not past its deadline.
+ */
+export type BeforeWrite = () => Error | undefined;
+
 export interface LeaseLock {
   readonly description: string;
   /** undefined when the Lease does not exist. */
-  get(signal: AbortSignal): Promise<LeaseState | undefined>;
-  create(record: LeaderElectionRecord, signal: AbortSignal): Promise<LeaseState>;
+  get(signal: AbortSignal, beforeWrite?: BeforeWrite): Promise<LeaseState | undefined>;
+  create(record: LeaderElectionRecord, signal: AbortSignal, beforeWrite?: BeforeWrite): Promise<LeaseState>;
   /** Fails (409) if the Lease changed since `resourceVersion`. */
-  update(record: LeaderElectionRecord, resourceVersion: string, signal: AbortSignal): Promise<LeaseState>;
+  update(
+    record: LeaderElectionRecord,
+    resourceVersion: string,
+    signal: AbortSignal,
+    beforeWrite?: BeforeWrite,
+  ): Promise<LeaseState>;
 }
 
 interface LeaseJson {
@@ -46,24 +57,25 @@ export function kubeLeaseLock(
   };
   return {
     description: `${namespace}/${name}`,
-    async get(signal) {
+    async get(signal, beforeWrite) {
       try {
-        return state(await client.request<LeaseJson>({ path: item, signal }));
+        return state(await client.request<LeaseJson>({ path: item, signal, beforeWrite }));
       } catch (err) {
         if (isNotFound(err)) return undefined;
         throw err;
       }
     },
-    async create(record, signal) {
+    async create(record, signal, beforeWrite) {
       const body: LeaseJson = {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: { name, namespace },
         spec: specFromRecord(record),
       };
-      return state(await client.request<LeaseJson>({ method: HttpMethod.POST, path: collection, body, signal }));
+      const request = { method: HttpMethod.POST, path: collection, body, signal, beforeWrite };
+      return state(await client.request<LeaseJson>(request));
     },
-    async update(record, resourceVersion, signal) {
+    async update(record, resourceVersion, signal, beforeWrite) {
       const body: LeaseJson = {
         ...last,
         apiVersion: 'coordination.k8s.io/v1',
@@ -72,7 +84,7 @@ export function kubeLeaseLock(
         spec: specFromRecord(record),
       };
       if (body.metadata) delete body.metadata.managedFields;
-      return state(await client.request<LeaseJson>({ method: HttpMethod.PUT, path: item, body, signal }));
+      return state(await client.request<LeaseJson>({ method: HttpMethod.PUT, path: item, body, signal, beforeWrite }));
     },
   };
 }

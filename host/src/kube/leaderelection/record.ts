@@ -97,6 +97,22 @@ export function decide(input: DecideInput): { decision: Decision; observation: O
   return { decision: { action: 'update', record }, observation };
 }
 
+/** Our renewal of `held` (the record we last wrote) at `now`: client-go's fast path keeps its acquire time and count. */
+export function renewedRecord(
+  held: LeaderElectionRecord,
+  identity: string,
+  leaseDurationSeconds: number,
+  now: number,
+): LeaderElectionRecord {
+  return {
+    holderIdentity: identity,
+    leaseDurationSeconds,
+    acquireTime: held.acquireTime,
+    renewTime: now,
+    leaseTransitions: held.leaseTransitions,
+  };
+}
+
 /** client-go's release (ReleaseOnCancel): an empty holder and a 1 s duration, so others take over at once. */
 export function releasedRecord(held: LeaderElectionRecord, now: number): LeaderElectionRecord {
   return {
