@@ -1,5 +1,6 @@
 // The file source against kubelet's atomic ConfigMap-volume writer (simulated in a temp directory): a swap of
 // `..data` is noticed within a second (by fs.watch, and by the poll alone), and a revision is only ever read whole.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,5 +166,16 @@ describe('file source on a kubelet-managed ConfigMap volume', () => {
 
     const missing = new FileSource({ path: join(dir, 'none.wasm') });
     await expect(missing.start(() => {})).rejects.toThrow(/cannot read plugin .*none\.wasm: ENOENT/);
+  });
+
+  it("refuses to start on a FIFO or a device in the module's place instead of waiting on it or reading it", async () => {
+    const fifo = join(dir, 'fifo.wasm');
+    execFileSync('mkfifo', [fifo]);
+    await expect(new FileSource({ path: fifo }).start(() => {})).rejects.toThrow(
+      /cannot read plugin .*fifo\.wasm: not a regular file \(a FIFO\)/,
+    );
+    await expect(new FileSource({ path: '/dev/zero' }).start(() => {})).rejects.toThrow(
+      'cannot read plugin /dev/zero: not a regular file (a character device)',
+    );
   });
 });
