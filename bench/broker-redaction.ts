@@ -1,5 +1,7 @@
 // CPU the broker adds to a request that carried a credential: the scan of the answer's headers and body for the
-// secret values it attached (host/src/plugin/http/redact.ts). Requests without a credential are not scanned.
+// secret values it attached, in every spelling redact.ts looks for (host/src/plugin/http/redact.ts). Requests
+// without a credential are not scanned. Two kinds of body: plain JSON, and JSON full of escapes (`\/`, `%2F`,
+// `&amp;`, `\u00e9`), where the secret, when there, is itself escaped.
 //
 // Usage: node bench/broker-redaction.ts [--out=bench/results/broker-redaction.json]
 import { parseArgs } from 'node:util';
@@ -15,11 +17,14 @@ const { values } = parseArgs({
 const secrets = ['pa55word-0123456789', Buffer.from('user:pa55word-0123456789').toString('base64'), 'key-abc-999-xyz'];
 const headers = { 'content-type': 'application/json', date: new Date().toUTCString(), 'x-request-id': 'r-1234567890' };
 
-function bodyOf(bytes: number, withSecret: boolean): Buffer[] {
-  const item = JSON.stringify({ id: 'i-0123456789abcdef', zone: 'dc-east-1a', addresses: ['10.0.0.1', '198.18.0.1'] });
+type Kind = 'plain' | 'escaped';
+
+function bodyOf(bytes: number, withSecret: boolean, kind: Kind): Buffer[] {
+  const note = kind === 'escaped' ? 'a\\/b %2F &amp; caf\\u00e9' : 'none';
+  const item = JSON.stringify({ id: 'i-0123456789abcdef', zone: 'dc-east-1a', note, addresses: ['10.0.0.1'] });
   let text = `[${item}`;
   while (text.length < bytes - item.length - 2) text += `,${item}`;
-  if (withSecret) text += `,"${secrets[0]}"`;
+  if (withSecret) text += `,"${kind === 'escaped' ? (secrets[0] as string).replace(/!/g, '\\u0021') : secrets[0]}"`;
   text += ']';
   // As the connection delivers it: 16 KiB chunks.
   const all = Buffer.from(text);
@@ -42,21 +47,29 @@ function cpuUsPerCall(chunks: Buffer[], calls: number): number {
 }
 
 const loadBefore = loadNow();
-const rows: Array<{ body_bytes: number; secret_in_body: boolean; cpu_us_per_request: number }> = [];
-for (const bytes of [1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024]) {
-  for (const withSecret of [false, true]) {
-    const calls = Math.max(20, Math.round(20_000_000 / bytes));
-    rows.push({
-      body_bytes: bytes,
-      secret_in_body: withSecret,
-      cpu_us_per_request: cpuUsPerCall(bodyOf(bytes, withSecret), calls),
-    });
+const rows: Array<{ body: Kind; body_bytes: number; secret_in_body: boolean; cpu_us_per_request: number }> = [];
+for (const kind of ['plain', 'escaped'] as const) {
+  for (const bytes of [1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024]) {
+    for (const withSecret of [false, true]) {
+      const calls = Math.max(20, Math.round(20_000_000 / bytes));
+      rows.push({
+        body: kind,
+        body_bytes: bytes,
+        secret_in_body: withSecret,
+        cpu_us_per_request: cpuUsPerCall(bodyOf(bytes, withSecret, kind), calls),
+      });
+    }
   }
 }
 console.log(
   formatTable(
-    ['answer body', 'secret in it', 'CPU us per request'],
-    rows.map((r) => [`${r.body_bytes / 1024} KiB`, r.secret_in_body ? 'yes' : 'no', r.cpu_us_per_request.toFixed(1)]),
+    ['body', 'answer body', 'secret in it', 'CPU us per request'],
+    rows.map((r) => [
+      r.body,
+      `${r.body_bytes / 1024} KiB`,
+      r.secret_in_body ? 'yes' : 'no',
+      r.cpu_us_per_request.toFixed(1),
+    ]),
   ),
 );
 writeResults(values.out, 'broker-redaction', loadBefore, {

@@ -30,8 +30,12 @@ export class CredentialRefusal extends Error {
 export interface AuthorizedRequest {
   headers: Record<string, string>;
   search?: string;
-  /** The secret values on the wire (keys, tokens, the signature): redacted from the answer. */
+  /** The credential's secret values on the wire (tokens, keys): redacted from the answer in any spelling (redact.ts). */
   secrets: string[];
+  /** This request's one-time secrets (a SigV4 Authorization value and its signature): redacted as sent. */
+  requestSecrets?: string[];
+  /** The SigV4 signature, which later answers must not show either while a replay is possible. */
+  signature?: string;
 }
 
 // Headers only the signer may set: a plugin's own would be sent beside (or instead of) the signed ones.
@@ -231,12 +235,10 @@ export class CredentialStore {
     return {
       headers: { ...headers, ...signed.headers },
       search: signed.search,
-      secrets: [
-        key.secretAccessKey,
-        authorization,
-        ...(key.sessionToken ? [key.sessionToken] : []),
-        ...(signature ? [signature] : []),
-      ],
+      // The secret key never goes on the wire, but a server could still show it: redacted like a token.
+      secrets: [key.secretAccessKey, ...(key.sessionToken ? [key.sessionToken] : [])],
+      requestSecrets: [authorization, ...(signature ? [signature] : [])],
+      ...(signature ? { signature } : {}),
     };
   }
 

@@ -4,6 +4,7 @@
 // attached here, never seen by the plugin (an answer that echoes them has them redacted, redact.ts).
 import type { ConnectionOptions } from 'node:tls';
 import { bodyText } from '../../net/collect.ts';
+import { ResponseParseError } from '../../net/http1/errors.ts';
 import { Http1Pool } from '../../net/http1/pool.ts';
 import { validateValue } from '../../abi/index.ts';
 import type { HttpError, HttpRequest, HttpResponse } from '../../abi/index.ts';
@@ -12,6 +13,7 @@ import type { HostAllowList } from './allow-list.ts';
 import { BrokerError } from './broker-error.ts';
 import { buildFrame, errorFrame, splitFrame } from './http-frame.ts';
 import { LeaseFence, type ReplicaGuard } from './lease-fence.ts';
+import { RecentSignatures } from './recent-signatures.ts';
 import { SecretRedactor } from './redact.ts';
 import { METHOD_OVERRIDE_HEADERS, mutationReason } from './request-effect.ts';
 import { SigV4Error } from './sigv4-signer.ts';
@@ -51,6 +53,14 @@ export const REPLICA_IDENTITY_HEADER = 'x-kubernetes-leader-election-identity';
 
 type Answer = HttpResponse | { error: HttpError };
 
+/** The secrets attached to a request on its way (redact.ts): the credentials' own, and one-time values. */
+interface Attached {
+  secrets: string[];
+  requestSecrets: string[];
+}
+
+const isEmpty = (attached: Attached): boolean => attached.secrets.length === 0 && attached.requestSecrets.length === 0;
+
 /** What a request carries besides its body (ccm_http_bytes's head). */
 type RequestHead = Omit<HttpRequest, 'body'>;
 
@@ -88,6 +98,8 @@ export class HttpBroker {
   readonly #options: HttpBrokerOptions;
   /** Keep-alive connections per origin: plugins talk to the same few allow-listed API endpoints over and over. */
   readonly #pools = new Map<string, Http1Pool>();
+  /** SigV4 signatures attached lately: an answer showing an earlier request's has it redacted. */
+  readonly #recentSignatures = new RecentSignatures();
 
   constructor(options: HttpBrokerOptions) {
     this.#options = options;
@@ -184,13 +196,17 @@ export class HttpBroker {
   async #follow(request: RequestHead, firstBody: Uint8Array | undefined, signal: AbortSignal): Promise<RawResponse> {
     const url = this.#checkUrl(request.url, 'request to');
     // Every secret attached on the way: a redirect could carry one to the next hop, which may echo it.
-    const secrets: string[] = [];
+    const attached: Attached = { secrets: [], requestSecrets: [] };
     try {
-      return await this.#hops(request, url, firstBody, signal, secrets);
+      return await this.#hops(request, url, firstBody, signal, attached);
     } catch (err) {
-      // A parse error quotes the answer's bytes: an echoing server could put an attached secret there.
-      throw secrets.length === 0 ? err : redactedError(err, new SecretRedactor(secrets));
+      // A message may quote the answer: an echoing server could put an attached secret there.
+      throw isEmpty(attached) ? err : redactedError(err, this.#redactor(attached));
     }
+  }
+
+  #redactor(attached: Attached): SecretRedactor {
+    return new SecretRedactor(attached.secrets, attached.requestSecrets, this.#recentSignatures);
   }
 
   async #hops(
@@ -198,17 +214,17 @@ export class HttpBroker {
     firstUrl: URL,
     firstBody: Uint8Array | undefined,
     signal: AbortSignal,
-    secrets: string[],
+    attached: Attached,
   ): Promise<RawResponse> {
     const { maxRedirects } = this.#options;
     let url = firstUrl;
     let method = request.method.toUpperCase();
     let body = firstBody;
     for (let hop = 0; ; hop++) {
-      const response = await this.#send(method, url, request.headers, body, signal, secrets);
+      const response = await this.#send(method, url, request.headers, body, signal, attached);
       const location = response.headers.location;
       if (!REDIRECT_STATUSES.has(response.status) || location === undefined) {
-        return secrets.length === 0 ? response : redacted(url, response, new SecretRedactor(secrets));
+        return isEmpty(attached) ? response : redacted(url, response, this.#redactor(attached));
       }
       if (hop >= maxRedirects)
         throw new BrokerError('Network', `more than ${maxRedirects} redirects from ${request.url}`);
@@ -279,7 +295,7 @@ export class HttpBroker {
     pluginHeaders: Record<string, string>,
     body: Uint8Array | undefined,
     signal: AbortSignal,
-    attachedSecrets: string[],
+    attached: Attached,
   ): Promise<RawResponse> {
     let headers = requestHeaders(method, url, pluginHeaders);
     const fence = this.#fence(method, url, headers, body, signal);
@@ -292,7 +308,9 @@ export class HttpBroker {
       if (authorized !== undefined) {
         headers = authorized.headers;
         search = authorized.search ?? search;
-        attachedSecrets.push(...authorized.secrets);
+        attached.secrets.push(...authorized.secrets);
+        if (authorized.requestSecrets) attached.requestSecrets.push(...authorized.requestSecrets);
+        if (authorized.signature) this.#recentSignatures.add(authorized.signature);
       }
       if (fence?.expiredError) throw fence.expiredError;
       if (signal.aborted) throw new BrokerError('Network', 'aborted');
@@ -317,7 +335,7 @@ export class HttpBroker {
       );
       return { status: response.statusCode, headers: flattenHeaders(response.headers), chunks: response.chunks };
     } catch (err) {
-      throw networkError(url, err as Error);
+      throw networkError(url, err as Error, !isEmpty(attached));
     } finally {
       fence?.release();
     }
@@ -430,8 +448,16 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return out;
 }
 
-function networkError(url: URL, err: Error): BrokerError {
+function networkError(url: URL, err: Error, credentialed: boolean): BrokerError {
   if (err instanceof BrokerError) return err;
+  // A parse error quotes up to 80 bytes of the answer, which may hold part of a secret the server echoed: a part is
+  // no exact match for the redactor, so the answer to a credentialed request is not quoted at all.
+  if (credentialed && err instanceof ResponseParseError) {
+    return new BrokerError(
+      'Network',
+      `request to ${url.host} failed: the answer is malformed (${err.reason}); it is not quoted, as it may echo a secret`,
+    );
+  }
   const code = (err as NodeJS.ErrnoException).code;
   // System and TLS codes (ECONNREFUSED, CERT_HAS_EXPIRED) say it best; the HTTP/1.1 client's own (HTTP1_PARSE_ERROR)
   // say less than their messages.
