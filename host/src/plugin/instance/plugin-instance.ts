@@ -7,8 +7,8 @@ import type { LogMessage, WorkerLimits, WorkerStartData } from '../worker/worker
 import type { WorkerResourceLimits } from '../worker/worker-heap.ts';
 import { isWorkerMessage } from '../worker/worker-protocol.ts';
 import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
-import { disableWasmCodeGC } from './wasm-code-gc.ts';
-import { startAfterTerminations, terminateAfterStarts } from './worker-lifecycle.ts';
+import { configureWasmEngine } from '../wasm/engine-flags.ts';
+import { STUCK_AFTER_MS, startAfterTerminations, terminateAfterStarts } from './worker-lifecycle.ts';
 
 // Same extension as this file: .ts when Node runs the sources, .js when they were compiled to dist/.
 const WORKER_URL = new URL(`../worker/worker-entry${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url);
@@ -33,6 +33,8 @@ export interface InstanceOptions {
   onLog: (message: LogMessage) => void;
   /** Called once when the worker is gone, whatever the reason. */
   onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void;
+  /** Called when the worker is still running STUCK_AFTER_MS after it was told to terminate (worker-lifecycle.ts). */
+  onStuck?: (instance: PluginInstance, detail: string) => void;
 }
 
 /** Why an instance ended (the `reason` label of the restarts metric). */
@@ -60,7 +62,7 @@ export class PluginInstance {
   }
 
   static async start(options: InstanceOptions): Promise<PluginInstance> {
-    disableWasmCodeGC();
+    configureWasmEngine();
     const payloadMax = Math.max(
       options.maxInputBytes + 1024,
       options.limits.maxOutputBytes,
@@ -126,7 +128,14 @@ export class PluginInstance {
   /** Stops the worker. Safe to call more than once; the first cause given is the one reported. */
   async terminate(cause: ExitCause, reason: string): Promise<void> {
     this.#markExited(cause, reason);
-    await terminateAfterStarts(this.#worker);
+    await this.#stop();
+  }
+
+  // Nothing waits for a worker that does not stop: the stuck one is reported and left to exit when it can.
+  async #stop(): Promise<void> {
+    if ((await terminateAfterStarts(this.#worker)) === 'stuck') {
+      this.#options.onStuck?.(this, `still running ${STUCK_AFTER_MS} ms after terminate() (${this.#exitReason})`);
+    }
   }
 
   #tooLarge(bytes: number): string {
@@ -181,7 +190,7 @@ export class PluginInstance {
     // worker/worker-heap.ts), and nothing here may wait for it. The instance is out of service from this line on, so
     // the pool starts its replacement at once.
     this.#markExited('timeout', `${exportName} ran past its deadline`);
-    void terminateAfterStarts(this.#worker);
+    void this.#stop();
     throw new InstanceCallError(
       'timeout',
       `${exportName} did not finish within ${timeoutMs} ms; its instance is being terminated`,
@@ -289,7 +298,7 @@ export class PluginInstance {
   // before trapping (an AssemblyScript abort logs its reason) are still in flight and would be lost.
   #retire(cause: ExitCause, reason: string): void {
     this.#markExited(cause, reason);
-    setTimeout(() => void terminateAfterStarts(this.#worker), RETIRE_DELAY_MS).unref();
+    setTimeout(() => void this.#stop(), RETIRE_DELAY_MS).unref();
   }
 
   #markExited(cause: ExitCause, reason: string): void {

@@ -1,7 +1,8 @@
 // Prometheus metrics of the plugin runtime, per plugin and method. Several plugins (or test cases) may share one
 // Registry, so each metric is created once per registry and reused.
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { alpha } from '../../metrics/stability.ts';
+import { stuckWorkerCount } from '../instance/worker-lifecycle.ts';
 
 export interface PluginMetrics {
   /** One finished call, successful or not; `errorCode` set when it failed. */
@@ -20,6 +21,7 @@ interface MetricSet {
   duration: Histogram<Labels>;
   restarts: Counter<'plugin' | 'reason'>;
   resends: Counter<'plugin'>;
+  stuck: Gauge;
 }
 
 const sets = new WeakMap<Registry, MetricSet>();
@@ -70,6 +72,18 @@ function metricsFor(registry: Registry): MetricSet {
           ),
           labelNames: ['plugin'],
           registers: [registry],
+        }),
+      stuck:
+        reuse(registry, 'wasm_ccm_plugin_stuck_workers') ??
+        new Gauge({
+          name: 'wasm_ccm_plugin_stuck_workers',
+          help: alpha(
+            'Plugin worker threads of this process still running over a second after they were told to terminate.',
+          ),
+          registers: [registry],
+          collect() {
+            this.set(stuckWorkerCount());
+          },
         }),
     };
     sets.set(registry, set);

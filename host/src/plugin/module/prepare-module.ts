@@ -1,7 +1,9 @@
-// From verified bytes to a compiled module the workers can instantiate: read the binary, apply the import policy,
-// cap the linear memory and the tables (rewriting the module if needed), then compile. Compilation happens once, on
-// the main thread; the WebAssembly.Module is shared with every worker of the pool.
+// From verified bytes to a compiled module the workers can instantiate: read the binary, apply the import and
+// instruction policies, cap the linear memory and the tables (rewriting the module if needed), then compile.
+// Compilation happens once, on the main thread; the WebAssembly.Module is shared with every worker of the pool.
 import { checkImports } from '../policy/import-policy.ts';
+import { checkInstructions } from '../policy/instruction-policy.ts';
+import { configureWasmEngine } from '../wasm/engine-flags.ts';
 import { capLinearMemory, type MemoryCapResult } from '../wasm/memory-cap.ts';
 import { readModule, type WasmExport } from '../wasm/module-reader.ts';
 import { capTables, type TableCapResult } from '../wasm/table-cap.ts';
@@ -22,9 +24,11 @@ export interface ModuleCaps {
 export async function prepareModule(bytes: Uint8Array, caps: ModuleCaps): Promise<PreparedModule> {
   const info = readModule(bytes);
   checkImports(info);
+  await checkInstructions(bytes, info);
   const memory = capLinearMemory(bytes, caps.memoryBytes, info);
   // The table cap rewrites offsets it read: it reads the module again when the memory cap rewrote it.
   const tables = capTables(memory.bytes, caps.tableEntries, memory.rewritten ? readModule(memory.bytes) : info);
+  configureWasmEngine();
   const module = await WebAssembly.compile(tables.bytes);
   return { module, exports: info.exports, memory, tables };
 }

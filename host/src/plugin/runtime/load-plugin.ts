@@ -93,6 +93,11 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
       http: broker,
       onLog: pluginLogForwarder(() => logger),
       onExit,
+      onStuck: (instance, detail) =>
+        logger.error('plugin worker did not stop; its thread keeps running until V8 can stop it', {
+          instance: instance.id,
+          detail,
+        }),
     });
 
   let description: DescribeResponse | undefined;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const WASM_AS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../node_modules/.bin/wasm-as');
 
-export type WatFeature = 'exception-handling' | 'reference-types' | 'bulk-memory' | 'multivalue';
+export type WatFeature = 'exception-handling' | 'reference-types' | 'bulk-memory' | 'multivalue' | 'tail-call' | 'simd';
 
 export function assembleWat(text: string, features: readonly WatFeature[] = []): Uint8Array {
   const dir = mkdtempSync(join(tmpdir(), 'wat-'));
