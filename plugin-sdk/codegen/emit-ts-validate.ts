@@ -1,6 +1,7 @@
 // Emits host/src/abi/validate.generated.ts: one straight-line checker per ABI type, so checking a plugin's answer
 // costs a few property reads per field and builds a path string only when something is wrong. Paths are assembled on
 // the way out of the checkers (".addresses[2]" + ".type: expected ..."), which keeps the success path allocation-free.
+import { emitTsCanonical } from './emit-ts-canonical.ts';
 import { HEADER } from './emit-ts-types.ts';
 import type { AbiModel, FieldType } from './model.ts';
 
@@ -196,6 +197,6 @@ export function emitTsValidate(model: AbiModel): string {
   out.push(
     `const RESPONSES: Record<MethodName, Check> = {\n${table(model.methods.map((m) => [m.name, m.response]))}\n};\n`,
   );
-  out.push(ENTRY_POINTS);
+  out.push(ENTRY_POINTS, emitTsCanonical(model));
   return out.join('\n');
 }

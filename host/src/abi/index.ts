@@ -2,6 +2,9 @@
 // `npm run gen:abi`; import from this module rather than from the generated files so they can be split or renamed.
 export * from './types.generated.ts';
 export {
+  AnswerMapError,
+  canonicalEnvelope,
+  MAX_ANSWER_MAP_ENTRIES,
   type Validation,
   validateEnvelope,
   validateRequest,

@@ -850,3 +850,187 @@ export function validateEnvelope<M extends MethodName>(method: M, value: unknown
     .map((k) => JSON.stringify(k));
   return { ok: false, error: `envelope: expected key ok or error, got {${keys.join(', ')}}` };
 }
+
+/** Entries of all the maps of one answer together, at most (its keys are the only ones a plugin chooses). */
+export const MAX_ANSWER_MAP_ENTRIES = 1000;
+
+export class AnswerMapError extends Error {
+  override name = 'AnswerMapError';
+}
+
+let mapEntries = 0;
+
+// A map's entries copied into an object without a prototype: "__proto__" stays an entry like any other.
+function canonicalMap(x: Record<string, string>): Record<string, string> {
+  const m = Object.create(null) as Record<string, string>;
+  for (const k in x) {
+    if (++mapEntries > MAX_ANSWER_MAP_ENTRIES) {
+      throw new AnswerMapError(`the answer's maps hold more than ${MAX_ANSWER_MAP_ENTRIES} entries`);
+    }
+    m[k] = x[k] as string;
+  }
+  return m;
+}
+
+function canonicalNodeAddress(x: Types['NodeAddress']): Types['NodeAddress'] {
+  return { type: x.type, address: x.address };
+}
+
+function canonicalInstanceMetadata(x: Types['InstanceMetadata']): Types['InstanceMetadata'] {
+  return {
+    providerID: x.providerID,
+    instanceType: x.instanceType,
+    nodeAddresses: x.nodeAddresses.map((e) => canonicalNodeAddress(e)),
+    zone: x.zone,
+    region: x.region,
+    additionalLabels: canonicalMap(x.additionalLabels),
+  };
+}
+
+function canonicalPortStatus(x: Types['PortStatus']): Types['PortStatus'] {
+  return { port: x.port, protocol: x.protocol, error: x.error };
+}
+
+function canonicalLoadBalancerIngress(x: Types['LoadBalancerIngress']): Types['LoadBalancerIngress'] {
+  return { ip: x.ip, hostname: x.hostname, ipMode: x.ipMode, ports: x.ports.map((e) => canonicalPortStatus(e)) };
+}
+
+function canonicalLoadBalancerStatus(x: Types['LoadBalancerStatus']): Types['LoadBalancerStatus'] {
+  return { ingress: x.ingress.map((e) => canonicalLoadBalancerIngress(e)) };
+}
+
+function canonicalRoute(x: Types['Route']): Types['Route'] {
+  return {
+    name: x.name,
+    targetNode: x.targetNode,
+    targetNodeAddresses: x.targetNodeAddresses.map((e) => canonicalNodeAddress(e)),
+    destinationCIDR: x.destinationCIDR,
+    blackhole: x.blackhole,
+  };
+}
+
+function canonicalZone(x: Types['Zone']): Types['Zone'] {
+  return { failureDomain: x.failureDomain, region: x.region };
+}
+
+function canonicalDescribeResponse(x: Types['DescribeResponse']): Types['DescribeResponse'] {
+  return {
+    abi: x.abi,
+    providerName: x.providerName,
+    version: x.version,
+    capabilities: x.capabilities,
+    hasClusterID: x.hasClusterID,
+  };
+}
+
+function canonicalInitializeResponse(x: Types['InitializeResponse']): Types['InitializeResponse'] {
+  return {};
+}
+
+function canonicalInstanceExistsResponse(x: Types['InstanceExistsResponse']): Types['InstanceExistsResponse'] {
+  return { exists: x.exists };
+}
+
+function canonicalInstanceShutdownResponse(x: Types['InstanceShutdownResponse']): Types['InstanceShutdownResponse'] {
+  return { shutdown: x.shutdown };
+}
+
+function canonicalNodeAddressesResponse(x: Types['NodeAddressesResponse']): Types['NodeAddressesResponse'] {
+  return { addresses: x.addresses.map((e) => canonicalNodeAddress(e)) };
+}
+
+function canonicalInstanceIDResponse(x: Types['InstanceIDResponse']): Types['InstanceIDResponse'] {
+  return { instanceID: x.instanceID };
+}
+
+function canonicalInstanceTypeResponse(x: Types['InstanceTypeResponse']): Types['InstanceTypeResponse'] {
+  return { instanceType: x.instanceType };
+}
+
+function canonicalGetLoadBalancerResponse(x: Types['GetLoadBalancerResponse']): Types['GetLoadBalancerResponse'] {
+  return { exists: x.exists, status: canonicalLoadBalancerStatus(x.status) };
+}
+
+function canonicalGetLoadBalancerNameResponse(
+  x: Types['GetLoadBalancerNameResponse'],
+): Types['GetLoadBalancerNameResponse'] {
+  return { name: x.name };
+}
+
+function canonicalEnsureLoadBalancerResponse(
+  x: Types['EnsureLoadBalancerResponse'],
+): Types['EnsureLoadBalancerResponse'] {
+  return { status: canonicalLoadBalancerStatus(x.status) };
+}
+
+function canonicalUpdateLoadBalancerResponse(
+  x: Types['UpdateLoadBalancerResponse'],
+): Types['UpdateLoadBalancerResponse'] {
+  return {};
+}
+
+function canonicalEnsureLoadBalancerDeletedResponse(
+  x: Types['EnsureLoadBalancerDeletedResponse'],
+): Types['EnsureLoadBalancerDeletedResponse'] {
+  return {};
+}
+
+function canonicalListRoutesResponse(x: Types['ListRoutesResponse']): Types['ListRoutesResponse'] {
+  return { routes: x.routes.map((e) => canonicalRoute(e)) };
+}
+
+function canonicalCreateRouteResponse(x: Types['CreateRouteResponse']): Types['CreateRouteResponse'] {
+  return {};
+}
+
+function canonicalDeleteRouteResponse(x: Types['DeleteRouteResponse']): Types['DeleteRouteResponse'] {
+  return {};
+}
+
+function canonicalListClustersResponse(x: Types['ListClustersResponse']): Types['ListClustersResponse'] {
+  return { clusters: x.clusters };
+}
+
+function canonicalMasterResponse(x: Types['MasterResponse']): Types['MasterResponse'] {
+  return { address: x.address };
+}
+
+const CANONICAL_RESPONSES: { [M in MethodName]: (x: Responses[M]) => Responses[M] } = {
+  describe: canonicalDescribeResponse,
+  initialize: canonicalInitializeResponse,
+  instanceExists: canonicalInstanceExistsResponse,
+  instanceShutdown: canonicalInstanceShutdownResponse,
+  instanceMetadata: canonicalInstanceMetadata,
+  nodeAddresses: canonicalNodeAddressesResponse,
+  nodeAddressesByProviderID: canonicalNodeAddressesResponse,
+  instanceID: canonicalInstanceIDResponse,
+  instanceType: canonicalInstanceTypeResponse,
+  instanceTypeByProviderID: canonicalInstanceTypeResponse,
+  instanceExistsByProviderID: canonicalInstanceExistsResponse,
+  instanceShutdownByProviderID: canonicalInstanceShutdownResponse,
+  getLoadBalancer: canonicalGetLoadBalancerResponse,
+  getLoadBalancerName: canonicalGetLoadBalancerNameResponse,
+  ensureLoadBalancer: canonicalEnsureLoadBalancerResponse,
+  updateLoadBalancer: canonicalUpdateLoadBalancerResponse,
+  ensureLoadBalancerDeleted: canonicalEnsureLoadBalancerDeletedResponse,
+  listRoutes: canonicalListRoutesResponse,
+  createRoute: canonicalCreateRouteResponse,
+  deleteRoute: canonicalDeleteRouteResponse,
+  getZone: canonicalZone,
+  getZoneByProviderID: canonicalZone,
+  getZoneByNodeName: canonicalZone,
+  listClusters: canonicalListClustersResponse,
+  master: canonicalMasterResponse,
+};
+
+/**
+ * The canonical form of a validated envelope: the response's ABI fields only, in the definition's order, or the
+ * error's code, message and retryAfterSeconds. Throws AnswerMapError past MAX_ANSWER_MAP_ENTRIES.
+ */
+export function canonicalEnvelope<M extends MethodName>(method: M, envelope: Envelope<M>): Envelope<M> {
+  mapEntries = 0;
+  if ('ok' in envelope)
+    return { ok: (CANONICAL_RESPONSES[method] as (x: unknown) => unknown)(envelope.ok) } as Envelope<M>;
+  const { code, message, retryAfterSeconds } = envelope.error;
+  return { error: retryAfterSeconds === undefined ? { code, message } : { code, message, retryAfterSeconds } };
+}

@@ -21,7 +21,10 @@ export interface PluginLimits {
   kernelMemoryBytes: number;
   /** Largest request sent to a plugin. Default 16 MiB. */
   maxInputBytes: number;
-  /** Largest answer accepted from a plugin. Default 16 MiB. */
+  /**
+   * Largest answer accepted from a plugin. Default 4 MiB: the largest real answer (listRoutes, 10,000 routes) is 3 MB,
+   * and the main thread parses what it is given (envelope/answer-scan.ts bounds its values, this its bytes).
+   */
   maxOutputBytes: number;
   /** Largest HTTP request a plugin may send: the ccm_http JSON block or the ccm_http_bytes frame. Default 4 MiB. */
   maxHttpRequestBytes: number;
@@ -57,7 +60,7 @@ export const DEFAULT_LIMITS: PluginLimits = {
   maxTableEntries: 10_000,
   kernelMemoryBytes: 64 * 1024 * 1024,
   maxInputBytes: 16 * 1024 * 1024,
-  maxOutputBytes: 16 * 1024 * 1024,
+  maxOutputBytes: 4 * 1024 * 1024,
   maxHttpRequestBytes: 4 * 1024 * 1024,
   maxHttpResponseBytes: 8 * 1024 * 1024,
   httpTimeoutMs: 10_000,

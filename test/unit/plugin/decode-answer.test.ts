@@ -96,6 +96,29 @@ describe('decoding answers', () => {
     expect(cutPluginMessageBytes(small)).toBe(small);
   });
 
+  it('parses an answer nested 128 levels deep, and refuses one of 129 before parsing it', () => {
+    const nested = (levels: number): string =>
+      `{"ok":{"name":"a"},"x":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    expect(decode('getLoadBalancerName', nested(128))).toEqual({ name: 'a' });
+    const err = failure(() => decode('getLoadBalancerName', nested(129)));
+    expect(err).toBeInstanceOf(InternalError);
+    expect(err.message).toBe("acme.getLoadBalancerName: the plugin's answer is nested deeper than 128 levels");
+  });
+
+  it('counts neither brackets nor commas inside strings, escaped quotes and backslashes included', () => {
+    // In the JSON text: [{,\\\"[{,[{,...\\\\" : an escaped backslash, an escaped quote, ..., two escaped backslashes.
+    const name = `[{,\\"${'[{,'.repeat(200_000)}\\\\`;
+    expect(decode('getLoadBalancerName', `{"ok":{"name":${JSON.stringify(name)}}}`)).toEqual({ name });
+  });
+
+  it('refuses an answer of more than 131072 values (each {, [ and ,) before parsing it', () => {
+    const values = (n: number): string => `{"ok":{"name":"a"},"x":[${'0,'.repeat(n - 4)}0]}`;
+    expect(decode('getLoadBalancerName', values(131_072))).toEqual({ name: 'a' });
+    expect(failure(() => decode('getLoadBalancerName', values(131_073))).message).toBe(
+      "acme.getLoadBalancerName: the plugin's answer holds more than 131072 values",
+    );
+  });
+
   it('accepts ImplementedElsewhere only where the ABI allows it', () => {
     const ensure = failure(() =>
       decode('ensureLoadBalancer', { error: { code: 'ImplementedElsewhere', message: 'not us' } }),

@@ -1,6 +1,8 @@
 // Turns a plugin's output bytes into the method's response, or into the named provider error it stands for. Every
-// answer is checked against the ABI before a controller sees it: bytes that are not UTF-8, not JSON, or not the
-// method's envelope are an Internal error naming the plugin, the method and what was wrong.
+// answer is checked against the ABI before a controller sees it: bytes too deep or too large to parse (answer-scan.ts),
+// not UTF-8, not JSON, or not the method's envelope are an Internal error naming the plugin, the method and what was
+// wrong. The plugin's worker reads each answer the same way first and hands on its canonical form (canonical-answer.ts),
+// so what the main thread parses is the ABI's fields in the definition's order, never a shape the plugin chose.
 import {
   ImplementedElsewhereError,
   InstanceNotFoundError,
@@ -11,31 +13,43 @@ import {
   type ProviderErrorContext,
   RetryError,
 } from '../../cloudprovider/errors.ts';
-import { type MethodName, type PluginError, type Responses, validateEnvelope } from '../../abi/index.ts';
+import { type Envelope, type MethodName, type PluginError, type Responses, validateEnvelope } from '../../abi/index.ts';
+import { scanAnswer } from './answer-scan.ts';
 import { cutPluginMessage } from './plugin-message.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export type ReadEnvelope<M extends MethodName> = { ok: true; envelope: Envelope<M> } | { ok: false; problem: string };
+
+/** The envelope in a plugin's output, or what is wrong with the output (the message of an Internal error). */
+export function readEnvelope<M extends MethodName>(method: M, output: Uint8Array): ReadEnvelope<M> {
+  const refused = scanAnswer(output);
+  if (refused !== undefined) return { ok: false, problem: refused };
+  let text: string;
+  try {
+    text = utf8.decode(output);
+  } catch {
+    return { ok: false, problem: `the plugin's output is not UTF-8 (${output.byteLength} bytes)` };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, problem: `the plugin's output is not JSON (${(err as Error).message}): ${snippet(text)}` };
+  }
+  const checked = validateEnvelope(method, value);
+  if (!checked.ok) return { ok: false, problem: `the plugin's answer does not match the ABI: ${checked.error}` };
+  return { ok: true, envelope: checked.value };
+}
 
 export function decodeAnswer<M extends MethodName>(
   method: M,
   output: Uint8Array,
   context: ProviderErrorContext,
 ): Responses[M] {
-  let text: string;
-  try {
-    text = utf8.decode(output);
-  } catch {
-    throw new InternalError(`the plugin's output is not UTF-8 (${output.byteLength} bytes)`, context);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new InternalError(`the plugin's output is not JSON (${(err as Error).message}): ${snippet(text)}`, context);
-  }
-  const checked = validateEnvelope(method, value);
-  if (!checked.ok) throw new InternalError(`the plugin's answer does not match the ABI: ${checked.error}`, context);
-  const envelope = checked.value;
+  const read = readEnvelope(method, output);
+  if (!read.ok) throw new InternalError(read.problem, context);
+  const envelope = read.envelope;
   if ('error' in envelope) throw errorFromPlugin(envelope.error, context);
   return envelope.ok;
 }

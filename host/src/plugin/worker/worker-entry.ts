@@ -4,7 +4,8 @@
 // no paths or hosts are given to Extism.
 import { parentPort, workerData } from 'node:worker_threads';
 import createPlugin from '@extism/extism';
-import { Channel, ChannelState } from '../channel/channel.ts';
+import { CallOutcome, Channel, ChannelState } from '../channel/channel.ts';
+import { canonicalAnswer } from '../envelope/canonical-answer.ts';
 import { CCM_HOST_MODULE, EXTISM_KERNEL_MODULE } from '../policy/import-policy.ts';
 import { GuestFaults } from './guest-faults.ts';
 import { createHostFunctions } from './guest-host-functions.ts';
@@ -139,6 +140,8 @@ for (;;) {
   logBytesThisCall = 0;
   logsDropped = 0;
   const result = runner.run(currentExport, input);
+  // The main thread parses the answer's canonical form, never the plugin's own text (envelope/canonical-answer.ts).
+  if (result.outcome === CallOutcome.output) result.bytes = canonicalAnswer(currentExport, result.bytes);
   if (logsDropped > 0) {
     const text =
       `dropped ${logsDropped} log records over the per-call limits ` +

@@ -21,6 +21,8 @@ export interface HostileModule {
   version?: string;
   /** Declares the zones capability, answering every zone method with hostile-zone/hostile-region. */
   zones?: boolean;
+  /** With `zones`, replaces the zone methods' bodies (functions returning i32). */
+  zoneBody?: string;
   /** Replaces ccm_initialize's body (a function returning i32). */
   initialize?: string;
 }
@@ -30,7 +32,7 @@ export function hostileModule(spec: HostileModule = {}): Uint8Array {
   const zoneExports = ['ccm_get_zone', 'ccm_get_zone_by_provider_id', 'ccm_get_zone_by_node_name']
     .map(
       (name) =>
-        `(func (export "${name}") (result i32) (call $emit (i32.const 768) (i32.const ${ZONE.length})) (i32.const 0))`,
+        `(func (export "${name}") (result i32) ${spec.zoneBody ?? `(call $emit (i32.const 768) (i32.const ${ZONE.length})) (i32.const 0)`})`,
     )
     .join('\n  ');
   const wat = `(module
