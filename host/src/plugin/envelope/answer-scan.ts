@@ -23,8 +23,15 @@ const OPEN_LIST = 0x5b;
 const CLOSE_LIST = 0x5d;
 const COMMA = 0x2c;
 
+export interface AnswerLimits {
+  depth: number;
+  values: number;
+}
+
+const ANSWER_LIMITS: AnswerLimits = { depth: MAX_ANSWER_DEPTH, values: MAX_ANSWER_VALUES };
+
 /** What makes the answer too deep or too large to parse, or undefined. */
-export function scanAnswer(bytes: Uint8Array): string | undefined {
+export function scanAnswer(bytes: Uint8Array, limits: AnswerLimits = ANSWER_LIMITS): string | undefined {
   const end = bytes.length;
   let depth = 0;
   let values = 0;
@@ -34,18 +41,18 @@ export function scanAnswer(bytes: Uint8Array): string | undefined {
       at = stringEnd(bytes, at + 1);
       if (at < 0) return undefined;
     } else if (byte === OPEN_OBJECT || byte === OPEN_LIST) {
-      if (++depth > MAX_ANSWER_DEPTH) return `the plugin's answer is nested deeper than ${MAX_ANSWER_DEPTH} levels`;
-      if (++values > MAX_ANSWER_VALUES) return tooManyValues();
+      if (++depth > limits.depth) return `the plugin's answer is nested deeper than ${limits.depth} levels`;
+      if (++values > limits.values) return tooManyValues(limits);
     } else if (byte === CLOSE_OBJECT || byte === CLOSE_LIST) {
       depth--;
-    } else if (byte === COMMA && ++values > MAX_ANSWER_VALUES) {
-      return tooManyValues();
+    } else if (byte === COMMA && ++values > limits.values) {
+      return tooManyValues(limits);
     }
   }
   return undefined;
 }
 
-const tooManyValues = (): string => `the plugin's answer holds more than ${MAX_ANSWER_VALUES} values`;
+const tooManyValues = (limits: AnswerLimits): string => `the plugin's answer holds more than ${limits.values} values`;
 
 /** Bytes of a string looked through one by one before indexOf takes over (a call costs more than a short loop). */
 const SHORT_STRING_BYTES = 32;
