@@ -2,6 +2,7 @@
 // (names, white space, quoted literals, character data with its references) that XmlReader's grammar is made of.
 
 import { decodeUtf8 } from "../json/scan";
+import { TextBuffer } from "./buffer";
 import {
   isCharCodePoint,
   isCharUnit,
@@ -20,6 +21,10 @@ export enum XmlEvent {
   EndElement = 2,
   Text = 3,
 }
+
+// Decoded text is built here and copied out as a string: decode and cdata finish with it before they return.
+// @ts-ignore: decorator
+@lazy const scratch = new TextBuffer();
 
 export class XmlCursor {
   protected s: string;
@@ -65,47 +70,65 @@ export class XmlCursor {
     return "line " + line.toString() + ", column " + column.toString();
   }
 
-  protected startsWithAt(prefix: string, at: i32): bool {
-    return this.s.length - at >= prefix.length && this.s.substring(at, at + prefix.length) == prefix;
+  /** The code unit at i, which the caller has checked is inside the document. */
+  @inline protected unitAt(i: i32): i32 {
+    return <i32>load<u16>(changetype<usize>(this.s) + (<usize>i << 1));
   }
 
-  /** A run of character data up to the next `<`: Text inside the root, only white space outside it. */
+  /** Where `unit` next appears at or after `from`, or -1. (String#indexOf makes a call at every position.) */
+  protected find(unit: i32, from: i32): i32 {
+    const n = this.s.length;
+    for (let i = max(from, 0); i < n; i++) if (this.unitAt(i) == unit) return i;
+    return -1;
+  }
+
+  protected startsWithAt(prefix: string, at: i32): bool {
+    return this.s.length - at >= prefix.length && this.isAt(prefix, at, at + prefix.length);
+  }
+
   /**
    * Characters of [start, end) with references decoded and line ends normalized (CRLF and CR to LF); in an attribute
    * value, white space characters become spaces as XML's attribute-value normalization says. Null after a failure.
+   * Text without a reference or a character to normalize is a substring; other text is built in one pass.
    */
   protected decode(start: i32, end: i32, attribute: bool): string | null {
     const s = this.s;
-    let out = "";
+    const out = scratch;
+    let building = false;
     let run = start; // start of the stretch copied as is
     let i = start;
     while (i < end) {
-      const c = s.charCodeAt(i);
-      if (c == 0x26 || c == 0x0d || (attribute && (c == 0x0a || c == 0x09)) || (c == 0x3e && !attribute)) {
-        if (c == 0x3e) {
-          if (i >= start + 2 && s.charCodeAt(i - 1) == 0x5d && s.charCodeAt(i - 2) == 0x5d) {
-            this.pos = i - 2;
-            this.fail("]]> in character data");
-            return null;
-          }
-          i++;
-          continue;
+      const c = this.unitAt(i);
+      if (isPlainUnit(c)) {
+        i++;
+        continue;
+      }
+      if (c == 0x3e && !attribute) {
+        if (i >= start + 2 && s.charCodeAt(i - 1) == 0x5d && s.charCodeAt(i - 2) == 0x5d) {
+          this.pos = i - 2;
+          this.fail("]]> in character data");
+          return null;
         }
-        out += s.substring(run, i);
+        i++;
+        continue;
+      }
+      if (c == 0x26 || c == 0x0d || (attribute && (c == 0x0a || c == 0x09))) {
+        if (!building) out.reset();
+        building = true;
+        out.appendRange(s, run, i);
         if (c == 0x26) {
-          const semi = s.indexOf(";", i);
-          if (semi < 0 || semi >= end) {
+          let semi = i + 1;
+          while (semi < end && s.charCodeAt(semi) != 0x3b) semi++;
+          if (semi >= end) {
             this.pos = i;
             this.fail("& not followed by a reference (&name; or &#number;)");
             return null;
           }
-          const value = this.reference(i + 1, semi);
-          if (value === null) return null;
-          out += value;
+          if (!this.reference(i + 1, semi, out)) return null;
           i = semi + 1;
         } else {
           if (c == 0x0d && i + 1 < end && s.charCodeAt(i + 1) == 0x0a) i++;
-          out += attribute ? " " : "\n";
+          out.appendUnit(attribute ? 0x20 : 0x0a);
           i++;
         }
         run = i;
@@ -119,10 +142,34 @@ export class XmlCursor {
       if (!this.checkChar(i)) return null;
       i += isHighSurrogate(c) ? 2 : 1;
     }
-    return out + s.substring(run, end);
+    if (!building) return s.substring(start, end);
+    out.appendRange(s, run, end);
+    return out.toString();
   }
 
-  /** Whether the character at i is an XML Char (a surrogate pair counts as one); fails when it is not. */
+  /** Characters of a CDATA section [start, end), line ends normalized; null after a failure. */
+  protected cdata(start: i32, end: i32): string | null {
+    const s = this.s;
+    const out = scratch;
+    let building = false;
+    let run = start;
+    for (let i = start; i < end; i++) {
+      const c = s.charCodeAt(i);
+      if (c == 0x0d) {
+        if (!building) out.reset();
+        building = true;
+        out.appendRange(s, run, i);
+        out.appendUnit(0x0a);
+        if (i + 1 < end && s.charCodeAt(i + 1) == 0x0a) i++;
+        run = i + 1;
+      } else if (!this.checkChar(i)) return null;
+      else if (isHighSurrogate(c)) i++;
+    }
+    if (!building) return s.substring(start, end);
+    out.appendRange(s, run, end);
+    return out.toString();
+  }
+
   /** Whether the character at i is an XML Char (a surrogate pair counts as one); fails when it is not. */
   protected checkChar(i: i32): bool {
     const c = this.s.charCodeAt(i);
@@ -133,39 +180,57 @@ export class XmlCursor {
     return false;
   }
 
-  /** The text of the reference between `&` and `;` (the five predefined entities, &#N; and &#xH;). */
-  /** The text of the reference between `&` and `;` (the five predefined entities, &#N; and &#xH;). */
-  protected reference(start: i32, end: i32): string | null {
-    const body = this.s.substring(start, end);
-    if (body == "amp") return "&";
-    if (body == "lt") return "<";
-    if (body == "gt") return ">";
-    if (body == "quot") return '"';
-    if (body == "apos") return "'";
-    this.pos = start - 1;
-    if (!body.startsWith("#")) {
-      this.fail("unknown entity &" + body + "; (only amp, lt, gt, quot, apos and character references)");
-      return null;
+  /**
+   * The reference between `&` and `;` (the five predefined entities, &#N; and &#xH;) onto out; false after a
+   * failure. Read in place: a document of a million references allocates nothing per reference.
+   */
+  protected reference(start: i32, end: i32, out: TextBuffer): bool {
+    const s = this.s;
+    if (s.charCodeAt(start) != 0x23) {
+      const unit = this.predefinedEntity(start, end);
+      if (unit >= 0) {
+        out.appendUnit(unit);
+        return true;
+      }
+      this.pos = start - 1;
+      return this.refuse("unknown entity &" + s.substring(start, end) + "; (only amp, lt, gt, quot, apos and character references)");
     }
-    const hex = body.startsWith("#x");
-    const digits = body.substring(hex ? 2 : 1);
+    const hex = end - start >= 2 && s.charCodeAt(start + 1) == 0x78;
+    const digits = start + (hex ? 2 : 1);
     let cp: i64 = 0;
-    for (let i = 0; i < digits.length; i++) {
-      const d = digitValue(digits.charCodeAt(i), hex);
+    for (let i = digits; i < end; i++) {
+      const d = digitValue(this.unitAt(i), hex);
       if (d < 0 || cp > 0x10ffff) {
         cp = -1;
         break;
       }
       cp = cp * (hex ? 16 : 10) + d;
     }
-    if (digits.length == 0 || cp < 0 || !isCharCodePoint(cp)) {
-      this.fail("&" + body + "; is not a character reference to an XML character");
-      return null;
+    if (digits == end || cp < 0 || !isCharCodePoint(cp)) {
+      this.pos = start - 1;
+      return this.refuse("&" + s.substring(start, end) + "; is not a character reference to an XML character");
     }
-    return String.fromCodePoint(<i32>cp);
+    out.appendCodePoint(<i32>cp);
+    return true;
   }
 
-  /** A Name (production 5) starting at pos; "" after a failure. */
+  /** The character a predefined entity's name [start, end) stands for, or -1. */
+  private predefinedEntity(start: i32, end: i32): i32 {
+    if (this.isAt("amp", start, end)) return 0x26;
+    if (this.isAt("lt", start, end)) return 0x3c;
+    if (this.isAt("gt", start, end)) return 0x3e;
+    if (this.isAt("quot", start, end)) return 0x22;
+    if (this.isAt("apos", start, end)) return 0x27;
+    return -1;
+  }
+
+  /** Whether [start, end) of the document is exactly word. */
+  private isAt(word: string, start: i32, end: i32): bool {
+    if (end - start != word.length) return false;
+    for (let i = 0; i < word.length; i++) if (this.unitAt(start + i) != <i32>word.charCodeAt(i)) return false;
+    return true;
+  }
+
   /** A Name (production 5) starting at pos; "" after a failure. */
   protected readName(what: string): string {
     const s = this.s;
@@ -194,17 +259,20 @@ export class XmlCursor {
     return this.pos - start;
   }
 
-  /** A quoted literal at pos (after optional white space), decoded when `decode` is set. */
-  protected readQuoted(what: string, decode: bool): string | null {
+  /**
+   * A quoted literal at pos (after optional white space), decoded when `decode` is set. `what` + `whose` names it in
+   * an error; they are joined only then, not for each of a tag's 40,000 attributes.
+   */
+  protected readQuoted(what: string, whose: string, decode: bool): string | null {
     this.skipSpace();
     const q = this.pos < this.s.length ? this.s.charCodeAt(this.pos) : -1;
     if (q != 0x22 && q != 0x27) {
-      this.fail("expected a quoted " + what);
+      this.fail("expected a quoted " + what + whose);
       return null;
     }
-    const close = this.s.indexOf(String.fromCharCode(q), this.pos + 1);
+    const close = this.find(q, this.pos + 1);
     if (close < 0) {
-      this.fail("unterminated " + what);
+      this.fail("unterminated " + what + whose);
       return null;
     }
     const start = this.pos + 1;
@@ -212,7 +280,12 @@ export class XmlCursor {
     if (value !== null) this.pos = close + 1;
     return value;
   }
+}
 
+/** A character that character data and attribute values keep as it is: no markup, reference, line end or surrogate. */
+@inline function isPlainUnit(c: i32): bool {
+  if (c >= 0x3f) return c < 0xd800;
+  return c >= 0x20 && c != 0x26 && c != 0x3c && c != 0x3e;
 }
 
 export function digitValue(c: i32, hex: bool): i32 {

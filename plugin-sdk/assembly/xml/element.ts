@@ -35,6 +35,9 @@ export class XmlElement {
   private static read(r: XmlReader): XmlElement | null {
     lastParseError = "";
     const open: XmlElement[] = [];
+    // An open element's text runs after its first, joined at its end tag: `text += run` for each of 200,000 runs
+    // copies the text so far every time.
+    const moreRuns: Array<string[] | null> = [];
     let root: XmlElement | null = null;
     while (true) {
       const ev = r.next();
@@ -43,10 +46,24 @@ export class XmlElement {
         if (open.length > 0) open[open.length - 1].children.push(el);
         else root = el;
         open.push(el);
+        moreRuns.push(null);
       } else if (ev == XmlEvent.EndElement) {
-        open.pop();
+        const el = open.pop();
+        const runs = moreRuns.pop();
+        if (runs !== null) el.text = runs.join("");
       } else if (ev == XmlEvent.Text) {
-        open[open.length - 1].text += r.text;
+        const top = open.length - 1;
+        const el = open[top];
+        if (el.text.length == 0) {
+          el.text = r.text;
+          continue;
+        }
+        let runs = moreRuns[top];
+        if (runs === null) {
+          runs = [el.text];
+          moreRuns[top] = runs;
+        }
+        runs.push(r.text);
       } else if (ev == XmlEvent.End) {
         return root;
       } else {

@@ -6,35 +6,21 @@
 // entities and character references exist. Namespaces are tolerated, not resolved: `name` is the local part,
 // `qname` keeps the prefix, and xmlns attributes are ordinary attributes.
 
-import { isHighSurrogate, isSpace } from "./chars";
+import { firstRepeatedName, localName, repeatsEarlierName, XmlAttribute } from "./attributes";
+import { isSpace } from "./chars";
 import { digitValue, XmlCursor, XmlEvent } from "./cursor";
 
-export { XmlEvent };
+export { localName, XmlAttribute, XmlEvent };
 
 /** Documents nested deeper are refused: code that walks a tree recursively must not meet a hostile depth. */
 export const XML_MAX_DEPTH: i32 = 256;
-
-export class XmlAttribute {
-  constructor(
-    public qname: string,
-    public value: string,
-  ) {}
-
-  /** The name without its namespace prefix. */
-  get name(): string {
-    return localName(this.qname);
-  }
-}
-
-export function localName(qname: string): string {
-  const colon = qname.indexOf(":");
-  return colon < 0 ? qname : qname.substring(colon + 1);
-}
 
 export class XmlReader extends XmlCursor {
   private stack: string[] = [];
   private sawRoot: bool = false;
   private pendingEnd: bool = false; // after <a/>: the EndElement comes next
+  /** Where each attribute name of the start tag being read begins, for the error that names one given twice. */
+  private nameStarts: i32[] = [];
   /** Of the current StartElement or EndElement: the name with its prefix, and without it. */
   qname: string = "";
   /** Of the current Text event: the characters, references decoded, CDATA included as is. */
@@ -102,13 +88,14 @@ export class XmlReader extends XmlCursor {
   /** After a StartElement: the text of the element and its descendants, up to and including its EndElement. */
   readElementText(): string {
     const depth = this.stack.length;
-    let out = "";
+    const runs: string[] = []; // joined once: an element of many text runs must not cost their count squared
     while (true) {
       const ev = this.next();
-      if (ev == XmlEvent.Text) out += this.text;
-      else if (ev == XmlEvent.EndElement && this.stack.length < depth) return out;
-      else if (ev == XmlEvent.Error || ev == XmlEvent.End) return out;
+      if (ev == XmlEvent.Text) runs.push(this.text);
+      else if (ev == XmlEvent.EndElement && this.stack.length < depth) break;
+      else if (ev == XmlEvent.Error || ev == XmlEvent.End) break;
     }
+    return runs.join("");
   }
 
   /** After a StartElement: skips to and past its EndElement. */
@@ -119,7 +106,7 @@ export class XmlReader extends XmlCursor {
   private readText(): XmlEvent {
     const s = this.s;
     const start = this.pos;
-    let end = s.indexOf("<", start);
+    let end = this.find(0x3c, start);
     if (end < 0) end = s.length;
     if (this.stack.length == 0) {
       for (let i = start; i < end; i++) {
@@ -145,21 +132,21 @@ export class XmlReader extends XmlCursor {
     const qname = this.readName("an element name after <");
     if (this.failed) return XmlEvent.Error;
     const attributes: XmlAttribute[] = [];
+    this.nameStarts.length = 0;
     const s = this.s;
     while (true) {
       const spaced = this.skipSpace() > 0;
-      if (this.pos >= s.length) return this.fail("unexpected end of document in the start tag <" + qname + ">");
+      if (this.pos >= s.length) return this.failInTag(attributes, "unexpected end of document in the start tag <" + qname + ">");
       const c = s.charCodeAt(this.pos);
       if (c == 0x3e || (c == 0x2f && this.startsWithAt("/>", this.pos))) {
         this.pos += c == 0x3e ? 1 : 2;
         this.pendingEnd = c == 0x2f;
         break;
       }
-      if (!spaced) return this.fail("expected white space, > or /> in the start tag <" + qname + ">");
-      const attribute = this.readAttribute(attributes);
-      if (attribute === null) return XmlEvent.Error;
-      attributes.push(attribute);
+      if (!spaced) return this.failInTag(attributes, "expected white space, > or /> in the start tag <" + qname + ">");
+      if (!this.readAttribute(attributes)) return this.failInTag(attributes, null);
     }
+    if (this.repeatedName(attributes)) return XmlEvent.Error;
     this.sawRoot = true;
     this.stack.push(qname);
     this.qname = qname;
@@ -167,25 +154,47 @@ export class XmlReader extends XmlCursor {
     return XmlEvent.StartElement;
   }
 
-  private readAttribute(seen: XmlAttribute[]): XmlAttribute | null {
+  /** Reads `name="value"` onto attributes (the name first, so that a failure in the value still sees it). */
+  private readAttribute(attributes: XmlAttribute[]): bool {
     const start = this.pos;
     const qname = this.readName("an attribute name");
-    if (this.failed) return null;
-    for (let i = 0; i < seen.length; i++) {
-      if (seen[i].qname == qname) {
-        this.pos = start;
-        this.fail("attribute " + qname + " given twice");
-        return null;
-      }
+    if (this.failed) return false;
+    if (repeatsEarlierName(attributes, qname)) {
+      this.pos = start;
+      return this.refuse("attribute " + qname + " given twice");
     }
+    const attribute = new XmlAttribute(qname, "");
+    attributes.push(attribute);
+    this.nameStarts.push(start);
     this.skipSpace();
     if (this.pos >= this.s.length || this.s.charCodeAt(this.pos) != 0x3d) {
-      this.fail("expected = after the attribute name " + qname);
-      return null;
+      return this.refuse("expected = after the attribute name " + qname);
     }
     this.pos++;
-    const value = this.readQuoted("the value of attribute " + qname, true);
-    return value === null ? null : new XmlAttribute(qname, value);
+    const value = this.readQuoted("the value of attribute ", qname, true);
+    if (value === null) return false;
+    attribute.value = value;
+    return true;
+  }
+
+  /** A failure inside a start tag (`message`, or one already recorded when null), unless a name was given twice. */
+  private failInTag(attributes: XmlAttribute[], message: string | null): XmlEvent {
+    if (message !== null) this.fail(message);
+    this.repeatedName(attributes);
+    return XmlEvent.Error;
+  }
+
+  /**
+   * Whether a name past those compared in turn was given twice; it becomes the error then. It stands before anything
+   * else wrong in the tag (a name is read before the rest of its attribute), so it replaces an error the tag recorded.
+   */
+  private repeatedName(attributes: XmlAttribute[]): bool {
+    const repeated = firstRepeatedName(attributes);
+    if (repeated < 0) return false;
+    this.error = null;
+    this.pos = this.nameStarts[repeated];
+    this.fail("attribute " + attributes[repeated].qname + " given twice");
+    return true;
   }
 
   private readEndTag(): XmlEvent {
@@ -249,7 +258,7 @@ export class XmlReader extends XmlCursor {
       this.skipSpace();
       if (this.pos >= close || this.s.charCodeAt(this.pos) != 0x3d) return this.refuse("expected = after " + name);
       this.pos++;
-      const value = this.readQuoted(name, false);
+      const value = this.readQuoted(name, "", false);
       if (value === null) return false;
       if (this.pos > close) return this.refuse("unterminated XML declaration");
       if (!declarationValueOk(name, value)) return this.refuse("bad " + name + ' "' + value + '"');
@@ -279,18 +288,9 @@ export class XmlReader extends XmlCursor {
       const start = this.pos + 9;
       const close = s.indexOf("]]>", start);
       if (close < 0) return this.fail("unterminated CDATA section");
-      let text = "";
-      let run = start;
-      for (let i = start; i < close; i++) {
-        const c = s.charCodeAt(i);
-        if (c == 0x0d) {
-          text += s.substring(run, i) + "\n";
-          if (i + 1 < close && s.charCodeAt(i + 1) == 0x0a) i++;
-          run = i + 1;
-        } else if (!this.checkChar(i)) return XmlEvent.Error;
-        else if (isHighSurrogate(c)) i++;
-      }
-      this.text = text + s.substring(run, close);
+      const text = this.cdata(start, close);
+      if (text === null) return XmlEvent.Error;
+      this.text = text;
       this.pos = close + 3;
       return XmlEvent.Text;
     }

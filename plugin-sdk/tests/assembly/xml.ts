@@ -8,24 +8,25 @@
 import { Host } from "@extism/as-pdk";
 import { Bytes, Cases } from "./fuzz-output";
 import { JsonValue, JsonWriter, QueryRequest, XmlElement, XmlEvent, XmlReader } from "@wasm-ccm/plugin-sdk";
+import { readInput } from "@wasm-ccm/plugin-sdk/assembly/host/io";
 
 /** The reader's events as JSON into w; the error when it failed. */
 function events(doc: Uint8Array, w: JsonWriter): string | null {
   const r = XmlReader.fromBytes(doc);
   w.beginArray();
-  let text: string | null = null;
+  const runs: string[] = []; // adjacent text runs, joined once
   while (true) {
     const ev = r.next();
     if (ev == XmlEvent.Text) {
-      text = text === null ? r.text : text + r.text;
+      runs.push(r.text);
       continue;
     }
-    if (text !== null) {
+    if (runs.length > 0) {
       w.beginArray();
       w.string("t");
-      w.string(text);
+      w.string(runs.join(""));
       w.endArray();
-      text = null;
+      runs.length = 0;
     }
     if (ev == XmlEvent.Error) return r.error;
     if (ev == XmlEvent.End) break;
@@ -65,6 +66,50 @@ export function fuzz_batch(): i32 {
     }
   }
   Host.output(Uint8Array.wrap(out.buf, 0, out.len));
+  return 0;
+}
+
+/**
+ * The document (raw bytes) through every reading a provider makes, for the time fuzzer (test/support/xml-fuzz/
+ * timing.ts): XmlReader to its end, readElementText() of the root, and XmlElement.parseBytes. Output
+ * {"events", "accepted", "elementText" (its length), "tree"}, so a caller can see the work was done.
+ */
+export function time_probe(): i32 {
+  const doc = readInput(); // one host call; Host.input() makes one per 8 bytes, which would be most of the time
+  const r = XmlReader.fromBytes(doc);
+  let events = 0;
+  let ev = r.next();
+  while (ev != XmlEvent.End && ev != XmlEvent.Error) {
+    events++;
+    ev = r.next();
+  }
+  const whole = XmlReader.fromBytes(doc);
+  const elementText = whole.next() == XmlEvent.StartElement ? whole.readElementText().length : -1;
+  const tree = XmlElement.parseBytes(doc) !== null;
+  const w = new JsonWriter();
+  w.beginObject();
+  w.key("events");
+  w.i64(events);
+  w.key("accepted");
+  w.bool(ev == XmlEvent.End);
+  w.key("elementText");
+  w.i64(elementText);
+  w.key("tree");
+  w.bool(tree);
+  w.endObject();
+  Host.output(w.toBytes());
+  return 0;
+}
+
+/** The document (raw bytes) through XmlElement.parseBytes only, as a provider reads an answer: {"tree"}. */
+export function time_tree(): i32 {
+  const tree = XmlElement.parseBytes(readInput()) !== null;
+  const w = new JsonWriter();
+  w.beginObject();
+  w.key("tree");
+  w.bool(tree);
+  w.endObject();
+  Host.output(w.toBytes());
   return 0;
 }
 

@@ -101,9 +101,15 @@ function nested(depth: number): string {
 function freeForm(rng: Random, nl: string, depth = 0): string {
   const name = rng.pick(NAMES);
   const attrs = [];
-  for (let i = rng.int(0, 3); i > 0; i--) {
+  const names: string[] = [];
+  // Sometimes more attributes than the reader compares one by one (it keeps a hash set past 8), a name now and then
+  // repeated (refused by both).
+  const many = rng.chance(0.05);
+  for (let i = many ? rng.int(9, 30) : rng.int(0, 3); i > 0; i--) {
     const q = rng.chance(0.5) ? '"' : "'";
-    attrs.push(` ${rng.pick(NAMES)}${i}${rng.chance(0.1) ? ' = ' : '='}${q}${escape(value(rng), q)}${q}`);
+    const name = many && names.length > 0 && rng.chance(0.02) ? rng.pick(names) : `${rng.pick(NAMES)}${i}`;
+    names.push(name);
+    attrs.push(` ${name}${rng.chance(0.1) ? ' = ' : '='}${q}${escape(value(rng), q)}${q}`);
   }
   if (rng.chance(0.2)) return `<${name}${attrs.join('')}${rng.chance(0.5) ? ' ' : ''}/>`;
   const parts = [];

@@ -1,8 +1,10 @@
 // The SDK's XML reader and Query-protocol helpers (plugin-sdk/assembly/xml/, query-protocol.ts) in a compiled module,
 // and a seeded run of the XML fuzzer against saxes (npm run fuzz:xml runs 100,000 cases).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADVERSARY_CASES } from '../../support/xml-fuzz/adversarial.ts';
 import { judgeXml } from '../../support/xml-fuzz/judge.ts';
 import { runXmlFuzz } from '../../support/xml-fuzz/run.ts';
+import { runXmlTimeFuzz, XmlTimer } from '../../support/xml-fuzz/timing.ts';
 import { compileFixture, load, type TestPlugin } from './harness.ts';
 
 let xml: TestPlugin;
@@ -27,6 +29,9 @@ const DESCRIBE_INSTANCES = `<?xml version="1.0" encoding="UTF-8"?>
   </reservationSet>
 </DescribeInstancesResponse>`;
 
+/** Twelve attributes, b0 to b11: more than the reader compares in turn. */
+const MANY = Array.from({ length: 12 }, (_, i) => ` b${i}=""`).join('');
+
 describe('XmlElement', () => {
   it('reaches every match of a path across repeated parents, by local name', async () => {
     expect(await tree(DESCRIBE_INSTANCES, 'reservationSet/item/instancesSet/item', 'instanceId')).toMatchObject({
@@ -42,6 +47,13 @@ describe('XmlElement', () => {
   it('decodes entities, character references and CDATA, and normalizes line ends', async () => {
     const doc = '<r><a>x &amp; &lt;y&gt; &quot;&apos; &#65;&#x1F600;<![CDATA[<raw> & ]]>\r\nz</a></r>';
     expect(await tree(doc, 'a')).toMatchObject({ texts: ['x & <y> "\' A😀<raw> & \nz'] });
+    const cdata = '<r><a><![CDATA[1\r\n2\r3\n]]>4&#x9;\r</a></r>';
+    expect(await tree(cdata, 'a')).toMatchObject({ texts: ['1\n2\n3\n4\t\n'] });
+  });
+
+  it("joins an element's own text runs around children, comments and CDATA", async () => {
+    const doc = "<r><a>x<!-- c -->y<b>not a's</b><![CDATA[z]]><?p?>&amp;</a></r>";
+    expect(await tree(doc, 'a')).toMatchObject({ texts: ['xyz&'] });
   });
 
   it('refuses malformed documents with the place and the reason', async () => {
@@ -53,6 +65,11 @@ describe('XmlElement', () => {
       ['<r>&nbsp;</r>', 'unknown entity &nbsp;'],
       ['<r>&#xD800;</r>', '&#xD800; is not a character reference to an XML character'],
       ['<r a="1" a="2"/>', 'attribute a given twice'],
+      // Past 8 attributes the names are sorted once per tag; the repeated name is still the first problem.
+      [`<r${MANY} b3="x"/>`, `column ${MANY.length + 4}: attribute b3 given twice`],
+      [`<r${MANY} b3="x" c="<"/>`, `column ${MANY.length + 4}: attribute b3 given twice`],
+      [`<r${MANY} c="<" b3="x"/>`, '< in an attribute value'],
+      [`<r${MANY} b3`, `column ${MANY.length + 4}: attribute b3 given twice`],
       ['<r a=1/>', 'expected a quoted the value of attribute a'],
       ['<!DOCTYPE r [<!ENTITY x "y">]><r>&x;</r>', 'a DOCTYPE is not supported'],
       ['<r>\n<!-- a -- b --></r>', 'line 2, column 8: -- inside a comment'],
@@ -68,6 +85,47 @@ describe('XmlElement', () => {
       expect(out.error, doc).toMatch(/^invalid XML at line \d+, column \d+: /);
     }
   });
+});
+
+describe('reading time', () => {
+  it("reads the adversary round's documents (40,000 attributes, 1 M &amp;, 200,000 text runs) each within 1 s", async () => {
+    const timer = await XmlTimer.create();
+    try {
+      const seen: Record<string, { ms: number; events?: number; elementText?: number }> = {};
+      for (const [name, doc] of Object.entries(ADVERSARY_CASES)) {
+        const { result } = await timer.time(doc, 1); // every reading, for the sign that the work was done
+        expect(result, name).toMatchObject({ accepted: true, tree: true });
+        // The budget is for the reading a provider makes of an answer (HttpResult.xml(), XmlElement.parseBytes).
+        const { cpuMs } = await timer.time(doc, 2, 'time_tree');
+        seen[name] = { ms: Math.round(cpuMs), events: result.events, elementText: result.elementText };
+      }
+      // The attributes' tag and its end, the 1 M references decoded, the 200,000 runs joined.
+      expect(seen['40,000 attributes (389 KB)']).toMatchObject({ events: 2 });
+      expect(seen['1 M &amp; (5 MB)']).toMatchObject({ events: 3, elementText: 1_000_000 });
+      expect(seen['200,000 text runs (1.6 MB)']).toMatchObject({ events: 200_002, elementText: 200_000 });
+      for (const [name, { ms }] of Object.entries(seen)) expect(ms, name).toBeLessThan(1_000);
+    } finally {
+      await timer.close();
+    }
+  }, 120_000);
+
+  it('grows linearly with every adversarial construct (time at 4n at most 6x time at n)', async () => {
+    const report = await runXmlTimeFuzz({
+      seeds: 1,
+      seed: 7,
+      firstBytes: 32 * 1024,
+      steps: 3,
+      floorMs: 15,
+      maxRatio: 6,
+    });
+    expect(report.findings).toEqual([]);
+    // Every shape ran its three sizes, up to about half a megabyte.
+    expect(report.series).toHaveLength(9);
+    for (const series of report.series) {
+      expect(series.bytes, series.shape).toHaveLength(3);
+      expect(series.bytes[2], series.shape).toBeGreaterThan(400_000);
+    }
+  }, 300_000);
 });
 
 describe('XmlReader', () => {
