@@ -124,12 +124,26 @@ describe('HTTP broker, framed (ccm_http_bytes)', () => {
       [requestFrame([1, 2]), 'head: expected object'],
       [requestFrame('null'), 'head: expected object'],
       [requestFrame(head({ url: api.url('/echo'), body: 'x' })), 'the body goes after the head, not in it'],
+      // Bounded before any parse: the main thread reads at most 64 KiB, 8 levels deep.
+      [
+        requestFrame(head({ url: api.url('/echo'), headers: { 'x-big': 'y'.repeat(64 * 1024) } })),
+        'bytes is larger than the 65536 the host reads',
+      ],
+      [requestFrame(`${'['.repeat(9)}${']'.repeat(9)}`), 'its head nests deeper than 8 levels'],
+      [requestFrame(head({ extra: [[[[[[[[1]]]]]]]] })), 'its head nests deeper than 8 levels'],
     ];
     for (const [frame, message] of cases) {
       const answer = await ask(frame);
       expect(answer.head.error, message).toMatchObject({ code: 'Network', message: expect.stringContaining(message) });
       expect(answer.body.byteLength).toBe(0);
     }
+  });
+
+  it('counts the nesting of the JSON, not brackets inside its strings', async () => {
+    const bracketed = { 'x-brackets': '[[[[[[[[[[{{{{{{{{{{\\"[[[[' };
+    const answer = await ask(requestFrame(head({ method: 'POST', url: api.url('/echo'), headers: bracketed })));
+    expect(answer.head.status).toBe(200);
+    expect(api.seen.at(-1)?.headers['x-brackets']).toBe(bracketed['x-brackets']);
   });
 
   it('takes the head length from the prefix, not from the end of the JSON', async () => {

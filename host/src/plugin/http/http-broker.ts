@@ -6,15 +6,16 @@ import type { ConnectionOptions } from 'node:tls';
 import { bodyText } from '../../net/collect.ts';
 import { ResponseParseError } from '../../net/http1/errors.ts';
 import { Http1Pool } from '../../net/http1/pool.ts';
-import { validateValue } from '../../abi/index.ts';
-import type { HttpError, HttpRequest, HttpResponse } from '../../abi/index.ts';
+import type { HttpError } from '../../abi/index.ts';
 import { type AuthorizedRequest, CredentialRefusal, type CredentialStore } from '../credentials/credential-store.ts';
 import type { HostAllowList } from './allow-list.ts';
 import { BrokerError } from './broker-error.ts';
-import { buildFrame, errorFrame, splitFrame } from './http-frame.ts';
+import { buildFrame, errorFrame } from './http-frame.ts';
+import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from './http-json.ts';
 import { LeaseFence, type ReplicaGuard } from './lease-fence.ts';
 import { RecentSignatures } from './recent-signatures.ts';
 import { SecretRedactor } from './redact.ts';
+import { parseRequestFrame, type RequestHead } from './request-frame.ts';
 import { METHOD_OVERRIDE_HEADERS, mutationReason } from './request-effect.ts';
 import { SigV4Error } from './sigv4-signer.ts';
 
@@ -51,8 +52,6 @@ export interface HostGetAnswer {
  */
 export const REPLICA_IDENTITY_HEADER = 'x-kubernetes-leader-election-identity';
 
-type Answer = HttpResponse | { error: HttpError };
-
 /** The secrets attached to a request on its way (redact.ts): the credentials' own, and one-time values. */
 interface Attached {
   secrets: string[];
@@ -60,9 +59,6 @@ interface Attached {
 }
 
 const isEmpty = (attached: Attached): boolean => attached.secrets.length === 0 && attached.requestSecrets.length === 0;
-
-/** What a request carries besides its body (ccm_http_bytes's head). */
-type RequestHead = Omit<HttpRequest, 'body'>;
 
 /** A response as it arrived: the body is left in its chunks until the answer is written. */
 interface RawResponse {
@@ -90,10 +86,6 @@ const RESERVED_HEADERS = new Set([
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const MAX_CONNECTIONS_PER_ORIGIN = 64;
 
-const encoder = new TextEncoder();
-// One decoder for every request: it refuses what is not UTF-8 instead of replacing it.
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
 export class HttpBroker {
   readonly #options: HttpBrokerOptions;
   /** Keep-alive connections per origin: plugins talk to the same few allow-listed API endpoints over and over. */
@@ -120,23 +112,15 @@ export class HttpBroker {
     return pool;
   }
 
-  /** Serves one ccm_http request: JSON in, JSON answer out. `call` aborts at the call's deadline. Never rejects. */
+  /**
+   * Serves one ccm_http request (JSON in, JSON answer out) for a caller on the main thread (tests, the smoke test),
+   * through the same conversion a plugin's worker makes (http-json.ts) and handleBytes. A plugin's ccm_http never
+   * comes here: its worker sends frames. Never rejects.
+   */
   async handle(requestBytes: Uint8Array, call: AbortSignal): Promise<Uint8Array> {
-    let answer: Answer;
-    try {
-      const request = parseRequest(requestBytes);
-      this.#options.onPluginRequest?.(request.method.toUpperCase(), request.url);
-      const body = request.body === '' ? undefined : Buffer.from(request.body, 'utf8');
-      const response = await this.#exchange(request, body, call);
-      answer = {
-        status: response.status,
-        headers: response.headers,
-        body: bodyText(response.chunks),
-      };
-    } catch (err) {
-      answer = { error: brokerError(err) };
-    }
-    return encoder.encode(JSON.stringify(answer));
+    const frame = frameOfJsonRequest(requestBytes);
+    if (!(frame instanceof Uint8Array)) return jsonError(frame.code, frame.message);
+    return jsonOfAnswerFrame(await this.handleBytes(frame, call));
   }
 
   /**
@@ -145,7 +129,7 @@ export class HttpBroker {
    */
   async handleBytes(requestBytes: Uint8Array, call: AbortSignal): Promise<Uint8Array> {
     try {
-      const { head, body } = parseFramedRequest(requestBytes);
+      const { head, body } = parseRequestFrame(requestBytes);
       this.#options.onPluginRequest?.(head.method.toUpperCase(), head.url);
       const response = await this.#exchange(head, body.byteLength === 0 ? undefined : body, call);
       return buildFrame(`{"status":${response.status},"headers":${JSON.stringify(response.headers)}}`, response.chunks);
@@ -399,39 +383,6 @@ function redactedError(err: unknown, redactor: SecretRedactor): unknown {
   const message = redactor.text(err.message);
   if (message === err.message) return err;
   return new BrokerError(err instanceof BrokerError ? err.code : 'Network', message);
-}
-
-function parseRequest(bytes: Uint8Array): HttpRequest {
-  let value: unknown;
-  try {
-    value = JSON.parse(strictUtf8.decode(bytes));
-  } catch (err) {
-    throw new BrokerError('Network', `ccm_http request is not UTF-8 JSON: ${(err as Error).message}`);
-  }
-  const checked = validateValue('HttpRequest', value);
-  if (!checked.ok) throw new BrokerError('Network', `malformed ccm_http request: ${checked.error}`);
-  return checked.value;
-}
-
-/** The head and body of a ccm_http_bytes request; the body is a view into `bytes`. */
-function parseFramedRequest(bytes: Uint8Array): { head: RequestHead; body: Uint8Array } {
-  const frame = splitFrame(bytes);
-  if (typeof frame === 'string') throw new BrokerError('Network', `malformed ccm_http_bytes request: ${frame}`);
-  let value: unknown;
-  try {
-    value = JSON.parse(strictUtf8.decode(frame.head));
-  } catch (err) {
-    throw new BrokerError('Network', `ccm_http_bytes request head is not UTF-8 JSON: ${(err as Error).message}`);
-  }
-  const head = typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-  if (head !== undefined && Object.hasOwn(head, 'body')) {
-    // Refused rather than ignored: a plugin that put its body there would otherwise send an empty one.
-    throw new BrokerError('Network', 'malformed ccm_http_bytes request: the body goes after the head, not in it');
-  }
-  // The head is an HttpRequest without its body: checked as one with an empty body.
-  const checked = validateValue('HttpRequest', head === undefined ? value : { ...head, body: '' }, 'head');
-  if (!checked.ok) throw new BrokerError('Network', `malformed ccm_http_bytes request: ${checked.error}`);
-  return { head: checked.value, body: frame.body };
 }
 
 function brokerError(err: unknown): HttpError {

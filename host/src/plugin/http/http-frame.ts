@@ -6,6 +6,38 @@
 /** Bytes of the head length that starts every frame. */
 export const FRAME_PREFIX_BYTES = 4;
 
+/**
+ * The largest request head the main thread reads: method, URL and headers. More is refused unread, so that parsing a
+ * head never holds the main thread (servers refuse request heads far smaller: 8-16 KiB is usual).
+ */
+export const MAX_HEAD_BYTES = 64 * 1024;
+
+/** The deepest a request's JSON may nest (a head has 2 levels: the request and its headers). */
+export const MAX_JSON_DEPTH = 8;
+
+/**
+ * Whether the JSON text in `bytes` nests arrays and objects deeper than `max` levels (brackets inside strings do not
+ * count): a check in one pass, made before JSON.parse builds what it describes.
+ */
+export function jsonNestsDeeper(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i] as number;
+    if (inString) {
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) {
+      inString = true;
+    } else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > max) return true;
+    } else if (byte === 0x5d || byte === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 export interface Frame {
   head: Uint8Array;
   body: Uint8Array;

@@ -1,11 +1,14 @@
 // The wasm-ccm host functions (`extism:host/user`) as the guest sees them from inside its worker. They are
 // synchronous (Extism foreground mode): ccm_http and ccm_http_bytes hand the request to the main thread through the
 // channel and block until the answer is there, so the HTTP client and the credentials stay on the main thread.
-// ccm_log posts the record without waiting for anyone. ccm_input_read, ccm_http_bytes and ccm_http_answer_read move
-// bytes straight between the guest's linear memory and the host, one host call each.
+// Both hand it a ccm_http_bytes frame: ccm_http's JSON is parsed, checked and turned into a frame here, and the answer
+// frame back into JSON (http/http-json.ts), on the plugin's thread rather than the main one. ccm_log posts the record
+// without waiting for anyone. ccm_input_read, ccm_http_bytes and ccm_http_answer_read move bytes straight between the
+// guest's linear memory and the host, one host call each.
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
 import { Channel, ChannelState, HostRequestKind } from '../channel/channel.ts';
 import { errorFrame } from '../http/http-frame.ts';
+import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from '../http/http-json.ts';
 import type { GuestKernel } from './guest-kernel.ts';
 import type { LogMessage } from './worker-protocol.ts';
 
@@ -17,47 +20,57 @@ export interface HostFunctionContext {
   log: (message: Omit<LogMessage, 'type' | 'exportName'>) => void;
 }
 
-const encoder = new TextEncoder();
-
 // The function type js-sdk's `functions` option takes (its arguments are typed loosely there).
 type HostFunction = NonNullable<ExtismPluginOptions['functions']>[string][string];
 
 type HttpErrorAnswer = (code: string, message: string) => Uint8Array;
-const jsonError: HttpErrorAnswer = (code, message) => encoder.encode(JSON.stringify({ error: { code, message } }));
+
+const tooLargeRequest = (bytes: number, limit: number): [string, string] => [
+  'TooLarge',
+  `request of ${bytes} bytes is above the limit of ${limit}`,
+];
+const OVER_BUDGET: [string, string] = [
+  'TooLarge',
+  'the answer does not fit the kernel memory budget left for this call',
+];
 
 export function createHostFunctions(host: HostFunctionContext): Record<string, HostFunction> {
   const { channel, kernel } = host;
-  // Both HTTP imports: the same hand-over, told apart by `kind`; the answers made here are in the import's own format.
-  const exchange = (request: Uint8Array, kind: number, errorAnswer: HttpErrorAnswer): Uint8Array => {
-    if (request.byteLength > host.maxHttpRequestBytes) {
-      return errorAnswer(
-        'TooLarge',
-        `request of ${request.byteLength} bytes is above the limit of ${host.maxHttpRequestBytes}`,
-      );
+  // Both HTTP imports: a request frame to the main thread, an answer frame back (or one made here).
+  const exchange = (frame: Uint8Array): Uint8Array => {
+    if (frame.byteLength > host.maxHttpRequestBytes) {
+      return errorFrame(...tooLargeRequest(frame.byteLength, host.maxHttpRequestBytes));
     }
-    if (!channel.reserve(request.byteLength)) return errorAnswer('TooLarge', 'request does not fit the channel');
-    channel.payload.set(request, 0);
-    channel.length = request.byteLength;
-    channel.kind = kind;
+    if (!channel.reserve(frame.byteLength)) return errorFrame('TooLarge', 'request does not fit the channel');
+    channel.payload.set(frame, 0);
+    channel.length = frame.byteLength;
+    channel.kind = HostRequestKind.httpBytes;
     channel.publish(ChannelState.hostRequest);
     channel.waitWhile(ChannelState.hostRequest);
     const answer = channel.copyOut(0, channel.length);
     // Back to "running a call"; nobody waits for this value, so no wake-up.
     channel.set(ChannelState.call);
-    if (!kernel.tryCharge(answer.byteLength)) {
-      return errorAnswer('TooLarge', 'the answer does not fit the kernel memory budget left for this call');
-    }
     return answer;
+  };
+  // What the guest gets is charged against the call's kernel budget, in the import's own format.
+  const charged = (answer: Uint8Array, errorAnswer: HttpErrorAnswer): Uint8Array =>
+    kernel.tryCharge(answer.byteLength) ? answer : errorAnswer(...OVER_BUDGET);
+  // ccm_http: the JSON request is checked and framed here, the answer frame turned into JSON here.
+  const jsonExchange = (request: Uint8Array): Uint8Array => {
+    if (request.byteLength > host.maxHttpRequestBytes) {
+      return jsonError(...tooLargeRequest(request.byteLength, host.maxHttpRequestBytes));
+    }
+    const frame = frameOfJsonRequest(request);
+    return frame instanceof Uint8Array ? jsonOfAnswerFrame(exchange(frame)) : jsonError(frame.code, frame.message);
   };
 
   return {
     ccm_http: (context: CallContext, requestAddress: bigint): bigint =>
-      context.store(exchange(kernel.blockBytes(context, requestAddress), HostRequestKind.http, jsonError)),
+      context.store(charged(jsonExchange(kernel.blockBytes(context, requestAddress)), jsonError)),
     // ABI 1.3: the request frame (http/http-frame.ts) is read out of the guest's memory; the answer frame is held
     // until ccm_http_answer_read copies it in, and its length returned. Pointers are i32: plugins are wasm32.
     ccm_http_bytes: (_context: CallContext, address: number, length: number): number => {
-      const request = kernel.guestBytes('ccm_http_bytes', address, length);
-      const answer = exchange(request, HostRequestKind.httpBytes, errorFrame);
+      const answer = charged(exchange(kernel.guestBytes('ccm_http_bytes', address, length)), errorFrame);
       kernel.hold(answer);
       return answer.byteLength;
     },
