@@ -1,6 +1,6 @@
 // How late a call past its deadline fails, and how long its worker takes to stop, for a guest growing its linear
 // memory one page at a time in a loop (each grow can cost V8 a full GC, during which it does not act on terminate():
-// see host/src/plugin/worker/worker-heap.ts) and a plain infinite loop. Each round loads nothing new: the pool's replacement serves the next round, which starts once the previous
+// see host/src/plugin/worker/worker-heap.ts), a plain infinite loop, and loops around one bulk memory instruction. Each round loads nothing new: the pool's replacement serves the next round, which starts once the previous
 // round's worker has exited (counted by the restarts metric), so rounds do not compete for CPU.
 // Writes bench/results/deadline-overrun.json and prints a table.
 import { writeFileSync } from 'node:fs';
@@ -15,10 +15,22 @@ const RESULTS = new URL('./results/deadline-overrun.json', import.meta.url);
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 1 : 3;
 const DEADLINE_MS = 3000;
+const MIB16 = 16 * 1024 * 1024;
+// Each a loop V8 must stop: memory growth (GC storms), a plain loop, and loops around one bulk instruction (code
+// compiled for dynamic tiering checked those only when its tiering budget ran out: wasm/engine-flags.ts).
 const GUESTS = {
   grow_pages: '(loop $l (drop (memory.grow (i32.const 1))) (br $l))',
   loop: '(loop $l (br $l))',
+  fill_16mib: `(loop $l (memory.fill (i32.const 0) (i32.const 0) (i32.const ${MIB16})) (br $l))`,
+  copy_16mib: `(loop $l (memory.copy (i32.const 0) (i32.const ${MIB16}) (i32.const ${MIB16})) (br $l))`,
+  fill_256mib: '(loop $l (memory.fill (i32.const 0) (i32.const 1) (i32.const 268435456)) (br $l))',
 } as const;
+// The bulk loops need their memory up front; the grower starts from one page.
+const MEMORY: Partial<Record<keyof typeof GUESTS, string>> = {
+  fill_16mib: '(memory (export "memory") 512)',
+  copy_16mib: '(memory (export "memory") 512)',
+  fill_256mib: '(memory (export "memory") 4096)',
+};
 
 interface GuestResult {
   overrun_ms: number[];
@@ -34,7 +46,7 @@ async function measure(name: keyof typeof GUESTS): Promise<GuestResult> {
   const body = `(func (export "${name}") (result i32) ${GUESTS[name]} (i32.const 0))`;
   // The default limits: 256 MiB of linear memory, as a provider runs with.
   const plugin = await loadPlugin({
-    source: { bytes: hostileModule({ body }), name: `${name}.wasm` },
+    source: { bytes: hostileModule({ body, memory: MEMORY[name], features: ['bulk-memory'] }), name: `${name}.wasm` },
     pool: { size: 1 },
     limits: { callTimeoutMs: DEADLINE_MS, queueTimeoutMs: 120_000 },
     registry,
