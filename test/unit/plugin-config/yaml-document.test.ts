@@ -9,6 +9,7 @@ import {
   MAX_EXPANDED_DEPTH,
   MAX_EXPANDED_SIZE,
 } from '../../../host/src/plugin/config/yaml-document.ts';
+import { Random } from '../../support/json-fuzz/random.ts';
 
 function refusal(text: string): PluginConfigError {
   try {
@@ -20,15 +21,10 @@ function refusal(text: string): PluginConfigError {
   throw new Error('expected a PluginConfigError');
 }
 
-// A small deterministic generator (mulberry32), so a failure can be replayed by its seed.
+// Seeded (mulberry32), so a failure can be replayed by its seed.
 function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const generator = new Random(seed);
+  return () => generator.next();
 }
 
 /** A random document of mappings, lists and scalars, with anchors on some nodes and aliases to earlier anchors. */

@@ -4,18 +4,14 @@
 // exactly the value's own: accepted at those limits, refused one below either.
 import { describe, expect, it } from 'vitest';
 import { scanAnswer } from '../../../host/src/plugin/envelope/answer-scan.ts';
+import { Random } from '../../support/json-fuzz/random.ts';
 
 const CASES = 2000;
 
-/** mulberry32: a small seeded generator, so a failure can be replayed. */
+// Seeded (mulberry32), so a failure can be replayed by its seed.
 function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const generator = new Random(seed);
+  return () => generator.next();
 }
 
 const PIECES = ['"', '\\', '\\"', '\\\\', '[', ']', '{', '}', ',', ':', 'a', ' ', '\n', '\u0000', 'é', '😀', '\u2028'];
