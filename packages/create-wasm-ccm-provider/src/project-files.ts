@@ -61,17 +61,27 @@ export function fixtureYaml(name: string, cloudHost: string): string {
     '# What the load balancer sends traffic to, read by a GET the host makes with your credentials: after ensure and',
     '# update the backends must be exactly the nodes sent (list the ones your provider filters out under',
     '# nodeSets.filtered, with the reason). Point it at your API; without it those checks are skipped.',
-    `backendProbe: { url: 'http://${cloudHost}/v1/load-balancers/{lb}', path: backendInstanceIds, identity: instanceID }`,
+    `backendProbe: { url: '${cloudUrl(cloudHost)}/v1/load-balancers/{lb}', path: backendInstanceIds, identity: instanceID }`,
     '',
   ].join('\n');
 }
 
+// A cloud on this machine (a fake one to develop against) speaks plain http; any other, https: the host sends a
+// credential over TLS only, unless its entry says "insecure" for a loopback host.
+const LOOPBACK_HOST = /^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost)(?::\d+)?$/;
+const isLoopback = (host: string): boolean => LOOPBACK_HOST.test(host);
+
+export function cloudUrl(host: string): string {
+  return `${isLoopback(host) ? 'http' : 'https'}://${host}`;
+}
+
 export function cloudJson(host: string): string {
-  return `${JSON.stringify({ url: `http://${host}`, region: 'dc-east-1', zone: 'dc-east-1a' }, null, 2)}\n`;
+  return `${JSON.stringify({ url: cloudUrl(host), region: 'dc-east-1', zone: 'dc-east-1a' }, null, 2)}\n`;
 }
 
 export function credentialsJson(host: string): string {
-  const file = { credentials: [{ name: 'cloud-api', hosts: [host], bearerToken: 'replace-with-your-api-token' }] };
+  const entry = { name: 'cloud-api', hosts: [host], bearerToken: 'replace-with-your-api-token' };
+  const file = { credentials: [isLoopback(host) ? { ...entry, insecure: true } : entry] };
   return `${JSON.stringify(file, null, 2)}\n`;
 }
 

@@ -10,6 +10,7 @@ import {
   parseCapabilities,
 } from '../../../packages/create-wasm-ccm-provider/src/capabilities.ts';
 import { createMain } from '../../../packages/create-wasm-ccm-provider/src/create.ts';
+import { type Credential, parseCredentialFile } from '../../../host/src/plugin/credentials/credential-file.ts';
 import { SDK_DIR } from '../../../plugin-sdk/tools/compile.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'ccm-create-'));
@@ -76,5 +77,26 @@ describe('create-wasm-ccm-provider', () => {
     expect(pkg.scripts?.build).toBe('asc --config asconfig.json && wasm-ccm-check-imports build/edge-cloud.wasm');
     expect(existsSync(join(dir, 'assembly', 'loadbalancer.ts'))).toBe(false);
     expect(create([dir]).out).toContain('exists and is not empty');
+  });
+
+  it('points the conformance files at a local cloud over http, with an insecure credential, and at others over https', () => {
+    const files = (host: string): { url: string; probe: string; credentials: Credential[] } => {
+      const dir = join(scratch, `cloud-at-${host.replace(/[^a-z0-9]/g, '-')}`);
+      expect(create([dir, `--cloud-host=${host}`]).code).toBe(0);
+      const text = readFileSync(join(dir, 'conformance', 'credentials.json'), 'utf8');
+      return {
+        url: (JSON.parse(readFileSync(join(dir, 'conformance', 'cloud.json'), 'utf8')) as { url: string }).url,
+        probe: readFileSync(join(dir, 'conformance', 'fixture.yaml'), 'utf8'),
+        // As the host reads it: an insecure entry for a host that is not loopback would be refused here.
+        credentials: parseCredentialFile(text, 'credentials.json'),
+      };
+    };
+    const local = files('127.0.0.1:8990');
+    expect(local.url).toBe('http://127.0.0.1:8990');
+    expect(local.credentials[0]?.insecure).toBe(true);
+    const remote = files('api.mycloud.example');
+    expect(remote.url).toBe('https://api.mycloud.example');
+    expect(remote.probe).toContain("url: 'https://api.mycloud.example/v1/load-balancers/{lb}'");
+    expect(remote.credentials[0]?.insecure).toBe(false);
   });
 });
