@@ -7,6 +7,8 @@ import type { Logger } from '../log/logger.ts';
 import type { Capability, DescribeResponse } from '../abi/index.ts';
 import { DEFAULT_LIMITS, type LoadedPlugin, loadPlugin } from '../plugin/index.ts';
 import { unpackModule } from '../plugin/module/module-gzip.ts';
+import { exportedFunctionNames } from '../plugin/module/prepare-module.ts';
+import { readModule } from '../plugin/wasm/module-reader.ts';
 import { type Check, type CheckContext, CheckFailed, type CheckResult, CheckSkipped, CloudRequests } from './check.ts';
 import { instanceChecks } from './checks/instance-checks.ts';
 import { cleanUpLoadBalancer, loadBalancerChecks } from './checks/lb-checks.ts';
@@ -95,12 +97,8 @@ async function loadForKit(
 ): Promise<{ plugin: LoadedPlugin; exports: Set<string> }> {
   const raw = new Uint8Array(await readFile(options.pluginPath));
   const bytes = (await unpackModule(raw, basename(options.pluginPath), DEFAULT_LIMITS.maxModuleBytes)).module;
-  const module = await WebAssembly.compile(bytes);
-  const exports = new Set(
-    WebAssembly.Module.exports(module)
-      .filter((e) => e.kind === 'function')
-      .map((e) => e.name),
-  );
+  // Read, not compiled: loading the plugin compiles it, under the runtime's policies and V8 flags.
+  const exports = exportedFunctionNames(readModule(bytes).exports);
   const plugin = await loadPlugin({
     source: { bytes, name: basename(options.pluginPath) },
     cloudConfig: options.cloudConfig,
