@@ -249,6 +249,10 @@ describe.each([deployment(), daemonSet()])('$label ($file)', (w: Workload) => {
         expect(ok, `${c.name}: ${h.hostname}:${h.port}`).toBe(true);
       }
     }
+    // A credential goes over https only (insecure entries are for loopback hosts): the cloud URL it names is https.
+    const forCloud = creds.filter((c) => c.hosts.some((h) => h.hostname === url.hostname));
+    expect(forCloud.length).toBeGreaterThan(0);
+    expect(url.protocol).toBe('https:');
   });
 });
 
