@@ -26,6 +26,7 @@ const report = await runCodeFuzz(numbers);
 const rows = [
   ['modules read', report.modules],
   ['  valid mutants', report.mutantsValid],
+  ['  refused by design (GC types or instructions)', report.allowedRefusals],
   ['  with tail calls', report.withTailCalls],
   ['findings', report.findings.length],
   ['slowest read, ns per byte of code (>= 16 KiB)', report.maxNsPerByte.toFixed(0)],
@@ -38,6 +39,7 @@ writeResults(values.out, 'fuzz-wasm-code', loadBefore, {
   ...numbers,
   modules: report.modules,
   mutants_valid: report.mutantsValid,
+  allowed_refusals: report.allowedRefusals,
   with_tail_calls: report.withTailCalls,
   findings: report.findings,
   max_ns_per_byte: Math.round(report.maxNsPerByte),

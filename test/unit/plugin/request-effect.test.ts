@@ -50,7 +50,12 @@ const mutations: Array<[string, EffectRequest, PostReads | undefined, RegExp]> =
   ['a DELETE', request('DELETE', 'https://api.example/v1/instances/1'), undefined, /^$/],
   ['an unknown method', request('PURGE', 'https://api.example/'), undefined, /^$/],
   ['TRACE', request('TRACE', 'https://api.example/'), undefined, /^$/],
-  ['a GET with a body', request('GET', 'https://api.example/', 'x'), undefined, /it carries a body, which a server may act on/],
+  [
+    'a GET with a body',
+    request('GET', 'https://api.example/', 'x'),
+    undefined,
+    /it carries a body, which a server may act on/,
+  ],
   ['an OPTIONS with a body', request('OPTIONS', 'https://api.example/', '{}'), undefined, /carries a body/],
   ['a HEAD with a body', request('HEAD', 'https://api.example/', '{}'), undefined, /carries a body/],
   [
