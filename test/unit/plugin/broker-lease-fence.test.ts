@@ -46,6 +46,7 @@ beforeAll(async () => {
   api = await startServer({
     '/echo': (req, res) => res.end(`${req.method} ${req.body}`),
     '/hold': (_req, res) => held.push(() => res.end('released')),
+    '/never': () => undefined,
   });
   broker = testBroker([api.host], CredentialStore.empty(), {
     replica: lease,
@@ -195,4 +196,16 @@ describe('the lease fence at the wire', () => {
     });
     expect(api.seen.filter((r) => r.body === 'after-loss')).toHaveLength(0);
   }, 30_000);
+
+  it('still ends a change already on the wire at its own timeout (the fence lets go of the timer only)', async () => {
+    lease.freshForMs(60_000);
+    const frame = requestFrame(
+      { method: 'POST', url: api.url('/never'), headers: {}, timeoutMs: 300 },
+      Buffer.from('x'),
+    );
+    const started = performance.now();
+    const answer = readAnswerFrame(await broker.handleBytes(frame, AbortSignal.timeout(10_000)));
+    expect(answer.head).toMatchObject({ error: { code: 'Timeout' } });
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
 });

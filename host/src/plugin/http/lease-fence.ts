@@ -62,12 +62,13 @@ export class LeaseFence {
   }
 
   /**
-   * For the pool's beforeWrite: undefined lets the bytes go (and the timer ends, since a request on the wire is not
-   * taken back), an error refuses them.
+   * For the pool's beforeWrite: undefined lets the bytes go (and the lease timer ends, since a request on the wire is
+   * not taken back; the outer signal still aborts it: its timeout and the call's deadline hold until release()), an
+   * error refuses them.
    */
   readonly beforeWrite = (): Error | undefined => {
     if (this.#expired || !(this.#replica.leaseFreshForMs() > 0)) return this.#refusal(' before the request went out');
-    this.release();
+    clearTimeout(this.#timer);
     return undefined;
   };
 
