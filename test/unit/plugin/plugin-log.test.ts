@@ -64,4 +64,12 @@ describe('plugin log records', () => {
     expect(fields['field.plugin']).toBe('a');
     expect(fields['field.field.plugin']).toBe('b');
   });
+
+  it('cannot write a tag or a line of its own through a field name the text format writes as it is', () => {
+    const forged = 'x\nE0101 00:00:00.000000       1 elector.go:1] "leadership lost" plugin';
+    const fields = forward({ level: 'info', message: 'x', fields: { 'k="v" plugin': 'evil', [forged]: 'evil' } });
+    expect(fields.plugin).toBe('acme');
+    expect(fields['field.k__v__plugin']).toBe('evil');
+    for (const name of Object.keys(fields)) expect(name).toMatch(/^[A-Za-z0-9_./-]+$/);
+  });
 });

@@ -15,22 +15,26 @@ export function methodOfExport(exportName: string): string {
 // The tags the host puts on a plugin's records (here, in load-plugin.ts and the hot swapper): a reader trusts them to
 // say who wrote a record, so a plugin's field of the same name must not replace them (a record's own fields win over
 // its logger's). Such a field is kept as `field.<name>`, and so is a plugin field already named `field.…`, so that
-// `field.plugin` always is the renamed one.
+// `field.plugin` always is the renamed one. A name with anything but letters, digits and `_.-/` is renamed too, its
+// other characters made `_`: the text log format writes names as they are, so a name with a space, a quote or a line
+// break could write a tag of its own (`k="v" plugin=`) or a whole forged line.
 const HOST_TAGS = new Set(['plugin', 'method', 'source', 'provider', 'shadow', 'component']);
 const RENAMED_PREFIX = 'field.';
+const PLAIN_NAME = /^[A-Za-z0-9_./-]+$/;
 
-/** The plugin's fields, none of them taking the place of a host tag. */
+function mustRename(name: string): boolean {
+  return HOST_TAGS.has(name) || name.startsWith(RENAMED_PREFIX) || !PLAIN_NAME.test(name);
+}
+
+/** The plugin's fields, none of them taking the place of a host tag or writing one. */
 export function pluginFields(fields: LogFields): LogFields {
-  let out: LogFields | undefined;
-  for (const name of Object.keys(fields)) {
-    if (!HOST_TAGS.has(name) && !name.startsWith(RENAMED_PREFIX)) continue;
-    // Copied only when some name must change: most records have none.
-    out ??= { ...fields };
-    delete out[name];
-  }
-  if (out === undefined) return fields;
-  for (const [name, value] of Object.entries(fields)) {
-    if (HOST_TAGS.has(name) || name.startsWith(RENAMED_PREFIX)) out[`${RENAMED_PREFIX}${name}`] = value;
+  const names = Object.keys(fields);
+  // Copied only when some name must change: most records have none.
+  if (!names.some(mustRename)) return fields;
+  const out: LogFields = {};
+  for (const name of names) {
+    const kept = mustRename(name) ? `${RENAMED_PREFIX}${name.replace(/[^A-Za-z0-9_./-]/g, '_')}` : name;
+    out[kept] = fields[name];
   }
   return out;
 }
