@@ -78,6 +78,18 @@ describe('plugin configuration YAML limits', () => {
     expect(refusal(text).message).toMatch(/^l\[\d\]: YAML aliases expand the document past/);
   });
 
+  it('counts a number as long as its JSON: long numbers named many times are refused', () => {
+    const numbers = `n: &n [${Array(1000).fill('-1.2345678901234567e-300').join(', ')}]\n`;
+    const levels = [1, 2, 3].map(
+      (i) =>
+        `l${i}: &l${i} [${Array(10)
+          .fill(i === 1 ? '*n' : `*l${i - 1}`)
+          .join(', ')}]`,
+    );
+    const text = `${numbers}${levels.join('\n')}\ntop: [${Array(7).fill('*l3').join(', ')}]\n`;
+    expect(refusal(text).message).toMatch(/YAML aliases expand the document past/);
+  });
+
   it('refuses an alias inside the node it names, and more aliases than js-yaml is told to allow', () => {
     expect(refusal('a: &a\n  b: [1, *a]\n').message).toBe('a.b[1]: a YAML alias inside the node it names (a cycle)');
     expect(

@@ -9,7 +9,7 @@ import { PluginConfigError } from './field.ts';
 
 /** Alias nodes (`*name`) in the document: sharing a few `limits` is what they are for. */
 export const MAX_ALIASES = 100;
-/** Nodes, plus the characters of every key and string, with every alias expanded: twice the file cap (4 MiB). */
+/** Nodes, plus the JSON length of every key and scalar, with every alias expanded: twice the file cap (4 MiB). */
 export const MAX_EXPANDED_SIZE = 8 * 1048576;
 /** Nesting with every alias expanded (js-yaml bounds the text's own nesting to 100). */
 export const MAX_EXPANDED_DEPTH = 200;
@@ -46,7 +46,7 @@ function checkExpansion(doc: unknown): void {
       continue;
     }
     const value = step.value;
-    size += 1 + (typeof value === 'string' ? value.length : 0);
+    size += 1 + scalarLength(value);
     if (size > MAX_EXPANDED_SIZE) {
       fail(step, `YAML aliases expand the document past ${MAX_EXPANDED_SIZE} nodes and characters`);
     }
@@ -67,6 +67,14 @@ function checkExpansion(doc: unknown): void {
       }
     }
   }
+}
+
+// What a scalar costs as the JSON it becomes (a cloud config is handed on as JSON): a long number counts as long.
+function scalarLength(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value).length;
+  if (value instanceof Date) return 26;
+  return value === null ? 4 : 0;
 }
 
 function fail(node: Node, message: string): never {
