@@ -4,7 +4,7 @@
 // @kubernetes/client-node, whose import alone costs tens of megabytes of resident memory (thousands of generated
 // modules) and a noticeable part of start-up CPU. Exec plugins, auth providers and proxies are handed to client-node
 // (client-node-credentials.ts), loaded only then.
-import { readFile } from 'node:fs/promises';
+import { CONFIG_FILE_CAP, readRegularFile } from '../../util/read-regular-file.ts';
 import type { Dispatcher } from 'undici';
 
 /** TLS options for the connections to the apiserver (undici's `connect`). */
@@ -49,7 +49,7 @@ export interface StaticCredentialOptions {
 
 async function read(material: Material | undefined): Promise<Buffer | undefined> {
   if (material === undefined) return undefined;
-  return 'data' in material ? material.data : readFile(material.file);
+  return 'data' in material ? material.data : readRegularFile(material.file, CONFIG_FILE_CAP);
 }
 
 export function staticCredentials(options: StaticCredentialOptions): ApiserverCredentials {
@@ -57,7 +57,7 @@ export function staticCredentials(options: StaticCredentialOptions): ApiserverCr
     server: options.server,
     async authHeaders(): Promise<Record<string, string>> {
       if (options.tokenFile !== undefined) {
-        const token = (await readFile(options.tokenFile, 'utf8')).trim();
+        const token = (await readRegularFile(options.tokenFile, CONFIG_FILE_CAP)).toString('utf8').trim();
         if (token !== '') return { authorization: `Bearer ${token}` };
       }
       if (options.token) return { authorization: `Bearer ${options.token}` };

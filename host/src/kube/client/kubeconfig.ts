@@ -2,11 +2,12 @@
 // its server), else the pod's service account (in-cluster), else $KUBECONFIG. Never client-node's
 // loadFromDefault, which quietly falls back to http://localhost:8080 and turns a missing config into
 // "connection refused" much later: here a missing or broken config is an immediate, explicit error.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { load as parseYaml } from 'js-yaml';
+import { CONFIG_FILE_CAP, readRegularFileSync } from '../../util/read-regular-file.ts';
 import { kubeConfigCredentials } from './client-node-credentials.ts';
 import { type ApiserverCredentials, type Material, staticCredentials } from './credentials.ts';
 import { type Impersonation, withImpersonation } from './impersonation.ts';
@@ -226,7 +227,8 @@ function readInto(merged: Merged, file: string, what: string): void {
   };
   let doc: unknown;
   try {
-    doc = parseYaml(readFileSync(file, 'utf8'));
+    // A regular file within the config cap; aliases bounded (a kubeconfig has no use for them).
+    doc = parseYaml(readRegularFileSync(file, CONFIG_FILE_CAP).toString('utf8'), { maxAliases: 100 });
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err));
   }

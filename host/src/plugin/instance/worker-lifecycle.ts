@@ -8,7 +8,7 @@
 // policy/instruction-policy.ts), but a worker that still does not stop must not hold up every other instance and
 // plugin of the process: it is counted as stuck (stuckWorkerCount(), the wasm_ccm_plugin_stuck_workers gauge) until
 // it exits, and nothing waits for it. A stuck worker is still running its Wasm code, not being torn down, so a start
-// meanwhile does not meet the crash above.
+// meanwhile does not meet the crash above; its teardown, when V8 does stop it, is not guarded.
 import type { Worker } from 'node:worker_threads';
 
 const WAIT_BOUND_MS = 3_000;

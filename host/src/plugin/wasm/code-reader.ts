@@ -4,9 +4,11 @@
 // must end with the `end` that closes its outermost block exactly at its last byte.
 //
 // What it reads: the MVP, sign extension, saturating conversions, bulk memory, reference types, multi-value, fixed-
-// width and relaxed SIMD, exception handling (legacy and try_table), typed function references' call_ref and branches
-// on null, tail calls and atomics. It refuses the GC proposal's instructions (0xfb) and typed reference types: the
-// module reader refuses GC and typed reference types in signatures already, and a provider has no use for them.
+// width and relaxed SIMD, exception handling (legacy try/catch; try_table without exnref), typed function references'
+// call_ref and branches on null, tail calls and atomics. It refuses the GC proposal's instructions (0xfb) and every
+// value type but the numeric ones, v128, funcref and externref (so exnref, and with it the new exception handling's
+// `catch_ref` results, too): the module reader refuses the same types in signatures, and a provider has no use for
+// them.
 //
 // One loop over a byte table rather than a visitor per instruction: the reader runs on the main thread at every load
 // and swap, mostly before V8 has optimized it.
