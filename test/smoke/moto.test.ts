@@ -32,7 +32,9 @@ describe('moto with signature verification', () => {
   });
 
   it('refuses the same call signed with the right key id and a wrong secret', async () => {
-    const wrong = { ...moto.accessKey, secretAccessKey: `${moto.accessKey.secretAccessKey.slice(0, -1)}x` };
+    // The last character changed (to 'x', or to 'y' when it was an 'x': then 'x' would be the right secret).
+    const secret = moto.accessKey.secretAccessKey;
+    const wrong = { ...moto.accessKey, secretAccessKey: `${secret.slice(0, -1)}${secret.endsWith('x') ? 'y' : 'x'}` };
     const res = await moto.query('ec2', DESCRIBE_INSTANCES, wrong);
     expect(res.status).toBe(401);
     expect(res.body).toContain('<Code>AuthFailure</Code>');
