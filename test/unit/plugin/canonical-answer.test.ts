@@ -5,21 +5,13 @@ import { MAX_ANSWER_MAP_ENTRIES } from '../../../host/src/abi/index.ts';
 import { InternalError } from '../../../host/src/cloudprovider/errors.ts';
 import { canonicalAnswer } from '../../../host/src/plugin/envelope/canonical-answer.ts';
 import { decodeAnswer } from '../../../host/src/plugin/envelope/decode-answer.ts';
+import { failure } from './support/failure.ts';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const canonical = (exportName: string, text: string): string =>
   decoder.decode(canonicalAnswer(exportName, encoder.encode(text)));
 const context = { provider: 'acme', method: 'getZone' };
-
-function failure(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('the canonical form of an answer', () => {
   it('keeps the ABI fields only, in the definition order', () => {

@@ -14,21 +14,13 @@ import {
 } from '../../../host/src/cloudprovider/errors.ts';
 import { decodeAnswer } from '../../../host/src/plugin/envelope/decode-answer.ts';
 import { cutPluginMessageBytes } from '../../../host/src/plugin/envelope/plugin-message.ts';
+import { failure } from './support/failure.ts';
 
 const context = { provider: 'acme', method: 'getLoadBalancerName' };
 const bytes = (value: unknown): Uint8Array =>
   new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value));
 const decode = (method: 'getLoadBalancerName' | 'ensureLoadBalancer' | 'ensureLoadBalancerDeleted', value: unknown) =>
   decodeAnswer(method, bytes(value), { ...context, method });
-
-function failure(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('decoding answers', () => {
   it('returns the response of an ok envelope', () => {
