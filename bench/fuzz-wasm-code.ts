@@ -29,7 +29,6 @@ const rows = [
   ['  refused by design (GC types or instructions)', report.allowedRefusals],
   ['  with tail calls', report.withTailCalls],
   ['findings', report.findings.length],
-  ['slowest read, ns per byte of code (>= 16 KiB)', report.maxNsPerByte.toFixed(0)],
   ['seed', numbers.seed],
   ['duration', `${(report.durationMs / 1000).toFixed(1)} s`],
 ].map(([k, v]) => [String(k), String(v)]);
@@ -42,7 +41,6 @@ writeResults(values.out, 'fuzz-wasm-code', loadBefore, {
   allowed_refusals: report.allowedRefusals,
   with_tail_calls: report.withTailCalls,
   findings: report.findings,
-  max_ns_per_byte: Math.round(report.maxNsPerByte),
   duration_s: Math.round(report.durationMs / 100) / 10,
 });
 if (report.findings.length > 0) process.exitCode = 1;
