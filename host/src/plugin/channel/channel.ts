@@ -44,9 +44,7 @@ export type CallOutcomeValue = (typeof CallOutcome)[keyof typeof CallOutcome];
 
 /** What a host request asks for (the `kind` slot when state is `hostRequest`). */
 export const HostRequestKind = {
-  /** ccm_http: JSON request and answer. */
-  http: 1,
-  /** ccm_http_bytes (ABI 1.3): framed request and answer (http/http-frame.ts). */
+  /** A framed HTTP request and answer (http/http-frame.ts): ccm_http_bytes's, and ccm_http's framed by the worker. */
   httpBytes: 2,
 } as const;
 

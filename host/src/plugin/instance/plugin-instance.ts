@@ -13,11 +13,12 @@ import { STUCK_AFTER_MS, startAfterTerminations, terminateAfterStarts } from './
 // Same extension as this file: .ts when Node runs the sources, .js when they were compiled to dist/.
 const WORKER_URL = new URL(`../worker/worker-entry${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url);
 
-/** Serves a plugin's HTTP requests on the main thread (http/http-broker.ts); `call` aborts at the deadline. */
+/**
+ * Serves a plugin's HTTP requests on the main thread (http/http-broker.ts); `call` aborts at the deadline. Both HTTP
+ * imports arrive as frames: the worker frames a ccm_http request itself (http/http-json.ts).
+ */
 export interface HostHttp {
-  /** ccm_http: request JSON in, answer JSON out. */
-  handle(request: Uint8Array, call: AbortSignal): Promise<Uint8Array>;
-  /** ccm_http_bytes (ABI 1.3): request frame in, answer frame out (http/http-frame.ts). */
+  /** Request frame in, answer frame out (http/http-frame.ts). */
   handleBytes(request: Uint8Array, call: AbortSignal): Promise<Uint8Array>;
 }
 
@@ -202,31 +203,26 @@ export class PluginInstance {
     const channel = this.#channel;
     const request = channel.copyOut(0, channel.length);
     const kind = channel.kind;
-    // The answers made here must be in the format of the import that asked.
-    const fail = kind === HostRequestKind.httpBytes ? errorFrame : hostError;
     let answer: Uint8Array;
     // This instance owns the deadline: at the deadline the request is aborted and the call ends as a timeout,
     // whatever the request's own outcome.
     const call = new AbortController();
     const timer = setTimeout(() => call.abort(), Math.max(0, deadline - Date.now()));
     try {
-      if (kind === HostRequestKind.http) {
-        answer = await this.#options.http.handle(request, call.signal);
-      } else if (kind === HostRequestKind.httpBytes) {
-        answer = await this.#options.http.handleBytes(request, call.signal);
-      } else {
-        answer = fail('Network', `unknown host request ${kind}`);
-      }
+      answer =
+        kind === HostRequestKind.httpBytes
+          ? await this.#options.http.handleBytes(request, call.signal)
+          : errorFrame('Network', `unknown host request ${kind}`);
     } catch (err) {
       // The worker is blocked until it gets an answer: a failing handler must still give it one.
-      answer = fail('Network', `the host failed to make the request: ${(err as Error).message}`);
+      answer = errorFrame('Network', `the host failed to make the request: ${(err as Error).message}`);
     } finally {
       clearTimeout(timer);
     }
     if (call.signal.aborted || Date.now() >= deadline) return false;
     if (!this.alive) return true;
     if (!channel.reserve(answer.byteLength)) {
-      answer = fail('TooLarge', 'the answer does not fit the channel');
+      answer = errorFrame('TooLarge', 'the answer does not fit the channel');
     }
     channel.payload.set(answer, 0);
     channel.length = answer.byteLength;
@@ -308,10 +304,6 @@ export class PluginInstance {
     // Wakes this thread's own pending waitAsync, if a call is in flight. A finished call's outcome is kept.
     if (this.#channel.state !== ChannelState.done) this.#channel.publish(ChannelState.dead);
   }
-}
-
-function hostError(code: string, message: string): Uint8Array {
-  return encoder.encode(JSON.stringify({ error: { code, message } }));
 }
 
 // Export names are few and repeat on every call: encode each once.
