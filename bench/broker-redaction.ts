@@ -1,11 +1,11 @@
 // CPU the broker adds to a request that carried a credential: the scan of the answer's headers and body for the
-// secret values it attached, in every spelling redact.ts looks for (host/src/plugin/http/redact.ts). Requests
+// secret values it attached, in every spelling redact.ts looks for (host/src/plugin/broker/redact.ts). Requests
 // without a credential are not scanned. Two kinds of body: plain JSON, and JSON full of escapes (`\/`, `%2F`,
 // `&amp;`, `\u00e9`), where the secret, when there, is itself escaped.
 //
 // Usage: node bench/broker-redaction.ts [--out=bench/results/broker-redaction.json]
 import { parseArgs } from 'node:util';
-import { SecretRedactor } from '../host/src/plugin/http/redact.ts';
+import { SecretRedactor } from '../host/src/plugin/broker/redact.ts';
 import { loadNow, writeResults } from './lib/results.ts';
 import { formatTable } from './lib/table.ts';
 

@@ -1,6 +1,6 @@
 // How late a call past its deadline fails, and how long its worker takes to stop, for a guest growing its linear
 // memory one page at a time in a loop (each grow can cost V8 a full GC, during which it does not act on terminate():
-// see host/src/plugin/worker/worker-heap.ts), a plain infinite loop, and loops around one bulk memory instruction. Each round loads nothing new: the pool's replacement serves the next round, which starts once the previous
+// see host/src/plugin/sandbox/worker/worker-heap.ts), a plain infinite loop, and loops around one bulk memory instruction. Each round loads nothing new: the pool's replacement serves the next round, which starts once the previous
 // round's worker has exited (counted by the restarts metric), so rounds do not compete for CPU.
 // Writes bench/results/deadline-overrun.json and prints a table.
 import { writeFileSync } from 'node:fs';

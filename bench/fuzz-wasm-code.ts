@@ -1,4 +1,4 @@
-// Differential fuzzing of the host's code reader (host/src/plugin/wasm/code-reader.ts, which finds the tail calls the
+// Differential fuzzing of the host's code reader (host/src/plugin/module/code-reader.ts, which finds the tail calls the
 // instruction policy refuses) against V8 and binaryen: random modules from binaryen's generator and mutants of their
 // code sections; every module V8 accepts is read to its end, tail calls found exactly where binaryen sees them.
 //

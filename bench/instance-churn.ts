@@ -1,5 +1,5 @@
 // What an instance lost at its deadline leaves behind, over many such losses: the process's RSS after N instances were
-// replaced, with V8's Wasm code GC off (what the plugin runtime does, host/src/plugin/wasm/engine-flags.ts) and
+// replaced, with V8's Wasm code GC off (what the plugin runtime does, host/src/plugin/module/engine-flags.ts) and
 // on (turned back on after the plugin loaded, for comparison only: that is the mode that can crash the process).
 // The guest calls two kernel imports in a loop until its 100 ms deadline (test/unit/plugin/support/spinner.ts), so
 // every instance tiers up its import wrappers before it is terminated. Each mode runs in a process of its own.

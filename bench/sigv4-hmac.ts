@@ -1,4 +1,4 @@
-// Why the broker's SigV4 signer brings its own SHA-256 (host/src/plugin/http/sigv4-signer.ts): the CPU of one
+// Why the broker's SigV4 signer brings its own SHA-256 (host/src/plugin/broker/sigv4-signer.ts): the CPU of one
 // HMAC-SHA256 on node:crypto with the key handed over as a Buffer (what the AWS SDK's Node hash, @smithy/core's Hash,
 // does) against the same key as a KeyObject (what the signer does) and a plain SHA-256 for scale. A signature takes
 // three HMACs (the signing key comes from a per-day cache) and two hashes.

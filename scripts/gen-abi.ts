@@ -26,7 +26,7 @@ const OUTPUTS: Record<string, Emitter> = {
   'host/src/abi/types.generated.ts': emitTsTypes,
   'host/src/abi/validate.generated.ts': emitTsValidate,
   'host/src/cloudprovider/capabilities.generated.ts': emitCapabilityInterfaces,
-  'host/src/plugin/provider/capabilities.generated.ts': emitPluginCapabilities,
+  'host/src/plugin/runtime/capabilities.generated.ts': emitPluginCapabilities,
   'host/src/plugin/swap/forwarders.generated.ts': emitSwapForwarders,
   'plugin-sdk/assembly/abi/types.generated.ts': emitAsTypes,
   'plugin-sdk/assembly/abi/provider.generated.ts': emitAsProvider,

@@ -4,7 +4,7 @@
 // (sigv4-front.ts), in the same thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { startDevcloud } from '../../devcloud/src/index.ts';
-import type { AwsAccessKey, SigV4Scope } from '../../host/src/plugin/http/sigv4-signer.ts';
+import type { AwsAccessKey, SigV4Scope } from '../../host/src/plugin/broker/sigv4-signer.ts';
 import { type SigV4Front, startSigV4Front } from './sigv4-front.ts';
 
 export interface DevcloudThreadData {

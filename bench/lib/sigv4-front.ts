@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Devcloud } from '../../devcloud/src/index.ts';
-import { type AwsAccessKey, type SigV4Scope, SigV4Signer } from '../../host/src/plugin/http/sigv4-signer.ts';
+import { type AwsAccessKey, type SigV4Scope, SigV4Signer } from '../../host/src/plugin/broker/sigv4-signer.ts';
 
 export interface SigV4Front {
   url: string;

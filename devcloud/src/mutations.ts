@@ -3,7 +3,7 @@
 // leader from one made by a replica that had lost the Lease.
 import type { CloudOp } from './ops.ts';
 
-/** The header wasm-ccm's broker sets on every plugin request (host/src/plugin/http/http-broker.ts). */
+/** The header wasm-ccm's broker sets on every plugin request (host/src/plugin/broker/http-broker.ts). */
 export const CALLER_HEADER = 'x-kubernetes-leader-election-identity';
 
 export interface Mutation {

@@ -1,6 +1,6 @@
 // Emits the canonical form of a validated answer into host/src/abi/validate.generated.ts: each response type rebuilt
 // with its ABI fields only, in the definition's order. The plugin's worker parses and validates an answer, and hands
-// the main thread this form instead of the plugin's bytes (host/src/plugin/envelope/canonical-answer.ts): an object
+// the main thread this form instead of the plugin's bytes (host/src/plugin/sandbox/canonical-answer.ts): an object
 // shape V8 builds on its fast path, whatever the plugin wrote. Fields the host does not know (a later minor's) are
 // dropped; ABI.md says a receiver ignores them. Map entries are the only keys a plugin chooses: they are counted.
 import type { AbiModel, FieldType } from './model.ts';

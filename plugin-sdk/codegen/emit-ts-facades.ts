@@ -88,7 +88,7 @@ function pluginCall(m: FacadeMethod): string {
   return `async (${argumentNames(m)}) => {\n      await ${call};\n    }`;
 }
 
-/** host/src/plugin/provider/capabilities.generated.ts: each capability as ABI calls on a plugin. */
+/** host/src/plugin/runtime/capabilities.generated.ts: each capability as ABI calls on a plugin. */
 export function emitPluginCapabilities(model: AbiModel): string {
   const out = [
     HEADER,

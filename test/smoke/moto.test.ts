@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../host/src/log/logger.ts';
-import { CredentialStore } from '../../host/src/plugin/credentials/credential-store.ts';
-import { HostAllowList } from '../../host/src/plugin/http/allow-list.ts';
-import { HttpBroker } from '../../host/src/plugin/http/http-broker.ts';
-import { type AwsAccessKey } from '../../host/src/plugin/http/sigv4-signer.ts';
+import { CredentialStore } from '../../host/src/plugin/broker/credential-store.ts';
+import { HostAllowList } from '../../host/src/plugin/broker/allow-list.ts';
+import { HttpBroker } from '../../host/src/plugin/broker/http-broker.ts';
+import { type AwsAccessKey } from '../../host/src/plugin/broker/sigv4-signer.ts';
 import { type Moto, startMoto } from '../support/moto.ts';
 
 const DESCRIBE_INSTANCES = { Action: 'DescribeInstances', Version: '2016-11-15' };

@@ -10,7 +10,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AwsAccessKey, SigV4Signer, awsUriEncode } from '../../host/src/plugin/http/sigv4-signer.ts';
+import { type AwsAccessKey, SigV4Signer, awsUriEncode } from '../../host/src/plugin/broker/sigv4-signer.ts';
 import { cacheDir } from './controlplane/binaries.ts';
 import { GiveUp, waitFor } from './controlplane/https-probe.ts';
 import { freePort } from './controlplane/ports.ts';

@@ -3,7 +3,7 @@
 // UnscriptedMethodError, naming it.
 import type { Capability, MethodName } from '../../host/src/abi/index.ts';
 import type { Capabilities } from '../../host/src/cloudprovider/capabilities.generated.ts';
-import { PLUGIN_CAPABILITIES, type PluginCall } from '../../host/src/plugin/provider/capabilities.generated.ts';
+import { PLUGIN_CAPABILITIES, type PluginCall } from '../../host/src/plugin/runtime/capabilities.generated.ts';
 
 export class UnscriptedMethodError extends Error {
   readonly code = 'FAKE_UNSCRIPTED_METHOD';

@@ -7,7 +7,7 @@ import { defaultIdentity } from '../kube/leaderelection/elector.ts';
 import type { ApiserverCredentials } from '../kube/client/credentials.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
-import type { ReplicaGuard } from '../plugin/http/http-broker.ts';
+import type { ReplicaGuard } from '../plugin/index.ts';
 import { type CCMClients, createClients, waitForAPIServer } from './clients.ts';
 import { startLeaderElection } from './leader-election.ts';
 import { type StartedPlugins, startPlugins } from './plugins.ts';

@@ -8,7 +8,7 @@ import { loadKubeConfig } from '../kube/client/kubeconfig.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
 import { tlsServerOptions } from '../options/tls-flags.ts';
-import type { PluginSet } from '../plugin/swap/plugin-set.ts';
+import type { PluginSet } from '../plugin/index.ts';
 import { DelegatedAuth } from '../server/auth.ts';
 import type { HealthCheck } from '../server/health.ts';
 import { kubeReviewClient } from '../server/kube-reviews.ts';

@@ -10,7 +10,7 @@ import {
   loadFixtureText,
   runConformance,
 } from '../conformance/index.ts';
-import { DEFAULT_MAX_MODULE_MB } from '../plugin/module/module-gzip.ts';
+import { DEFAULT_MAX_MODULE_MB } from '../plugin/index.ts';
 import {
   checkRegularFileSync,
   CONFIG_FILE_CAP,

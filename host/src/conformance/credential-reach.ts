@@ -3,8 +3,7 @@
 // copied into a cluster would carry the same mistake. A match that holds only through the default-port rule
 // (`api.example` vs `api.example:443`) is reported too: it attaches for one scheme only.
 import { silentLogger } from '../log/logger.ts';
-import { CredentialStore } from '../plugin/credentials/credential-store.ts';
-import { HostAllowList } from '../plugin/http/allow-list.ts';
+import { CredentialStore, HostAllowList } from '../plugin/index.ts';
 
 export async function credentialWarnings(file: string, allowedHosts: readonly string[]): Promise<string[]> {
   const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: silentLogger });

@@ -5,10 +5,14 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Logger } from '../log/logger.ts';
 import type { Capability, DescribeResponse } from '../abi/index.ts';
-import { DEFAULT_LIMITS, type LoadedPlugin, loadPlugin } from '../plugin/index.ts';
-import { unpackModule } from '../plugin/module/module-gzip.ts';
-import { exportedFunctionNames } from '../plugin/module/prepare-module.ts';
-import { readModule } from '../plugin/wasm/module-reader.ts';
+import {
+  DEFAULT_LIMITS,
+  type LoadedPlugin,
+  loadPlugin,
+  unpackModule,
+  exportedFunctionNames,
+  readModule,
+} from '../plugin/index.ts';
 import { type Check, type CheckContext, CheckFailed, type CheckResult, CheckSkipped, CloudRequests } from './check.ts';
 import { instanceChecks } from './checks/instance-checks.ts';
 import { cleanUpLoadBalancer, loadBalancerChecks } from './checks/lb-checks.ts';

@@ -11,8 +11,7 @@ import {
   validateEnvelope,
   validateRequest,
 } from '../abi/index.ts';
-import { errorFromPlugin } from '../plugin/index.ts';
-import type { LoadedPlugin } from '../plugin/index.ts';
+import { errorFromPlugin, type LoadedPlugin } from '../plugin/index.ts';
 
 export type Outcome<M extends MethodName> =
   | { kind: 'ok'; value: Responses[M] }

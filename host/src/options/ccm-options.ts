@@ -3,9 +3,10 @@
 import { isIP } from 'node:net';
 import { LOG_FORMATS } from '../log/klog.ts';
 import { type CIDR, parseClusterCIDRs } from '../net/cidr.ts';
-import { loadPluginConfigFile, PluginConfigError } from '../plugin/config/parse.ts';
-import { CredentialFileError } from '../plugin/credentials/credential-file.ts';
 import {
+  loadPluginConfigFile,
+  PluginConfigError,
+  CredentialFileError,
   checkAllowedHost,
   checkCredentialsText,
   durationProblem,
@@ -14,10 +15,10 @@ import {
   type Range,
   SHA256_PIN,
   SHA256_PIN_WHAT,
-} from '../plugin/config/rules.ts';
-import { singlePluginConfig } from '../plugin/config/single.ts';
-import { DEFAULT_MAX_MODULE_MB } from '../plugin/module/module-gzip.ts';
-import type { PluginConfig } from '../plugin/config/types.ts';
+  singlePluginConfig,
+  DEFAULT_MAX_MODULE_MB,
+  type PluginConfig,
+} from '../plugin/index.ts';
 import { type ControllerName, resolveControllers } from './controllers.ts';
 import { formatDuration } from '../util/duration.ts';
 import {

@@ -163,7 +163,7 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
     const parts = [
       'wasm-ccm/dist/host/src/main.js',
       'wasm-ccm/dist/host/src/cli/plugin-test.js',
-      'wasm-ccm/dist/host/src/plugin/worker/worker-entry.js', // a plugin worker thread's entry
+      'wasm-ccm/dist/host/src/plugin/sandbox/worker/worker-entry.js', // a plugin worker thread's entry
     ];
     for (const part of parts) {
       expect(urls.some((u) => u.startsWith('file:') && u.includes(`${installed}${part}`))).toBe(true);

@@ -1,4 +1,4 @@
-// Differential fuzzing of the host's code reader (host/src/plugin/wasm/code-reader.ts) against V8 and binaryen: base
+// Differential fuzzing of the host's code reader (host/src/plugin/module/code-reader.ts) against V8 and binaryen: base
 // modules from binaryen's random module generator (wasm-opt --translate-to-fuzz, seeded) with the features the reader
 // reads, tail calls included, and mutants of their code sections. For every module V8 accepts, the reader must read
 // every instruction to the end of every body (a reader out of step with V8 would fail there, or hide an instruction in
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import binaryen from 'binaryen';
-import { findInstruction } from '../../../host/src/plugin/wasm/code-reader.ts';
-import { readModule } from '../../../host/src/plugin/wasm/module-reader.ts';
+import { findInstruction } from '../../../host/src/plugin/module/code-reader.ts';
+import { readModule } from '../../../host/src/plugin/module/module-reader.ts';
 import { Random } from '../json-fuzz/random.ts';
 
 const WASM_OPT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../node_modules/.bin/wasm-opt');

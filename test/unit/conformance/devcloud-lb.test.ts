@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LoadBalancer as CloudLB } from '../../../devcloud/src/index.ts';
 import type { Service } from '../../../host/src/abi/index.ts';
-import { PluginInstance } from '../../../host/src/plugin/instance/plugin-instance.ts';
+import { PluginInstance } from '../../../host/src/plugin/sandbox/plugin-instance.ts';
 import type { WasmProvider } from '../../../host/src/plugin/index.ts';
 import {
   type CloudEnv,

@@ -10,7 +10,7 @@ import {
   parseCapabilities,
 } from '../../../packages/create-wasm-ccm-provider/src/capabilities.ts';
 import { createMain } from '../../../packages/create-wasm-ccm-provider/src/create.ts';
-import { type Credential, parseCredentialFile } from '../../../host/src/plugin/credentials/credential-file.ts';
+import { type Credential, parseCredentialFile } from '../../../host/src/plugin/broker/credential-file.ts';
 import { SDK_DIR } from '../../../plugin-sdk/tools/compile.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'ccm-create-'));

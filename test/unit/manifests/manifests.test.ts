@@ -17,8 +17,8 @@ import type {
 import { load } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CCM_FLAGS, parseCommandLine } from '../../../host/src/options/ccm-options.ts';
-import { parseCredentialFile } from '../../../host/src/plugin/credentials/credential-file.ts';
-import { entryMatches, parseEntry } from '../../../host/src/plugin/http/allow-list.ts';
+import { parseCredentialFile } from '../../../host/src/plugin/broker/credential-file.ts';
+import { entryMatches, parseEntry } from '../../../host/src/plugin/broker/allow-list.ts';
 import {
   daemonSet,
   deployment,

@@ -1,9 +1,9 @@
 // What the callers of the HTTP/1.1 client make of its errors: the plugin HTTP broker tells the plugin the client's
 // message for an HTTP1_ code (the code alone says less), and a system code as it is.
 import { afterEach, describe, expect, it } from 'vitest';
-import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
-import { HostAllowList } from '../../../host/src/plugin/http/allow-list.ts';
-import { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
+import { CredentialStore } from '../../../host/src/plugin/broker/credential-store.ts';
+import { HostAllowList } from '../../../host/src/plugin/broker/allow-list.ts';
+import { HttpBroker } from '../../../host/src/plugin/broker/http-broker.ts';
 import { rawServer, type RawServer } from './raw-server.ts';
 
 let server: RawServer | undefined;

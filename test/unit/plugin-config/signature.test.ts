@@ -6,7 +6,7 @@ import {
   parseEd25519PublicKey,
   SignatureError,
   verifyPluginSignature,
-} from '../../../host/src/plugin/signature/ed25519.ts';
+} from '../../../host/src/plugin/module/ed25519.ts';
 
 const vendor = generateKeyPairSync('ed25519');
 const stranger = generateKeyPairSync('ed25519');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AllowListError, HostAllowList, parseEntry } from '../../../host/src/plugin/http/allow-list.ts';
+import { AllowListError, HostAllowList, parseEntry } from '../../../host/src/plugin/broker/allow-list.ts';
 
 describe('host allow-list', () => {
   const list = new HostAllowList([

@@ -3,7 +3,7 @@
 // by JSON.stringify with and without indentation. For each, the nesting and the value count the scan judges must be
 // exactly the value's own: accepted at those limits, refused one below either.
 import { describe, expect, it } from 'vitest';
-import { scanAnswer } from '../../../host/src/plugin/envelope/answer-scan.ts';
+import { scanAnswer } from '../../../host/src/plugin/sandbox/answer-scan.ts';
 import { Random } from '../../support/json-fuzz/random.ts';
 
 const CASES = 2000;

@@ -4,13 +4,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { amazonHost } from '../../../host/src/plugin/credentials/aws-sigv4-entry.ts';
+import { amazonHost } from '../../../host/src/plugin/broker/aws-sigv4-entry.ts';
 import {
   CredentialFileError,
   checkCredentialFile,
   parseCredentialFile,
-} from '../../../host/src/plugin/credentials/credential-file.ts';
-import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
+} from '../../../host/src/plugin/broker/credential-file.ts';
+import { CredentialStore } from '../../../host/src/plugin/broker/credential-store.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
 const KEY_ID = 'AKIAEXAMPLE000000001';

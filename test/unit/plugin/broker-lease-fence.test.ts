@@ -3,9 +3,9 @@
 // AWS Query API's read POSTs through, and checks again right before the bytes go on the wire, so that a request which
 // passed the first check and then waited (for a free connection) while the lease went stale never reaches the server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
-import type { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
-import type { ReplicaGuard } from '../../../host/src/plugin/http/lease-fence.ts';
+import { CredentialStore } from '../../../host/src/plugin/broker/credential-store.ts';
+import type { HttpBroker } from '../../../host/src/plugin/broker/http-broker.ts';
+import type { ReplicaGuard } from '../../../host/src/plugin/broker/lease-fence.ts';
 import { type FramedAnswer, readAnswerFrame, requestFrame } from './support/frames.ts';
 import { startServer, type TestServer } from './support/http-servers.ts';
 import { type SigV4Broker, startSigV4Broker } from './support/sigv4-broker.ts';

@@ -3,9 +3,9 @@
 // the secret key, the Authorization header or the signature.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
-import { REDACTED } from '../../../host/src/plugin/http/redact.ts';
-import { SigV4Signer } from '../../../host/src/plugin/http/sigv4-signer.ts';
+import type { HttpBroker } from '../../../host/src/plugin/broker/http-broker.ts';
+import { REDACTED } from '../../../host/src/plugin/broker/redact.ts';
+import { SigV4Signer } from '../../../host/src/plugin/broker/sigv4-signer.ts';
 import { readAnswerFrame, requestFrame } from './support/frames.ts';
 import type { Route, SeenRequest, TestServer } from './support/http-servers.ts';
 import { SIGV4_KEY as KEY, type SigV4Broker, startSigV4Broker } from './support/sigv4-broker.ts';

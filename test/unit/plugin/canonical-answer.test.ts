@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_ANSWER_MAP_ENTRIES } from '../../../host/src/abi/index.ts';
 import { InternalError } from '../../../host/src/cloudprovider/errors.ts';
-import { canonicalAnswer } from '../../../host/src/plugin/envelope/canonical-answer.ts';
-import { decodeAnswer } from '../../../host/src/plugin/envelope/decode-answer.ts';
+import { canonicalAnswer } from '../../../host/src/plugin/sandbox/canonical-answer.ts';
+import { decodeAnswer } from '../../../host/src/plugin/sandbox/decode-answer.ts';
 import { failure } from './support/failure.ts';
 
 const encoder = new TextEncoder();

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { Channel, ChannelState } from '../../../host/src/plugin/channel/channel.ts';
+import { Channel, ChannelState } from '../../../host/src/plugin/sandbox/channel.ts';
 
 describe('channel', () => {
   it('grows on demand up to its maximum and refuses beyond', () => {

@@ -2,9 +2,9 @@
 // instruction policy sees every instruction a module has and nothing that is only an immediate's byte.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { findInstruction } from '../../../host/src/plugin/wasm/code-reader.ts';
-import { encodeUnsigned } from '../../../host/src/plugin/wasm/leb128.ts';
-import { readModule } from '../../../host/src/plugin/wasm/module-reader.ts';
+import { findInstruction } from '../../../host/src/plugin/module/code-reader.ts';
+import { encodeUnsigned } from '../../../host/src/plugin/module/leb128.ts';
+import { readModule } from '../../../host/src/plugin/module/module-reader.ts';
 import { runCodeFuzz } from '../../support/wasm-code-fuzz/run.ts';
 
 const TAIL_CALLS = new Set([0x12, 0x13, 0x15]);

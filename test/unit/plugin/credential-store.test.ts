@@ -2,8 +2,8 @@ import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { CredentialFileError, parseCredentialFile } from '../../../host/src/plugin/credentials/credential-file.ts';
-import { CredentialRefusal, CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
+import { CredentialFileError, parseCredentialFile } from '../../../host/src/plugin/broker/credential-file.ts';
+import { CredentialRefusal, CredentialStore } from '../../../host/src/plugin/broker/credential-store.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
 function tempFile(content: unknown): string {

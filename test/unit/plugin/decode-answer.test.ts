@@ -12,8 +12,8 @@ import {
   NotImplementedError,
   RetryError,
 } from '../../../host/src/cloudprovider/errors.ts';
-import { decodeAnswer } from '../../../host/src/plugin/envelope/decode-answer.ts';
-import { cutPluginMessageBytes } from '../../../host/src/plugin/envelope/plugin-message.ts';
+import { decodeAnswer } from '../../../host/src/plugin/sandbox/decode-answer.ts';
+import { cutPluginMessageBytes } from '../../../host/src/plugin/sandbox/plugin-message.ts';
 import { failure } from './support/failure.ts';
 
 const context = { provider: 'acme', method: 'getLoadBalancerName' };

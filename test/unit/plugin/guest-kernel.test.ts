@@ -2,16 +2,16 @@
 // table addressed as index << 48 | offset).
 import type { CallContext } from '@extism/extism';
 import { describe, expect, it } from 'vitest';
-import { KERNEL_FUNCTIONS } from '../../../host/src/plugin/policy/import-policy.ts';
-import { GuestFaults } from '../../../host/src/plugin/worker/guest-faults.ts';
+import { KERNEL_FUNCTIONS } from '../../../host/src/plugin/module/import-policy.ts';
+import { GuestFaults } from '../../../host/src/plugin/sandbox/worker/guest-faults.ts';
 import {
   GuestAddressError,
   GuestArgumentError,
   GuestKernel,
   GuestLimitError,
   MAX_BLOCKS_PER_CALL,
-} from '../../../host/src/plugin/worker/guest-kernel.ts';
-import { kernelExtras, MAX_VARIABLE_BYTES } from '../../../host/src/plugin/worker/kernel-extras.ts';
+} from '../../../host/src/plugin/sandbox/worker/guest-kernel.ts';
+import { kernelExtras, MAX_VARIABLE_BYTES } from '../../../host/src/plugin/sandbox/worker/kernel-extras.ts';
 
 class FakeContext {
   blocks: (ArrayBuffer | null)[] = [new ArrayBuffer(1)];

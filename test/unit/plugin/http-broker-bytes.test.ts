@@ -1,9 +1,9 @@
 // The broker's framed path (ccm_http_bytes, ABI 1.3): raw bodies both ways, the same policies as ccm_http, and
 // malformed frames answered with a framed Network error that names the problem.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CredentialStore } from '../../../host/src/plugin/credentials/credential-store.ts';
-import { HttpBroker } from '../../../host/src/plugin/http/http-broker.ts';
-import { buildFrame, errorFrame } from '../../../host/src/plugin/http/http-frame.ts';
+import { CredentialStore } from '../../../host/src/plugin/broker/credential-store.ts';
+import { HttpBroker } from '../../../host/src/plugin/broker/http-broker.ts';
+import { buildFrame, errorFrame } from '../../../host/src/plugin/broker/http-frame.ts';
 import { BINARY, type FramedAnswer, readAnswerFrame, requestFrame } from './support/frames.ts';
 import { startServer, type TestServer } from './support/http-servers.ts';
 import { testBroker } from './support/test-broker.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkImports, ImportPolicyError } from '../../../host/src/plugin/policy/import-policy.ts';
-import { readModule } from '../../../host/src/plugin/wasm/module-reader.ts';
+import { checkImports, ImportPolicyError } from '../../../host/src/plugin/module/import-policy.ts';
+import { readModule } from '../../../host/src/plugin/module/module-reader.ts';
 import { buildModule, type ImportSpec } from './support/wasm-builder.ts';
 
 const check = (imports: ImportSpec[]): void => checkImports(readModule(buildModule({ imports })));

@@ -3,7 +3,7 @@ import {
   InstanceSet,
   InstanceSetClosedError,
   NoFreeInstanceError,
-} from '../../../host/src/plugin/instance/instance-set.ts';
+} from '../../../host/src/plugin/sandbox/instance-set.ts';
 import { closePools, FakeInstance, hold, makePool } from './support/fake-instance-set.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 

@@ -7,9 +7,9 @@ import {
   MAX_REMEMBERED,
   RecentSignatures,
   SIGNATURE_LIFETIME_MS,
-} from '../../../host/src/plugin/http/recent-signatures.ts';
-import { REDACTED, SecretRedactor } from '../../../host/src/plugin/http/redact.ts';
-import { base64Pieces } from '../../../host/src/plugin/http/secret-forms.ts';
+} from '../../../host/src/plugin/broker/recent-signatures.ts';
+import { REDACTED, SecretRedactor } from '../../../host/src/plugin/broker/redact.ts';
+import { base64Pieces } from '../../../host/src/plugin/broker/secret-forms.ts';
 
 // A small deterministic generator (mulberry32), so a failure names its seed.
 function random(seed: number): () => number {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryReleaser } from '../../../host/src/plugin/instance/release-memory.ts';
+import { MemoryReleaser } from '../../../host/src/plugin/sandbox/release-memory.ts';
 
 afterEach(() => {
   vi.useRealTimers();

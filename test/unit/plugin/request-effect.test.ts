@@ -7,7 +7,7 @@ import {
   METHOD_OVERRIDE_HEADERS,
   mutationReason,
   type PostReads,
-} from '../../../host/src/plugin/http/request-effect.ts';
+} from '../../../host/src/plugin/broker/request-effect.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' };
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SigV4Error, SigV4Signer, awsUriEncode } from '../../../host/src/plugin/http/sigv4-signer.ts';
+import { SigV4Error, SigV4Signer, awsUriEncode } from '../../../host/src/plugin/broker/sigv4-signer.ts';
 
 interface SuiteCase {
   name: string;

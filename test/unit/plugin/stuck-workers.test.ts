@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TimeoutError } from '../../../host/src/cloudprovider/errors.ts';
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
-import { stuckWorkerCount } from '../../../host/src/plugin/instance/worker-lifecycle.ts';
+import { stuckWorkerCount } from '../../../host/src/plugin/sandbox/worker-lifecycle.ts';
 import { hostileModule, instanceRestarts } from './support/hostile-plugin.ts';
 
 const DEADLINE_MS = 400;

@@ -1,8 +1,8 @@
 // The table cap: tables live on the worker's V8 heap, so their size is judged and capped before compiling.
 import { describe, expect, it } from 'vitest';
-import { encodeUnsigned } from '../../../host/src/plugin/wasm/leb128.ts';
-import { readModule } from '../../../host/src/plugin/wasm/module-reader.ts';
-import { capTables, TablePolicyError } from '../../../host/src/plugin/wasm/table-cap.ts';
+import { encodeUnsigned } from '../../../host/src/plugin/module/leb128.ts';
+import { readModule } from '../../../host/src/plugin/module/module-reader.ts';
+import { capTables, TablePolicyError } from '../../../host/src/plugin/module/table-cap.ts';
 import { assembleWat } from './support/wat.ts';
 
 const growable = (table: string): Uint8Array =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { encodeUnsigned, readUnsigned, WasmFormatError } from '../../../host/src/plugin/wasm/leb128.ts';
-import { capLinearMemory, MemoryPolicyError, WASM_PAGE_BYTES } from '../../../host/src/plugin/wasm/memory-cap.ts';
-import { hasWasmHeader, readModule } from '../../../host/src/plugin/wasm/module-reader.ts';
+import { encodeUnsigned, readUnsigned, WasmFormatError } from '../../../host/src/plugin/module/leb128.ts';
+import { capLinearMemory, MemoryPolicyError, WASM_PAGE_BYTES } from '../../../host/src/plugin/module/memory-cap.ts';
+import { hasWasmHeader, readModule } from '../../../host/src/plugin/module/module-reader.ts';
 import { buildModule, op } from './support/wasm-builder.ts';
 
 const MiB = 1024 * 1024;

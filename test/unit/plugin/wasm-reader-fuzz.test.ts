@@ -2,11 +2,11 @@
 // ConfigMap holds reach it), so mutated modules must either be refused with the reader's own errors or come out of
 // the caps as a module V8 judges exactly as it judged the input, with every table and memory under its cap.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ImportPolicyError, checkImports } from '../../../host/src/plugin/policy/import-policy.ts';
-import { WasmFormatError } from '../../../host/src/plugin/wasm/leb128.ts';
-import { capLinearMemory, MemoryPolicyError, WASM_PAGE_BYTES } from '../../../host/src/plugin/wasm/memory-cap.ts';
-import { ExportPolicyError, readModule, SectionId } from '../../../host/src/plugin/wasm/module-reader.ts';
-import { capTables, TablePolicyError } from '../../../host/src/plugin/wasm/table-cap.ts';
+import { ImportPolicyError, checkImports } from '../../../host/src/plugin/module/import-policy.ts';
+import { WasmFormatError } from '../../../host/src/plugin/module/leb128.ts';
+import { capLinearMemory, MemoryPolicyError, WASM_PAGE_BYTES } from '../../../host/src/plugin/module/memory-cap.ts';
+import { ExportPolicyError, readModule, SectionId } from '../../../host/src/plugin/module/module-reader.ts';
+import { capTables, TablePolicyError } from '../../../host/src/plugin/module/table-cap.ts';
 import { buildModule, op } from './support/wasm-builder.ts';
 import { assembleWat } from './support/wat.ts';
 

@@ -5,7 +5,7 @@ import {
   startAfterTerminations,
   stuckWorkerCount,
   terminateAfterStarts,
-} from '../../../host/src/plugin/instance/worker-lifecycle.ts';
+} from '../../../host/src/plugin/sandbox/worker-lifecycle.ts';
 
 function deferred(): { promise: Promise<number>; resolve: (code: number) => void } {
   let resolve: (code: number) => void = () => {};

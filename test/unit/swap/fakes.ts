@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Provider, InstanceMetadata, Node, Service } from '../../../host/src/cloudprovider/provider.ts';
 import type { Capability } from '../../../host/src/abi/index.ts';
 import type { CandidateLoader, LoadedCandidate } from '../../../host/src/plugin/swap/candidate.ts';
-import type { RevisionSource, RevisionListener, SourceRevision } from '../../../host/src/plugin/sources/source.ts';
+import type { RevisionSource, RevisionListener, SourceRevision } from '../../../host/src/plugin/swap/source.ts';
 import type { ProviderConfig } from '../../../host/src/plugin/config/types.ts';
 import { scriptedCapability } from '../../support/scripted-capability.ts';
 

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileSource } from '../../../host/src/plugin/sources/file-source.ts';
-import type { SourceRevision } from '../../../host/src/plugin/sources/source.ts';
+import { FileSource } from '../../../host/src/plugin/swap/file-source.ts';
+import type { SourceRevision } from '../../../host/src/plugin/swap/source.ts';
 import { recordingLogger } from '../plugin/support/recording-logger.ts';
 import { kubeletWrite, removeKeyLink } from './kubelet-writer.ts';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../host/src/log/logger.ts';
-import { FileSource } from '../../../host/src/plugin/sources/file-source.ts';
+import { FileSource } from '../../../host/src/plugin/swap/file-source.ts';
 import { HotSwapper } from '../../../host/src/plugin/swap/hot-swapper.ts';
 import { createSwapMetrics } from '../../../host/src/plugin/swap/swap-metrics.ts';
 import { fakeLoader, moduleOf, node, providerConfig, sha256 } from './fakes.ts';

@@ -3,11 +3,11 @@
 // naming its field path, raised at start-up (exit 2) rather than discovered at the first hot swap.
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { CAPABILITIES, type Capability } from '../../abi/index.ts';
-import { AllowListError } from '../http/allow-list.ts';
-import { decodeSignature, parseEd25519PublicKey, SignatureError } from '../signature/ed25519.ts';
+import { AllowListError } from '../broker/allow-list.ts';
+import { decodeSignature, parseEd25519PublicKey, SignatureError } from '../module/ed25519.ts';
 import { Field, PluginConfigError } from './field.ts';
 import { loadConfigYaml } from './yaml-document.ts';
-import { CredentialFileError } from '../credentials/credential-file.ts';
+import { CredentialFileError } from '../broker/credential-file.ts';
 import {
   checkAllowedHost,
   checkCredentialsText,

@@ -1,8 +1,8 @@
 // The rules a plugin setting obeys wherever it is given: in the plugin configuration file (parse.ts) and on the
 // command line (the --plugin-* flags, options/ccm-options.ts), one code path, so a value is valid in both or neither
 // and a bad flag is refused at parsing, naming the flag, rather than when the plugin loads.
-import { checkCredentialFile } from '../credentials/credential-file.ts';
-import { parseEntry } from '../http/allow-list.ts';
+import { checkCredentialFile } from '../broker/credential-file.ts';
+import { parseEntry } from '../broker/allow-list.ts';
 
 export interface Range {
   readonly min: number;

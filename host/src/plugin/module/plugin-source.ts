@@ -4,7 +4,7 @@
 // is compared before the module is compiled: a tampered module is never handed to the compiler.
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { hasWasmHeader } from '../wasm/module-reader.ts';
+import { hasWasmHeader } from './module-reader.ts';
 import { moduleFileCap, readRegularFile } from '../../util/read-regular-file.ts';
 import { DEFAULT_MAX_MODULE_MB, unpackModule } from './module-gzip.ts';
 

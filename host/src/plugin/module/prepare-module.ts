@@ -1,12 +1,12 @@
 // From verified bytes to a compiled module the workers can instantiate: read the binary, apply the import and
 // instruction policies, cap the linear memory and the tables (rewriting the module if needed), then compile.
 // Compilation happens once, on the main thread; the WebAssembly.Module is shared with every worker of the pool.
-import { checkImports } from '../policy/import-policy.ts';
-import { checkInstructions } from '../policy/instruction-policy.ts';
-import { configureWasmEngine } from '../wasm/engine-flags.ts';
-import { capLinearMemory, type MemoryCapResult } from '../wasm/memory-cap.ts';
-import { readModule, type WasmExport } from '../wasm/module-reader.ts';
-import { capTables, type TableCapResult } from '../wasm/table-cap.ts';
+import { checkImports } from './import-policy.ts';
+import { checkInstructions } from './instruction-policy.ts';
+import { configureWasmEngine } from './engine-flags.ts';
+import { capLinearMemory, type MemoryCapResult } from './memory-cap.ts';
+import { readModule, type WasmExport } from './module-reader.ts';
+import { capTables, type TableCapResult } from './table-cap.ts';
 
 export interface PreparedModule {
   module: WebAssembly.Module;

@@ -12,17 +12,17 @@ import {
   METHODS,
   type MethodName,
 } from '../../abi/index.ts';
-import { CredentialStore } from '../credentials/credential-store.ts';
-import { decodeAnswer } from '../envelope/decode-answer.ts';
-import { HostAllowList } from '../http/allow-list.ts';
-import { HttpBroker } from '../http/http-broker.ts';
-import { type ExitCause, PluginInstance } from '../instance/plugin-instance.ts';
-import { createPluginMetrics, type PluginMetrics } from '../metrics/plugin-metrics.ts';
-import { type PluginLimits, type PluginLoadOptions, resolveLimits } from '../options.ts';
-import { InstanceSet } from '../instance/instance-set.ts';
+import { CredentialStore } from '../broker/credential-store.ts';
+import { decodeAnswer } from '../sandbox/decode-answer.ts';
+import { HostAllowList } from '../broker/allow-list.ts';
+import { HttpBroker } from '../broker/http-broker.ts';
+import { type ExitCause, PluginInstance } from '../sandbox/plugin-instance.ts';
+import { createPluginMetrics, type PluginMetrics } from './plugin-metrics.ts';
+import { type PluginLimits, type PluginLoadOptions, resolveLimits } from '../config/options.ts';
+import { InstanceSet } from '../sandbox/instance-set.ts';
 import { loadPluginSource } from '../module/plugin-source.ts';
 import { exportedFunctionNames, prepareModule } from '../module/prepare-module.ts';
-import { workerResourceLimits } from '../worker/worker-heap.ts';
+import { workerResourceLimits } from '../sandbox/worker/worker-heap.ts';
 import { LoadedPlugin } from './loaded-plugin.ts';
 import { delegatingLogger, pluginLogForwarder } from './plugin-log.ts';
 

@@ -19,13 +19,13 @@ import {
   type Responses,
 } from '../../abi/index.ts';
 import { jsonPayload } from '../../abi/cached-json.ts';
-import { decodeAnswer } from '../envelope/decode-answer.ts';
-import type { HostGetAnswer } from '../http/http-broker.ts';
-import { InstanceCallError } from '../instance/instance-errors.ts';
-import type { PluginInstance } from '../instance/plugin-instance.ts';
-import type { PluginMetrics } from '../metrics/plugin-metrics.ts';
-import type { PluginLimits } from '../options.ts';
-import { type InstanceSet, NoFreeInstanceError } from '../instance/instance-set.ts';
+import { decodeAnswer } from '../sandbox/decode-answer.ts';
+import type { HostGetAnswer } from '../broker/http-broker.ts';
+import { InstanceCallError } from '../sandbox/instance-errors.ts';
+import type { PluginInstance } from '../sandbox/plugin-instance.ts';
+import type { PluginMetrics } from './plugin-metrics.ts';
+import type { PluginLimits } from '../config/options.ts';
+import { type InstanceSet, NoFreeInstanceError } from '../sandbox/instance-set.ts';
 import { isNodeListMethod, type NodeListRequest, NodeListRefs, speaksKeptLists } from './node-list-refs.ts';
 
 export interface LoadedPluginParts {

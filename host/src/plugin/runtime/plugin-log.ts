@@ -2,7 +2,7 @@
 // plugin and the method being served. A record that is not a valid LogRecord is reported rather than dropped.
 import type { LogFields, Logger } from '../../log/logger.ts';
 import { METHODS, type MethodName, validateValue } from '../../abi/index.ts';
-import type { LogMessage } from '../worker/worker-protocol.ts';
+import type { LogMessage } from '../sandbox/worker/worker-protocol.ts';
 
 const METHOD_BY_EXPORT = new Map<string, MethodName>(
   (Object.keys(METHODS) as MethodName[]).map((method) => [METHODS[method].exportName, method]),

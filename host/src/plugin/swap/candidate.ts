@@ -6,9 +6,10 @@ import type { Logger } from '../../log/logger.ts';
 import type { Registry } from 'prom-client';
 import type { Capability } from '../../abi/index.ts';
 import type { ProviderConfig } from '../config/types.ts';
-import { loadPlugin, WasmProvider } from '../index.ts';
-import type { PluginLoadOptions } from '../options.ts';
-import type { ReplicaGuard } from '../http/http-broker.ts';
+import { loadPlugin } from '../runtime/load-plugin.ts';
+import { WasmProvider } from '../runtime/wasm-provider.ts';
+import type { PluginLoadOptions } from '../config/options.ts';
+import type { ReplicaGuard } from '../broker/http-broker.ts';
 
 export interface CandidateInfo {
   providerName: string;

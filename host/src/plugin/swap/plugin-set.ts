@@ -6,15 +6,15 @@ import type { LoadBalancer, Provider } from '../../cloudprovider/provider.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { PluginConfig, ProviderConfig } from '../config/types.ts';
-import { ConfigMapSource } from '../sources/configmap-source.ts';
-import { FileSource } from '../sources/file-source.ts';
-import type { RevisionSource } from '../sources/source.ts';
+import { ConfigMapSource } from './configmap-source.ts';
+import { FileSource } from './file-source.ts';
+import type { RevisionSource } from './source.ts';
 import { type CandidateLoader, wasmCandidateLoader } from './candidate.ts';
 import { classRoutingBalancer } from './class-router.ts';
 import { HotSwapper, type ProviderStatus, type SwapEvents } from './hot-swapper.ts';
 import { maxModuleBytes } from './revision-module.ts';
 import { createSwapMetrics } from './swap-metrics.ts';
-import type { ReplicaGuard } from '../http/http-broker.ts';
+import type { ReplicaGuard } from '../broker/http-broker.ts';
 
 export interface PluginSetOptions {
   config: PluginConfig;

@@ -5,9 +5,9 @@
 import { basename } from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import type { ProviderConfig } from '../config/types.ts';
-import { SignatureError, verifyPluginSignature } from '../signature/ed25519.ts';
+import { SignatureError, verifyPluginSignature } from '../module/ed25519.ts';
 import { DEFAULT_MAX_MODULE_MB, unpackModule } from '../module/module-gzip.ts';
-import type { SourceRevision } from '../sources/source.ts';
+import type { SourceRevision } from './source.ts';
 
 export interface RevisionModule {
   /** The revision with `bytes` the module itself. */

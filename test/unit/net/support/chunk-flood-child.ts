@@ -1,9 +1,9 @@
 // Child process of http1-chunk-flood.test.ts, run with the chart's heap (--max-old-space-size=256): a plugin's framed
 // HTTP request (ccm_http_bytes) through the broker to a server that answers `argv[2]` bytes in 1-byte chunks. Prints
 // the status, the body's length and the V8 heap in use once the answer is in hand.
-import { CredentialStore } from '../../../../host/src/plugin/credentials/credential-store.ts';
-import { HostAllowList } from '../../../../host/src/plugin/http/allow-list.ts';
-import { HttpBroker } from '../../../../host/src/plugin/http/http-broker.ts';
+import { CredentialStore } from '../../../../host/src/plugin/broker/credential-store.ts';
+import { HostAllowList } from '../../../../host/src/plugin/broker/allow-list.ts';
+import { HttpBroker } from '../../../../host/src/plugin/broker/http-broker.ts';
 import { readAnswerFrame, requestFrame } from '../../plugin/support/frames.ts';
 import { chunkFloodServer } from './chunk-flood.ts';
 

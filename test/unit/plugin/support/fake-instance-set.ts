@@ -1,10 +1,10 @@
 // An InstanceSet over stand-in instances, for the pool's tests.
-import type { ExitCause } from '../../../../host/src/plugin/instance/plugin-instance.ts';
+import type { ExitCause } from '../../../../host/src/plugin/sandbox/plugin-instance.ts';
 import {
   type InstanceExitListener,
   InstanceSet,
   type InstanceSetOptions,
-} from '../../../../host/src/plugin/instance/instance-set.ts';
+} from '../../../../host/src/plugin/sandbox/instance-set.ts';
 import { recordingLogger } from './recording-logger.ts';
 
 // A stand-in for PluginInstance: the pool only needs id, alive and terminate, and to be told when one ends.

@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CredentialStore } from '../../../../host/src/plugin/credentials/credential-store.ts';
-import type { HttpBroker, HttpBrokerOptions } from '../../../../host/src/plugin/http/http-broker.ts';
+import { CredentialStore } from '../../../../host/src/plugin/broker/credential-store.ts';
+import type { HttpBroker, HttpBrokerOptions } from '../../../../host/src/plugin/broker/http-broker.ts';
 import { type Route, startServer, type TestServer } from './http-servers.ts';
 import { recordingLogger } from './recording-logger.ts';
 import { testBroker } from './test-broker.ts';

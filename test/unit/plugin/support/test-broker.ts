@@ -1,7 +1,7 @@
 // The broker the HTTP tests use: the given hosts allowed, these credentials, small limits unless overridden.
-import type { CredentialStore } from '../../../../host/src/plugin/credentials/credential-store.ts';
-import { HostAllowList } from '../../../../host/src/plugin/http/allow-list.ts';
-import { HttpBroker, type HttpBrokerOptions } from '../../../../host/src/plugin/http/http-broker.ts';
+import type { CredentialStore } from '../../../../host/src/plugin/broker/credential-store.ts';
+import { HostAllowList } from '../../../../host/src/plugin/broker/allow-list.ts';
+import { HttpBroker, type HttpBrokerOptions } from '../../../../host/src/plugin/broker/http-broker.ts';
 
 export function testBroker(
   hosts: string[],

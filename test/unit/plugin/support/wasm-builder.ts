@@ -1,6 +1,6 @@
 // Builds small WebAssembly modules byte by byte, for tests of the binary reader, the memory cap and the import
 // policy: faster than compiling AssemblyScript, and able to produce modules asc never would.
-import { encodeUnsigned } from '../../../../host/src/plugin/wasm/leb128.ts';
+import { encodeUnsigned } from '../../../../host/src/plugin/module/leb128.ts';
 
 export type ValType = 'i32' | 'i64';
 const VAL: Record<ValType, number> = { i32: 0x7f, i64: 0x7e };

@@ -19,7 +19,7 @@
 // Functions are installed through createPlugin's `functions` option under the kernel's namespace: js-sdk binds each
 // with the CallContext as first argument and puts it over its own implementation in the import object.
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
-import { cutPluginMessageBytes } from '../envelope/plugin-message.ts';
+import { cutPluginMessageBytes } from '../plugin-message.ts';
 import { GuestAddressError, GuestArgumentError, GuestLimitError } from './guest-faults.ts';
 
 export { GuestAddressError, GuestArgumentError, GuestLimitError } from './guest-faults.ts';

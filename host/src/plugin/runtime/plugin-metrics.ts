@@ -2,7 +2,7 @@
 // Registry, so each metric is created once per registry and reused.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { alpha } from '../../metrics/stability.ts';
-import { stuckWorkerCount } from '../instance/worker-lifecycle.ts';
+import { stuckWorkerCount } from '../sandbox/worker-lifecycle.ts';
 
 export interface PluginMetrics {
   /** One finished call, successful or not; `errorCode` set when it failed. */

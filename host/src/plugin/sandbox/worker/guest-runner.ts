@@ -3,7 +3,7 @@
 // output and error the guest set. An error any import raised during the call (GuestFaults) decides the outcome even
 // when the guest caught it: the call fails with the first such error and the instance is retired.
 import type { Plugin } from '@extism/extism';
-import { CallOutcome, type CallOutcomeValue, Channel } from '../channel/channel.ts';
+import { CallOutcome, type CallOutcomeValue, Channel } from '../channel.ts';
 import { GuestAddressError, GuestArgumentError, type GuestFaults, GuestLimitError } from './guest-faults.ts';
 import type { GuestKernel } from './guest-kernel.ts';
 

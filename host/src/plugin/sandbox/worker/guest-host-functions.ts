@@ -6,9 +6,9 @@
 // without waiting for anyone. ccm_input_read, ccm_http_bytes and ccm_http_answer_read move bytes straight between the
 // guest's linear memory and the host, one host call each.
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
-import { Channel, ChannelState, HostRequestKind } from '../channel/channel.ts';
-import { errorFrame } from '../http/http-frame.ts';
-import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from '../http/http-json.ts';
+import { Channel, ChannelState, HostRequestKind } from '../channel.ts';
+import { errorFrame } from '../../broker/http-frame.ts';
+import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from '../../broker/http-json.ts';
 import type { GuestKernel } from './guest-kernel.ts';
 import type { LogMessage } from './worker-protocol.ts';
 

@@ -1,17 +1,17 @@
 // The main thread's handle on one plugin instance: a worker thread running the module, and the channel calls go
 // through. One call at a time (an Extism instance is not reentrant); the pool provides concurrency.
 import { Worker } from 'node:worker_threads';
-import { CallOutcome, Channel, ChannelState, HostRequestKind } from '../channel/channel.ts';
-import { errorFrame } from '../http/http-frame.ts';
-import type { LogMessage, WorkerLimits, WorkerStartData } from '../worker/worker-protocol.ts';
-import type { WorkerResourceLimits } from '../worker/worker-heap.ts';
-import { isWorkerMessage } from '../worker/worker-protocol.ts';
+import { CallOutcome, Channel, ChannelState, HostRequestKind } from './channel.ts';
+import { errorFrame } from '../broker/http-frame.ts';
+import type { LogMessage, WorkerLimits, WorkerStartData } from './worker/worker-protocol.ts';
+import type { WorkerResourceLimits } from './worker/worker-heap.ts';
+import { isWorkerMessage } from './worker/worker-protocol.ts';
 import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
-import { configureWasmEngine } from '../wasm/engine-flags.ts';
+import { configureWasmEngine } from '../module/engine-flags.ts';
 import { STUCK_AFTER_MS, startAfterTerminations, terminateAfterStarts } from './worker-lifecycle.ts';
 
 // Same extension as this file: .ts when Node runs the sources, .js when they were compiled to dist/.
-const WORKER_URL = new URL(`../worker/worker-entry${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url);
+const WORKER_URL = new URL(`./worker/worker-entry${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url);
 
 /**
  * Serves a plugin's HTTP requests on the main thread (http/http-broker.ts); `call` aborts at the deadline. Both HTTP

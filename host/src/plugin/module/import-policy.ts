@@ -1,7 +1,7 @@
 // Which imports a plugin may have: the Extism kernel functions js-sdk 1.0.3 provides (`extism:host/env`) and the
 // wasm-ccm host functions (`extism:host/user`), each with its exact signature. Everything else is refused before
 // the module is compiled, with a message that says what to change in the plugin's build.
-import type { FunctionType, ValueType, WasmModuleInfo } from '../wasm/module-reader.ts';
+import type { FunctionType, ValueType, WasmModuleInfo } from './module-reader.ts';
 
 export const EXTISM_KERNEL_MODULE = 'extism:host/env';
 export const CCM_HOST_MODULE = 'extism:host/user';

@@ -4,9 +4,9 @@
 // no paths or hosts are given to Extism.
 import { parentPort, workerData } from 'node:worker_threads';
 import createPlugin from '@extism/extism';
-import { CallOutcome, Channel, ChannelState } from '../channel/channel.ts';
-import { canonicalAnswer } from '../envelope/canonical-answer.ts';
-import { CCM_HOST_MODULE, EXTISM_KERNEL_MODULE } from '../policy/import-policy.ts';
+import { CallOutcome, Channel, ChannelState } from '../channel.ts';
+import { canonicalAnswer } from '../canonical-answer.ts';
+import { CCM_HOST_MODULE, EXTISM_KERNEL_MODULE } from '../../module/import-policy.ts';
 import { GuestFaults } from './guest-faults.ts';
 import { createHostFunctions } from './guest-host-functions.ts';
 import { GuestKernel } from './guest-kernel.ts';

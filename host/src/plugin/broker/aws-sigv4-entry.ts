@@ -11,8 +11,8 @@
 // host, and required for any other host (a custom endpoint such as moto on 127.0.0.1). Messages never include key
 // material.
 import { dirname, resolve } from 'node:path';
-import type { AwsAccessKey } from '../http/sigv4-signer.ts';
-import type { HostPort } from '../http/allow-list.ts';
+import type { AwsAccessKey } from './sigv4-signer.ts';
+import type { HostPort } from './allow-list.ts';
 import { KEY_FILE_CAP, readRegularFile, readRegularFileSync } from '../../util/read-regular-file.ts';
 import { CredentialFileError } from './credential-file-error.ts';
 

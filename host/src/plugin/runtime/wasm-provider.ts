@@ -2,9 +2,9 @@
 // undefined, as upstream's `(nil, false)`; every method is one ABI call with the method's trimmed request, written
 // out in capabilities.generated.ts from the ABI definition.
 import { buildCapabilities, CapabilitySetProvider } from '../../cloudprovider/capability-set.ts';
-import type { PluginLoadOptions } from '../options.ts';
-import type { LoadedPlugin } from '../runtime/loaded-plugin.ts';
-import { loadPlugin } from '../runtime/load-plugin.ts';
+import type { PluginLoadOptions } from '../config/options.ts';
+import type { LoadedPlugin } from './loaded-plugin.ts';
+import { loadPlugin } from './load-plugin.ts';
 import { PLUGIN_CAPABILITIES, type PluginCall } from './capabilities.generated.ts';
 
 export class WasmProvider extends CapabilitySetProvider {

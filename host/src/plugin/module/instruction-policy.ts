@@ -3,8 +3,8 @@
 // `return_call_ref` compiled by TurboFan never checks for interrupts, so Worker.terminate() cannot stop it at a call's
 // deadline and its thread spins for the life of the process (wasm/engine-flags.ts says why every other loop stops).
 // No SDK wasm-ccm ships emits tail calls; a toolchain that does has a switch to turn them off.
-import { findInstruction, type Opcode } from '../wasm/code-reader.ts';
-import type { WasmModuleInfo } from '../wasm/module-reader.ts';
+import { findInstruction, type Opcode } from './code-reader.ts';
+import type { WasmModuleInfo } from './module-reader.ts';
 
 const REFUSED: ReadonlyMap<Opcode, string> = new Map([
   [0x12, 'return_call'],

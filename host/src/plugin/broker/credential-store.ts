@@ -5,9 +5,9 @@
 // AWS keys (awsSigV4 entries) sit in files of their own, read with the credentials file and re-read on every poll.
 import type { Logger } from '../../log/logger.ts';
 import { CONFIG_FILE_CAP, readRegularFile } from '../../util/read-regular-file.ts';
-import type { HostAllowList, HostPort } from '../http/allow-list.ts';
-import type { PostReads } from '../http/request-effect.ts';
-import { type AwsAccessKey, presigningParameter, type SignableRequest, SigV4Signer } from '../http/sigv4-signer.ts';
+import type { HostAllowList, HostPort } from './allow-list.ts';
+import type { PostReads } from './request-effect.ts';
+import { type AwsAccessKey, presigningParameter, type SignableRequest, SigV4Signer } from './sigv4-signer.ts';
 import { type AwsSigV4Entry, readAwsAccessKey, signingService } from './aws-sigv4-entry.ts';
 import {
   type Credential,

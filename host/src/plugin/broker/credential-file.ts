@@ -12,7 +12,7 @@
 // `insecure`, and no other field. A credential goes over https only; `insecure: true` lets it go over plain http too,
 // and is accepted only when every host of the entry is a loopback address (a test server on the same machine: its
 // traffic never crosses a network). Messages never include secret values.
-import { type HostPort, parseEntry } from '../http/allow-list.ts';
+import { type HostPort, parseEntry } from './allow-list.ts';
 import { type AwsSigV4Entry, parseAwsSigV4Entry, readAwsAccessKeySync } from './aws-sigv4-entry.ts';
 import { CredentialFileError } from './credential-file-error.ts';
 

@@ -1,11 +1,11 @@
 // How a plugin is loaded: where it comes from, what it may reach, which credentials the host brokers for it, and the
 // limits it runs under. Everything but the source has a default.
 import type { Registry } from 'prom-client';
-import type { Logger } from '../log/logger.ts';
-import type { MethodName } from '../abi/index.ts';
-import { DEFAULT_MAX_MODULE_MB } from './module/module-gzip.ts';
-import type { PluginSource } from './module/plugin-source.ts';
-import type { ReplicaGuard } from './http/http-broker.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { MethodName } from '../../abi/index.ts';
+import { DEFAULT_MAX_MODULE_MB } from '../module/module-gzip.ts';
+import type { PluginSource } from '../module/plugin-source.ts';
+import type { ReplicaGuard } from '../broker/http-broker.ts';
 
 export interface PluginLimits {
   /** Largest module, after decompressing a gzipped one (decompression stops here). Default 64 MiB. */

@@ -7,7 +7,7 @@ import { bodyText } from '../../net/collect.ts';
 import { ResponseParseError } from '../../net/http1/errors.ts';
 import { Http1Pool } from '../../net/http1/pool.ts';
 import type { HttpError } from '../../abi/index.ts';
-import { type AuthorizedRequest, CredentialRefusal, type CredentialStore } from '../credentials/credential-store.ts';
+import { type AuthorizedRequest, CredentialRefusal, type CredentialStore } from './credential-store.ts';
 import type { HostAllowList } from './allow-list.ts';
 import { BrokerError } from './broker-error.ts';
 import { buildFrame, errorFrame } from './http-frame.ts';
