@@ -41,7 +41,7 @@ ENV NODE_ENV=production
 # jemalloc instead of glibc's malloc (by its bare name: the loader finds it in any architecture's library directory).
 # A burst of LoadBalancer syncs grows the plugin pool to ~10 worker threads for a minute; glibc keeps what they and the
 # main thread malloc'd resident after they are gone, jemalloc gives it back: steady RSS at 5,000 Nodes / 10,000
-# Services after 1,000 LBs 317 -> 231 MB, idle +4-7 MB (test/support/image.ts has the numbers; benchmarks use the same
+# Services after 1,000 LBs 317 -> 231 MB, idle +4-7 MB (lab/ccm/image.ts has the numbers; benchmarks use the same
 # environment, IMAGE_ENV, and a unit test keeps the two equal).
 ENV LD_PRELOAD=libjemalloc.so.2
 # jemalloc purges freed pages on an arena's own allocator activity only: what a plugin worker freed stays resident
@@ -63,5 +63,5 @@ EXPOSE 10258
 # child processes (plugins run in worker threads), so there are no zombies to reap. No tini needed.
 # No HEALTHCHECK: Kubernetes probes /livez and /readyz on port 10258 (manifests/deployment.yaml).
 # --max-semi-space-size=1: a 1 MiB nursery for the main thread's short-lived JSON garbage keeps RSS ~50 MB lower at
-# 5,000 Nodes / 10,000 Services for no measurable CPU (test/support/image.ts has the numbers; benchmarks use the same).
+# 5,000 Nodes / 10,000 Services for no measurable CPU (lab/ccm/image.ts has the numbers; benchmarks use the same).
 ENTRYPOINT ["node", "--max-semi-space-size=1", "dist/host/src/main.js"]

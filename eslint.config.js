@@ -1,5 +1,4 @@
-// Lint for the TypeScript host, tests, scripts and benchmarks. AssemblyScript sources (assembly/ folders and
-// the fault-plugin fixtures) are not TypeScript to a TS parser (function decorators, native types): asc checks them.
+// Lint for the TypeScript host, tests, scripts and benchmarks. AssemblyScript sources (assembly/ folders) are not TypeScript to a TS parser (function decorators, native types): asc checks them.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -10,7 +9,6 @@ export default tseslint.config(
       '**/dist/**',
       '**/build/**',
       '**/assembly/**',
-      'test/fixtures/plugins/**',
       'bench/results/**',
       '**/*.generated.ts',
     ],

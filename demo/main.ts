@@ -8,22 +8,25 @@ import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { type Devcloud, startDevcloud } from '../devcloud/src/index.ts';
 import { buildDevcloudVariant } from '../plugins/devcloud/build-variant.ts';
-import { CCMProcess } from '../test/support/ccm-process.ts';
-import { ControlPlane } from '../test/support/controlplane/controlplane.ts';
-import { KWOK_ANNOTATION, KWOK_ANNOTATION_VALUE, startKwok } from '../test/support/controlplane/kwok.ts';
-import { freePort } from '../test/support/controlplane/ports.ts';
-import type { ManagedProcess } from '../test/support/controlplane/process.ts';
-import { eventually } from '../test/support/eventually.ts';
-import { adminKubeConfig } from '../test/support/kube.ts';
-import { applyManifests, ccmIdentity, loadManifests } from '../test/support/manifests.ts';
 import {
+  CCMProcess,
   devcloudProvider,
   PLUGIN_NAMESPACE,
   putPluginConfigMap,
   writePluginConfig,
-} from '../test/support/plugin-config.ts';
-import { builtPlugin } from '../test/support/plugins.ts';
-import { httpsGetInsecure } from '../test/support/insecure-https.ts';
+} from '../lab/ccm/index.ts';
+import {
+  ControlPlane,
+  KWOK_ANNOTATION,
+  KWOK_ANNOTATION_VALUE,
+  startKwok,
+  adminKubeConfig,
+  applyManifests,
+  ccmIdentity,
+  loadManifests,
+} from '../lab/controlplane/index.ts';
+import { freePort, type ManagedProcess, eventually, httpsGetInsecure } from '../lab/process/index.ts';
+import { builtPlugin } from '../lab/plugins/index.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const NODES = ['demo-node-1', 'demo-node-2', 'demo-node-3'];

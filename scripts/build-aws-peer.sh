@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the upstream AWS cloud-controller-manager (k8s.io/cloud-provider-aws's aws-cloud-controller-manager, the
 # release for Kubernetes 1.36) from the Go module proxy, for running beside wasm-ccm's AWS plugin against moto. Test
-# fixture only, never shipped. Cached outside the work tree keyed by version and the hash of test/peer/aws's go.mod
+# fixture only, never shipped. Cached outside the work tree keyed by version and the hash of lab/peers/aws-go's go.mod
 # and go.sum, so a warm machine never rebuilds. Idempotent; safe to run concurrently (temp name, then rename).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-module="$root/test/peer/aws"
+module="$root/lab/peers/aws-go"
 cache="${WASM_CCM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/wasm-ccm}"
 bin="$cache/bin"
 version=v1.36.2 # k8s.io/cloud-provider-aws, built against k8s.io/cloud-provider v0.36

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-modules="$root/test/controlplane/go"
+modules="$root/lab/controlplane/go"
 cache="${WASM_CCM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/wasm-ccm}"
 bin="$cache/bin"
 

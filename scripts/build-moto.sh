@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs moto's server (the AWS API emulator the AWS end-to-end tests run against) into a Python virtual
 # environment in the cache outside the work tree, keyed by moto's version and the hash of the pin list
-# (test/moto/requirements.txt) and of the Python it runs on, so a warm machine installs nothing.
+# (lab/peers/moto/requirements.txt) and of the Python it runs on, so a warm machine installs nothing.
 # Idempotent; safe to run concurrently: a venv cannot be moved once built (its scripts name their own path), so it
 # is built in place under a lock and counts as present only once its completion marker is written.
 #   --print-dir   print the venv directory for the current pins and exit (builds nothing)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-pins="$root/test/moto/requirements.txt"
+pins="$root/lab/peers/moto/requirements.txt"
 cache="${WASM_CCM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/wasm-ccm}"
 venvs="$cache/venv"
 python="${WASM_CCM_PYTHON:-python3}"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the upstream cloud-controller-manager peer (k8s.io/cloud-provider with the test-only Go devcloud provider of
-# test/peer/go) that the parity test runs wasm-ccm against. Test fixture only, never shipped. Cached outside the
+# lab/peers/devcloud-go) that the parity test runs wasm-ccm against. Test fixture only, never shipped. Cached outside the
 # work tree keyed by cloud-provider version and the hash of the module's go.mod/go.sum and sources, so a warm
 # machine never rebuilds. Idempotent; safe to run concurrently (written to a temp name and renamed).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-module="$root/test/peer/go"
+module="$root/lab/peers/devcloud-go"
 cache="${WASM_CCM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/wasm-ccm}"
 bin="$cache/bin"
 version=v0.36.3 # k8s.io/cloud-provider, matching kube-apiserver v1.36.3

@@ -3,10 +3,9 @@
 // faults; prints a table, writes bench/results/chaos.json and chaos.md (soak.json and soak.md with --soak), and exits
 // 1 on any invariant violation or mutation by a non-leader. See bench/README.md.
 import { writeFileSync } from 'node:fs';
-import { imageEnvProblem } from '../../test/support/image.ts';
-import { loadNow, writeResults } from '../lib/results.ts';
-import { markdown, summaryTable } from './figures.ts';
-import { runChaos } from './run.ts';
+import { imageEnvProblem } from '../../lab/ccm/index.ts';
+import { loadNow, writeResults } from '../../lab/measure/index.ts';
+import { markdown, summaryTable, runChaos } from '../../lab/chaos/index.ts';
 
 function flag(name: string, fallback: number): number {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));

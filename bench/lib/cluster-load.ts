@@ -1,11 +1,11 @@
 // The cluster load the benchmarks put on a CCM through an admin client with no client-side rate limit: kubelet-shaped
-// Nodes and Services, created CREATE_CONCURRENCY at a time. One copy for bench:compare, bench:node-init, bench/rss.ts
-// and bench/rss-phases.ts.
+// Nodes and Services, created CREATE_CONCURRENCY at a time. One copy for bench:compare, bench:node-init, bench/upstream/rss.ts
+// and bench/upstream/rss-phases.ts.
 import { performance } from 'node:perf_hooks';
 import { HttpMethod } from '../../host/src/kube/client/http-method.ts';
 import type { Devcloud } from '../../devcloud/src/index.ts';
 import type { KubeClient } from '../../host/src/kube/client/client.ts';
-import { kubeletNode, UNINITIALIZED_TAINT } from '../../test/e2e/ccm/support/ccm-env.ts';
+import { kubeletNode, UNINITIALIZED_TAINT } from '../../lab/ccm/index.ts';
 import { NodeInitWatch } from './node-init-watch.ts';
 
 export const CREATE_CONCURRENCY = 50;

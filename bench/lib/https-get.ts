@@ -1,6 +1,6 @@
 // GET over HTTPS with a bearer token from a server with a self-signed certificate (the CCM's own serving
 // certificate when none is configured): the benchmark only reads its metrics, so the certificate is not verified.
-import { httpsGetInsecure } from '../../test/support/insecure-https.ts';
+import { httpsGetInsecure } from '../../lab/process/index.ts';
 
 /** The body of a 200 answer; anything else rejects with the status and the start of the body. */
 export async function httpsGetText(url: string, token: string, timeoutMs = 30_000): Promise<string> {

@@ -1,5 +1,5 @@
 /* global process, console, setInterval, URL, WebAssembly */
-// One step of bench/idle-floor.ts, run as a Node process of its own: the least a Node.js CCM holds at idle, one piece
+// One step of bench/upstream/idle-floor.ts, run as a Node process of its own: the least a Node.js CCM holds at idle, one piece
 // at a time. Plain JavaScript, so that no TypeScript stripping is loaded and measured. argv[2] is the step:
 //   node   an idle event loop;
 //   watch  + one TLS connection to the apiserver with a watch on Nodes open (FLOOR_SERVER, FLOOR_CA, FLOOR_TOKEN);

@@ -1,11 +1,9 @@
 // Starts one of the two CCMs the comparison benchmarks measure, on a given control plane and devcloud, with the
-// same flags: the upstream CCM (test/peer) or wasm-ccm with the devcloud plugin (operator RBAC aside: admin token).
+// same flags: the upstream CCM (lab/peers/devcloud-go) or wasm-ccm with the devcloud plugin (operator RBAC aside: admin token).
 import type { Devcloud } from '../../devcloud/src/index.ts';
-import { CCMProcess } from '../../test/support/ccm-process.ts';
-import type { ControlPlaneInfo } from '../../test/support/controlplane/controlplane.ts';
-import { IMAGE_ENV, imageEnvProblem } from '../../test/support/image.ts';
-import { PeerCCM } from '../../test/support/peer-ccm.ts';
-import { devcloudPluginArgs } from '../../test/e2e/ccm/support/ccm-env.ts';
+import { CCMProcess, IMAGE_ENV, imageEnvProblem, devcloudPluginArgs } from '../../lab/ccm/index.ts';
+import type { ControlPlaneInfo } from '../../lab/controlplane/index.ts';
+import { PeerCCM } from '../../lab/peers/index.ts';
 
 export type Impl = 'wasm_ccm' | 'upstream';
 

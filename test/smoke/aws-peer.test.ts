@@ -2,10 +2,9 @@
 // the test control plane, and initializes a Node from its EC2 instance: the peer the AWS plugin is compared with.
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AwsPeerCCM } from '../support/aws-peer-ccm.ts';
-import { eventually } from '../support/eventually.ts';
-import { adminKubeConfig } from '../support/kube.ts';
-import { type Moto, startMoto } from '../support/moto.ts';
+import { AwsPeerCCM, type Moto, startMoto } from '../../lab/peers/index.ts';
+import { eventually } from '../../lab/process/index.ts';
+import { adminKubeConfig } from '../../lab/controlplane/index.ts';
 
 const EC2_VERSION = '2016-11-15';
 const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';

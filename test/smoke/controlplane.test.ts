@@ -1,9 +1,7 @@
 // Smoke tests: the control plane the end-to-end tests run against is a real kube-apiserver.
 import { CoreV1Api, type KubeConfig, type V1Node, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { httpsGet } from '../support/controlplane/https-probe.ts';
-import { mintIdentity } from '../support/identity.ts';
-import { adminKubeConfig, uniqueName } from '../support/kube.ts';
+import { httpsGet, mintIdentity, adminKubeConfig, uniqueName } from '../../lab/controlplane/index.ts';
 
 const UNINITIALIZED_TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
 

@@ -3,9 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { KWOK_ANNOTATION, KWOK_ANNOTATION_VALUE, startKwok } from '../support/controlplane/kwok.ts';
-import type { ManagedProcess } from '../support/controlplane/process.ts';
-import { adminKubeConfig, uniqueName } from '../support/kube.ts';
+import {
+  KWOK_ANNOTATION,
+  KWOK_ANNOTATION_VALUE,
+  startKwok,
+  adminKubeConfig,
+  uniqueName,
+} from '../../lab/controlplane/index.ts';
+import type { ManagedProcess } from '../../lab/process/index.ts';
 import { mapLimit } from '../support/limit.ts';
 
 const NODES = 100;

@@ -10,7 +10,7 @@ import { CredentialStore } from '../../host/src/plugin/broker/credential-store.t
 import { HostAllowList } from '../../host/src/plugin/broker/allow-list.ts';
 import { HttpBroker } from '../../host/src/plugin/broker/http-broker.ts';
 import { type AwsAccessKey } from '../../host/src/plugin/broker/sigv4-signer.ts';
-import { type Moto, startMoto } from '../support/moto.ts';
+import { type Moto, startMoto } from '../../lab/peers/index.ts';
 
 const DESCRIBE_INSTANCES = { Action: 'DescribeInstances', Version: '2016-11-15' };
 

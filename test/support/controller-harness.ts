@@ -5,10 +5,9 @@ import { type SharedInformers, sharedInformers } from '../../host/src/app/inform
 import { KubeClient } from '../../host/src/kube/client/client.ts';
 import { EventRecorder, kubeEventSink } from '../../host/src/kube/events/recorder.ts';
 import { silentLogger } from '../../host/src/log/logger.ts';
-import type { ControlPlaneInfo } from './controlplane/controlplane.ts';
-import { adminKubeConfig } from './kube.ts';
+import { type ControlPlaneInfo, adminKubeConfig } from '../../lab/controlplane/index.ts';
 
-export { eventually } from './eventually.ts';
+export { eventually } from '../../lab/process/index.ts';
 
 export interface Harness {
   client: KubeClient;

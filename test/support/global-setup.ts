@@ -1,6 +1,6 @@
 // One real control plane (etcd + kube-apiserver) for the whole end-to-end test run.
 import type { TestProject } from 'vitest/node';
-import { ControlPlane, type ControlPlaneInfo } from './controlplane/controlplane.ts';
+import { ControlPlane, type ControlPlaneInfo } from '../../lab/controlplane/index.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,6 +1,6 @@
 // Plugin requests travel as UTF-8 JSON. Some parts of them are large and change rarely: every load balancer call
 // carries the whole node list (hundreds of KB for 1,000 nodes), and serializing and encoding it per call was most of
-// the main thread's CPU (bench/service-node-set.ts measures that work). Such a part is serialized once, registered here
+// the main thread's CPU (bench/host/service-node-set.ts measures that work). Such a part is serialized once, registered here
 // with its bytes, and spliced into every request that carries it. (JSON.rawJSON cannot do this: it accepts primitives
 // only, not arrays or objects.)
 

@@ -1,6 +1,6 @@
 // The `file:line` of the code that called the logger, as klog prints it in every record's header (text) or under
 // `caller` (JSON). V8 hands over structured call sites when asked through prepareStackTrace, so no stack text is
-// made or parsed; `bench/log-format.ts` measures what a record costs with and without it.
+// made or parsed; `bench/host/log-format.ts` measures what a record costs with and without it.
 import { basename } from 'node:path';
 
 /** Frames to look through: callerOf, the logger's lookup, emit and the level method come before the caller. */

@@ -1,6 +1,6 @@
 // Metric vectors for hot paths: a few observations per API request and per work queue item. prom-client's inc() and
 // observe() take a labels object and validate and hash it on every call, a share of the main thread's CPU that showed
-// in profiles of node initialization (bench/node-init-cpu.ts). Here a series is looked up once by its label values
+// in profiles of node initialization (bench/upstream/node-init-cpu.ts). Here a series is looked up once by its label values
 // (withLabelValues, as component-base's CounterVec/GaugeVec/HistogramVec) and an observation is a bucket search and
 // two additions. Registered in prom-client registries, they expose the same text and JSON as prom-client's Counter,
 // Gauge and Histogram (test/unit/metrics/vec.test.ts compares them).

@@ -3,7 +3,7 @@
 // pool is the transport of both; dispatchCollect does the same over an undici dispatcher, for a cluster reached
 // through the dispatcher client-node builds (a proxy). undici's request() wraps every response in a Readable stream
 // and its body.text() reads it back through the stream machinery; a dispatch handler of our own skips both, which
-// takes a visible share off the CPU per request (bench/http1-client.ts measures the client per request).
+// takes a visible share off the CPU per request (bench/host/http1-client.ts measures the client per request).
 import type { Dispatcher } from 'undici';
 
 export interface CollectedResponse {

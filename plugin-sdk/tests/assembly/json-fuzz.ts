@@ -1,4 +1,4 @@
-// Test module for the JSON fuzzer (test/support/json-fuzz, bench/fuzz-json.ts): many documents per call, so that a
+// Test module for the JSON fuzzer (lab/fuzz/json, lab/fuzz/json/main.ts): many documents per call, so that a
 // run of 100,000 cases costs a few hundred calls rather than 100,000.
 //
 // Input: the cases one after another, each [u32 LE length][bytes]. Output, per case in the same order:

@@ -1,5 +1,5 @@
 // Test module for the XML reader and the Query-protocol helpers (test/unit/sdk/xml.test.ts, the XML fuzzer in
-// test/support/xml-fuzz and bench/fuzz-xml.ts).
+// lab/fuzz/xml and lab/fuzz/xml/main.ts).
 //
 // fuzz_batch input: the cases one after another, each [u32 LE length][UTF-8 bytes]. Output per case:
 // [u8 flags][u32 LE length][bytes]; flag bit 0: XmlReader read the document to its end (the bytes are then its events
@@ -70,7 +70,7 @@ export function fuzz_batch(): i32 {
 }
 
 /**
- * The document (raw bytes) through every reading a provider makes, for the time fuzzer (test/support/xml-fuzz/
+ * The document (raw bytes) through every reading a provider makes, for the time fuzzer (lab/fuzz/xml/
  * timing.ts): XmlReader to its end, readElementText() of the root, and XmlElement.parseBytes. Output
  * {"events", "accepted", "elementText" (its length), "tree"}, so a caller can see the work was done.
  */

@@ -7,22 +7,28 @@ import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { call, setInstanceState, xmlTexts } from '../../support/aws-seed.ts';
-import { type AwsEnv, awsPluginArgs, startAwsEnv } from '../../support/aws-env.ts';
-import { CCMProcess } from '../../support/ccm-process.ts';
-import { KWOK_ANNOTATION, KWOK_ANNOTATION_VALUE, startKwok } from '../../support/controlplane/kwok.ts';
-import type { ManagedProcess } from '../../support/controlplane/process.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
+import { call, setInstanceState, xmlTexts, type AwsEnv, awsPluginArgs, startAwsEnv } from '../../../lab/peers/index.ts';
+import { eventually } from '../../../lab/process/index.ts';
 import {
+  CCMProcess,
   deleteNodes,
-  eventually,
   hasTaint,
   kubeletNode,
   setReady,
   SHUTDOWN_TAINT_KEY,
   UNINITIALIZED_TAINT,
-} from '../ccm/support/ccm-env.ts';
+} from '../../../lab/ccm/index.ts';
+import {
+  KWOK_ANNOTATION,
+  KWOK_ANNOTATION_VALUE,
+  startKwok,
+  adminKubeConfig,
+  uniqueName,
+  applyManifests,
+  ccmIdentity,
+  loadManifests,
+} from '../../../lab/controlplane/index.ts';
+import type { ManagedProcess } from '../../../lab/process/index.ts';
 import { deleteAllServices, patchNode } from '../service/support/helpers.ts';
 
 const CLUSTER = 'aws-e2e';

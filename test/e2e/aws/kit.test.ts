@@ -2,9 +2,16 @@
 // plugin (plugins/aws/conformance/fixture.yaml), and leaves no load balancer, target group or route behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPluginTest } from '../../../host/src/cli/plugin-test.ts';
-import { call, elbInventory, setInstanceState, xmlTexts } from '../../support/aws-seed.ts';
-import { AWS_FIXTURE, type AwsEnv, startAwsEnv } from '../../support/aws-env.ts';
-import { builtPlugin } from '../../support/plugins.ts';
+import {
+  call,
+  elbInventory,
+  setInstanceState,
+  xmlTexts,
+  AWS_FIXTURE,
+  type AwsEnv,
+  startAwsEnv,
+} from '../../../lab/peers/index.ts';
+import { builtPlugin } from '../../../lab/plugins/index.ts';
 
 let env: AwsEnv;
 

@@ -5,8 +5,13 @@
 // plugins/aws/README.md ("Where it differs from cloud-provider-aws") explains too.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
+import {
+  adminKubeConfig,
+  uniqueName,
+  applyManifests,
+  ccmIdentity,
+  loadManifests,
+} from '../../../lab/controlplane/index.ts';
 import { diffSnapshots, snapshotText } from '../parity/harness/diff.ts';
 import { AWS_ALLOWED_DIFFERENCES } from './support/allow-list.ts';
 import { type ParityContext, type ParityResult, runAwsParity } from './support/parity-run.ts';

@@ -11,9 +11,17 @@ import {
   testPort,
   testService,
 } from '../../../packages/wasm-ccm/src/testing/index.ts';
-import { call, elbInventory, privateSubnet, setInstanceState, xmlText, xmlTexts } from '../../support/aws-seed.ts';
-import { type AwsEnv, startAwsEnv } from '../../support/aws-env.ts';
-import { builtPlugin } from '../../support/plugins.ts';
+import {
+  call,
+  elbInventory,
+  privateSubnet,
+  setInstanceState,
+  xmlText,
+  xmlTexts,
+  type AwsEnv,
+  startAwsEnv,
+} from '../../../lab/peers/index.ts';
+import { builtPlugin } from '../../../lab/plugins/index.ts';
 
 const CLUSTER = 'aws-plugin-test';
 let env: AwsEnv;

@@ -4,11 +4,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CCMProcess } from '../../support/ccm-process.ts';
-import { eventually } from '../../support/eventually.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
-import { EXAMPLE_PLUGIN } from '../../support/plugins.ts';
+import { CCMProcess } from '../../../lab/ccm/index.ts';
+import { eventually } from '../../../lab/process/index.ts';
+import {
+  adminKubeConfig,
+  uniqueName,
+  applyManifests,
+  ccmIdentity,
+  loadManifests,
+} from '../../../lab/controlplane/index.ts';
+import { EXAMPLE_PLUGIN } from '../../../lab/plugins/index.ts';
 
 const TAINT = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };
 

@@ -4,12 +4,10 @@
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
-import type { CCMProcess } from '../../support/ccm-process.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
+import { eventually } from '../../../lab/process/index.ts';
 import {
+  type CCMProcess,
   deleteNodes,
-  eventually,
   hasTaint,
   kubeletNode,
   nodeEvents,
@@ -17,7 +15,14 @@ import {
   SHUTDOWN_TAINT_KEY,
   startDevcloudCCM,
   UNINITIALIZED_TAINT,
-} from './support/ccm-env.ts';
+} from '../../../lab/ccm/index.ts';
+import {
+  adminKubeConfig,
+  uniqueName,
+  applyManifests,
+  ccmIdentity,
+  loadManifests,
+} from '../../../lab/controlplane/index.ts';
 
 describe('node controllers against devcloud (wasm-ccm process, devcloud plugin)', () => {
   const info = inject('controlPlane');

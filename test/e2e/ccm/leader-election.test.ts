@@ -5,17 +5,23 @@
 import { CoordinationV1Api, CoreV1Api, type V1Lease } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
-import type { CCMProcess, LogRecord } from '../../support/ccm-process.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
+import { eventually } from '../../../lab/process/index.ts';
 import {
+  type CCMProcess,
+  type LogRecord,
   deleteNodes,
-  eventually,
   hasTaint,
   kubeletNode,
   startDevcloudCCM,
   UNINITIALIZED_TAINT,
-} from './support/ccm-env.ts';
+} from '../../../lab/ccm/index.ts';
+import {
+  adminKubeConfig,
+  uniqueName,
+  applyManifests,
+  ccmIdentity,
+  loadManifests,
+} from '../../../lab/controlplane/index.ts';
 
 const LEASE = { namespace: 'kube-system', name: 'cloud-controller-manager' };
 const SHORT_LEASE = [

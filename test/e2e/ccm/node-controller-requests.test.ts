@@ -8,10 +8,10 @@ import { CloudNodeController } from '../../../host/src/controllers/node/node-con
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { EventRecorder, kubeEventSink } from '../../../host/src/kube/events/recorder.ts';
 import { createJsonLineLogger, silentLogger } from '../../../host/src/log/logger.ts';
-import { mintIdentity } from '../../support/identity.ts';
+import { mintIdentity, adminKubeConfig, uniqueName } from '../../../lab/controlplane/index.ts';
 import { FakeProvider } from '../../support/fake-provider.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { deleteNodes, eventually, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from './support/ccm-env.ts';
+import { eventually } from '../../../lab/process/index.ts';
+import { deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../../lab/ccm/index.ts';
 
 describe('cloud-node controller: apiserver requests per initialization', () => {
   const info = inject('controlPlane');

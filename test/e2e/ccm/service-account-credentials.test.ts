@@ -6,12 +6,17 @@ import { join } from 'node:path';
 import { CoreV1Api, RbacAuthorizationV1Api, type V1Node, type V1PolicyRule } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CCMProcess } from '../../support/ccm-process.ts';
-import { eventually } from '../../support/eventually.ts';
-import { mintIdentity } from '../../support/identity.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { applyManifests, loadManifests, MANIFESTS_DIR } from '../../support/manifests.ts';
-import { EXAMPLE_PLUGIN } from '../../support/plugins.ts';
+import { CCMProcess } from '../../../lab/ccm/index.ts';
+import { eventually } from '../../../lab/process/index.ts';
+import {
+  mintIdentity,
+  adminKubeConfig,
+  uniqueName,
+  applyManifests,
+  loadManifests,
+  MANIFESTS_DIR,
+} from '../../../lab/controlplane/index.ts';
+import { EXAMPLE_PLUGIN } from '../../../lab/plugins/index.ts';
 
 /** The rules manifests/controller-accounts' patch gives the CCM's own ClusterRole. */
 function ccmRules(): V1PolicyRule[] {

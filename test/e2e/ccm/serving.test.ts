@@ -5,21 +5,24 @@ import { readFileSync } from 'node:fs';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
-import type { CCMProcess } from '../../support/ccm-process.ts';
-import { freePort } from '../../support/controlplane/ports.ts';
-import { httpsGetInsecure } from '../../support/insecure-https.ts';
-import { mintIdentity } from '../../support/identity.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
 import {
+  type CCMProcess,
   DEVCLOUD_PLUGIN,
   deleteNodes,
-  eventually,
   hasTaint,
   kubeletNode,
   startDevcloudCCM,
   UNINITIALIZED_TAINT,
-} from './support/ccm-env.ts';
+} from '../../../lab/ccm/index.ts';
+import { freePort, httpsGetInsecure, eventually } from '../../../lab/process/index.ts';
+import {
+  mintIdentity,
+  adminKubeConfig,
+  uniqueName,
+  applyManifests,
+  ccmIdentity,
+  loadManifests,
+} from '../../../lab/controlplane/index.ts';
 
 interface Answer {
   status: number;

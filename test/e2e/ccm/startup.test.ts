@@ -4,11 +4,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
-import { CCMProcess } from '../../support/ccm-process.ts';
-import { freePort } from '../../support/controlplane/ports.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
-import { devcloudPluginArgs } from './support/ccm-env.ts';
+import { CCMProcess, devcloudPluginArgs } from '../../../lab/ccm/index.ts';
+import { freePort } from '../../../lab/process/index.ts';
+import {
+  adminKubeConfig,
+  uniqueName,
+  applyManifests,
+  ccmIdentity,
+  loadManifests,
+} from '../../../lab/controlplane/index.ts';
 
 interface Outcome {
   code: number | null;

@@ -5,7 +5,7 @@
 // invariant broken at any moment or after the settle, and no cloud change by a replica that did not hold the Lease.
 // The positive signs say the run really did what it claims: faults of many kinds, failovers, judged mutations.
 import { describe, expect, it } from 'vitest';
-import { runChaos } from '../../../bench/chaos/run.ts';
+import { runChaos } from '../../../lab/chaos/index.ts';
 
 describe('chaos: two replicas under faults for 2 minutes (seed 1)', () => {
   it('keeps every invariant, and only the leader ever changes the cloud', async () => {

@@ -12,13 +12,15 @@ import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-no
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
-import { CCMProcess } from '../../support/ccm-process.ts';
-import { KWOK_ANNOTATION, KWOK_ANNOTATION_VALUE, startKwok } from '../../support/controlplane/kwok.ts';
-import { freePort } from '../../support/controlplane/ports.ts';
-import type { ManagedProcess } from '../../support/controlplane/process.ts';
-import { eventually } from '../../support/eventually.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../ccm/support/ccm-env.ts';
+import { CCMProcess, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../../lab/ccm/index.ts';
+import {
+  KWOK_ANNOTATION,
+  KWOK_ANNOTATION_VALUE,
+  startKwok,
+  adminKubeConfig,
+  uniqueName,
+} from '../../../lab/controlplane/index.ts';
+import { freePort, type ManagedProcess, eventually } from '../../../lab/process/index.ts';
 import {
   CHART_DIR,
   EXAMPLES_DIR,

@@ -6,7 +6,7 @@ import { silentLogger } from '../../../host/src/log/logger.ts';
 import type { NodeAddress } from '../../../host/src/abi/index.ts';
 import { eventually, type Harness, startHarness } from '../../support/controller-harness.ts';
 import { FakeProvider } from '../../support/fake-provider.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+import { adminKubeConfig, uniqueName } from '../../../lab/controlplane/index.ts';
 
 const TAINT = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };
 const PROVIDED_IP = 'alpha.kubernetes.io/provided-node-ip';

@@ -6,7 +6,7 @@ import { silentLogger } from '../../../host/src/log/logger.ts';
 import { parseClusterCIDRs } from '../../../host/src/net/cidr.ts';
 import { eventually, type Harness, startHarness } from '../../support/controller-harness.ts';
 import { FakeProvider } from '../../support/fake-provider.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+import { adminKubeConfig, uniqueName } from '../../../lab/controlplane/index.ts';
 
 describe('route controller', () => {
   const info = inject('controlPlane');

@@ -7,7 +7,7 @@ import { patchOptions } from '../../../host/src/kube/client/typed-api.ts';
 import { silentLogger } from '../../../host/src/log/logger.ts';
 import { eventually, type Harness, startHarness } from '../../support/controller-harness.ts';
 import { FakeProvider } from '../../support/fake-provider.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+import { adminKubeConfig, uniqueName } from '../../../lab/controlplane/index.ts';
 
 const FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
 

@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
-import { uniqueName } from '../../support/kube.ts';
+import { uniqueName } from '../../../lab/controlplane/index.ts';
+import { eventually } from '../../../lab/process/index.ts';
 import {
   debugPlugins,
   eventsAbout,
-  eventually,
   httpsGet,
   type Kube,
   lbService,
@@ -23,9 +23,14 @@ import {
   waitForIngress,
   failedSyncs as failedSyncsIn,
   tearDownSwapTest,
-} from './support/env.ts';
-import { type HotswapModules, hotswapModules, type SigningKey, signingKey } from './support/modules.ts';
-import { hostileModule } from '../../unit/plugin/support/hostile-plugin.ts';
+} from '../../../lab/ccm/index.ts';
+import {
+  type HotswapModules,
+  hotswapModules,
+  type SigningKey,
+  signingKey,
+  hostileModule,
+} from '../../../lab/plugins/index.ts';
 
 const KEY = 'devcloud.wasm';
 const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');

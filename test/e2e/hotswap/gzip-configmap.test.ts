@@ -5,16 +5,16 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { memoryStats } from '../../../bench/lib/proc-stats.ts';
+import { memoryStats } from '../../../lab/measure/index.ts';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
 import { gzipBomb } from '../../support/gzip-bomb.ts';
-import { uniqueName } from '../../support/kube.ts';
+import { uniqueName } from '../../../lab/controlplane/index.ts';
+import { eventually } from '../../../lab/process/index.ts';
 import {
   debugPlugins,
   failedSyncs as failedSyncsIn,
   tearDownSwapTest,
   eventsAbout,
-  eventually,
   type Kube,
   lbService,
   PLUGIN_NAMESPACE,
@@ -24,8 +24,8 @@ import {
   servingVersion,
   startConfigMapSwapTest,
   waitForIngress,
-} from './support/env.ts';
-import { type HotswapModules, hotswapModules, paddedModule } from './support/modules.ts';
+} from '../../../lab/ccm/index.ts';
+import { type HotswapModules, hotswapModules, paddedModule } from '../../../lab/plugins/index.ts';
 
 const KEY = 'devcloud.wasm.gz';
 const MIB = 1024 * 1024;

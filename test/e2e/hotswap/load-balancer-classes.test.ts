@@ -5,13 +5,13 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
-import { uniqueName } from '../../support/kube.ts';
+import { uniqueName } from '../../../lab/controlplane/index.ts';
+import { eventually } from '../../../lab/process/index.ts';
 import {
   CLEANUP_FINALIZER,
   debugPlugins,
   devcloudProvider,
   eventsAbout,
-  eventually,
   type Kube,
   lbService,
   loadBalancersByService,
@@ -23,8 +23,8 @@ import {
   waitForIngress,
   writePluginConfig,
   deleteServices,
-} from './support/env.ts';
-import { type HotswapModules, hotswapModules } from './support/modules.ts';
+} from '../../../lab/ccm/index.ts';
+import { type HotswapModules, hotswapModules } from '../../../lab/plugins/index.ts';
 
 const KEY = 'devcloud.wasm';
 const INTERNAL = 'devcloud.example/internal';

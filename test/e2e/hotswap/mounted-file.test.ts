@@ -7,11 +7,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
-import { uniqueName } from '../../support/kube.ts';
+import { uniqueName } from '../../../lab/controlplane/index.ts';
 import { kubeletWrite } from '../../unit/swap/kubelet-writer.ts';
+import { eventually } from '../../../lab/process/index.ts';
 import {
   debugPlugins,
-  eventually,
   type Kube,
   lbService,
   prepareKube,
@@ -21,8 +21,8 @@ import {
   startServingCCM,
   waitForIngress,
   deleteServices,
-} from './support/env.ts';
-import { type HotswapModules, hotswapModules } from './support/modules.ts';
+} from '../../../lab/ccm/index.ts';
+import { type HotswapModules, hotswapModules } from '../../../lab/plugins/index.ts';
 
 const KEY = 'devcloud.wasm';
 const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');

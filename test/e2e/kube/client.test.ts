@@ -7,7 +7,7 @@ import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { apiErrorInfo } from '../../../host/src/kube/client/errors.ts';
 import { patchOptions, typedApi } from '../../../host/src/kube/client/typed-api.ts';
 import { REQUEST_CONNECTIONS } from '../../../host/src/kube/client/apiserver-transport.ts';
-import { adminKubeConfig, kubeConfigFor, uniqueName } from '../../support/kube.ts';
+import { adminKubeConfig, kubeConfigFor, uniqueName } from '../../../lab/controlplane/index.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
 import { HttpMethod } from '../../../host/src/kube/client/http-method.ts';
 

@@ -3,7 +3,7 @@ import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { EventRecorder, kubeEventSink } from '../../../host/src/kube/events/recorder.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+import { adminKubeConfig, uniqueName } from '../../../lab/controlplane/index.ts';
 
 describe('event recorder (real apiserver)', () => {
   const info = inject('controlPlane');

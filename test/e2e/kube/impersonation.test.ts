@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { apiErrorInfo } from '../../../host/src/kube/client/errors.ts';
 import { loadKubeConfig } from '../../../host/src/kube/client/kubeconfig.ts';
-import { type Identity, mintIdentity } from '../../support/identity.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+import { type Identity, mintIdentity, adminKubeConfig, uniqueName } from '../../../lab/controlplane/index.ts';
 
 interface UserInfo {
   username: string;

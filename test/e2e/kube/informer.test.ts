@@ -5,7 +5,7 @@ import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import type { KubeObject, Wire } from '../../../host/src/kube/client/wire.ts';
 import { deletedObject, Informer, isTombstone } from '../../../host/src/kube/informer/informer.ts';
 import { listWatcher } from '../../../host/src/kube/informer/list-watch.ts';
-import { adminKubeConfig, kubeConfigFor, uniqueName } from '../../support/kube.ts';
+import { adminKubeConfig, kubeConfigFor, uniqueName } from '../../../lab/controlplane/index.ts';
 import { compactEtcd } from './support/etcd.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
 import { eventually } from './support/wait.ts';

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { LeaderElector } from '../../../host/src/kube/leaderelection/elector.ts';
 import { kubeLeaseLock } from '../../../host/src/kube/leaderelection/lease-lock.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+import { adminKubeConfig, uniqueName } from '../../../lab/controlplane/index.ts';
 import { eventually } from './support/wait.ts';
 
 const LEASE_MS = 5_000;

@@ -9,12 +9,17 @@ import { dirname, join } from 'node:path';
 import { CoreV1Api, type V1Probe } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startDevcloud } from '../../../devcloud/src/index.ts';
-import { CCMProcess } from '../../support/ccm-process.ts';
-import type { ControlPlaneInfo } from '../../support/controlplane/controlplane.ts';
-import { freePort } from '../../support/controlplane/ports.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
-import { builtPlugin } from '../../support/plugins.ts';
+import { CCMProcess } from '../../../lab/ccm/index.ts';
+import {
+  type ControlPlaneInfo,
+  adminKubeConfig,
+  uniqueName,
+  applyManifests,
+  ccmIdentity,
+  loadManifests,
+} from '../../../lab/controlplane/index.ts';
+import { freePort } from '../../../lab/process/index.ts';
+import { builtPlugin } from '../../../lab/plugins/index.ts';
 import {
   daemonSet,
   deployment,

@@ -1,8 +1,7 @@
 // manifests/rbac.yaml gives the CCM exactly what upstream's controllers need, and not more.
 import { AuthorizationV1Api, type V1ResourceAttributes } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { adminKubeConfig } from '../../support/kube.ts';
-import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
+import { adminKubeConfig, applyManifests, ccmIdentity, loadManifests } from '../../../lab/controlplane/index.ts';
 
 const USER = 'system:serviceaccount:kube-system:cloud-controller-manager';
 

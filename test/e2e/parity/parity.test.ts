@@ -1,5 +1,5 @@
 // Differential parity: the same scenarios against the upstream cloud-controller-manager (k8s.io/cloud-provider
-// v0.36.3 with a Go devcloud provider, test/peer/go) and against wasm-ccm with the devcloud plugin, each group on a
+// v0.36.3 with a Go devcloud provider, lab/peers/devcloud-go) and against wasm-ccm with the devcloud plugin, each group on a
 // fresh control plane and a fresh, identically seeded devcloud per side. Every difference in Nodes, Services,
 // Events and the cloud, at every step's checkpoint and at the end, fails unless allow-list.ts documents it.
 // PARITY_SCENARIOS=pip,v6 runs only those scenarios; PARITY_KEEP=1 keeps the log directory of a passing run.
@@ -13,7 +13,7 @@ import { runGroup } from './harness/run.ts';
 import type { Group } from './harness/scenario.ts';
 import { IMPLS } from './harness/world.ts';
 import { selectedGroups } from './scenarios/groups.ts';
-import { peerBinaryPath } from '../../support/peer-ccm.ts';
+import { peerBinaryPath } from '../../../lab/peers/index.ts';
 
 async function compareGroup(group: Group): Promise<void> {
   const logDir = mkdtempSync(join(tmpdir(), `wasm-ccm-parity-${group.name}-`));

@@ -7,8 +7,7 @@ import { DelegatedAuth } from '../../../host/src/server/auth.ts';
 import { kubeReviewClient } from '../../../host/src/server/kube-reviews.ts';
 import { buildServer } from '../../../host/src/server/server.ts';
 import { selfSignedCertificate } from '../../../host/src/server/tls.ts';
-import { mintIdentity } from '../../support/identity.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
+import { mintIdentity, adminKubeConfig, uniqueName } from '../../../lab/controlplane/index.ts';
 
 describe('delegated authentication and authorization', () => {
   const info = inject('controlPlane');

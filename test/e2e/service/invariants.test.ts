@@ -9,7 +9,7 @@ import {
   CLEANUP_FINALIZER,
   EXCLUDE_LABEL,
   findViolations,
-} from '../../support/invariants.ts';
+} from '../../../lab/ccm/index.ts';
 
 const T = '2026-01-01T00:00:00.000Z';
 

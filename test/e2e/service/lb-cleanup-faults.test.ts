@@ -4,10 +4,8 @@
 // and devcloud 429s/5xx retried until converged.
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { LogRecord } from '../../support/ccm-process.ts';
-import { DevcloudCCM } from '../../support/devcloud-ccm.ts';
-import { CLEANUP_FINALIZER, expectInvariants } from '../../support/invariants.ts';
-import { uniqueName } from '../../support/kube.ts';
+import { type LogRecord, DevcloudCCM, CLEANUP_FINALIZER, expectInvariants } from '../../../lab/ccm/index.ts';
+import { uniqueName } from '../../../lab/controlplane/index.ts';
 import {
   deleteAllServices,
   eventFor,

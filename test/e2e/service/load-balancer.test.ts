@@ -3,15 +3,15 @@
 // annotation, a type change, and the invariant checker itself catching a cloud that drifted behind the CCM's back.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DevcloudCCM } from '../../support/devcloud-ccm.ts';
 import {
+  DevcloudCCM,
   CA_DELETION_TAINT,
   checkInvariants,
   CLEANUP_FINALIZER,
   EXCLUDE_LABEL,
   expectInvariants,
-} from '../../support/invariants.ts';
-import { uniqueName } from '../../support/kube.ts';
+} from '../../../lab/ccm/index.ts';
+import { uniqueName } from '../../../lab/controlplane/index.ts';
 import {
   deleteAllServices,
   eventFor,

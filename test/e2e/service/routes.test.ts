@@ -5,9 +5,8 @@
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Route } from '../../../devcloud/src/index.ts';
-import { DevcloudCCM } from '../../support/devcloud-ccm.ts';
-import { checkInvariants, expectInvariants, TAG_CLUSTER, TAG_NODE } from '../../support/invariants.ts';
-import { uniqueName } from '../../support/kube.ts';
+import { DevcloudCCM, checkInvariants, expectInvariants, TAG_CLUSTER, TAG_NODE } from '../../../lab/ccm/index.ts';
+import { uniqueName } from '../../../lab/controlplane/index.ts';
 import { eventually } from './support/helpers.ts';
 
 // Ranges no other test file uses, so Nodes another file leaves behind cannot be mistaken for ours.

@@ -10,12 +10,22 @@ import { join } from 'node:path';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
-import { CCMProcess } from '../../support/ccm-process.ts';
-import { eventually } from '../../support/eventually.ts';
-import { adminKubeConfig, uniqueName } from '../../support/kube.ts';
-import { applyManifests, ccmIdentity, loadManifests } from '../../support/manifests.ts';
-import { PLUGIN_NAMESPACE, putPluginConfigMap } from '../../support/plugin-config.ts';
-import { hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../ccm/support/ccm-env.ts';
+import {
+  CCMProcess,
+  PLUGIN_NAMESPACE,
+  putPluginConfigMap,
+  hasTaint,
+  kubeletNode,
+  UNINITIALIZED_TAINT,
+} from '../../../lab/ccm/index.ts';
+import { eventually } from '../../../lab/process/index.ts';
+import {
+  adminKubeConfig,
+  uniqueName,
+  applyManifests,
+  ccmIdentity,
+  loadManifests,
+} from '../../../lab/controlplane/index.ts';
 import { REPO_ROOT, resolutionsInsideRepository, run, type VendorShell, vendorShell } from './support/commands.ts';
 import { packedFiles, packRelease, type Release } from './support/release.ts';
 

@@ -9,7 +9,7 @@ import {
   testPort,
   testService,
 } from '../../../packages/wasm-ccm/src/testing/index.ts';
-import { builtPlugin } from '../../support/plugins.ts';
+import { builtPlugin } from '../../../lab/plugins/index.ts';
 
 const GOOD = '[Global]\nZone = eu-west-1b\nVPC = vpc-1\n';
 

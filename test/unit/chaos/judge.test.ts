@@ -2,9 +2,13 @@
 // non-leader made, and which load balancer was deleted while its Service wanted it.
 import type { V1Lease, V1Service } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InvariantMonitor, nodeViolations } from '../../../bench/chaos/invariants.ts';
-import { LeaseHistory } from '../../../bench/chaos/lease-history.ts';
-import { CATCH_UP_MS, ServiceTimeline } from '../../../bench/chaos/service-timeline.ts';
+import {
+  InvariantMonitor,
+  nodeViolations,
+  LeaseHistory,
+  CATCH_UP_MS,
+  ServiceTimeline,
+} from '../../../lab/chaos/index.ts';
 import { CALLER_HEADER, type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
 
 const T0 = Date.parse('2026-11-24T03:00:00.000Z');

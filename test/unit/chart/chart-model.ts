@@ -14,7 +14,7 @@ import type {
 } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll } from 'vitest';
-import { builtPlugin } from '../../support/plugins.ts';
+import { builtPlugin } from '../../../lab/plugins/index.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..', '..');
 export const CHART_DIR = join(ROOT, 'charts', 'wasm-ccm');

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { CCM_MAIN } from '../../support/ccm-process.ts';
+import { CCM_MAIN } from '../../../lab/ccm/index.ts';
 
 function run(args: string[]) {
   return spawnSync(process.execPath, [CCM_MAIN, ...args], { encoding: 'utf8', timeout: 30_000 });

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CCM_MAIN } from '../../support/ccm-process.ts';
+import { CCM_MAIN } from '../../../lab/ccm/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-operator-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

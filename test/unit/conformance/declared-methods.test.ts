@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseFixture, runConformance } from '../../../host/src/conformance/index.ts';
 import { writeOut } from '../../../plugin-sdk/tools/compile.ts';
-import { compileFixture } from '../sdk/harness.ts';
+import { compileFixture } from '../../../lab/plugins/index.ts';
 import { type CloudEnv, startCloud } from './support.ts';
 
 let env: CloudEnv;

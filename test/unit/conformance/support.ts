@@ -91,7 +91,7 @@ export function loadDevcloudPlugin(path: string, env: CloudEnv, options: LoadOpt
   });
 }
 
-export { abiNode as node, abiService as service } from '../../support/abi-fixtures.ts';
+export { abiNode as node, abiService as service } from '../../../lab/plugins/index.ts';
 
 /** What a rejected promise was, for assertions on provider errors. */
 export async function failure(

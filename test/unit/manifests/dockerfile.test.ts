@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyArgs, dockerignore, envArgs, execForm, parseDockerfile, type Stage } from './dockerfile-model.ts';
-import { IMAGE_ENV, IMAGE_NODE_ARGS, imageEnvProblem } from '../../support/image.ts';
+import { IMAGE_ENV, IMAGE_NODE_ARGS, imageEnvProblem } from '../../../lab/ccm/index.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -49,7 +49,7 @@ describe('Dockerfile', () => {
     const entrypoints = runtime.instructions.filter((i) => i.keyword === 'ENTRYPOINT');
     expect(entrypoints).toHaveLength(1);
     const argv = execForm(entrypoints[0]?.args ?? '');
-    expect(argv, 'the Node options benchmarks run with (test/support/image.ts)').toEqual([
+    expect(argv, 'the Node options benchmarks run with (lab/ccm/image.ts)').toEqual([
       'node',
       ...IMAGE_NODE_ARGS,
       'dist/host/src/main.js',
@@ -80,7 +80,7 @@ describe('Dockerfile', () => {
       {},
       ...runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => envArgs(i.args)),
     ) as Record<string, string>;
-    expect(env, 'the environment benchmarks run with (test/support/image.ts)').toEqual(IMAGE_ENV);
+    expect(env, 'the environment benchmarks run with (lab/ccm/image.ts)').toEqual(IMAGE_ENV);
     // A bare name, so the loader finds it in whichever architecture's directory, from the package the image installs.
     expect(env.LD_PRELOAD).toBe('libjemalloc.so.2');
     const install = runs(runtime).find((r) => /apt-get install/.test(r)) ?? '';

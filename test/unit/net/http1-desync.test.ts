@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bodyText } from '../../../host/src/net/collect.ts';
 import { Http1ErrorCode } from '../../../host/src/net/http1/errors.ts';
 import { Http1Pool } from '../../../host/src/net/http1/pool.ts';
-import { eventually } from '../../support/eventually.ts';
+import { eventually } from '../../../lab/process/index.ts';
 import { pathOf, rawServer, type RawServer } from './raw-server.ts';
 
 const FORGED = 'HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged';

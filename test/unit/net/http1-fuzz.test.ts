@@ -2,7 +2,7 @@
 // mutated answers from one raw server; they must agree except where the allow-list says Http1Pool is stricter on
 // purpose, and no request may receive the bytes the server sent for another.
 import { describe, expect, it } from 'vitest';
-import { runFuzz } from '../../../bench/lib/fuzz-http1/run.ts';
+import { runFuzz } from '../../../lab/fuzz/http1/index.ts';
 
 describe('Http1Pool against node:http on fuzzed answers', () => {
   it('agrees on 2,000 seeded cases but for the allow-list, and never cross-delivers', async () => {

@@ -9,7 +9,7 @@ import {
   MAX_EXPANDED_DEPTH,
   MAX_EXPANDED_SIZE,
 } from '../../../host/src/plugin/config/yaml-document.ts';
-import { Random } from '../../support/json-fuzz/random.ts';
+import { Random } from '../../../lab/fuzz/json/index.ts';
 
 function refusal(text: string): PluginConfigError {
   try {

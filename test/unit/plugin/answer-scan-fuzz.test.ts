@@ -4,7 +4,7 @@
 // exactly the value's own: accepted at those limits, refused one below either.
 import { describe, expect, it } from 'vitest';
 import { scanAnswer } from '../../../host/src/plugin/sandbox/answer-scan.ts';
-import { Random } from '../../support/json-fuzz/random.ts';
+import { Random } from '../../../lab/fuzz/json/index.ts';
 
 const CASES = 2000;
 

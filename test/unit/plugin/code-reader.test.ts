@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { findInstruction } from '../../../host/src/plugin/module/code-reader.ts';
 import { encodeUnsigned } from '../../../host/src/plugin/module/leb128.ts';
 import { readModule } from '../../../host/src/plugin/module/module-reader.ts';
-import { runCodeFuzz } from '../../support/wasm-code-fuzz/run.ts';
+import { runCodeFuzz } from '../../../lab/fuzz/wasm-code/index.ts';
 
 const TAIL_CALLS = new Set([0x12, 0x13, 0x15]);
 

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { InstancesV2 } from '../../../host/src/cloudprovider/provider.ts';
 import { WasmProvider } from '../../../host/src/plugin/index.ts';
-import { buildFixture } from './support/fixtures.ts';
+import { buildFixture } from '../../../lab/plugins/index.ts';
 import { node } from './support/nodes.ts';
 
 let provider: WasmProvider;

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PluginLoadError, loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
-import { type HostileModule, hostileModule } from './support/hostile-plugin.ts';
+import { type HostileModule, hostileModule } from '../../../lab/plugins/index.ts';
 
 const START_TIMEOUT_MS = 2000;
 const MiB = 1024 * 1024;

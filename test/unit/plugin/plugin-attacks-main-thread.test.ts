@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { readAnswerFrame, requestFrame } from './support/frames.ts';
-import { hostileModule } from './support/hostile-plugin.ts';
+import { hostileModule } from '../../../lab/plugins/index.ts';
 import { startServer, type TestServer } from './support/http-servers.ts';
 
 const MiB = 1024 * 1024;

@@ -8,7 +8,7 @@ import { InternalError, TimeoutError } from '../../../host/src/cloudprovider/err
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { ATTACK_EXPORTS, ATTACK_IMPORTS } from './support/attack-exports.ts';
-import { hostileModule, instanceRestarts } from './support/hostile-plugin.ts';
+import { hostileModule, instanceRestarts } from '../../../lab/plugins/index.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
 const DEADLINE_MS = 2000;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TimeoutError } from '../../../host/src/cloudprovider/errors.ts';
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
-import { hostileModule, instanceRestarts } from './support/hostile-plugin.ts';
+import { hostileModule, instanceRestarts } from '../../../lab/plugins/index.ts';
 
 const DEADLINE_MS = 1500;
 const registry = new Registry();

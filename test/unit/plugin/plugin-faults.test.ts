@@ -11,7 +11,7 @@ import {
 } from '../../../host/src/cloudprovider/errors.ts';
 import type { InstancesV2 } from '../../../host/src/cloudprovider/provider.ts';
 import { WasmProvider } from '../../../host/src/plugin/index.ts';
-import { buildFixture } from './support/fixtures.ts';
+import { buildFixture } from '../../../lab/plugins/index.ts';
 import { node } from './support/nodes.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoadedPlugin, loadPlugin } from '../../../host/src/plugin/index.ts';
-import { buildFixture } from './support/fixtures.ts';
+import { buildFixture } from '../../../lab/plugins/index.ts';
 import { BINARY, type FramedAnswer, readAnswerFrame, requestFrame } from './support/frames.ts';
 import { startServer, type TestServer } from './support/http-servers.ts';
 

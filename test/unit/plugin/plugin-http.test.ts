@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InternalError } from '../../../host/src/cloudprovider/errors.ts';
 import { WasmProvider } from '../../../host/src/plugin/index.ts';
-import { buildFixture } from './support/fixtures.ts';
+import { buildFixture } from '../../../lab/plugins/index.ts';
 import { startServer, type TestServer } from './support/http-servers.ts';
 import { node } from './support/nodes.ts';
 

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../host/src/plugin/module/plugin-source.ts';
 import { PluginLoadError, WasmProvider } from '../../../host/src/plugin/index.ts';
-import { buildFixture } from './support/fixtures.ts';
+import { buildFixture } from '../../../lab/plugins/index.ts';
 import { node } from './support/nodes.ts';
 import { buildModule } from './support/wasm-builder.ts';
 

@@ -9,7 +9,7 @@ import { TimeoutError } from '../../../host/src/cloudprovider/errors.ts';
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { stuckWorkerCount } from '../../../host/src/plugin/sandbox/worker-lifecycle.ts';
-import { hostileModule, instanceRestarts } from './support/hostile-plugin.ts';
+import { hostileModule, instanceRestarts } from '../../../lab/plugins/index.ts';
 
 const DEADLINE_MS = 400;
 const MIB16 = 16 * 1024 * 1024;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeUnsigned } from '../../../host/src/plugin/module/leb128.ts';
 import { readModule } from '../../../host/src/plugin/module/module-reader.ts';
 import { capTables, TablePolicyError } from '../../../host/src/plugin/module/table-cap.ts';
-import { assembleWat } from './support/wat.ts';
+import { assembleWat } from '../../../lab/plugins/index.ts';
 
 const growable = (table: string): Uint8Array =>
   assembleWat(

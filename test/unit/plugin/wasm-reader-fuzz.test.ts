@@ -8,7 +8,7 @@ import { capLinearMemory, MemoryPolicyError, WASM_PAGE_BYTES } from '../../../ho
 import { ExportPolicyError, readModule, SectionId } from '../../../host/src/plugin/module/module-reader.ts';
 import { capTables, TablePolicyError } from '../../../host/src/plugin/module/table-cap.ts';
 import { buildModule, op } from './support/wasm-builder.ts';
-import { assembleWat } from './support/wat.ts';
+import { assembleWat } from '../../../lab/plugins/index.ts';
 
 const TABLE_CAP = 64;
 const MEMORY_CAP_PAGES = 8;

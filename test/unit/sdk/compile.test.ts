@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CompileError, compileAssemblyScript } from '../../../plugin-sdk/tools/compile.ts';
 import { forbiddenImports } from '../../../plugin-sdk/tools/imports.ts';
-import { FIXTURES, load } from './harness.ts';
+import { FIXTURES, load } from '../../../lab/plugins/index.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'ccm-sdk-compile-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

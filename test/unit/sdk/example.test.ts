@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHODS, validateEnvelope } from '../../../host/src/abi/index.ts';
 import { buildPlugin, discoverPlugins } from '../../../scripts/build-plugins.ts';
 import { forbiddenImports, listImports } from '../../../plugin-sdk/tools/imports.ts';
-import { load, type TestPlugin } from './harness.ts';
+import { load, type TestPlugin } from '../../../lab/plugins/index.ts';
 
 let example: TestPlugin;
 let wasm: Uint8Array;

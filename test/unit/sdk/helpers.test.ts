@@ -1,6 +1,6 @@
 // The SDK's URL and annotation helpers (plugin-sdk/assembly/url.ts, annotations.ts), run in a compiled module.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileFixture, load, type TestPlugin } from './harness.ts';
+import { compileFixture, load, type TestPlugin } from '../../../lab/plugins/index.ts';
 
 let helpers: TestPlugin;
 beforeAll(async () => {

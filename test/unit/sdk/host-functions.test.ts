@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateValue } from '../../../host/src/abi/index.ts';
-import { compileFixture, FakeHost, frame, load, type TestPlugin } from './harness.ts';
+import { compileFixture, FakeHost, frame, load, type TestPlugin } from '../../../lab/plugins/index.ts';
 
 let probe: TestPlugin;
 let host: FakeHost;

@@ -1,8 +1,7 @@
 // A seeded run of the JSON fuzzer (npm run fuzz:json runs 100,000 cases): the SDK's JSON against JSON.parse and
 // JSON.stringify on generated and mutated documents.
 import { describe, expect, it } from 'vitest';
-import { judge } from '../../support/json-fuzz/judge.ts';
-import { BatchRunner, compileFuzzModule, runFuzz } from '../../support/json-fuzz/run.ts';
+import { judge, BatchRunner, compileFuzzModule, runFuzz } from '../../../lab/fuzz/json/index.ts';
 
 describe('fuzz:json', () => {
   it('finds no unexplained divergence and no trap in 50,000 seeded cases', async () => {

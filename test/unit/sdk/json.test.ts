@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileFixture, load, type TestPlugin } from './harness.ts';
+import { compileFixture, load, type TestPlugin } from '../../../lab/plugins/index.ts';
 
 let probe: TestPlugin;
 beforeAll(async () => {

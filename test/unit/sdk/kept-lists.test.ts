@@ -2,8 +2,7 @@
 // The test provider answers ingress 203.0.113.<number of nodes>, so the answer shows which list it was given.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEnvelope } from '../../../host/src/abi/index.ts';
-import { abiService } from '../../support/abi-fixtures.ts';
-import { compileFixture, load, type TestPlugin } from './harness.ts';
+import { abiService, compileFixture, load, type TestPlugin } from '../../../lab/plugins/index.ts';
 
 let provider: TestPlugin;
 beforeAll(async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHODS, type MethodName, validateEnvelope } from '../../../host/src/abi/index.ts';
-import { abiService } from '../../support/abi-fixtures.ts';
-import { compileFixture, load, type TestPlugin } from './harness.ts';
+import { abiService, compileFixture, load, type TestPlugin } from '../../../lab/plugins/index.ts';
 
 let provider: TestPlugin;
 let unregistered: TestPlugin;

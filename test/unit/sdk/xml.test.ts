@@ -1,11 +1,8 @@
 // The SDK's XML reader and Query-protocol helpers (plugin-sdk/assembly/xml/, query-protocol.ts) in a compiled module,
 // and a seeded run of the XML fuzzer against saxes (npm run fuzz:xml runs 100,000 cases).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADVERSARY_CASES } from '../../support/xml-fuzz/adversarial.ts';
-import { judgeXml } from '../../support/xml-fuzz/judge.ts';
-import { runXmlFuzz } from '../../support/xml-fuzz/run.ts';
-import { runXmlTimeFuzz, XmlTimer } from '../../support/xml-fuzz/timing.ts';
-import { compileFixture, load, type TestPlugin } from './harness.ts';
+import { ADVERSARY_CASES, judgeXml, runXmlFuzz, runXmlTimeFuzz, XmlTimer } from '../../../lab/fuzz/xml/index.ts';
+import { compileFixture, load, type TestPlugin } from '../../../lab/plugins/index.ts';
 
 let xml: TestPlugin;
 beforeAll(async () => {

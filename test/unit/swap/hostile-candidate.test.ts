@@ -6,7 +6,7 @@ import { wasmCandidateLoader } from '../../../host/src/plugin/swap/candidate.ts'
 import { HotSwapper } from '../../../host/src/plugin/swap/hot-swapper.ts';
 import { createSwapMetrics } from '../../../host/src/plugin/swap/swap-metrics.ts';
 import { Registry } from 'prom-client';
-import { hostileModule } from '../plugin/support/hostile-plugin.ts';
+import { hostileModule } from '../../../lab/plugins/index.ts';
 import { eventLog, ManualSource, providerConfig } from './fakes.ts';
 
 describe('HotSwapper with a hostile candidate', () => {

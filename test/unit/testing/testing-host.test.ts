@@ -10,7 +10,7 @@ import {
   testService,
   type TestPlugin,
 } from '../../../packages/wasm-ccm/src/testing/index.ts';
-import { builtPlugin } from '../../support/plugins.ts';
+import { builtPlugin } from '../../../lab/plugins/index.ts';
 import { brokenPluginPath } from '../conformance/support.ts';
 
 const EXAMPLE_CONFIG = JSON.stringify({

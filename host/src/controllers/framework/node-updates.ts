@@ -18,7 +18,7 @@ export function getNode(client: KubeClient, name: string): Promise<WireNode> {
  *
  * With `cached` (the informer's copy) the first attempt starts from it without a request, as upstream's node controller
  * starts from its lister: under the default 20 QPS a GET per node would be one request more of the few that
- * initializing it takes (bench/node-requests.ts counts them). A stale copy only costs a 409, after which the node is
+ * initializing it takes (bench/upstream/node-requests.ts counts them). A stale copy only costs a 409, after which the node is
  * read from the apiserver. The cache is trimmed to what the controllers read, which is safe for an update of the node
  * itself: the apiserver keeps the stored status on PUT /nodes/{name}, and a body without managedFields keeps the stored
  * ones.

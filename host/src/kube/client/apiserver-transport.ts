@@ -2,7 +2,7 @@
 // undici speaks HTTP/2 to a TLS apiserver when it can, and opening a node:http2 stream costs about twice the CPU of
 // writing an HTTP/1.1 request (the profile of a 1,000-Service burst had http2 stream setup as the kube client's
 // largest single cost).
-//   exchanges: the JSON requests, on a keep-alive pool (less CPU per request than undici: bench/http1-client.ts);
+//   exchanges: the JSON requests, on a keep-alive pool (less CPU per request than undici: bench/host/http1-client.ts);
 //   watches:   a connection each, outside the pool, so long watches never hold a request's place;
 //   typed:     undici for client-node's generated typed clients (tests and tools), loaded only if used: the CCM
 //              itself never loads undici (megabytes of resident memory with its llhttp Wasm parser).

@@ -197,7 +197,7 @@ export class KubeClient {
   /**
    * The raw requests' transport: a keep-alive connection of the pool (apiserver-transport.ts), the answer collected
    * whole. client-node's fetch path costs more CPU per request than undici, and undici more than the pool
-   * (bench/http1-client.ts); at a few hundred requests per second this is the largest CPU cost of node
+   * (bench/host/http1-client.ts); at a few hundred requests per second this is the largest CPU cost of node
    * initialization.
    */
   private collect(

@@ -293,7 +293,7 @@ export class Informer<T extends KubeObject> {
   private prepare(raw: KubeObject): T {
     if (raw.metadata && 'managedFields' in raw.metadata) {
       // A copy without it rather than `delete`, which turns the object into a slow dictionary: on Node 24 a cached
-      // Node's metadata then took about half as much memory again, and reads of it were slower (bench/rss.ts
+      // Node's metadata then took about half as much memory again, and reads of it were slower (bench/upstream/rss.ts
       // measures the steady RSS with thousands of cached Nodes).
       const { managedFields: _dropped, ...metadata } = raw.metadata;
       raw.metadata = metadata;

@@ -2,7 +2,7 @@
 // line for a free connection (at most `connections` open), goes out in one write and its answer is collected whole.
 // undici does the same job with far more machinery per exchange (a dispatch handler chain, llhttp called through Wasm
 // for every header, a write path built for streaming bodies), and a node initialization makes three requests:
-// bench/http1-client.ts measures the CPU per request of this pool against undici's.
+// bench/host/http1-client.ts measures the CPU per request of this pool against undici's.
 //
 // Timeouts (the wait for the head, then each pause in the body) are checked by one sweep every
 // TIMEOUT_RESOLUTION_MS, not a timer per request. A request whose reused connection closes before any byte of an

@@ -55,7 +55,7 @@ function bytes(data: SourceData): Buffer {
 /**
  * SHA-256, or HMAC-SHA256 with `secret`, as the signer's checksum. Not the SDK's own (@smithy/core's Hash): it hands
  * createHmac the key as a Buffer, which costs ~9 us per HMAC on Node 24 against ~3 us for the same key as a KeyObject
- * (`node bench/sigv4-hmac.ts`), and a signature takes three HMACs.
+ * (`node bench/plugin-runtime/sigv4-hmac.ts`), and a signature takes three HMACs.
  */
 class Sha256 {
   readonly #secret: Buffer | undefined;

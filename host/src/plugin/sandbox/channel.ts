@@ -109,7 +109,7 @@ export class Channel {
    * Buffer#write rather than TextEncoder#encodeInto (which accepts shared views too): on Node 24 both are as fast for
    * a one-byte string, but encodeInto slows down by an order of magnitude once the text holds a single non-Latin-1
    * character (a two-byte string), where Buffer#write does not; encode + set was slower than either. The large
-   * requests this matters for are measured by bench/plugin-ensure.ts.
+   * requests this matters for are measured by bench/plugin-runtime/plugin-ensure.ts.
    */
   writeText(offset: number, text: string): number {
     // UTF-8 takes at least one byte per UTF-16 unit: start with that much room, and work out the exact size only when
@@ -128,7 +128,7 @@ export class Channel {
   /** Copies payload bytes out into a fresh, unshared buffer. */
   copyOut(offset: number, length: number): Uint8Array {
     // slice() copies out of shared memory element by element: fine for small messages, but from a few KiB up a
-    // memmove (Buffer#copy) is faster even with the allocation (bench/plugin-ensure.ts makes such large calls).
+    // memmove (Buffer#copy) is faster even with the allocation (bench/plugin-runtime/plugin-ensure.ts makes such large calls).
     if (length < 4096) return this.payload.slice(offset, offset + length);
     const out = new Uint8Array(length);
     this.copyTo(out, offset, length);

@@ -4,11 +4,11 @@
 // again; only a memory-reducing GC empties that pool, and V8's memory reducer never runs one in a CCM that keeps
 // allocating (watch events, syncs: it traces "high alloc" and waits). A burst of LoadBalancer syncs grows the main heap
 // for a while, and what it freed then stayed resident for good: at steady state, with the same heap committed, many
-// more 256 KiB V8 pages are mapped after a burst than without one (bench/rss-phases.ts --dump-smaps shows them). The
+// more 256 KiB V8 pages are mapped after a burst than without one (bench/upstream/rss-phases.ts --dump-smaps shows them). The
 // instance set calls processMemoryReleaser.request() when it stops its last instance above the resting level: the burst
 // is over. A "last resort" major GC (the one V8 runs under memory pressure) then empties the page pool and frees what
 // external memory the heap still held; it costs one full GC of the main heap (tens of ms), at most once a minute, and
-// only after a burst. bench/rss-phases.ts measures the steady RSS after a burst with and without it, with glibc's
+// only after a burst. bench/upstream/rss-phases.ts measures the steady RSS after a burst with and without it, with glibc's
 // malloc and with jemalloc preloaded as in the image.
 //
 // The GC function is Node's --expose-gc one, taken for a context of its own and the flag cleared at once, so neither

@@ -1,7 +1,7 @@
 // What moto holds for one Service's network load balancer, read through ELBv2's describe calls and normalized so two
 // motos compare: instance IDs become the seeded instances' Name tags, the Service UID, VPC and subnet IDs become
 // placeholders, and a port equal to the Service's NodePort becomes "nodePort:<service port>".
-import { type AwsQuery, call } from '../../../support/aws-seed.ts';
+import { type AwsQuery, call } from '../../../../lab/peers/index.ts';
 import { type XmlNode, parseXml, select, textAt } from './xml-tree.ts';
 
 export interface Normalizer {

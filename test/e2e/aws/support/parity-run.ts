@@ -5,13 +5,18 @@
 // after settle and after deletion.
 import type { CoreV1Api, KubeConfig, V1Node } from '@kubernetes/client-node';
 import { CoreV1Api as Core } from '@kubernetes/client-node';
-import { type AwsEnv, awsPluginArgs, startAwsEnv } from '../../../support/aws-env.ts';
-import { AwsPeerCCM } from '../../../support/aws-peer-ccm.ts';
-import { call, elbInventory, privateSubnet } from '../../../support/aws-seed.ts';
-import { CCMProcess } from '../../../support/ccm-process.ts';
-import type { ControlPlaneInfo } from '../../../support/controlplane/controlplane.ts';
-import { eventually } from '../../../support/eventually.ts';
-import { deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../ccm/support/ccm-env.ts';
+import {
+  type AwsEnv,
+  awsPluginArgs,
+  startAwsEnv,
+  AwsPeerCCM,
+  call,
+  elbInventory,
+  privateSubnet,
+} from '../../../../lab/peers/index.ts';
+import { CCMProcess, deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../../../lab/ccm/index.ts';
+import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
+import { eventually } from '../../../../lab/process/index.ts';
 import { flatten, seg, type Snapshot } from '../../parity/harness/flatten.ts';
 import { securityGroupRules } from './sg-state.ts';
 import { dnsShape, type LoadBalancerState, loadBalancerState, type Normalizer } from './elb-state.ts';

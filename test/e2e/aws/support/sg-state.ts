@@ -1,7 +1,7 @@
 // Every security group in moto with its inbound rules, normalized (groups by VPC and name, NodePorts by their Service
 // port): upstream opens an NLB's NodePorts in the instances' groups, and must close them again on deletion. moto
 // launches an instance without SecurityGroupIds into the default VPC's default group, so all VPCs are read.
-import { type AwsQuery, call } from '../../../support/aws-seed.ts';
+import { type AwsQuery, call } from '../../../../lab/peers/index.ts';
 import type { Normalizer } from './elb-state.ts';
 import { parseXml, select, textAt } from './xml-tree.ts';
 

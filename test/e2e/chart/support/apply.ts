@@ -2,7 +2,7 @@
 // validation), so a misspelled field in a template is the apiserver's to refuse rather than dropped on the way by
 // a typed client. Cluster-scoped kinds are the two the chart renders.
 import { Agent, request } from 'undici';
-import type { ControlPlaneInfo } from '../../../support/controlplane/controlplane.ts';
+import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
 import type { RenderedObject } from '../../../unit/chart/chart-model.ts';
 
 const CLUSTER_SCOPED = new Set(['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition']);

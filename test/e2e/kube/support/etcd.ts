@@ -4,7 +4,7 @@
 // command line of the processes the control plane recorded in its owner file.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ControlPlaneInfo } from '../../../support/controlplane/controlplane.ts';
+import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
 
 export function etcdURL(info: ControlPlaneInfo): string {
   const owner = JSON.parse(readFileSync(join(info.dir, 'owner.json'), 'utf8')) as { pids: number[] };

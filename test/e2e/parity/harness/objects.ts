@@ -8,7 +8,7 @@ import {
   type V1Service,
   type V1ServicePort,
 } from '@kubernetes/client-node';
-import { readyCondition } from '../../ccm/support/ccm-env.ts';
+import { readyCondition } from '../../../../lab/ccm/index.ts';
 
 export const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
 export const SHUTDOWN = 'node.cloudprovider.kubernetes.io/shutdown';

@@ -13,7 +13,7 @@
 //   the first change has finished once the second shows (one pass may read the first change mid-way).
 // Events are written asynchronously by both CCMs, in order: a watermark also waits for the marker's own event.
 import type { Address } from '../../../../devcloud/src/index.ts';
-import { eventually } from '../../../support/eventually.ts';
+import { eventually } from '../../../../lab/process/index.ts';
 import { DESCRIPTION, EXCLUDE_LB, port, SHUTDOWN, UNINITIALIZED } from './objects.ts';
 import { HARNESS_PREFIX } from './snapshot.ts';
 import type { World } from './world.ts';

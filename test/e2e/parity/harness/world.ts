@@ -5,11 +5,9 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { type Devcloud, type LoadBalancerInventory, startDevcloud } from '../../../../devcloud/src/index.ts';
-import { CCMProcess } from '../../../support/ccm-process.ts';
-import { ControlPlane } from '../../../support/controlplane/controlplane.ts';
-import { adminKubeConfig } from '../../../support/kube.ts';
-import { PeerCCM } from '../../../support/peer-ccm.ts';
-import { devcloudPluginArgs, readyCondition } from '../../ccm/support/ccm-env.ts';
+import { CCMProcess, devcloudPluginArgs, readyCondition } from '../../../../lab/ccm/index.ts';
+import { ControlPlane, adminKubeConfig } from '../../../../lab/controlplane/index.ts';
+import { PeerCCM } from '../../../../lab/peers/index.ts';
 import { NameBook } from './names.ts';
 import { MERGE_PATCH, NAMESPACE, nodeBody, type NodeSeed, serviceBody, type ServiceSeed } from './objects.ts';
 

@@ -1,5 +1,5 @@
 // Small helpers of the service/route end-to-end tests: Service shapes, merge patches, events, and polling.
-import { eventually } from '../../../support/eventually.ts';
+import { eventually } from '../../../../lab/process/index.ts';
 import {
   type CoreV1Api,
   type CoreV1Event,
@@ -9,7 +9,7 @@ import {
   type V1Service,
 } from '@kubernetes/client-node';
 import type { Devcloud, LoadBalancerInventory } from '../../../../devcloud/src/index.ts';
-import { TAG_SERVICE } from '../../../support/invariants.ts';
+import { TAG_SERVICE } from '../../../../lab/ccm/index.ts';
 
 const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 

@@ -2,7 +2,7 @@
 // included) as the request, through LoadedPlugin.call and jsonPayload's cached bytes, and the host decodes it as the
 // plugin's answer. The input block is set as the output as it is (Extism's input_offset names it), with no copy.
 import { withCachedJSON } from '../../../../host/src/abi/cached-json.ts';
-import { hostileModule } from './hostile-plugin.ts';
+import { hostileModule } from '../../../../lab/plugins/index.ts';
 
 const ECHO = '(call $output_set (call $input_offset) (call $input_length)) (i32.const 0)';
 

@@ -1,8 +1,7 @@
 // Child process of wasm-code-gc.test.ts: loses `rounds` x 2 instances at their deadline, each having tiered up its
 // import wrappers (spinner.ts), then prints how many instances were replaced.
 import { Registry } from 'prom-client';
-import { instanceRestarts } from './hostile-plugin.ts';
-import { loadSpinner, spinTwice } from './spinner.ts';
+import { instanceRestarts, loadSpinner, spinTwice } from '../../../../lab/plugins/index.ts';
 
 const rounds = Number(process.argv[2] ?? 10);
 const registry = new Registry();

@@ -114,7 +114,7 @@ function exportNameAt(length: number): string {
 
 // A call's input is copied out of the channel (ccm_http reuses the channel while the call runs) into a buffer kept
 // across calls: a memmove into memory that is already there is an order of magnitude cheaper than slice() out of the
-// shared buffer, and a fresh buffer adds its allocation (bench/plugin-ensure.ts makes such large calls). Inputs above
+// shared buffer, and a fresh buffer adds its allocation (bench/plugin-runtime/plugin-ensure.ts makes such large calls). Inputs above
 // RETAINED_INPUT_BYTES get a buffer of their own, so one huge call does not pin its size in the worker.
 const RETAINED_INPUT_BYTES = 4 * 1024 * 1024;
 let inputBuffer = new Uint8Array(0);

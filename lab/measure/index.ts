@@ -1,0 +1,5 @@
+export * from './proc-stats.ts';
+export * from './prom-text.ts';
+export * from './results.ts';
+export * from './stats.ts';
+export * from './table.ts';

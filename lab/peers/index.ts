@@ -1,0 +1,5 @@
+export * from './aws-env.ts';
+export * from './aws-peer-ccm.ts';
+export * from './aws-seed.ts';
+export * from './moto.ts';
+export * from './peer-ccm.ts';
