@@ -32,15 +32,16 @@ describe('kwok', () => {
 
   it(`turns ${NODES} annotated fake Nodes Ready`, async () => {
     kwok = startKwok({ kubeconfigPath: info.kubeconfigPath, logDir });
-    await mapLimit(names, 20, (name) =>
+    // A node without the annotation must be left alone. It comes first: once every annotated node is Ready, kwok has
+    // seen it too.
+    const unmanaged = `${prefix}-unmanaged`;
+    names.push(unmanaged);
+    await core.createNode({ body: { metadata: { name: unmanaged } } });
+    await mapLimit(names.slice(0, NODES), 20, (name) =>
       core.createNode({
         body: { metadata: { name, annotations: { [KWOK_ANNOTATION]: KWOK_ANNOTATION_VALUE } } },
       }),
     );
-    // A node without the annotation must be left alone.
-    const unmanaged = `${prefix}-unmanaged`;
-    names.push(unmanaged);
-    await core.createNode({ body: { metadata: { name: unmanaged } } });
 
     const deadline = Date.now() + 60_000;
     let ready = 0;

@@ -11,6 +11,7 @@ import {
   hasTaint,
   kubeletNode,
   nodeEvents,
+  readyCondition,
   setReady,
   SHUTDOWN_TAINT_KEY,
   startDevcloudCCM,
@@ -47,6 +48,27 @@ describe('node controllers against devcloud (wasm-ccm process, devcloud plugin)'
       },
       timeoutMs,
     );
+  }
+
+  /**
+   * The positive sign that the lifecycle controller has made a whole monitor pass since this call: two marker Nodes,
+   * NotReady and of no instance, deleted one after the other. The pass that deletes the first began after this call
+   * (its list of nodes holds the marker); the pass that deletes the second began after that one had ended (its list
+   * holds the second marker, created once the first was gone), and passes never overlap.
+   */
+  async function wholeMonitorPass(tag: string): Promise<void> {
+    for (const round of [1, 2]) {
+      const marker = nodeName(`${tag}-pass${round}`);
+      await core.createNode({
+        body: { metadata: { name: marker }, status: { conditions: [readyCondition(false, new Date())] } },
+      });
+      await eventually(`marker ${marker} deleted`, () =>
+        core.readNode({ name: marker }).then(
+          () => undefined,
+          (err: { code?: number }) => err.code === 404 || undefined,
+        ),
+      );
+    }
   }
 
   beforeAll(async () => {
@@ -131,7 +153,7 @@ describe('node controllers against devcloud (wasm-ccm process, devcloud plugin)'
 
     cloud.terminateInstance(inst.id);
     // Still Ready: the lifecycle controller leaves a Ready node alone even if its instance is gone.
-    await new Promise((r) => setTimeout(r, 2_500));
+    await wholeMonitorPass('dc-term');
     expect((await core.readNode({ name })).metadata?.name).toBe(name);
 
     await setReady(admin, name, false);
@@ -167,8 +189,8 @@ describe('node controllers against devcloud (wasm-ccm process, devcloud plugin)'
       return hasTaint(n, SHUTDOWN_TAINT_KEY) ? n : undefined;
     });
     expect(tainted.spec?.taints?.find((t) => t.key === SHUTDOWN_TAINT_KEY)).toMatchObject({ effect: 'NoSchedule' });
-    // A stopped instance still exists: the Node must survive several monitor periods.
-    await new Promise((r) => setTimeout(r, 2_500));
+    // A stopped instance still exists: the Node must survive whole monitor passes.
+    await wholeMonitorPass('dc-stop');
     expect(hasTaint(await core.readNode({ name }), SHUTDOWN_TAINT_KEY)).toBe(true);
 
     cloud.startInstance(inst.id);

@@ -147,7 +147,11 @@ describe('service controller', () => {
     const svc = await core.readNamespacedService({ name: 'web', namespace });
     svc.metadata!.labels = { team: 'a' };
     await core.replaceNamespacedService({ name: 'web', namespace, body: svc });
-    await new Promise((r) => setTimeout(r, 500));
+    await eventually(
+      'informer has the label',
+      () => harness.informers.services.cache.get(`${namespace}/web`)?.metadata?.labels?.team === 'a',
+    );
+    await settled(undefined, 'web-label-marker');
     expect(calls('create', 'web')).toHaveLength(before);
     const again = await core.readNamespacedService({ name: 'web', namespace });
     again.metadata!.annotations = { 'service.beta.kubernetes.io/fake-option': 'x' };
@@ -276,7 +280,7 @@ describe('service controller', () => {
     cloud.errors.set('create', new ImplementedElsewhereError('another controller'));
     await createService('elsewhere');
     await eventually('ensure attempted', () => calls('create', 'elsewhere').length === 1);
-    await new Promise((r) => setTimeout(r, 500));
+    await settled(undefined, 'elsewhere-marker');
     const svc = await core.readNamespacedService({ name: 'elsewhere', namespace });
     expect(svc.status?.loadBalancer?.ingress).toBeUndefined();
     expect(svc.metadata?.finalizers).toContain(FINALIZER);
@@ -297,7 +301,15 @@ describe('service controller', () => {
   it('starts no cloud mutation without a fresh lease', async () => {
     fresh = false;
     await createService('stale');
-    await new Promise((r) => setTimeout(r, 700));
+    // The positive sign that the controller synced it: the refusal, reported on the Service.
+    const refusal = await eventually('SyncLoadBalancerFailed', async () => {
+      const all = await core.listNamespacedEvent({
+        namespace,
+        fieldSelector: 'involvedObject.name=stale,reason=SyncLoadBalancerFailed',
+      });
+      return all.items[0]?.message;
+    });
+    expect(refusal).toBe('Error syncing load balancer: the leader lease is not fresh; not touching the cloud');
     expect(calls('create', 'stale')).toHaveLength(0);
     fresh = true;
   });

@@ -114,8 +114,21 @@ describe('two providers on different loadBalancerClasses', () => {
     ]);
     expect(db.status?.loadBalancer?.ingress?.[0]?.ip).toMatch(/^198\.51\.100\./);
 
-    // Another controller's class: no finalizer, no status, no load balancer, no events from us.
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Another controller's class: no finalizer, no status, no load balancer, no events from us. The positive sign that
+    // the controller has had its turn at 'other': a Service created after it that the controller does act on, a
+    // ClusterIP one holding the cleanup finalizer, cleaned up. One worker takes the keys in order, one writer sends
+    // the events in order.
+    await kube.core.createNamespacedService({
+      namespace,
+      body: {
+        metadata: { name: 'other-marker', finalizers: [CLEANUP_FINALIZER] },
+        spec: { ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+      },
+    });
+    await eventually('other-marker cleaned up', async () => {
+      const events = await eventsAbout(kube.core, namespace, 'Service', 'other-marker', 'DeletedLoadBalancer');
+      return events.length > 0;
+    });
     const other = await kube.core.readNamespacedService({ namespace, name: 'other' });
     expect(other.metadata?.finalizers ?? []).not.toContain(CLEANUP_FINALIZER);
     expect(other.status?.loadBalancer?.ingress ?? []).toEqual([]);

@@ -4,10 +4,24 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
 import { LeaderElector } from '../../../host/src/kube/leaderelection/elector.ts';
 import { kubeLeaseLock } from '../../../host/src/kube/leaderelection/lease-lock.ts';
+import { type Logger, silentLogger } from '../../../host/src/log/logger.ts';
 import { adminKubeConfig, uniqueName } from '../../../lab/controlplane/index.ts';
 import { eventually } from './support/wait.ts';
 
 const LEASE_MS = 5_000;
+
+/** A logger that counts the rounds in which an elector found the Lease held by another and waited. */
+function heldRoundsCounter(): { logger: Logger; rounds: () => number } {
+  let rounds = 0;
+  const logger: Logger = {
+    ...silentLogger,
+    debug: (message) => {
+      if (message === 'lock is held and has not yet expired') rounds++;
+    },
+    child: () => logger,
+  };
+  return { logger, rounds: () => rounds };
+}
 
 describe('leader election (real apiserver)', () => {
   const info = inject('controlPlane');
@@ -28,6 +42,7 @@ describe('leader election (real apiserver)', () => {
   function candidate(identity: string, releaseOnCancel: boolean, name = leaseName) {
     leaseNames.add(name);
     const log: string[] = [];
+    const held = heldRoundsCounter();
     const elector = new LeaderElector({
       lock: kubeLeaseLock(client, 'kube-system', name),
       identity,
@@ -35,6 +50,7 @@ describe('leader election (real apiserver)', () => {
       renewDeadlineMs: 3_000,
       retryPeriodMs: 1_000,
       releaseOnCancel,
+      logger: held.logger,
       callbacks: {
         onStartedLeading: () => void log.push('started'),
         onStoppedLeading: () => void log.push('stopped'),
@@ -43,7 +59,7 @@ describe('leader election (real apiserver)', () => {
     });
     electors.push(elector);
     void elector.run();
-    return { elector, log };
+    return { elector, log, heldRounds: held.rounds };
   }
 
   async function lease(name = leaseName): Promise<{ spec: Record<string, unknown> }> {
@@ -55,12 +71,12 @@ describe('leader election (real apiserver)', () => {
     const b = candidate('cand-b', false);
     await eventually('a leader', () => a.elector.isLeader() || b.elector.isLeader());
     const [leader, follower] = a.elector.isLeader() ? [a, b] : [b, a];
-    // Stay stable for a few renewals: never two leaders, and the follower knows who leads.
-    for (let i = 0; i < 6; i++) {
-      expect(leader.elector.isLeader()).toBe(true);
-      expect(follower.elector.isLeader()).toBe(false);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    // Stable for a few rounds: the follower finds the Lease held three times and waits; never two leaders, and the
+    // follower knows who leads.
+    await eventually('three rounds of the follower', () => follower.heldRounds() >= 3);
+    expect(leader.elector.isLeader()).toBe(true);
+    expect(follower.elector.isLeader()).toBe(false);
+    expect(follower.log).not.toContain('started');
     expect(follower.elector.getLeader()).toBe(leader.elector.identity);
     expect(leader.elector.leaseFresh()).toBe(true);
 
@@ -93,7 +109,7 @@ describe('leader election (real apiserver)', () => {
     const c = candidate('cand-c', true, name);
     await eventually('cand-c leading', () => c.elector.isLeader());
     const d = candidate('cand-d', false, name);
-    await new Promise((r) => setTimeout(r, 1_200));
+    await eventually('cand-d to find the Lease held', () => d.heldRounds() >= 1);
     expect(d.elector.isLeader()).toBe(false);
     expect(d.elector.getLeader()).toBe('cand-c');
 

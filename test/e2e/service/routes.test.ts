@@ -25,6 +25,8 @@ describe('pod-CIDR routes end to end (wasm-ccm process, devcloud plugin, devclou
     loadBalancers: false,
   });
   const routesTo = (name: string): Route[] => env.cloud.inventory().routes.filter((r) => r.tags[TAG_NODE] === name);
+  /** devcloud's answers to route listings: every reconciliation begins with one (a page or more). */
+  const routeLists = (): number => env.cloud.inventory().counters.listRoutes?.total ?? 0;
   const networkUnavailable = async (name: string) =>
     (await core.readNodeStatus({ name })).status?.conditions?.find((c) => c.type === 'NetworkUnavailable');
   const adminApi = (method: string, path: string, body?: object) =>
@@ -100,9 +102,10 @@ describe('pod-CIDR routes end to end (wasm-ccm process, devcloud plugin, devclou
   it('deletes a stray route inside the cluster CIDR and leaves one outside it alone', async () => {
     const target = env.cloud.inventory().instances.find((i) => i.name === node('a'));
     if (!target) throw new Error('no instance for node a');
+    // The foreign route is made first: the reconciliation that deletes the stray has listed it too.
     for (const [name, cidr] of [
-      [`${prefix}-stray`, '10.201.99.0/24'],
       [`${prefix}-foreign`, '192.168.201.0/24'],
+      [`${prefix}-stray`, '10.201.99.0/24'],
     ] as const) {
       const res = await adminApi('POST', '/routes', {
         name,
@@ -116,8 +119,10 @@ describe('pod-CIDR routes end to end (wasm-ccm process, devcloud plugin, devclou
       'stray route deleted',
       () => !env.cloud.inventory().routes.some((r) => r.name === `${prefix}-stray`),
     );
-    // Several periods later the foreign route is still there: it is outside every cluster CIDR.
-    await new Promise((r) => setTimeout(r, 2_500));
+    // Once the next reconciliation lists the routes, the one that deleted the stray has ended, and the foreign route
+    // is still there: it is outside every cluster CIDR.
+    const lists = routeLists();
+    await eventually('the next reconciliation', () => routeLists() > lists);
     expect(env.cloud.inventory().routes.some((r) => r.name === `${prefix}-foreign`)).toBe(true);
     await expectInvariants(invariants());
     expect((await adminApi('DELETE', `/routes/${prefix}-foreign`)).status).toBe(204);

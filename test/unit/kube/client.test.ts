@@ -60,22 +60,20 @@ describe('KubeClient transport', () => {
     const all = Array.from({ length: 34 }, (_, i) =>
       (i % 2 === 0 ? client.request({ path: '/api/v1/nodes' }) : core.listNode()).then(() => finished++),
     );
-    // Real I/O completes on its own; only time on the fake clock gates the limiter.
+    // Real I/O completes on its own; only time on the fake clock gates the limiter. `n` requests have finished and
+    // the rest wait on the limiter's timers, which only the fake clock fires: nothing more can slip through.
     const until = async (n: number) => {
-      for (let i = 0; i < 300 && finished < n; i++) await new Promise((r) => setTimeout(r, 10));
-      await new Promise((r) => setTimeout(r, 50)); // and nothing more slips through
+      await expect.poll(() => finished, { timeout: 3_000 }).toBe(n);
+      await expect.poll(() => clock.timerCount).toBe(34 - n);
     };
     await until(30);
-    expect(finished).toBe(30);
     await clock.advance(49);
-    await new Promise((r) => setTimeout(r, 100));
+    expect(clock.timerCount).toBe(4);
     expect(finished).toBe(30);
     await clock.advance(1); // 20 qps: one token per 50 ms
     await until(31);
-    expect(finished).toBe(31);
     await clock.advance(150);
     await until(34);
-    expect(finished).toBe(34);
     await Promise.all(all);
   });
 

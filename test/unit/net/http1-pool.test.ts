@@ -217,8 +217,7 @@ describe('Http1Pool', () => {
     const p = pool({ idleTimeoutMs: 50 });
     await p.exchange({ method: 'GET', path: '/', headers: {} });
     expect(p.stats().idle).toBe(1);
-    await new Promise((r) => setTimeout(r, 600));
-    expect(p.stats().connections).toBe(0);
+    await expect.poll(() => p.stats().connections, { timeout: 5_000 }).toBe(0);
   });
 
   it('close() lets what is in flight finish, then refuses new requests', async () => {

@@ -93,7 +93,7 @@ describe('instance set', () => {
       await gate.held;
       return i;
     }, 1000);
-    await new Promise((r) => setTimeout(r, 1));
+    await expect.poll(() => pool.stats.busy).toBe(1);
     pool.recycle();
     const [a, b] = started;
     expect([a?.alive, b?.alive].filter(Boolean)).toHaveLength(1); // the idle one went

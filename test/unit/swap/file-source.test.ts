@@ -116,7 +116,7 @@ describe('file source on a kubelet-managed ConfigMap volume', () => {
     source = new FileSource({ path: join(dir, KEY), pollIntervalMs: 20 });
     await source.start((r) => got.revisions.push(r));
     await removeKeyLink(dir, KEY);
-    await new Promise((r) => setTimeout(r, 150));
+    await source.checkNow();
     expect(got.revisions).toHaveLength(0);
     await kubeletWrite(dir, { [KEY]: moduleBytes(4) });
     expect((await got.next()).bytes).toEqual(moduleBytes(4));
@@ -147,7 +147,7 @@ describe('file source on a kubelet-managed ConfigMap volume', () => {
     source = new FileSource({ path: join(dir, KEY), pollIntervalMs: 20 });
     await source.start((r) => got.revisions.push(r));
     writeFileSync(join(dir, 'unrelated'), 'x');
-    await new Promise((r) => setTimeout(r, 150));
+    await source.checkNow();
     expect(got.revisions).toHaveLength(0);
   });
 

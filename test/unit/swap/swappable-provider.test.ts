@@ -38,8 +38,7 @@ describe('SwappableProvider', () => {
     v1.gate = gate.promise;
     const inFlight = instances?.instanceMetadata(node('n1'));
     const inFlightLB = balancer?.ensureLoadBalancer('k', service('s1'), keptList([]));
-    await new Promise((r) => setTimeout(r, 5));
-    expect(swappable.inflight).toBe(2);
+    await expect.poll(() => swappable.inflight).toBe(2);
 
     let retired = false;
     const done = swappable.swap(handle(v2)).then(() => (retired = true));
@@ -47,7 +46,8 @@ describe('SwappableProvider', () => {
     expect((await instances?.instanceMetadata(node('n2')))?.instanceType).toBe('v2');
     expect((await balancer?.ensureLoadBalancer('k', service('s2'), keptList([])))?.ingress[0]?.ip).toBe('v2');
     expect(v2.served).toEqual(['metadata n2', 'ensure s2']);
-    await new Promise((r) => setTimeout(r, 10));
+    // The swap chose, before it returned, to wait for the two calls (the drain deadline is a minute off); v2 has
+    // served two calls since.
     expect(v1.closed).toBe(false);
     expect(retired).toBe(false);
 

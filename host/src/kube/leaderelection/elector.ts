@@ -263,7 +263,11 @@ export class LeaderElector {
       this.observation = observation;
       if (current) this.resourceVersion = current.resourceVersion;
       this.reportLeader();
-      if (decision.action === 'wait') return false;
+      if (decision.action === 'wait') {
+        // client-go logs every round a standby waits (V(4)): how a standby's rounds can be counted from outside.
+        this.log.debug('lock is held and has not yet expired', { holder: decision.holder });
+        return false;
+      }
       if (this.leading) this.countSlowpath();
       const written =
         decision.action === 'create'

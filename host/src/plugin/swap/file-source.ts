@@ -95,6 +95,16 @@ export class FileSource implements RevisionSource {
     return first.revision;
   }
 
+  /**
+   * Looks at the file now, as a poll tick does, and resolves once a look begun after this call has ended (at once
+   * when stopped): the positive sign that a change, or the lack of one, has been seen.
+   */
+  async checkNow(): Promise<void> {
+    this.#trigger();
+    // A look already under way may have begun before this call: the trigger then queued one more after it.
+    while (this.#checking !== undefined) await this.#checking;
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
