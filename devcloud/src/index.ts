@@ -25,6 +25,8 @@ export type { OpCounter } from './counters.ts';
 export { CLOUD_OPS, type CloudOp } from './ops.ts';
 export { ApiError, type ErrorBody, type ErrorCode } from './errors.ts';
 export { DEFAULT_ZONES } from './model/zones.ts';
+// The seeded generator devcloud's faults draw from, for drivers that replay the same sequence.
+export { mulberry32 } from './faults.ts';
 export { CALLER_HEADER, type Mutation } from './mutations.ts';
 
 export const DEFAULT_VIP_POOL: readonly string[] = ['198.18.0.0/16'];

@@ -4,7 +4,7 @@
 import { eventually, freePort, httpsGetInsecure } from '../process/index.ts';
 import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import type { Devcloud } from '../../devcloud/src/index.ts';
-import type { PluginStatus } from '../../host/src/plugin/swap/plugin-set.ts';
+import type { PluginStatus } from '../../host/src/plugin/index.ts';
 import { CCMProcess } from './ccm-process.ts';
 import {
   type ControlPlaneInfo,

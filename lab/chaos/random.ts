@@ -1,6 +1,6 @@
 // The run's one source of randomness: every choice of the driver and the fault schedule comes from the seed, so a
 // run with the same seed makes the same choices in the same order (what the system answers may still differ).
-import { mulberry32 } from '../../devcloud/src/faults.ts';
+import { mulberry32 } from '../../devcloud/src/index.ts';
 
 export class Random {
   readonly #next: () => number;

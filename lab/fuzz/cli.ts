@@ -2,7 +2,7 @@
 // its findings to replay, and bench/results/<name>.json. Exit status 1 when there is an unexplained divergence or a
 // trap.
 import { parseArgs } from 'node:util';
-import type { DifferentialReport } from './json/index.ts';
+import type { DifferentialReport } from './differential.ts';
 import { loadNow, writeResults, formatTable } from '../measure/index.ts';
 
 export interface FuzzArgs {

@@ -10,7 +10,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AwsAccessKey, SigV4Signer, awsUriEncode } from '../../host/src/plugin/broker/sigv4-signer.ts';
+import { type AwsAccessKey, SigV4Signer, awsUriEncode } from '../../host/src/plugin/index.ts';
 import { cacheDir, GiveUp, waitFor } from '../controlplane/index.ts';
 import { freePort, ManagedProcess, onProcessExit } from '../process/index.ts';
 

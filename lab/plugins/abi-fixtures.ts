@@ -1,6 +1,6 @@
 // ABI objects (plugin-sdk/abi/v1.json) for tests and benchmarks: a complete value with every field, so each caller
 // states only what it cares about.
-import { testService } from '../../host/src/conformance/abi-objects.ts';
+import { testService } from '../../host/src/conformance/index.ts';
 import type { Node, Service } from '../../host/src/abi/index.ts';
 
 /** Service "default/web" of type LoadBalancer with one HTTP port; `overrides` replace whole fields. */

@@ -4,7 +4,7 @@
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeUnsigned } from '../../host/src/plugin/module/leb128.ts';
+import { encodeUnsigned } from '../../host/src/plugin/index.ts';
 import { compileAssemblyScript } from '../../plugin-sdk/tools/compile.ts';
 import { buildDevcloudVariant } from '../../plugins/devcloud/build-variant.ts';
 import { builtPlugin } from './built-plugins.ts';

@@ -2,8 +2,7 @@
 // serves it tiers up its import wrappers, then is lost and replaced. For the Wasm code GC test and
 // bench/plugin-runtime/instance-churn.ts.
 import type { Registry } from 'prom-client';
-import { loadPlugin } from '../../host/src/plugin/runtime/load-plugin.ts';
-import type { LoadedPlugin } from '../../host/src/plugin/runtime/loaded-plugin.ts';
+import { type LoadedPlugin, loadPlugin } from '../../host/src/plugin/index.ts';
 import { hostileModule } from './hostile-plugin.ts';
 
 const SPIN = `(func (export "spin") (result i32) (local $b i64) (local.set $b (call $alloc (i64.const 16)))

@@ -22,6 +22,10 @@ import { credentialWarnings } from './credential-reach.ts';
 import type { Fixture } from './fixture.ts';
 import { Probe } from './probe.ts';
 
+// What the testing package (packages/wasm-ccm: wasm-ccm/testing) offers vendors' unit tests: the kit's ABI objects and
+// its probe of one call.
+export { testNode, testPort, testService } from './abi-objects.ts';
+export { describeOutcome, type Outcome, Probe } from './probe.ts';
 export type { CheckResult, CheckStatus } from './check.ts';
 export { type Fixture, FixtureError, loadFixtureText, parseFixture } from './fixture.ts';
 import { type ConformanceReport, summarize } from './report.ts';

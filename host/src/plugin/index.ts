@@ -18,7 +18,7 @@ export type { PluginSource } from './module/plugin-source.ts';
 export { errorFromPlugin } from './sandbox/decode-answer.ts';
 
 // The serving plugins of a running CCM and the lease check its broker asks before a cloud write.
-export { PluginSet } from './swap/plugin-set.ts';
+export { PluginSet, type PluginStatus } from './swap/plugin-set.ts';
 export type { ReplicaGuard } from './broker/http-broker.ts';
 
 // Reading a module as the loader does (the kit's checks before a load).
@@ -45,3 +45,8 @@ export {
 } from './config/rules.ts';
 export { singlePluginConfig } from './config/single.ts';
 export type { PluginConfig } from './config/types.ts';
+
+// Building blocks the lab reuses to talk to the emulators and to build test modules as the runtime reads them: the
+// broker's SigV4 signer (requests to moto) and the LEB128 encoder of module sections.
+export { type AwsAccessKey, awsUriEncode, SigV4Signer } from './broker/sigv4-signer.ts';
+export { encodeUnsigned } from './module/leb128.ts';

@@ -1,4 +1,3 @@
-export * from './differential.ts';
 export * from './generate.ts';
 export * from './judge.ts';
 export * from './mutate.ts';

@@ -2,16 +2,7 @@
 // with the same value or both refuse; what the SDK writes back must parse to that value; JsonReader.skip() must
 // accept exactly what the tree parser accepts. A difference the SDK makes on purpose is "allowed" when it matches an
 // entry of ALLOWED_DIVERGENCES, each documented in plugin-sdk/README.md ("JSON").
-import { AGREE, divergence, word } from './differential.ts';
-
-export interface SdkOutcome {
-  /** JsonValue.parseBytes accepted the document. */
-  treeAccepted: boolean;
-  /** JsonReader.skip() + finish() accepted it. */
-  skipAccepted: boolean;
-  /** What JsonValue.write produced, or JsonValue.lastError(). */
-  text: string;
-}
+import { AGREE, divergence, type SdkOutcome, word } from '../differential.ts';
 
 export type Verdict =
   { kind: 'agree' } | { kind: 'allowed'; rule: AllowedDivergence } | { kind: 'divergence'; problem: string };

@@ -4,7 +4,7 @@
 // case; a trap is any failure of the call, which for the SDK's JSON is a bug (its errors are values, not traps).
 import { join } from 'node:path';
 import { compileAssemblyScript, SDK_DIR } from '../../../plugin-sdk/tools/compile.ts';
-import { type DifferentialReport, runDifferential } from './differential.ts';
+import { type DifferentialReport, runDifferential } from '../differential.ts';
 import { generateDocument } from './generate.ts';
 import { type AllowedDivergence, judge } from './judge.ts';
 import { mutate } from './mutate.ts';
@@ -42,4 +42,4 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   });
 }
 
-export { BatchRunner, type FuzzFinding } from './differential.ts';
+export { BatchRunner, type FuzzFinding } from '../differential.ts';

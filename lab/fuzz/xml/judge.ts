@@ -4,7 +4,8 @@
 // accept exactly what the reader accepts. The SDK's deliberate differences are ALLOWED_DIVERGENCES, documented in
 // plugin-sdk/README.md ("XML").
 import { SaxesParser } from 'saxes';
-import { AGREE, divergence, type DifferentialVerdict, word, firstDifference } from '../json/index.ts';
+import { AGREE, divergence, type DifferentialVerdict, word } from '../differential.ts';
+import { firstDifference } from '../json/index.ts';
 
 export interface XmlSdkOutcome {
   /** XmlReader read the document to its end. */

@@ -3,16 +3,8 @@
 // batch runner (a batch that traps is replayed case by case on fresh instances).
 import { join } from 'node:path';
 import { compileAssemblyScript, SDK_DIR } from '../../../plugin-sdk/tools/compile.ts';
-import {
-  ascii,
-  type Dictionary,
-  mutate,
-  UTF8_HOSTILE,
-  UTF8_SEQUENCES,
-  Random,
-  type DifferentialReport,
-  runDifferential,
-} from '../json/index.ts';
+import { ascii, type Dictionary, mutate, UTF8_HOSTILE, UTF8_SEQUENCES, Random } from '../json/index.ts';
+import { type DifferentialReport, runDifferential } from '../differential.ts';
 import { generateDocument } from './generate.ts';
 import { judgeXml, type XmlAllowedDivergence } from './judge.ts';
 

@@ -12,7 +12,7 @@ import {
   ccmIdentity,
   loadManifests,
 } from '../../../lab/controlplane/index.ts';
-import { diffSnapshots, snapshotText } from '../parity/harness/diff.ts';
+import { diffSnapshots, snapshotText } from '../../support/parity/diff.ts';
 import { AWS_ALLOWED_DIFFERENCES } from './support/allow-list.ts';
 import { type ParityContext, type ParityResult, runAwsParity } from './support/parity-run.ts';
 

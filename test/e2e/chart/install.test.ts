@@ -33,7 +33,7 @@ import {
   type RenderedObject,
   type RenderOptions,
   valueArgs,
-} from '../../unit/chart/chart-model.ts';
+} from '../../support/chart-model.ts';
 import { Apiserver } from './support/apply.ts';
 
 const CRD_PATH = join(import.meta.dirname, 'support', 'servicemonitor-crd.yaml');

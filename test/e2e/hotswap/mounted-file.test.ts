@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
 import { uniqueName } from '../../../lab/controlplane/index.ts';
-import { kubeletWrite } from '../../unit/swap/kubelet-writer.ts';
+import { kubeletWrite } from '../../support/kubelet-writer.ts';
 import { eventually } from '../../../lab/process/index.ts';
 import {
   debugPlugins,

@@ -32,7 +32,7 @@ import {
   sourceContent,
   type Workload,
   yamlFiles,
-} from '../../unit/manifests/manifest-model.ts';
+} from '../../support/manifest-model.ts';
 
 interface Reply {
   status: number;

@@ -117,15 +117,50 @@ export function cyclesAtEveryLevel(edges: ReadonlyMap<string, readonly string[]>
 }
 
 /**
- * The door rule: an import from outside a folder that has an index.ts goes to that index.ts. For an import A -> B,
- * the first folder on the way down from their deepest common folder to B that has an index.ts must be where B is its
- * index.ts. Returns the imports that pass a door.
+ * The doors of a folder: its index.ts, and for a package (a package.json with "exports") the sources of what it
+ * exports (`./tools/compile` -> tools/compile.ts), since a package's consumers enter it only there.
+ */
+function doorsOf(folder: string, files: ReadonlySet<string>): Set<string> {
+  const doors = new Set<string>();
+  if (files.has(`${folder}/index.ts`)) doors.add(`${folder}/index.ts`);
+  const manifest = posix.join(REPO, folder, 'package.json');
+  if (!existsSync(manifest)) return doors;
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, unknown>; files?: string[] };
+  // AssemblyScript resolves a package by path: its published top-level sources are entry points too.
+  for (const file of pkg.files ?? [])
+    if (!file.includes('/') && files.has(posix.join(folder, file))) doors.add(posix.join(folder, file));
+  for (const value of Object.values(pkg.exports ?? {})) {
+    const target = typeof value === 'string' ? value : (value as { default?: string }).default;
+    const source = target && posix.join(folder, target.replace(/\.js$/, '.ts'));
+    if (source && files.has(source)) doors.add(source);
+  }
+  return doors;
+}
+
+/**
+ * The door rule: an import from outside a folder that has doors goes to one of them. For an import A -> B, the first
+ * folder on the way down from their deepest common folder to B that has doors must have B among them. A package's
+ * doors may re-export from anywhere inside it. Returns the imports that pass a door.
  */
 export function doorViolations(
   edges: ReadonlyMap<string, readonly string[]>,
   exempt: (from: string, to: string) => boolean,
 ): string[] {
   const files = new Set(edges.keys());
+  const doorCache = new Map<string, Set<string>>();
+  const doors = (folder: string): Set<string> => {
+    let found = doorCache.get(folder);
+    if (!found) doorCache.set(folder, (found = doorsOf(folder, files)));
+    return found;
+  };
+  const isPackageDoor = (file: string): boolean => {
+    const parts = file.split('/');
+    for (let d = 1; d < parts.length; d++) {
+      const folder = parts.slice(0, d).join('/');
+      if (existsSync(posix.join(REPO, folder, 'package.json')) && doors(folder).has(file)) return true;
+    }
+    return false;
+  };
   const out: string[] = [];
   for (const [from, targets] of edges) {
     for (const to of targets) {
@@ -136,9 +171,10 @@ export function doorViolations(
       while (depth < a.length - 1 && depth < b.length - 1 && a[depth] === b[depth]) depth++;
       for (let d = depth + 1; d < b.length; d++) {
         const folder = b.slice(0, d).join('/');
-        const door = `${folder}/index.ts`;
-        if (!files.has(door)) continue;
-        if (to !== door) out.push(`${from} -> ${to} (door: ${door})`);
+        const entries = doors(folder);
+        if (entries.size === 0) continue;
+        if (!entries.has(to) && !(isPackageDoor(from) && to.startsWith(`${a.slice(0, depth).join('/')}/`)))
+          out.push(`${from} -> ${to} (doors: ${[...entries].join(', ')})`);
         break;
       }
     }

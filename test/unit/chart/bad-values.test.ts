@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chartTestSetup, DEVCLOUD_MODULE, helmTemplate } from './chart-model.ts';
+import { chartTestSetup, DEVCLOUD_MODULE, helmTemplate } from '../../support/chart-model.ts';
 
 const { scratch } = chartTestSetup('wasm-ccm-chart-bad-');
 

@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from './chart-model.ts';
+import { ROOT } from '../../support/chart-model.ts';
 
 const script = join(ROOT, 'scripts', 'build-helm.sh');
 const scratch = mkdtempSync(join(tmpdir(), 'wasm-ccm-build-helm-'));

@@ -24,7 +24,7 @@ import {
   objectIn,
   sourceContent,
   type Workload,
-} from '../manifests/manifest-model.ts';
+} from '../../support/manifest-model.ts';
 import {
   chartTestSetup,
   DEVCLOUD_MODULE,
@@ -32,7 +32,7 @@ import {
   helmTemplate,
   only,
   type RenderedObject,
-} from './chart-model.ts';
+} from '../../support/chart-model.ts';
 
 chartTestSetup('wasm-ccm-chart-agree-');
 

@@ -17,7 +17,7 @@ import {
   only,
   type RenderedObject,
   renderedPod,
-} from './chart-model.ts';
+} from '../../support/chart-model.ts';
 
 const { scratch } = chartTestSetup('wasm-ccm-chart-sources-');
 

@@ -21,7 +21,7 @@ import {
   type RenderOptions,
   renderedPod,
   valueArgs,
-} from './chart-model.ts';
+} from '../../support/chart-model.ts';
 
 /** The default values plus the one value they leave to the operator (the module). */
 const DEFAULTS: RenderOptions = { setFiles: DEVCLOUD_MODULE };

@@ -32,7 +32,7 @@ import {
   sourceContent,
   type Workload,
   yamlFiles,
-} from './manifest-model.ts';
+} from '../../support/manifest-model.ts';
 
 const RUN_AS = 65532;
 const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';

@@ -1,9 +1,9 @@
 // The parity harness's snapshots: arrays keyed by their elements, so a missing element is one named difference and
 // a reorder is one `#order` difference, not a shift of every index after it.
 import { describe, expect, it } from 'vitest';
-import { diffSnapshots } from '../../e2e/parity/harness/diff.ts';
-import { flatten, identityOf, type Snapshot } from '../../e2e/parity/harness/flatten.ts';
-import { NameBook } from '../../e2e/parity/harness/names.ts';
+import { diffSnapshots } from '../../support/parity/diff.ts';
+import { flatten, identityOf, type Snapshot } from '../../support/parity/flatten.ts';
+import { NameBook } from '../../support/parity/names.ts';
 
 const snap = (value: unknown): Snapshot => {
   const out: Snapshot = new Map();

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileSource } from '../../../host/src/plugin/swap/file-source.ts';
 import type { SourceRevision } from '../../../host/src/plugin/swap/source.ts';
 import { recordingLogger } from '../plugin/support/recording-logger.ts';
-import { kubeletWrite, removeKeyLink } from './kubelet-writer.ts';
+import { kubeletWrite, removeKeyLink } from '../../support/kubelet-writer.ts';
 
 const KEY = 'provider.wasm';
 

@@ -8,7 +8,7 @@ import { silentLogger } from '../../../host/src/log/logger.ts';
 import type { PluginConfig } from '../../../host/src/plugin/config/types.ts';
 import { PluginSet } from '../../../host/src/plugin/swap/plugin-set.ts';
 import { fakeLoader, type FakeProvider, moduleOf, providerConfig, service } from './fakes.ts';
-import { kubeletWrite } from './kubelet-writer.ts';
+import { kubeletWrite } from '../../support/kubelet-writer.ts';
 import { keptList } from '../../../host/src/abi/kept-list.ts';
 
 const dirs: string[] = [];

@@ -4,14 +4,14 @@
 // generated validators: an answer the CCM would refuse fails the test instead of passing it.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { describeOutcome, type Outcome, Probe } from '../../../../host/src/conformance/probe.ts';
+import { describeOutcome, type Outcome, Probe } from '../../../../host/src/conformance/index.ts';
 import type { Logger } from '../../../../host/src/log/logger.ts';
 import type { DescribeResponse, MethodName, Requests, Responses } from '../../../../host/src/abi/index.ts';
 import { loadPlugin } from '../../../../host/src/plugin/index.ts';
 
-export { testNode, testPort, testService } from '../../../../host/src/conformance/abi-objects.ts';
-export type { Outcome } from '../../../../host/src/conformance/probe.ts';
-export type * from '../../../../host/src/abi/types.generated.ts';
+export { testNode, testPort, testService } from '../../../../host/src/conformance/index.ts';
+export type { Outcome } from '../../../../host/src/conformance/index.ts';
+export type * from '../../../../host/src/abi/index.ts';
 
 export interface TestPluginOptions {
   /** The --cloud-config text ccm_initialize gets. Default ''. */

@@ -1,7 +1,7 @@
 // Differences between cloud-provider-aws and wasm-ccm + plugins/aws that the AWS parity test accepts, each with its
 // reason; plugins/aws/README.md ("Where it differs from cloud-provider-aws") says the same. Paths are the keys of
 // parity-run.ts's snapshot (`node/<name>/labels/<key>`, `nlb/<service>/scheme`, ...).
-import type { AllowedDifference } from '../../parity/allow-list.ts';
+import type { AllowedDifference } from '../../../support/parity/allow-list.ts';
 
 export const AWS_ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
   {

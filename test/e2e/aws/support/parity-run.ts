@@ -17,7 +17,7 @@ import {
 import { CCMProcess, deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../../../lab/ccm/index.ts';
 import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
 import { eventually } from '../../../../lab/process/index.ts';
-import { flatten, seg, type Snapshot } from '../../parity/harness/flatten.ts';
+import { flatten, seg, type Snapshot } from '../../../support/parity/flatten.ts';
 import { securityGroupRules } from './sg-state.ts';
 import { dnsShape, type LoadBalancerState, loadBalancerState, type Normalizer } from './elb-state.ts';
 

@@ -3,7 +3,7 @@
 // a typed client. Cluster-scoped kinds are the two the chart renders.
 import { Agent, request } from 'undici';
 import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
-import type { RenderedObject } from '../../../unit/chart/chart-model.ts';
+import type { RenderedObject } from '../../../support/chart-model.ts';
 
 const CLUSTER_SCOPED = new Set(['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition']);
 const FIELD_MANAGER = 'wasm-ccm-chart-tests';

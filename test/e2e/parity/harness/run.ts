@@ -1,9 +1,9 @@
 // Runs a group of scenarios against one CCM implementation and returns everything compared: a checkpoint per step
 // (the scenario's objects then) and the final state of every object, each a flattened snapshot under its own prefix.
 import { eventually } from '../../../../lab/process/index.ts';
-import type { Snapshot } from './flatten.ts';
+import type { Snapshot } from '../../../support/parity/flatten.ts';
 import type { Group, Scenario, Step } from './scenario.ts';
-import { seg } from './flatten.ts';
+import { seg } from '../../../support/parity/flatten.ts';
 import { everything, takeSnapshot, withPrefix } from './snapshot.ts';
 import { type WatermarkKind, Watermarks } from './watermark.ts';
 import { type Impl, World } from './world.ts';

@@ -3,7 +3,7 @@
 // load balancers, routes and instance states, with UIDs replaced by the names of their objects.
 import type { CoreV1Event, V1Node, V1Service } from '@kubernetes/client-node';
 import type { LoadBalancerInventory, Route } from '../../../../devcloud/src/index.ts';
-import { flatten, seg, type Snapshot } from './flatten.ts';
+import { flatten, seg, type Snapshot } from '../../../support/parity/flatten.ts';
 import { NAMESPACE } from './objects.ts';
 import type { World } from './world.ts';
 

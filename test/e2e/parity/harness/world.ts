@@ -8,7 +8,7 @@ import { type Devcloud, type LoadBalancerInventory, startDevcloud } from '../../
 import { CCMProcess, devcloudPluginArgs, readyCondition } from '../../../../lab/ccm/index.ts';
 import { ControlPlane, adminKubeConfig } from '../../../../lab/controlplane/index.ts';
 import { PeerCCM } from '../../../../lab/peers/index.ts';
-import { NameBook } from './names.ts';
+import { NameBook } from '../../../support/parity/names.ts';
 import { MERGE_PATCH, NAMESPACE, nodeBody, type NodeSeed, serviceBody, type ServiceSeed } from './objects.ts';
 
 export type Impl = 'upstream' | 'wasm-ccm';

@@ -14,9 +14,9 @@ import type {
 } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll } from 'vitest';
-import { builtPlugin } from '../../../lab/plugins/index.ts';
+import { builtPlugin } from '../../lab/plugins/index.ts';
 
-export const ROOT = join(import.meta.dirname, '..', '..', '..');
+export const ROOT = join(import.meta.dirname, '..', '..');
 export const CHART_DIR = join(ROOT, 'charts', 'wasm-ccm');
 export const EXAMPLES_DIR = join(CHART_DIR, 'examples');
 const BUILD_SCRIPT = join(ROOT, 'scripts', 'build-helm.sh');

@@ -1,7 +1,16 @@
 // What the SDK's differential fuzzers (JSON, XML) share: cases made deterministically from (seed, index), run in
 // batches through a test module, each outcome judged against a reference parser and counted into one report shape.
-import { load, type TestPlugin } from '../../plugins/index.ts';
-import type { SdkOutcome } from './judge.ts';
+import { load, type TestPlugin } from '../plugins/index.ts';
+
+/** What the SDK's test module reports for one document. */
+export interface SdkOutcome {
+  /** JsonValue.parseBytes accepted the document. */
+  treeAccepted: boolean;
+  /** JsonReader.skip() + finish() accepted it. */
+  skipAccepted: boolean;
+  /** What JsonValue.write produced, or JsonValue.lastError(). */
+  text: string;
+}
 
 export interface FuzzFinding {
   index: number;

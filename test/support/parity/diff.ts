@@ -1,5 +1,5 @@
 // Compares two flattened snapshots key by key; a difference fails unless the allow-list documents it.
-import type { AllowedDifference } from '../allow-list.ts';
+import type { AllowedDifference } from './allow-list.ts';
 import type { Snapshot } from './flatten.ts';
 
 export interface SnapshotDiff {

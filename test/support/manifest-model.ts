@@ -12,7 +12,7 @@ import type {
   V1PodSpec,
   V1Secret,
 } from '@kubernetes/client-node';
-import { loadManifests, MANIFESTS_DIR } from '../../../lab/controlplane/index.ts';
+import { loadManifests, MANIFESTS_DIR } from '../../lab/controlplane/index.ts';
 
 export { MANIFESTS_DIR };
 
