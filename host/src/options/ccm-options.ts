@@ -18,6 +18,7 @@ import {
 import { singlePluginConfig } from '../plugin/config/single.ts';
 import { DEFAULT_MAX_MODULE_MB } from '../plugin/module/module-gzip.ts';
 import type { PluginConfig } from '../plugin/config/types.ts';
+import { errorMessage } from '../util/error-message.ts';
 import { type ControllerName, resolveControllers } from './controllers.ts';
 import { formatDuration } from '../util/duration.ts';
 import {
@@ -238,13 +239,13 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   try {
     controllers = resolveControllers(flags.controllers);
   } catch (err) {
-    throw new FlagError('controllers', (err as Error).message);
+    throw new FlagError('controllers', errorMessage(err));
   }
   let clusterCIDRs: CIDR[];
   try {
     clusterCIDRs = parseClusterCIDRs(flags['cluster-cidr']);
   } catch (err) {
-    throw new FlagError('cluster-cidr', (err as Error).message);
+    throw new FlagError('cluster-cidr', errorMessage(err));
   }
   if (flags['kube-api-burst'] < flags['kube-api-qps'] && flags['kube-api-qps'] >= 1) {
     // client-go allows it, but a burst below the rate means the bucket can never fill: almost always a typo.

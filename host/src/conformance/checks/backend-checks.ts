@@ -4,6 +4,7 @@
 // it sent, minus the fixture's `filtered` nodes. Without a probe these checks are skipped, visibly.
 import { randomUUID } from 'node:crypto';
 import type { Node } from '../../abi/index.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { type Check, type CheckContext, count, fail, skip } from '../check.ts';
 import { valuesAt } from '../fixture-backends.ts';
 import { describeOutcome } from '../probe.ts';
@@ -53,7 +54,7 @@ export async function readBackends(ctx: CheckContext): Promise<string[]> {
   try {
     answer = await ctx.hostGet(url);
   } catch (err) {
-    fail(`backend probe GET ${url} failed: ${(err as Error).message}`);
+    fail(`backend probe GET ${url} failed: ${errorMessage(err)}`);
   }
   if (answer.status !== 200) fail(`backend probe GET ${url} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
   let doc: unknown;

@@ -11,6 +11,7 @@
 // host, and required for any other host (a custom endpoint such as moto on 127.0.0.1). Messages never include key
 // material.
 import { dirname, resolve } from 'node:path';
+import { errorMessage } from '../../util/error-message.ts';
 import type { AwsAccessKey } from '../http/sigv4-signer.ts';
 import type { HostPort } from '../http/allow-list.ts';
 import { KEY_FILE_CAP, readRegularFile, readRegularFileSync } from '../../util/read-regular-file.ts';
@@ -138,7 +139,7 @@ export function readAwsAccessKeySync(entry: AwsSigV4Entry, at: string): AwsAcces
 }
 
 function unreadable(at: string, file: string, err: unknown): CredentialFileError {
-  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  const code = (err as NodeJS.ErrnoException).code ?? errorMessage(err);
   return new CredentialFileError(`${at}.awsSigV4: cannot read ${file}: ${code}`);
 }
 

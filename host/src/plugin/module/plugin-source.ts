@@ -4,6 +4,7 @@
 // is compared before the module is compiled: a tampered module is never handed to the compiler.
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import { errorMessage } from '../../util/error-message.ts';
 import { hasWasmHeader } from '../wasm/module-reader.ts';
 import { moduleFileCap, readRegularFile } from '../../util/read-regular-file.ts';
 import { DEFAULT_MAX_MODULE_MB, unpackModule } from './module-gzip.ts';
@@ -34,7 +35,7 @@ export async function loadPluginSource(
     try {
       bytes = new Uint8Array(await readRegularFile(source.path, moduleFileCap(maxModuleBytes)));
     } catch (err) {
-      throw new PluginSourceError(`cannot read plugin ${source.path}: ${(err as Error).message}`, { cause: err });
+      throw new PluginSourceError(`cannot read plugin ${source.path}: ${errorMessage(err)}`, { cause: err });
     }
   } else {
     bytes = source.bytes;
@@ -43,7 +44,7 @@ export async function loadPluginSource(
   try {
     bytes = (await unpackModule(bytes, label, maxModuleBytes)).module;
   } catch (err) {
-    throw new PluginSourceError(`plugin ${(err as Error).message}`, { cause: err });
+    throw new PluginSourceError(`plugin ${errorMessage(err)}`, { cause: err });
   }
   const sha256 = sha256Hex(bytes);
   if (pinnedSha256 !== undefined) {

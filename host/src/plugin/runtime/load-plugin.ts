@@ -2,7 +2,6 @@
 // memory cap (before compiling); compile; describe on a first instance (ABI major, exports of every declared
 // capability); initialize (a plugin error stops start-up with the plugin's message); then the rest of the pool.
 import { silentLogger } from '../../log/logger.ts';
-import { isProviderError } from '../../cloudprovider/errors.ts';
 import {
   ABI_MAJOR,
   ALWAYS_METHODS,
@@ -12,6 +11,7 @@ import {
   METHODS,
   type MethodName,
 } from '../../abi/index.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { CredentialStore } from '../credentials/credential-store.ts';
 import { decodeAnswer } from '../envelope/decode-answer.ts';
 import { HostAllowList } from '../http/allow-list.ts';
@@ -47,7 +47,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
       tableEntries: limits.maxTableEntries,
     });
   } catch (err) {
-    throw fail((err as Error).message, err);
+    throw fail(errorMessage(err), err);
   }
   const exports = exportedFunctionNames(prepared.exports);
   const missingAlways = ALWAYS_METHODS.map((m) => METHODS[m].exportName).filter((e) => !exports.has(e));
@@ -140,7 +140,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
     try {
       await instances.use((i) => initialize(i, described.providerName), limits.startTimeoutMs);
     } catch (err) {
-      throw fail(`ccm_initialize failed: ${isProviderError(err) ? err.message : (err as Error).message}`, err);
+      throw fail(`ccm_initialize failed: ${errorMessage(err)}`, err);
     }
     await instances.fill();
     if (credentials.exposesSecrets) credentials.onChange(() => instances.recycle());
@@ -166,7 +166,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
     await instances.close();
     cleanUp();
     if (err instanceof PluginLoadError) throw err;
-    throw fail((err as Error).message, err);
+    throw fail(errorMessage(err), err);
   }
 }
 

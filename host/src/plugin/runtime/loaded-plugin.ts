@@ -19,6 +19,7 @@ import {
   type Responses,
 } from '../../abi/index.ts';
 import { jsonPayload } from '../../abi/cached-json.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { decodeAnswer } from '../envelope/decode-answer.ts';
 import type { HostGetAnswer } from '../http/http-broker.ts';
 import { InstanceCallError } from '../instance/instance-errors.ts';
@@ -104,7 +105,7 @@ export class LoadedPlugin {
       this.#parts.metrics.observeCall(method, (performance.now() - started) / 1000);
       return response;
     } catch (err) {
-      const failure = isProviderError(err) ? err : new InternalError((err as Error).message, context);
+      const failure = isProviderError(err) ? err : new InternalError(errorMessage(err), context);
       this.#parts.metrics.observeCall(method, (performance.now() - started) / 1000, failure.code);
       throw failure;
     }
@@ -161,5 +162,5 @@ function toProviderError(err: unknown, context: ProviderErrorContext): ProviderE
   }
   if (err instanceof NoFreeInstanceError) return new TimeoutError(err.message, context);
   if (isProviderError(err)) return err;
-  return new InternalError((err as Error).message, context);
+  return new InternalError(errorMessage(err), context);
 }

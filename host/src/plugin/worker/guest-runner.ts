@@ -3,6 +3,7 @@
 // output and error the guest set. An error any import raised during the call (GuestFaults) decides the outcome even
 // when the guest caught it: the call fails with the first such error and the instance is retired.
 import type { Plugin } from '@extism/extism';
+import { errorMessage } from '../../util/error-message.ts';
 import { CallOutcome, type CallOutcomeValue, Channel } from '../channel/channel.ts';
 import { GuestAddressError, GuestArgumentError, type GuestFaults, GuestLimitError } from './guest-faults.ts';
 import type { GuestKernel } from './guest-kernel.ts';
@@ -117,7 +118,7 @@ export class GuestRunner {
       return `the host function ${importName} failed: ${err.name}: ${err.message}`;
     }
     const text =
-      err instanceof Error ? `${err.name === 'RuntimeError' ? 'trap' : err.name}: ${err.message}` : String(err);
+      err instanceof Error ? `${err.name === 'RuntimeError' ? 'trap' : err.name}: ${err.message}` : errorMessage(err);
     const memory = this.#exports.memory;
     if (memory instanceof WebAssembly.Memory && this.#memoryCapBytes > 0) {
       const used = memory.buffer.byteLength;
