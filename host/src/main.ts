@@ -31,7 +31,7 @@ const SUBCOMMANDS = `Commands:
   wasm-ccm plugin test --plugin=<file.wasm> --fixture=<file>   run a provider plugin through the conformance kit
                                                              against its cloud (see wasm-ccm plugin test --help)`;
 
-export async function main(argv: readonly string[]): Promise<number> {
+async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'plugin') {
     // `wasm-ccm plugin test ...`: the provider conformance kit.
     // Loaded only for the subcommand: the CCM itself never needs the conformance kit.

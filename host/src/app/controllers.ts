@@ -178,7 +178,7 @@ export function buildControllers(ctx: ControllerContext): RunningController[] {
   return controllers;
 }
 
-export class ControllerConfigError extends Error {
+class ControllerConfigError extends Error {
   override name = 'ControllerConfigError';
 }
 

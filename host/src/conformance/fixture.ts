@@ -15,7 +15,6 @@ import {
 import { fail, FixtureError, isObject, list, only, str, stringMap } from './fixture-fields.ts';
 
 export { FixtureError } from './fixture-fields.ts';
-export type { BackendProbe, BadAnnotation } from './fixture-backends.ts';
 
 export interface Fixture {
   clusterName: string;

@@ -218,7 +218,7 @@ export interface CCMOptions {
 
 export type ParsedCommand = { kind: 'help'; text: string } | { kind: 'version' } | { kind: 'run'; options: CCMOptions };
 
-export const CCM_SUMMARY =
+const CCM_SUMMARY =
   'wasm-ccm runs the Kubernetes cloud controllers (cloud-node, cloud-node-lifecycle, service, route) with the cloud provider loaded as a sandboxed WebAssembly plugin.';
 
 export function parseCommandLine(argv: readonly string[]): ParsedCommand {

@@ -52,11 +52,11 @@ export interface ServiceControllerOptions {
 
 const NODE_SYNC_KEY = 'node-sync';
 /** Upstream's serviceSyncPeriod: the Service handler's resync, which re-queues Services that still need cleanup. */
-export const SERVICE_SYNC_PERIOD_MS = 30_000;
+const SERVICE_SYNC_PERIOD_MS = 30_000;
 /** Upstream's nodeSyncPeriod: the Node handler's resync (a resync is no node change, so it syncs nothing). */
-export const NODE_SYNC_PERIOD_MS = 100_000;
+const NODE_SYNC_PERIOD_MS = 100_000;
 
-export class LeaseNotFreshError extends Error {
+class LeaseNotFreshError extends Error {
   override name = 'LeaseNotFreshError';
 }
 

@@ -75,13 +75,8 @@ export function apiErrorInfo(err: unknown): ApiErrorInfo {
 
 export const isNotFound = (err: unknown): boolean => apiErrorInfo(err).code === 404;
 export const isConflict = (err: unknown): boolean => apiErrorInfo(err).code === 409;
-export const isAlreadyExists = (err: unknown): boolean => {
-  const info = apiErrorInfo(err);
-  return info.code === 409 && info.reason === 'AlreadyExists';
-};
 /** 410: the resourceVersion asked for is older than what the apiserver keeps (relist). */
 export const isGone = (err: unknown): boolean => apiErrorInfo(err).code === 410;
-export const isTooManyRequests = (err: unknown): boolean => apiErrorInfo(err).code === 429;
 
 function statusInfo(code: number, body: unknown, what: string): ApiErrorInfo {
   const fallbackReason = REASON_BY_CODE[code] ?? (code >= 500 ? 'InternalError' : 'Unknown');

@@ -47,8 +47,8 @@ export interface InstanceSetOptions<I extends InstanceSetMember> {
   maxRestartBackoffMs?: number;
 }
 
-export const DEFAULT_MIN_INSTANCES = 1;
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+const DEFAULT_MIN_INSTANCES = 1;
+const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 export class InstanceSetClosedError extends Error {
   override name = 'InstanceSetClosedError';

@@ -66,7 +66,7 @@ export function sha256Hex(bytes: Uint8Array): string {
 }
 
 /** Accepts `abc…` or `sha256:abc…` (64 hex digits, any case). */
-export function normalizeDigest(digest: string): string {
+function normalizeDigest(digest: string): string {
   const hex = digest
     .trim()
     .toLowerCase()

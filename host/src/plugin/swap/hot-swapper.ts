@@ -37,7 +37,7 @@ export interface HotSwapperOptions {
   drainTimeoutMs?: number;
 }
 
-export class RejectedError extends Error {
+class RejectedError extends Error {
   override name = 'RejectedError';
 }
 

@@ -42,7 +42,7 @@ export interface PluginStatus extends ProviderStatus {
   loadBalancerClasses: string[];
 }
 
-export class PluginSetError extends Error {
+class PluginSetError extends Error {
   override name = 'PluginSetError';
 }
 
