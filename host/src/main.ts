@@ -9,6 +9,7 @@ import type { LogFormat } from './log/klog.ts';
 import { createKlogLogger } from './log/logger.ts';
 import { parseCommandLine } from './options/ccm-options.ts';
 import { FlagError } from './options/flagset.ts';
+import { errorMessage } from './util/error-message.ts';
 
 /** Our package.json's version, found upwards from this file: host/src in the sources, dist/host/src when built. */
 function version(): string {
@@ -30,7 +31,7 @@ const SUBCOMMANDS = `Commands:
   wasm-ccm plugin test --plugin=<file.wasm> --fixture=<file>   run a provider plugin through the conformance kit
                                                              against its cloud (see wasm-ccm plugin test --help)`;
 
-export async function main(argv: readonly string[]): Promise<number> {
+async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'plugin') {
     // `wasm-ccm plugin test ...`: the provider conformance kit.
     // Loaded only for the subcommand: the CCM itself never needs the conformance kit.
@@ -110,7 +111,7 @@ if (import.meta.main) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      process.stderr.write(`wasm-ccm: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(`wasm-ccm: ${err instanceof Error ? (err.stack ?? err.message) : errorMessage(err)}\n`);
       process.exit(1);
     },
   );

@@ -1,5 +1,5 @@
 // Compiles an AssemblyScript plugin (or a test module) with the SDK's preset, in process. Used by
-// scripts/build-plugins.ts and by tests that build small modules on the fly. See plugin-sdk/README.md, "Building".
+// scripts/build-plugins.ts and by tests that build small modules on the fly. See plugin-sdk/README.md, "Build".
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -14,7 +14,6 @@ import { type StartedPlugins, startPlugins } from './plugins.ts';
 import { type CCMServer, RunningCCM } from './running-ccm.ts';
 
 export { StartupError } from './startup-error.ts';
-export { IN_FLIGHT_GRACE_MS, SHUTDOWN_DEADLINE_MS } from './running-ccm.ts';
 
 export interface CCMHandle {
   /** Resolves with the process exit code once the CCM has stopped. */

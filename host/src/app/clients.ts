@@ -7,6 +7,7 @@ import type { ApiserverCredentials } from '../kube/client/credentials.ts';
 import type { Logger } from '../log/logger.ts';
 import { eventLoopStall } from '../metrics/event-loop-stall.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
+import { errorMessage } from '../util/error-message.ts';
 import { StartupError } from './startup-error.ts';
 
 export interface CCMClients {
@@ -40,7 +41,7 @@ export async function waitForAPIServer(client: KubeClient, logger: Logger, signa
       if (signal.aborted) throw new StartupError('stopped while waiting for the apiserver');
       attempt++;
       if (attempt === 1 || attempt % 10 === 0) {
-        logger.warn('waiting for the apiserver', { server: client.server, error: (err as Error).message });
+        logger.warn('waiting for the apiserver', { server: client.server, error: errorMessage(err) });
       }
       if (attempt >= APISERVER_ATTEMPTS) {
         throw new StartupError(`the apiserver at ${client.server} did not answer within 2 minutes`);

@@ -7,7 +7,7 @@ import { listWatcher } from '../kube/informer/list-watch.ts';
 import type { Logger } from '../log/logger.ts';
 
 /** Keeps metadata, spec, addresses and each condition's type/status: all any controller reads from the cache. */
-export function trimNode(node: WireNode): WireNode {
+function trimNode(node: WireNode): WireNode {
   const status = node.status;
   return {
     apiVersion: node.apiVersion,
@@ -22,7 +22,7 @@ export function trimNode(node: WireNode): WireNode {
   };
 }
 
-export function trimService(svc: WireService): WireService {
+function trimService(svc: WireService): WireService {
   return {
     apiVersion: svc.apiVersion,
     kind: svc.kind,

@@ -5,6 +5,7 @@ import type { EventRecorder } from '../kube/events/recorder.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
 import { type ReplicaGuard, PluginSet } from '../plugin/index.ts';
+import { errorMessage } from '../util/error-message.ts';
 import type { CCMClients } from './clients.ts';
 import { type ControllerContext, eventRecorder, routeControllerWanted } from './controllers.ts';
 import { StartupError } from './startup-error.ts';
@@ -45,7 +46,7 @@ export async function startPlugins(
       events,
     });
   } catch (err) {
-    throw new StartupError((err as Error).message, { cause: err });
+    throw new StartupError(errorMessage(err), { cause: err });
   }
   if (signal.aborted) {
     await plugins.stop();
@@ -59,7 +60,7 @@ export async function startPlugins(
     loadBalancing = plugins.loadBalancing();
   } catch (err) {
     await plugins.stop();
-    throw new StartupError((err as Error).message);
+    throw new StartupError(errorMessage(err));
   }
   logInitialized(plugins, logger);
   return { plugins, provider, loadBalancing, events };

@@ -13,9 +13,9 @@ import { runningManagedControllers } from './metrics.ts';
 import type { StartedPlugins } from './plugins.ts';
 import { startStaggered } from './start-staggered.ts';
 
-export const SHUTDOWN_DEADLINE_MS = 30_000;
+const SHUTDOWN_DEADLINE_MS = 30_000;
 /** How long a SIGTERM waits for in-flight syncs before giving the Lease back anyway. */
-export const IN_FLIGHT_GRACE_MS = 10_000;
+const IN_FLIGHT_GRACE_MS = 10_000;
 /** How long queued events may take to be written at shutdown. */
 const EVENT_FLUSH_GRACE_MS = 5_000;
 const MANAGER = 'cloud-controller-manager';

@@ -35,10 +35,12 @@ async function pluginCalls(registry: Registry, providerName: string): Promise<nu
   return values.filter((v) => v.labels.plugin === providerName).reduce((sum, v) => sum + v.value, 0);
 }
 
-export async function startCCMServer(
-  serving: CCMServerOptions,
-): Promise<{ app: { close(): Promise<unknown> }; url: string }> {
-  const flags = serving.options.flags;
+/** /healthz: leader election and one check per enabled controller; /readyz: the provider; /livez: leader election. */
+function healthChecks(serving: CCMServerOptions): {
+  healthz: HealthCheck[];
+  readyz: HealthCheck[];
+  livez: HealthCheck[];
+} {
   const leaderElection: HealthCheck = {
     name: 'leaderElection',
     check: () => {
@@ -62,10 +64,13 @@ export async function startCCMServer(
       if (problem) throw new Error(problem);
     },
   };
-  const certificate =
-    flags['tls-cert-file'] !== ''
-      ? loadServingCertificate(flags['tls-cert-file'], flags['tls-private-key-file'])
-      : selfSignedCertificate();
+  return { healthz: [leaderElection, ...controllerChecks], readyz: [providerCheck], livez: [leaderElection] };
+}
+
+/** --delegated-auth: TokenReviews and SubjectAccessReviews on the apiserver; undefined when turned off. */
+function delegatedAuth(serving: CCMServerOptions): DelegatedAuth | undefined {
+  const flags = serving.options.flags;
+  if (!flags['delegated-auth']) return undefined;
   // Its own clients, with the rate limits upstream's delegating authenticator and authorizer use; each from its own
   // kubeconfig when --authentication-kubeconfig / --authorization-kubeconfig name one.
   const reviewClient = (kubeconfig: string): KubeClient =>
@@ -75,38 +80,45 @@ export async function startCCMServer(
       registry: serving.registry,
       userAgent: 'wasm-ccm/delegated-auth',
     });
-  const auth = flags['delegated-auth']
-    ? new DelegatedAuth({
-        reviews: kubeReviewClient(
-          reviewClient(flags['authentication-kubeconfig']),
-          reviewClient(flags['authorization-kubeconfig']),
-        ),
-        alwaysAllowPaths: flags['authorization-always-allow-paths'],
-        tokenTtlMs: flags['authentication-token-webhook-cache-ttl'],
-        authorizedTtlMs: flags['authorization-webhook-cache-authorized-ttl'],
-        unauthorizedTtlMs: flags['authorization-webhook-cache-unauthorized-ttl'],
-      })
-    : undefined;
+  return new DelegatedAuth({
+    reviews: kubeReviewClient(
+      reviewClient(flags['authentication-kubeconfig']),
+      reviewClient(flags['authorization-kubeconfig']),
+    ),
+    alwaysAllowPaths: flags['authorization-always-allow-paths'],
+    tokenTtlMs: flags['authentication-token-webhook-cache-ttl'],
+    authorizedTtlMs: flags['authorization-webhook-cache-authorized-ttl'],
+    unauthorizedTtlMs: flags['authorization-webhook-cache-unauthorized-ttl'],
+  });
+}
+
+/** /debug/plugins, per provider: the plugin serving now, the last module refused (and why), swaps, shadow results. */
+function pluginsDebug(serving: CCMServerOptions): () => Promise<unknown> {
+  return async () =>
+    Promise.all(
+      serving.plugins.status().map(async (status) => ({
+        ...status,
+        calls: await pluginCalls(serving.registry, status.providerName),
+      })),
+    );
+}
+
+export async function startCCMServer(
+  serving: CCMServerOptions,
+): Promise<{ app: { close(): Promise<unknown> }; url: string }> {
+  const flags = serving.options.flags;
+  const certificate =
+    flags['tls-cert-file'] !== ''
+      ? loadServingCertificate(flags['tls-cert-file'], flags['tls-private-key-file'])
+      : selfSignedCertificate();
+  const auth = delegatedAuth(serving);
   const started = await startServer({
     bindAddress: flags['bind-address'],
     port: flags['secure-port'],
     certificate,
     registry: serving.registry,
-    health: {
-      healthz: [leaderElection, ...controllerChecks],
-      readyz: [providerCheck],
-      livez: [leaderElection],
-    },
-    debug: {
-      // Per provider: the plugin serving now, the last module refused (and why), swap counts and shadow results.
-      plugins: async () =>
-        Promise.all(
-          serving.plugins.status().map(async (status) => ({
-            ...status,
-            calls: await pluginCalls(serving.registry, status.providerName),
-          })),
-        ),
-    },
+    health: healthChecks(serving),
+    debug: { plugins: pluginsDebug(serving) },
     auth,
     tls: tlsServerOptions({
       cipherSuites: flags['tls-cipher-suites'],

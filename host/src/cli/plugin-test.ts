@@ -11,6 +11,7 @@ import {
   runConformance,
 } from '../conformance/index.ts';
 import { DEFAULT_MAX_MODULE_MB } from '../plugin/index.ts';
+import { errorMessage } from '../util/error-message.ts';
 import {
   checkRegularFileSync,
   CONFIG_FILE_CAP,
@@ -82,7 +83,7 @@ function parse(args: readonly string[]): Parsed {
       },
     }));
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(errorMessage(err));
   }
   const help = values.help ?? false;
   if (!help && !values.plugin) throw new UsageError('--plugin is required');
@@ -142,7 +143,7 @@ export async function runPluginTest(args: readonly string[], io: PluginTestIO = 
     if (parsed.cloudConfig !== undefined) cloudConfig = await readInput(parsed.cloudConfig, 'cloud config');
     checkModuleFile(parsed.plugin);
   } catch (err) {
-    io.stderr(`wasm-ccm plugin test: ${(err as Error).message}\n`);
+    io.stderr(`wasm-ccm plugin test: ${errorMessage(err)}\n`);
     if (err instanceof UsageError) io.stderr('Run with --help for usage.\n');
     return 2;
   }
@@ -160,7 +161,7 @@ export async function runPluginTest(args: readonly string[], io: PluginTestIO = 
       logger,
     });
   } catch (err) {
-    io.stderr(`wasm-ccm plugin test: ${(err as Error).message}\n`);
+    io.stderr(`wasm-ccm plugin test: ${errorMessage(err)}\n`);
     return 2;
   }
   io.stdout(parsed.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));

@@ -95,12 +95,3 @@ export function isImplementedElsewhere(err: unknown): err is ImplementedElsewher
 export function isRetry(err: unknown): err is RetryError {
   return err instanceof RetryError;
 }
-export function isInvalid(err: unknown): err is InvalidError {
-  return err instanceof InvalidError;
-}
-export function isInternal(err: unknown): err is InternalError {
-  return err instanceof InternalError;
-}
-export function isTimeout(err: unknown): err is TimeoutError {
-  return err instanceof TimeoutError;
-}

@@ -3,6 +3,7 @@
 // use. Read strictly (unknown fields are errors, with their path) so a typo never silently turns a check off.
 import { randomUUID } from 'node:crypto';
 import type { Node, NodeAddress, NodeAddressType, Service, ServicePort } from '../abi/index.ts';
+import { errorMessage } from '../util/error-message.ts';
 import { testService } from './abi-objects.ts';
 import {
   type BackendProbe,
@@ -14,7 +15,6 @@ import {
 import { fail, FixtureError, isObject, list, only, str, stringMap } from './fixture-fields.ts';
 
 export { FixtureError } from './fixture-fields.ts';
-export type { BackendProbe, BadAnnotation } from './fixture-backends.ts';
 
 export interface Fixture {
   clusterName: string;
@@ -201,7 +201,7 @@ export async function loadFixtureText(text: string, fileName: string): Promise<F
       doc = JSON.parse(text);
     }
   } catch (err) {
-    throw new FixtureError(`fixture ${fileName} cannot be parsed: ${(err as Error).message}`);
+    throw new FixtureError(`fixture ${fileName} cannot be parsed: ${errorMessage(err)}`);
   }
   return parseFixture(doc);
 }

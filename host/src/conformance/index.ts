@@ -13,6 +13,7 @@ import {
   exportedFunctionNames,
   readModule,
 } from '../plugin/index.ts';
+import { errorMessage } from '../util/error-message.ts';
 import { type Check, type CheckContext, CheckFailed, type CheckResult, CheckSkipped, CloudRequests } from './check.ts';
 import { instanceChecks } from './checks/instance-checks.ts';
 import { cleanUpLoadBalancer, loadBalancerChecks } from './checks/lb-checks.ts';
@@ -71,7 +72,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   } catch (err) {
     const loadMs = performance.now() - started;
     return report(undefined, [
-      { group: 'plugin', title: LOAD_TITLE, status: 'fail', detail: (err as Error).message, ms: loadMs },
+      { group: 'plugin', title: LOAD_TITLE, status: 'fail', detail: errorMessage(err), ms: loadMs },
     ]);
   }
   const { plugin } = loaded;
@@ -163,7 +164,7 @@ async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
   } catch (err) {
     if (err instanceof CheckSkipped) return { ...base, status: 'skip', detail: err.message, ms: ms() };
     if (err instanceof CheckFailed) return { ...base, status: 'fail', detail: err.message, ms: ms() };
-    return { ...base, status: 'fail', detail: `the check itself failed: ${(err as Error).message}`, ms: ms() };
+    return { ...base, status: 'fail', detail: `the check itself failed: ${errorMessage(err)}`, ms: ms() };
   }
 }
 

@@ -12,6 +12,7 @@ import {
   validateRequest,
 } from '../abi/index.ts';
 import { errorFromPlugin, type LoadedPlugin } from '../plugin/index.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 export type Outcome<M extends MethodName> =
   | { kind: 'ok'; value: Responses[M] }
@@ -52,14 +53,14 @@ export class Probe {
       );
     } catch (err) {
       // No answer at all (trap, deadline, missing export): the runtime's error says which.
-      const error = isProviderError(err) ? err : new InternalError((err as Error).message);
+      const error = isProviderError(err) ? err : new InternalError(errorMessage(err));
       return this.#record(method, { kind: 'error', error });
     }
     let value: unknown;
     try {
       value = JSON.parse(utf8.decode(output));
     } catch (err) {
-      return this.#violation(method, `output is not UTF-8 JSON (${(err as Error).message})`, undefined);
+      return this.#violation(method, `output is not UTF-8 JSON (${errorMessage(err)})`, undefined);
     }
     const checked = validateEnvelope(method, value);
     if (!checked.ok) return this.#violation(method, checked.error, rawCode(value));

@@ -4,7 +4,7 @@
 import { type MethodName, REQUEST_FIELDS, type Requests, validateRequest } from '../abi/index.ts';
 import type { Fixture } from './fixture.ts';
 
-export class SampleRequestError extends Error {
+class SampleRequestError extends Error {
   readonly code = 'CONFORMANCE_SAMPLE_REQUEST';
   constructor(method: string, detail: string) {
     super(`cannot build a sample ${method} request: ${detail}`);

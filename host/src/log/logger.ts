@@ -110,7 +110,7 @@ const streamWriters = new Map<'stdout' | 'stderr', (line: string) => void>();
  * logs a line per node, and a write(2) per line cost more than making the line. Lines still pending when the process
  * exits are written synchronously then. One writer per stream and process.
  */
-export function streamLines(name: 'stdout' | 'stderr'): (line: string) => void {
+function streamLines(name: 'stdout' | 'stderr'): (line: string) => void {
   const existing = streamWriters.get(name);
   if (existing) return existing;
   const stream = process[name];

@@ -13,7 +13,7 @@ const WINDOW_SECONDS = 60;
 // monitorEventLoopDelay's timer: a stall shorter than this is not seen.
 const RESOLUTION_MS = 20;
 
-export class EventLoopStallMonitor {
+class EventLoopStallMonitor {
   readonly #delays: ELDHistogram;
   /** The longest delay (ms) of each of the last WINDOW_SECONDS seconds, oldest first. */
   readonly #seconds: number[] = [];

@@ -3,7 +3,7 @@
 // with upstream carries upstream's level, and wasm-ccm's own metrics are ALPHA.
 export type StabilityLevel = 'ALPHA' | 'BETA' | 'STABLE';
 
-export function withStability(level: StabilityLevel, help: string): string {
+function withStability(level: StabilityLevel, help: string): string {
   return `[${level}] ${help}`;
 }
 

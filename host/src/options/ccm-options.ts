@@ -19,6 +19,7 @@ import {
   DEFAULT_MAX_MODULE_MB,
   type PluginConfig,
 } from '../plugin/index.ts';
+import { errorMessage } from '../util/error-message.ts';
 import { type ControllerName, resolveControllers } from './controllers.ts';
 import { formatDuration } from '../util/duration.ts';
 import {
@@ -218,7 +219,7 @@ export interface CCMOptions {
 
 export type ParsedCommand = { kind: 'help'; text: string } | { kind: 'version' } | { kind: 'run'; options: CCMOptions };
 
-export const CCM_SUMMARY =
+const CCM_SUMMARY =
   'wasm-ccm runs the Kubernetes cloud controllers (cloud-node, cloud-node-lifecycle, service, route) with the cloud provider loaded as a sandboxed WebAssembly plugin.';
 
 export function parseCommandLine(argv: readonly string[]): ParsedCommand {
@@ -239,13 +240,13 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   try {
     controllers = resolveControllers(flags.controllers);
   } catch (err) {
-    throw new FlagError('controllers', (err as Error).message);
+    throw new FlagError('controllers', errorMessage(err));
   }
   let clusterCIDRs: CIDR[];
   try {
     clusterCIDRs = parseClusterCIDRs(flags['cluster-cidr']);
   } catch (err) {
-    throw new FlagError('cluster-cidr', (err as Error).message);
+    throw new FlagError('cluster-cidr', errorMessage(err));
   }
   if (flags['kube-api-burst'] < flags['kube-api-qps'] && flags['kube-api-qps'] >= 1) {
     // client-go allows it, but a burst below the rate means the bucket can never fill: almost always a typo.

@@ -11,7 +11,7 @@ interface GateSpec {
   effect: string;
 }
 
-export const KNOWN_GATES = {
+const KNOWN_GATES = {
   AllAlpha: { stage: 'ALPHA', default: false, effect: 'turns on every alpha gate not set explicitly' },
   AllBeta: { stage: 'BETA', default: false, effect: 'turns on every beta gate not set explicitly' },
   CloudControllerManagerWatchBasedRoutesReconciliation: {

@@ -1,6 +1,7 @@
 // A small declarative flag parser with Go pflag conventions (--name=value, --name value, bare booleans), so
 // upstream cloud-controller-manager command lines work unchanged. Every error names the flag.
 import { formatDuration, parseDuration } from '../util/duration.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 export class FlagError extends Error {
   readonly flag: string;
@@ -70,7 +71,7 @@ function convert(name: string, spec: FlagSpec, raw: string): FlagTypes[FlagType]
       try {
         return parseDuration(raw);
       } catch (err) {
-        throw new FlagError(name, (err as Error).message);
+        throw new FlagError(name, errorMessage(err));
       }
     case 'stringList':
       return raw === '' ? [] : raw.split(',').map((s) => s.trim());
@@ -118,7 +119,7 @@ export function parseFlags<S extends FlagSpecs>(specs: S, argv: readonly string[
       try {
         spec.validate(value);
       } catch (err) {
-        throw new FlagError(name, (err as Error).message);
+        throw new FlagError(name, errorMessage(err));
       }
     }
     // A list flag given again adds to the list, as pflag's slice flags do; the first occurrence replaces the default.

@@ -56,7 +56,7 @@ class TtlCache<T> {
   }
 }
 
-export function pathAlwaysAllowed(path: string, allow: readonly string[]): boolean {
+function pathAlwaysAllowed(path: string, allow: readonly string[]): boolean {
   return allow.some((p) => (p.endsWith('*') ? path.startsWith(p.slice(0, -1)) : path === p));
 }
 

@@ -1,6 +1,7 @@
 // /healthz, /readyz and /livez with per-check sub-paths, answering like the Kubernetes apiserver's healthz
 // package: "ok", or a per-check listing on failure (or with ?verbose) and status 500.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { errorMessage } from '../util/error-message.ts';
 
 export interface HealthCheck {
   name: string;
@@ -23,7 +24,7 @@ async function run(checks: readonly HealthCheck[]): Promise<{ name: string; erro
         await c.check();
         return { name: c.name };
       } catch (err) {
-        return { name: c.name, error: err instanceof Error ? err.message : String(err) };
+        return { name: c.name, error: errorMessage(err) };
       }
     }),
   );

@@ -6,6 +6,7 @@
 // (a file growing meanwhile, or /proc's size 0, cannot slip past it).
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import { errorMessage } from './error-message.ts';
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 const CHUNK_BYTES = 64 * 1024;
@@ -71,7 +72,7 @@ export function unreadableReason(err: unknown): string {
   if (err instanceof FileReadError) return err.message;
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return 'no such file';
-  return code ?? (err as Error).message;
+  return code ?? errorMessage(err);
 }
 
 /** Reads with `read` (into the chunk given; 0 at end of file) until end of file, failing one byte past the cap. */

@@ -5,7 +5,6 @@ import {
   BucketRateLimiter,
   defaultControllerRateLimiter,
   ItemExponentialFailureRateLimiter,
-  ItemFastSlowRateLimiter,
   MaxOfRateLimiter,
   WithMaxWaitRateLimiter,
 } from '../../../host/src/kube/workqueue/rate-limiters.ts';
@@ -34,16 +33,6 @@ describe('ItemExponentialFailureRateLimiter', () => {
     const r = new ItemExponentialFailureRateLimiter<string>(5, 1_000_000);
     for (let i = 0; i < 2000; i++) r.when('a');
     expect(r.when('a')).toBe(1_000_000);
-  });
-});
-
-describe('ItemFastSlowRateLimiter', () => {
-  it('answers fast for the first attempts, slow after', () => {
-    const r = new ItemFastSlowRateLimiter<string>(10, 5000, 3);
-    expect([r.when('a'), r.when('a'), r.when('a'), r.when('a'), r.when('a')]).toEqual([10, 10, 10, 5000, 5000]);
-    expect(r.numRequeues('a')).toBe(5);
-    r.forget('a');
-    expect(r.when('a')).toBe(10);
   });
 });
 

@@ -1,13 +1,11 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { objectKey, splitKey, type Wire } from '../../../host/src/kube/client/wire.ts';
+import { objectKey, type Wire } from '../../../host/src/kube/client/wire.ts';
 
 describe('object keys', () => {
-  it('are namespace/name, or name for cluster-scoped objects, and split back', () => {
+  it('are namespace/name, or name for cluster-scoped objects', () => {
     expect(objectKey({ metadata: { name: 'n1' } })).toBe('n1');
     expect(objectKey({ metadata: { name: 'web', namespace: 'shop' } })).toBe('shop/web');
-    expect(splitKey('shop/web')).toEqual({ namespace: 'shop', name: 'web' });
-    expect(splitKey('n1')).toEqual({ namespace: '', name: 'n1' });
   });
 });
 

@@ -10,7 +10,7 @@ import { routeSyncCounter } from '../../../host/src/controllers/route/metrics.ts
 import { serviceControllerMetrics } from '../../../host/src/controllers/service/metrics.ts';
 import { restMetrics } from '../../../host/src/kube/client/rest-metrics.ts';
 import { realClock } from '../../../host/src/kube/clock.ts';
-import { masterStatus } from '../../../host/src/kube/leaderelection/elector.ts';
+import { electionMetrics } from '../../../host/src/kube/leaderelection/election-metrics.ts';
 import { queueMetrics } from '../../../host/src/kube/workqueue/metrics.ts';
 
 interface UpstreamMetric {
@@ -121,7 +121,7 @@ function registryOfEveryMetric(): Registry {
   routeSyncCounter(registry);
   queueMetrics('probe', registry, realClock);
   restMetrics(registry);
-  masterStatus(registry);
+  electionMetrics(registry);
   runningManagedControllers(registry);
   return registry;
 }

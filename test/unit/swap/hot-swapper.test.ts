@@ -186,6 +186,24 @@ describe('HotSwapper', () => {
     expect(swapper.status().swaps).toEqual({ applied: 0, rejected: 1 });
   });
 
+  it('gives a readable reason when the loader throws something that is not an Error', async () => {
+    const fake = fakeLoader();
+    const loader = Object.assign(
+      async (bytes: Uint8Array, label: string) => {
+        if (new TextDecoder().decode(bytes).endsWith('@2.0.0')) throw { code: 'Throttled', detail: 'try later' };
+        return fake(bytes, label);
+      },
+      { loaded: fake.loaded },
+    );
+    const { swapper, source, events } = await setup({ loader });
+    source.push(moduleOf('2.0.0'));
+    await swapper.idle();
+    expect(swapper.status().lastRejected?.reason).toBe('{"code":"Throttled","detail":"try later"}');
+    expect(events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'PluginRejected' })]);
+    expect(events[0]?.message).toContain(': {"code":"Throttled","detail":"try later"}; still serving 1.0.0');
+    await swapper.stop();
+  });
+
   it('judges only the newest of the revisions that arrive during a swap', async () => {
     const loader = fakeLoader({ delayMs: 30 });
     const { swapper, source } = await setup({ loader });

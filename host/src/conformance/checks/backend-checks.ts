@@ -4,14 +4,15 @@
 // it sent, minus the fixture's `filtered` nodes. Without a probe these checks are skipped, visibly.
 import { randomUUID } from 'node:crypto';
 import type { Node } from '../../abi/index.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { type Check, type CheckContext, count, fail, skip } from '../check.ts';
 import { valuesAt } from '../fixture-backends.ts';
 import { describeOutcome } from '../probe.ts';
 
-export const NO_PROBE = 'no backend probe';
+const NO_PROBE = 'no backend probe';
 
 /** The instance ID in a provider ID: what follows the last `/` (`devcloud://i-1`, `aws:///us-east-1a/i-1`). */
-export function instanceIdOf(providerID: string): string {
+function instanceIdOf(providerID: string): string {
   return providerID.slice(providerID.lastIndexOf('/') + 1);
 }
 
@@ -53,7 +54,7 @@ export async function readBackends(ctx: CheckContext): Promise<string[]> {
   try {
     answer = await ctx.hostGet(url);
   } catch (err) {
-    fail(`backend probe GET ${url} failed: ${(err as Error).message}`);
+    fail(`backend probe GET ${url} failed: ${errorMessage(err)}`);
   }
   if (answer.status !== 200) fail(`backend probe GET ${url} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
   let doc: unknown;
@@ -68,7 +69,7 @@ export async function readBackends(ctx: CheckContext): Promise<string[]> {
 }
 
 /** Fails, saying what to fix, unless `observed` are exactly `nodes` minus the fixture's filtered ones. */
-export function expectBackends(ctx: CheckContext, after: string, nodes: readonly Node[], observed: string[]): string {
+function expectBackends(ctx: CheckContext, after: string, nodes: readonly Node[], observed: string[]): string {
   const { filtered } = ctx.fixture;
   const wanted = new Map<string, string>();
   const excluded = new Map<string, string>();
@@ -102,7 +103,7 @@ export function expectBackends(ctx: CheckContext, after: string, nodes: readonly
 }
 
 /** Names of `nodes` that should be backends (the fixture's filtered ones left out), sorted. */
-export function expectedNames(ctx: CheckContext, nodes: readonly Node[]): string {
+function expectedNames(ctx: CheckContext, nodes: readonly Node[]): string {
   return nodes
     .map((n) => n.name)
     .filter((n) => !ctx.fixture.filtered.has(n))

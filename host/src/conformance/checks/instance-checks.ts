@@ -11,7 +11,7 @@ const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-
 // The node controller drops these keys (with a warning): a provider offering them loses them.
 const RESERVED = /(^|\.)(kubernetes|k8s)\.io\//;
 
-export function labelProblem(key: string, value: string): string | undefined {
+function labelProblem(key: string, value: string): string | undefined {
   if (RESERVED.test(key)) return `label ${key} is under kubernetes.io/k8s.io (the node controller drops it)`;
   const slash = key.indexOf('/');
   const name = slash < 0 ? key : key.slice(slash + 1);

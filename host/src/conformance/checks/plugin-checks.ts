@@ -74,7 +74,7 @@ export const pluginChecks: Check[] = [
  * A declared capability's method answering NotImplemented is one left to the SDK's default: the build's capability
  * check catches it when the capabilities are a literal list, this catches it whatever the provider's source.
  */
-export const declaredMethodsCheck: Check = {
+const declaredMethodsCheck: Check = {
   group: 'answers',
   title: 'no method of a declared capability answers NotImplemented',
   async run(ctx) {

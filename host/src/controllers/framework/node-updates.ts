@@ -8,7 +8,7 @@ import type { WireNode } from './wire-objects.ts';
 const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
 const CONFLICT_RETRIES = 10;
 
-export function getNode(client: KubeClient, name: string): Promise<WireNode> {
+function getNode(client: KubeClient, name: string): Promise<WireNode> {
   return client.request<WireNode>({ path: nodePath(name) });
 }
 

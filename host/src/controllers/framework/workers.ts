@@ -3,6 +3,7 @@
 import { isRetry, type RetryError } from '../../cloudprovider/index.ts';
 import type { RateLimitingQueueInterface } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
+import { errorMessage } from '../../util/error-message.ts';
 
 export interface WorkerOptions {
   queue: RateLimitingQueueInterface<string>;
@@ -51,7 +52,7 @@ export async function runWorkers(options: WorkerOptions): Promise<void> {
         } else {
           logger.error('error syncing; requeueing with backoff', {
             key,
-            error: err instanceof Error ? err.message : String(err),
+            error: errorMessage(err),
             requeues: queue.numRequeues(key),
           });
           queue.addRateLimited(key);
@@ -76,7 +77,7 @@ export async function runPeriodically(
     try {
       await fn();
     } catch (err) {
-      logger.error('periodic run failed', { error: err instanceof Error ? err.message : String(err) });
+      logger.error('periodic run failed', { error: errorMessage(err) });
     }
     const wait = Math.max(0, periodMs - (Date.now() - started));
     await new Promise<void>((resolve) => {

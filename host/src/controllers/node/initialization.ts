@@ -17,7 +17,7 @@ export function hasCloudTaint(node: NodeLike): boolean {
   return (node.spec?.taints ?? []).some((t) => t.key === TAINT_EXTERNAL_CLOUD_PROVIDER);
 }
 
-export function withoutCloudTaint(taints: readonly Taint[] | undefined): Taint[] {
+function withoutCloudTaint(taints: readonly Taint[] | undefined): Taint[] {
   return (taints ?? []).filter((t) => t.key !== TAINT_EXTERNAL_CLOUD_PROVIDER);
 }
 

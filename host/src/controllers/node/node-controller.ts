@@ -8,6 +8,7 @@ import type { EventRecorder } from '../../kube/events/recorder.ts';
 import type { Informer } from '../../kube/informer/informer.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { toABINode } from '../convert.ts';
 import { runPeriodically, runWorkers } from '../framework/workers.ts';
 import { patchNodeAddresses, patchNodeLabels, updateNode } from '../framework/node-updates.ts';
@@ -109,7 +110,7 @@ export class CloudNodeController {
           if (Number.isFinite(created)) this.metrics.initialSyncDelay.observe((Date.now() - created) / 1000);
         })
         .catch((err: unknown) => {
-          this.log.error('failed to update node addresses', { node: name, error: (err as Error).message });
+          this.log.error('failed to update node addresses', { node: name, error: errorMessage(err) });
         }),
     );
     // About the node as this sync found it (upstream records on its copy from before the update), so the
@@ -139,7 +140,7 @@ export class CloudNodeController {
     try {
       desired = desiredNodeAddresses(node, meta.nodeAddresses);
     } catch (err) {
-      this.log.error('not updating node addresses', { node: node.metadata?.name, error: (err as Error).message });
+      this.log.error('not updating node addresses', { node: node.metadata?.name, error: errorMessage(err) });
       return;
     }
     if (!desired || !nodeAddressesChanged(node.status?.addresses ?? [], desired)) return;
@@ -158,7 +159,7 @@ export class CloudNodeController {
           await this.updateNodeAddress(node, meta);
           await this.reconcileLabels(node);
         } catch (err) {
-          this.log.error('failed to refresh node status', { node: node.metadata?.name, error: (err as Error).message });
+          this.log.error('failed to refresh node status', { node: node.metadata?.name, error: errorMessage(err) });
         }
       }
     };

@@ -80,7 +80,7 @@ export function isIPv6(ip: GoIP): boolean {
 }
 
 /** net.IP.IsUnspecified: 0.0.0.0 or ::. */
-export function isUnspecified(ip: GoIP): boolean {
+function isUnspecified(ip: GoIP): boolean {
   return ip === 0n || ip === V4_MAPPED_PREFIX;
 }
 

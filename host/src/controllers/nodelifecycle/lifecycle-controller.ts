@@ -7,6 +7,7 @@ import { isNotFound } from '../../kube/client/errors.ts';
 import type { EventRecorder } from '../../kube/events/recorder.ts';
 import type { Informer } from '../../kube/informer/informer.ts';
 import type { Logger } from '../../log/logger.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { toABINode } from '../convert.ts';
 import { deleteNode, updateNode } from '../framework/node-updates.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
@@ -55,7 +56,7 @@ export class CloudNodeLifecycleController {
       try {
         await this.checkNode(node);
       } catch (err) {
-        this.log.error('node lifecycle check failed', { node: node.metadata?.name, error: (err as Error).message });
+        this.log.error('node lifecycle check failed', { node: node.metadata?.name, error: errorMessage(err) });
       }
     }
     this.lastRun = Date.now();
@@ -72,7 +73,7 @@ export class CloudNodeLifecycleController {
     try {
       exists = await instanceExists(this.options.provider, abiNode);
     } catch (err) {
-      this.log.error('error checking if node exists', { node: name, error: (err as Error).message });
+      this.log.error('error checking if node exists', { node: name, error: errorMessage(err) });
       return;
     }
     if (!exists) {
@@ -87,12 +88,12 @@ export class CloudNodeLifecycleController {
         await deleteNode(this.options.client, name);
       } catch (err) {
         if (isNotFound(err)) return;
-        this.log.error('unable to delete node', { node: name, error: (err as Error).message });
+        this.log.error('unable to delete node', { node: name, error: errorMessage(err) });
         this.options.recorder.recordEvent(
           node,
           'Warning',
           'DeletingNodeFailed',
-          `Error deleting node ${name}: ${(err as Error).message}`,
+          `Error deleting node ${name}: ${errorMessage(err)}`,
         );
       }
       return;
@@ -101,7 +102,7 @@ export class CloudNodeLifecycleController {
     try {
       shutdown = await instanceShutdown(this.options.provider, abiNode);
     } catch (err) {
-      this.log.error('error checking if node is shutdown', { node: name, error: (err as Error).message });
+      this.log.error('error checking if node is shutdown', { node: name, error: errorMessage(err) });
       return;
     }
     if (shutdown && !hasShutdownTaint(node)) await this.setShutdownTaint(name, true);

@@ -10,6 +10,7 @@ import type { Informer } from '../../kube/informer/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { CIDR } from '../../net/cidr.ts';
 import type { NodeAddress } from '../../abi/index.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
 import { runPeriodically, runWorkers } from '../framework/workers.ts';
 import type { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
@@ -103,7 +104,7 @@ export class RouteController {
           this.log.error('could not delete route', {
             name: route.name,
             cidr: route.destinationCIDR,
-            error: (err as Error).message,
+            error: errorMessage(err),
           });
         }
       }),
@@ -114,7 +115,7 @@ export class RouteController {
           plan.actions.get(route.targetNode)?.set(route.destinationCIDR, 'keep');
           this.log.info('created route', { node: route.targetNode, cidr: route.destinationCIDR, nameHint });
         } catch (err) {
-          const message = `Could not create route ${nameHint} ${route.destinationCIDR} for node ${route.targetNode} after ${Date.now() - started}ms: ${(err as Error).message}`;
+          const message = `Could not create route ${nameHint} ${route.destinationCIDR} for node ${route.targetNode} after ${Date.now() - started}ms: ${errorMessage(err)}`;
           this.log.error('could not create route', { node: route.targetNode, error: message });
           const node = byName.get(route.targetNode);
           if (node) this.options.recorder.recordEvent(node, 'Warning', 'FailedToCreateRoute', message);
@@ -131,7 +132,7 @@ export class RouteController {
       const cachedNode = byName.get(node.name);
       await this.updateNetworkingCondition(node.name, cachedNode, created).catch((err: unknown) => {
         if (!isNotFound(err))
-          this.log.error('could not update NetworkUnavailable', { node: node.name, error: (err as Error).message });
+          this.log.error('could not update NetworkUnavailable', { node: node.name, error: errorMessage(err) });
       });
     });
     this.lastRun = Date.now();

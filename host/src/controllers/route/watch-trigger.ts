@@ -10,7 +10,7 @@ import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Clock } from '../../kube/clock.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
 
-export const MIN_ROUTE_RESYNC_INTERVAL_MS = 10_000;
+const MIN_ROUTE_RESYNC_INTERVAL_MS = 10_000;
 /** The one key: every reconciliation covers the whole cluster. */
 export const ROUTES_KEY = 'routes';
 

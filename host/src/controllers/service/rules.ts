@@ -3,8 +3,8 @@ import type { V1LoadBalancerStatus } from '@kubernetes/client-node';
 import type { WireNode, WireService } from '../framework/wire-objects.ts';
 
 export const LOAD_BALANCER_CLEANUP_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
-export const LABEL_EXCLUDE_FROM_EXTERNAL_LB = 'node.kubernetes.io/exclude-from-external-load-balancers';
-export const TAINT_TO_BE_DELETED_BY_CA = 'ToBeDeletedByClusterAutoscaler';
+const LABEL_EXCLUDE_FROM_EXTERNAL_LB = 'node.kubernetes.io/exclude-from-external-load-balancers';
+const TAINT_TO_BE_DELETED_BY_CA = 'ToBeDeletedByClusterAutoscaler';
 
 /**
  * Which Services this controller serves: type LoadBalancer and, by default, no loadBalancerClass (upstream).
@@ -78,7 +78,7 @@ const GO_BOOL_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 const GO_BOOL_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
 
 /** strconv.ParseBool: the value, or undefined where Go returns an error. */
-export function parseGoBool(text: string): boolean | undefined {
+function parseGoBool(text: string): boolean | undefined {
   if (GO_BOOL_TRUE.has(text)) return true;
   if (GO_BOOL_FALSE.has(text)) return false;
   return undefined;
@@ -88,7 +88,7 @@ export function parseGoBool(text: string): boolean | undefined {
  * Upstream's nodeIncludedPredicate: without the exclude label a node is included; with it, only a value
  * strconv.ParseBool reads as false includes it (a value it cannot parse, "" included, excludes the node).
  */
-export function nodeNotExcludedByLabel(node: WireNode): boolean {
+function nodeNotExcludedByLabel(node: WireNode): boolean {
   const exclude = node.metadata?.labels?.[LABEL_EXCLUDE_FROM_EXTERNAL_LB];
   return exclude === undefined || parseGoBool(exclude) === false;
 }
@@ -110,22 +110,6 @@ export function nodeChangeAffectsLoadBalancers(oldNode: WireNode, newNode: WireN
     nodeNotExcludedByLabel(oldNode) !== nodeNotExcludedByLabel(newNode) ||
     (oldNode.spec?.providerID ?? '') !== (newNode.spec?.providerID ?? '')
   );
-}
-
-/**
- * The node set as upstream compares it: name -> providerID, sorted. The controller keeps an incremental identity of
- * the same set (LoadBalancerNodeSet.identity); this plain form is what its tests check that identity against.
- */
-export function nodeSetKey(nodes: readonly WireNode[]): string {
-  return nodes
-    .map((n) => `${n.metadata?.name ?? ''}=${n.spec?.providerID ?? ''}`)
-    .sort()
-    .join(',');
-}
-
-/** cloudprovider.DefaultLoadBalancerName: "a" + the UID without dashes, at most 32 characters. */
-export function defaultLoadBalancerName(svc: WireService): string {
-  return `a${(svc.metadata?.uid ?? '').replaceAll('-', '')}`.slice(0, 32);
 }
 
 function normalizeStatus(status: V1LoadBalancerStatus | undefined): unknown {

@@ -13,6 +13,7 @@ import { ItemExponentialFailureRateLimiter } from '../../kube/workqueue/rate-lim
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Node, Service } from '../../abi/index.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { toABIService } from '../convert.ts';
 import type { WireNode, WireService } from '../framework/wire-objects.ts';
 import { runWorkers } from '../framework/workers.ts';
@@ -51,11 +52,11 @@ export interface ServiceControllerOptions {
 
 const NODE_SYNC_KEY = 'node-sync';
 /** Upstream's serviceSyncPeriod: the Service handler's resync, which re-queues Services that still need cleanup. */
-export const SERVICE_SYNC_PERIOD_MS = 30_000;
+const SERVICE_SYNC_PERIOD_MS = 30_000;
 /** Upstream's nodeSyncPeriod: the Node handler's resync (a resync is no node change, so it syncs nothing). */
-export const NODE_SYNC_PERIOD_MS = 100_000;
+const NODE_SYNC_PERIOD_MS = 100_000;
 
-export class LeaseNotFreshError extends Error {
+class LeaseNotFreshError extends Error {
   override name = 'LeaseNotFreshError';
 }
 
@@ -169,7 +170,7 @@ export class ServiceController {
         this.lastSyncedNodes.delete(key);
       }
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       this.options.recorder.recordEvent(
         svc,
         'Warning',
@@ -210,7 +211,7 @@ export class ServiceController {
         this.log.debug('load balancer implemented by a different controller', { service: objectKey(svc) });
         return false;
       }
-      throw new Error(`failed to ensure load balancer: ${(err as Error).message}`, { cause: err });
+      throw new Error(`failed to ensure load balancer: ${errorMessage(err)}`, { cause: err });
     }
     this.options.recorder.recordEvent(svc, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
     await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, status));
@@ -289,7 +290,7 @@ export class ServiceController {
         old,
         'Warning',
         'DeleteLoadBalancerFailed',
-        `Error deleting load balancer: ${(err as Error).message}`,
+        `Error deleting load balancer: ${errorMessage(err)}`,
       );
       throw err;
     }
@@ -329,7 +330,7 @@ export class ServiceController {
           this.metrics.nodeSyncErrors.inc();
           this.log.error('failed to update load balancer hosts; queueing a full sync', {
             service: key,
-            error: (err as Error).message,
+            error: errorMessage(err),
           });
           this.queue.add(key);
         }
@@ -357,7 +358,7 @@ export class ServiceController {
         svc,
         'Warning',
         'UpdateLoadBalancerFailed',
-        `Error updating load balancer with new hosts ${JSON.stringify(names)} [node names limited, total number of nodes: ${nodes.length}], error: ${(err as Error).message}`,
+        `Error updating load balancer with new hosts ${JSON.stringify(names)} [node names limited, total number of nodes: ${nodes.length}], error: ${errorMessage(err)}`,
       );
       throw err;
     } finally {

@@ -1,5 +1,7 @@
 // Errors of the steps of a Service sync, worded as upstream words them.
 
+import { errorMessage } from '../../util/error-message.ts';
+
 /**
  * A failed step of a sync, worded as upstream's fmt.Errorf("...: %v", err): the cause's text only, not the cause
  * itself, so a RetryError from such a step is not honoured (Go's %v hides it from errors.As) and the Service
@@ -9,7 +11,7 @@ export class SyncStepError extends Error {
   override name = 'SyncStepError';
   readonly code = 'SERVICE_SYNC_STEP';
   constructor(step: string, err: unknown) {
-    super(`${step}: ${err instanceof Error ? err.message : String(err)}`);
+    super(`${step}: ${errorMessage(err)}`);
   }
 }
 

@@ -63,8 +63,8 @@ export interface RequestOptions {
   beforeWrite?: () => Error | undefined;
 }
 
-export const DEFAULT_QPS = 20;
-export const DEFAULT_BURST = 30;
+const DEFAULT_QPS = 20;
+const DEFAULT_BURST = 30;
 const DEFAULT_TIMEOUT_MS = 60_000;
 const CONNECTION_POOL_MAX_AGE_MS = 5 * 60_000;
 const AUTH_TTL_MS = 10_000;

@@ -3,6 +3,8 @@
 // spec does not list (409, 422, 429, and in practice 404 too), and transport failures are plain Errors without a
 // code. ApiException is recognised by its shape, so the runtime need not load client-node.
 
+import { errorMessage } from '../../util/error-message.ts';
+
 export interface ApiErrorInfo {
   /** HTTP status; undefined when no response arrived (connection refused, reset, timeout). */
   code: number | undefined;
@@ -67,19 +69,14 @@ export function apiErrorInfo(err: unknown): ApiErrorInfo {
   }
   // A watch status (`{type: 'ERROR', object: Status}`) or a bare Status passed on as an error.
   if (isRecord(err) && err.kind === 'Status' && typeof err.code === 'number') return statusInfo(err.code, err, '');
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return { code: undefined, reason: 'Unknown', message };
 }
 
 export const isNotFound = (err: unknown): boolean => apiErrorInfo(err).code === 404;
 export const isConflict = (err: unknown): boolean => apiErrorInfo(err).code === 409;
-export const isAlreadyExists = (err: unknown): boolean => {
-  const info = apiErrorInfo(err);
-  return info.code === 409 && info.reason === 'AlreadyExists';
-};
 /** 410: the resourceVersion asked for is older than what the apiserver keeps (relist). */
 export const isGone = (err: unknown): boolean => apiErrorInfo(err).code === 410;
-export const isTooManyRequests = (err: unknown): boolean => apiErrorInfo(err).code === 429;
 
 function statusInfo(code: number, body: unknown, what: string): ApiErrorInfo {
   const fallbackReason = REASON_BY_CODE[code] ?? (code >= 500 ? 'InternalError' : 'Unknown');

@@ -22,7 +22,7 @@ export function withImpersonation(inner: ApiserverCredentials, impersonation: Im
   };
 }
 
-export function impersonationHeaders(impersonation: Impersonation): Record<string, string> {
+function impersonationHeaders(impersonation: Impersonation): Record<string, string> {
   const headers: Record<string, string> = { 'Impersonate-User': impersonation.user };
   if (impersonation.uid !== undefined) headers['Impersonate-Uid'] = impersonation.uid;
   Object.assign(headers, repeated('Impersonate-Group', impersonation.groups));
@@ -54,7 +54,7 @@ function repeated(name: string, values: readonly string[]): Record<string, strin
 // apiserver decodes them (and lower-cases the key).
 const HEADER_NAME_BYTE = /^[!#$&'*+.^_`|~0-9A-Za-z-]$/;
 
-export function escapeExtraKey(key: string): string {
+function escapeExtraKey(key: string): string {
   let out = '';
   for (const byte of Buffer.from(key, 'utf8')) {
     const c = String.fromCharCode(byte);

@@ -7,6 +7,7 @@ import { isIPv6 } from 'node:net';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { load as parseYaml } from 'js-yaml';
+import { errorMessage } from '../../util/error-message.ts';
 import { CONFIG_FILE_CAP, readRegularFileSync } from '../../util/read-regular-file.ts';
 import { kubeConfigCredentials } from './client-node-credentials.ts';
 import { type ApiserverCredentials, type Material, staticCredentials } from './credentials.ts';
@@ -230,7 +231,7 @@ function readInto(merged: Merged, file: string, what: string): void {
     // A regular file within the config cap; aliases bounded (a kubeconfig has no use for them).
     doc = parseYaml(readRegularFileSync(file, CONFIG_FILE_CAP).toString('utf8'), { maxAliases: 100 });
   } catch (err) {
-    fail(err instanceof Error ? err.message : String(err));
+    fail(errorMessage(err));
   }
   if (doc === undefined || doc === null) return;
   if (!isEntry(doc)) return fail('not a kubeconfig (expected a mapping)');

@@ -10,7 +10,7 @@ export interface RestMetrics {
   rateLimited(method: string, host: string, seconds: number): void;
 }
 
-export const noopRestMetrics: RestMetrics = { request: () => {}, rateLimited: () => {} };
+const noopRestMetrics: RestMetrics = { request: () => {}, rateLimited: () => {} };
 
 // Upstream buckets for request latency and rate limiter latency.
 const LATENCY_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0];

@@ -40,9 +40,3 @@ export function objectKey(obj: KubeObject): string {
   const namespace = obj.metadata?.namespace;
   return namespace ? `${namespace}/${name}` : name;
 }
-
-/** Splits a key made by objectKey. */
-export function splitKey(key: string): { namespace: string; name: string } {
-  const slash = key.indexOf('/');
-  return slash < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}

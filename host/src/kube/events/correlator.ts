@@ -61,7 +61,7 @@ export interface CorrelatorOptions {
   clock?: Clock;
 }
 
-export function eventKey(e: EventJson): string {
+function eventKey(e: EventJson): string {
   const o = e.involvedObject;
   return [
     e.source.component,

@@ -5,7 +5,7 @@
 // resynced; only due handlers hear of a resync.
 
 /** client-go's minimumResyncPeriod: a shorter positive period is raised to it. */
-export const MINIMUM_RESYNC_PERIOD_MS = 1_000;
+const MINIMUM_RESYNC_PERIOD_MS = 1_000;
 
 interface Entry {
   requestedMs: number;

@@ -23,11 +23,6 @@ export function electionMetrics(registry: Registry): ElectionMetrics {
   return metrics;
 }
 
-/** leader_election_master_status (component-base's client-go leader election metrics). */
-export function masterStatus(registry: Registry): Gauge<'name'> {
-  return electionMetrics(registry).status;
-}
-
 function create(registry: Registry): ElectionMetrics {
   const registers = [registry];
   const labelNames = ['name'] as const;

@@ -51,11 +51,11 @@ export interface LeaderElectorOptions {
   random?: () => number;
 }
 
-export const DEFAULT_LEASE_DURATION_MS = 15_000;
-export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
-export const DEFAULT_RETRY_PERIOD_MS = 2_000;
+const DEFAULT_LEASE_DURATION_MS = 15_000;
+const DEFAULT_RENEW_DEADLINE_MS = 10_000;
+const DEFAULT_RETRY_PERIOD_MS = 2_000;
 /** Upstream's HealthzAdaptor timeout for the leaderElection check. */
-export const DEFAULT_MAX_TOLERABLE_EXPIRED_LEASE_MS = 20_000;
+const DEFAULT_MAX_TOLERABLE_EXPIRED_LEASE_MS = 20_000;
 const JITTER_FACTOR = 1.2;
 
 /** `hostname_<uuid>`, unique per process like upstream's identity. */
@@ -63,10 +63,8 @@ export function defaultIdentity(): string {
   return `${hostname()}_${randomUUID()}`;
 }
 
-export { masterStatus } from './election-metrics.ts';
-
 /** A lease request refused unsent: its bytes would have left after its deadline (for a renewal: last renewal + renew deadline). */
-export class LeaseDeadlineError extends Error {
+class LeaseDeadlineError extends Error {
   override name = 'LeaseDeadlineError';
 }
 

@@ -39,8 +39,8 @@ interface LeaseJson {
 }
 
 /** Upstream's --leader-elect-resource-namespace / --leader-elect-resource-name defaults. */
-export const DEFAULT_LEASE_NAMESPACE = 'kube-system';
-export const DEFAULT_LEASE_NAME = 'cloud-controller-manager';
+const DEFAULT_LEASE_NAMESPACE = 'kube-system';
+const DEFAULT_LEASE_NAME = 'cloud-controller-manager';
 
 export function kubeLeaseLock(
   client: KubeClient,

@@ -14,7 +14,7 @@ export interface QueueMetrics<T> {
   close(): void;
 }
 
-export const noopQueueMetrics: QueueMetrics<unknown> = {
+const noopQueueMetrics: QueueMetrics<unknown> = {
   add: () => {},
   get: () => {},
   done: () => {},

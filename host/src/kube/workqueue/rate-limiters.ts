@@ -38,34 +38,6 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
   }
 }
 
-/** `fast` for the first `maxFastAttempts` tries of an item, `slow` after that. */
-export class ItemFastSlowRateLimiter<T> implements RateLimiter<T> {
-  private readonly failures = new Map<T, number>();
-  private readonly fastMs: number;
-  private readonly slowMs: number;
-  private readonly maxFastAttempts: number;
-
-  constructor(fastMs: number, slowMs: number, maxFastAttempts: number) {
-    this.fastMs = fastMs;
-    this.slowMs = slowMs;
-    this.maxFastAttempts = maxFastAttempts;
-  }
-
-  when(item: T): number {
-    const attempts = (this.failures.get(item) ?? 0) + 1;
-    this.failures.set(item, attempts);
-    return attempts <= this.maxFastAttempts ? this.fastMs : this.slowMs;
-  }
-
-  forget(item: T): void {
-    this.failures.delete(item);
-  }
-
-  numRequeues(item: T): number {
-    return this.failures.get(item) ?? 0;
-  }
-}
-
 /** An overall token bucket shared by all items: bounds the retry rate of the whole queue. */
 export class BucketRateLimiter<T> implements RateLimiter<T> {
   private readonly bucket: TokenBucket;

@@ -39,7 +39,7 @@ export interface PoolOptions {
 const DEFAULT_CONNECTIONS = 10;
 const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 const DEFAULT_TIMEOUT_MS = 300_000;
-export const TIMEOUT_RESOLUTION_MS = 250;
+const TIMEOUT_RESOLUTION_MS = 250;
 const REPLAYABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The failures of a reused connection that mean the server closed it, idle, as the request went out. */
 const CLOSED_IDLE = new Set<string>([Http1ErrorCode.ConnectionClosed, 'ECONNRESET', 'EPIPE']);

@@ -13,6 +13,7 @@
 import { dirname, resolve } from 'node:path';
 import type { AwsAccessKey } from './sigv4-signer.ts';
 import type { HostPort } from './allow-list.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { KEY_FILE_CAP, readRegularFile, readRegularFileSync } from '../../util/read-regular-file.ts';
 import { CredentialFileError } from './credential-file-error.ts';
 
@@ -138,7 +139,7 @@ export function readAwsAccessKeySync(entry: AwsSigV4Entry, at: string): AwsAcces
 }
 
 function unreadable(at: string, file: string, err: unknown): CredentialFileError {
-  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  const code = (err as NodeJS.ErrnoException).code ?? errorMessage(err);
   return new CredentialFileError(`${at}.awsSigV4: cannot read ${file}: ${code}`);
 }
 

@@ -13,6 +13,7 @@
 // and is accepted only when every host of the entry is a loopback address (a test server on the same machine: its
 // traffic never crosses a network). Messages never include secret values.
 import { type HostPort, parseEntry } from './allow-list.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { type AwsSigV4Entry, parseAwsSigV4Entry, readAwsAccessKeySync } from './aws-sigv4-entry.ts';
 import { CredentialFileError } from './credential-file-error.ts';
 
@@ -52,7 +53,7 @@ export function parseCredentialFile(text: string, where: string): Credential[] {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    throw new CredentialFileError(`${where}: not JSON (${jsonErrorWithoutText((err as Error).message)})`);
+    throw new CredentialFileError(`${where}: not JSON (${jsonErrorWithoutText(errorMessage(err))})`);
   }
   const list = isObject(doc) ? doc.credentials : undefined;
   if (!Array.isArray(list)) throw new CredentialFileError(`${where}: expected {"credentials": [...]}`);
@@ -103,7 +104,7 @@ function parseHost(entry: string, at: string): HostPort {
   try {
     return parseEntry(entry);
   } catch (err) {
-    throw new CredentialFileError(`${at}.hosts: ${(err as Error).message}`);
+    throw new CredentialFileError(`${at}.hosts: ${errorMessage(err)}`);
   }
 }
 

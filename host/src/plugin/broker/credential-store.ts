@@ -4,6 +4,7 @@
 // exposed one explicitly (exposeToPlugin), which then lands in that plugin's Extism config.
 // AWS keys (awsSigV4 entries) sit in files of their own, read with the credentials file and re-read on every poll.
 import type { Logger } from '../../log/logger.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { CONFIG_FILE_CAP, readRegularFile } from '../../util/read-regular-file.ts';
 import type { HostAllowList, HostPort } from './allow-list.ts';
 import type { PostReads } from './request-effect.ts';
@@ -168,7 +169,7 @@ export class CredentialStore {
     } catch (err) {
       this.#options.logger.error('cannot reload credentials; keeping the previous ones', {
         file: this.#options.file,
-        error: (err as Error).message,
+        error: errorMessage(err),
       });
       return false;
     }
@@ -351,7 +352,7 @@ export class CredentialStore {
       text = (await readRegularFile(file, CONFIG_FILE_CAP)).toString('utf8');
     } catch (err) {
       throw new CredentialFileError(
-        `cannot read credentials file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        `cannot read credentials file ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`,
       );
     }
     const credentials = parseCredentialFile(text, file);

@@ -8,6 +8,7 @@ import { ResponseParseError } from '../../net/http1/errors.ts';
 import { Http1Pool } from '../../net/http1/pool.ts';
 import type { HttpError } from '../../abi/index.ts';
 import { type AuthorizedRequest, CredentialRefusal, type CredentialStore } from './credential-store.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import type { HostAllowList } from './allow-list.ts';
 import { BrokerError } from './broker-error.ts';
 import { buildFrame, errorFrame } from './http-frame.ts';
@@ -319,7 +320,7 @@ export class HttpBroker {
       );
       return { status: response.statusCode, headers: flattenHeaders(response.headers), chunks: response.chunks };
     } catch (err) {
-      throw networkError(url, err as Error, !isEmpty(attached));
+      throw networkError(url, err, !isEmpty(attached));
     } finally {
       fence?.release();
     }
@@ -388,7 +389,7 @@ function redactedError(err: unknown, redactor: SecretRedactor): unknown {
 function brokerError(err: unknown): HttpError {
   return err instanceof BrokerError
     ? { code: err.code, message: err.message }
-    : { code: 'Network', message: (err as Error).message };
+    : { code: 'Network', message: errorMessage(err) };
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -399,7 +400,7 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return out;
 }
 
-function networkError(url: URL, err: Error, credentialed: boolean): BrokerError {
+function networkError(url: URL, err: unknown, credentialed: boolean): BrokerError {
   if (err instanceof BrokerError) return err;
   // A parse error quotes up to 80 bytes of the answer, which may hold part of a secret the server echoed: a part is
   // no exact match for the redactor, so the answer to a credentialed request is not quoted at all.
@@ -409,9 +410,9 @@ function networkError(url: URL, err: Error, credentialed: boolean): BrokerError 
       `request to ${url.host} failed: the answer is malformed (${err.reason}); it is not quoted, as it may echo a secret`,
     );
   }
-  const code = (err as NodeJS.ErrnoException).code;
+  const code = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
   // System and TLS codes (ECONNREFUSED, CERT_HAS_EXPIRED) say it best; the HTTP/1.1 client's own (HTTP1_PARSE_ERROR)
   // say less than their messages.
-  const detail = code !== undefined && !code.startsWith('HTTP1_') ? code : err.message;
+  const detail = code !== undefined && !code.startsWith('HTTP1_') ? code : errorMessage(err);
   return new BrokerError('Network', `request to ${url.host} failed: ${detail}`);
 }

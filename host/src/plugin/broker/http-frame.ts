@@ -4,7 +4,7 @@
 // Imported by the worker too (its own error answers): keep it free of anything but Buffer.
 
 /** Bytes of the head length that starts every frame. */
-export const FRAME_PREFIX_BYTES = 4;
+const FRAME_PREFIX_BYTES = 4;
 
 /**
  * The largest request head the main thread reads: method, URL and headers. More is refused unread, so that parsing a

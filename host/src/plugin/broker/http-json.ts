@@ -6,6 +6,7 @@
 // Imported by the worker: keep it free of anything but Buffer and the ABI's validator.
 import { validateValue } from '../../abi/index.ts';
 import type { HttpError } from '../../abi/index.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { buildFrame, MAX_JSON_DEPTH, jsonNestsDeeper, splitFrame } from './http-frame.ts';
 
 // One decoder for every request: it refuses what is not UTF-8 instead of replacing it.
@@ -21,7 +22,7 @@ export function frameOfJsonRequest(bytes: Uint8Array): Uint8Array | HttpError {
   try {
     value = JSON.parse(strictUtf8.decode(bytes));
   } catch (err) {
-    return { code: 'Network', message: `ccm_http request is not UTF-8 JSON: ${(err as Error).message}` };
+    return { code: 'Network', message: `ccm_http request is not UTF-8 JSON: ${errorMessage(err)}` };
   }
   const checked = validateValue('HttpRequest', value);
   if (!checked.ok) return { code: 'Network', message: `malformed ccm_http request: ${checked.error}` };

@@ -26,8 +26,6 @@
 import type { RecentSignatures } from './recent-signatures.ts';
 import { base64Pieces, holdsAnother, MIN_REDACTED_LENGTH, type SpelledForm, spelledForms } from './secret-forms.ts';
 
-export { MIN_REDACTED_LENGTH } from './secret-forms.ts';
-
 export const REDACTED = '[REDACTED]';
 
 /** Where a secret is, as [start, end) offsets into the text. */

@@ -3,6 +3,7 @@
 // parsed (MAX_HEAD_BYTES, MAX_JSON_DEPTH), so that no frame a plugin makes holds the main thread.
 import { validateValue } from '../../abi/index.ts';
 import type { HttpRequest } from '../../abi/index.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { BrokerError } from './broker-error.ts';
 import { jsonNestsDeeper, MAX_HEAD_BYTES, MAX_JSON_DEPTH, splitFrame } from './http-frame.ts';
 
@@ -25,7 +26,7 @@ export function parseRequestFrame(bytes: Uint8Array): { head: RequestHead; body:
   try {
     value = JSON.parse(strictUtf8.decode(frame.head));
   } catch (err) {
-    throw new BrokerError('Network', `ccm_http_bytes request head is not UTF-8 JSON: ${(err as Error).message}`);
+    throw new BrokerError('Network', `ccm_http_bytes request head is not UTF-8 JSON: ${errorMessage(err)}`);
   }
   const head = typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
   if (head !== undefined && Object.hasOwn(head, 'body')) {

@@ -1,6 +1,7 @@
 // A cursor over parsed YAML/JSON that knows where it is, so every validation error names the exact field path
 // (`providers[1].source.configMap.key: required`): an operator fixing a config must not have to guess which entry.
 import { parseDuration } from '../../util/duration.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { durationProblem, integerProblem, type Range } from './rules.ts';
 
 export class PluginConfigError extends Error {
@@ -110,7 +111,7 @@ export class Field {
     try {
       ms = parseDuration(this.value);
     } catch (err) {
-      this.fail((err as Error).message);
+      this.fail(errorMessage(err));
     }
     const problem = durationProblem(ms, range, this.value);
     if (problem !== undefined) this.fail(problem);

@@ -60,7 +60,7 @@ const NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]{1,253}$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
-export const DEFAULT_SHADOW: ShadowPolicy = { calls: 20, seconds: 30 };
+const DEFAULT_SHADOW: ShadowPolicy = { calls: 20, seconds: 30 };
 
 export interface ParseOptions {
   /** Relative paths in the file are relative to this directory (the config file's). */

@@ -5,6 +5,7 @@
 // count aliases (maxAliases) but not what they expand to; so the parsed document is walked as it expands, and
 // refused at a cycle or once it grows past MAX_EXPANDED_SIZE, naming the field where that happened.
 import { load } from 'js-yaml';
+import { errorMessage } from '../../util/error-message.ts';
 import { PluginConfigError } from './field.ts';
 
 /** Alias nodes (`*name`) in the document: sharing a few `limits` is what they are for. */
@@ -20,7 +21,7 @@ export function loadConfigYaml(text: string): unknown {
   try {
     doc = load(text, { maxAliases: MAX_ALIASES });
   } catch (err) {
-    throw new PluginConfigError('', `not YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
+    throw new PluginConfigError('', `not YAML or JSON: ${errorMessage(err).split('\n')[0]}`);
   }
   checkExpansion(doc);
   return doc;

@@ -20,7 +20,7 @@ const CODE_SECTION = 10;
 /** An instruction's opcode: one byte, or a prefix byte and its LEB128 sub-opcode as `prefix << 16 | sub`. */
 export type Opcode = number;
 
-export function prefixed(prefix: number, sub: number): Opcode {
+function prefixed(prefix: number, sub: number): Opcode {
   return (prefix << 16) | sub;
 }
 

@@ -2,6 +2,7 @@
 // ship new modules that a cluster accepts without editing its configuration, while anything not signed by the
 // configured key (a tampered or half-copied module) is refused before it is compiled.
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { errorMessage } from '../../util/error-message.ts';
 
 export class SignatureError extends Error {
   override name = 'SignatureError';
@@ -13,7 +14,7 @@ export function parseEd25519PublicKey(pem: string): KeyObject {
   try {
     key = createPublicKey({ key: pem, format: 'pem' });
   } catch (err) {
-    throw new SignatureError(`not a PEM public key (${(err as Error).message})`);
+    throw new SignatureError(`not a PEM public key (${errorMessage(err)})`);
   }
   if (key.asymmetricKeyType !== 'ed25519') {
     throw new SignatureError(`expected an Ed25519 public key, got ${key.asymmetricKeyType ?? 'an unknown key type'}`);

@@ -37,7 +37,7 @@ export const KERNEL_FUNCTIONS: Readonly<Record<string, Signature>> = {
 };
 
 /** Host functions of ABI v1. */
-export const HOST_FUNCTIONS: Readonly<Record<string, Signature>> = {
+const HOST_FUNCTIONS: Readonly<Record<string, Signature>> = {
   ccm_http: [[I64], [I64]],
   ccm_log: [[I64], []],
   ccm_now_ms: [[], [I64]],

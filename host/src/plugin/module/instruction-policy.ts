@@ -14,7 +14,7 @@ const REFUSED: ReadonlyMap<Opcode, string> = new Map([
 
 const REFUSED_OPCODES: ReadonlySet<Opcode> = new Set(REFUSED.keys());
 
-export class InstructionPolicyError extends Error {
+class InstructionPolicyError extends Error {
   override name = 'InstructionPolicyError';
 }
 

@@ -62,7 +62,7 @@ export function capLinearMemory(
   return { bytes: rebuilt, declaredMaxPages: memory.maxPages, effectiveMaxPages: capPages, rewritten: true };
 }
 
-export function formatPages(pages: number): string {
+function formatPages(pages: number): string {
   const mib = (pages * WASM_PAGE_BYTES) / (1024 * 1024);
   return `${Number.isInteger(mib) ? mib : mib.toFixed(2)} MiB`;
 }

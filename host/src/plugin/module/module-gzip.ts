@@ -22,7 +22,7 @@ export class ModuleGzipError extends Error {
   }
 }
 
-export function isGzip(bytes: Uint8Array): boolean {
+function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === GZIP_MAGIC[0] && bytes[1] === GZIP_MAGIC[1];
 }
 

@@ -5,10 +5,10 @@ import { readUnsigned, WasmFormatError } from './leb128.ts';
 import { SectionReader as Reader } from './section-reader.ts';
 import { countElementEntries, type DefinedTable, readTables, readTableType, type TableLimits } from './table-reader.ts';
 
-export type { DefinedTable, TableLimits } from './table-reader.ts';
+export type { DefinedTable } from './table-reader.ts';
 
-export const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d] as const;
-export const WASM_VERSION = [0x01, 0x00, 0x00, 0x00] as const;
+const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d] as const;
+const WASM_VERSION = [0x01, 0x00, 0x00, 0x00] as const;
 
 export const SectionId = {
   custom: 0,
@@ -218,7 +218,7 @@ function readImports(reader: Reader): WasmImport[] {
  * exported function of every instance (Wasm code GC is off: wasm/engine-flags.ts): a module of 100,000 exports
  * left the process's RSS 27% higher once closed, and reading their names took 220-420 ms of the main thread.
  */
-export const MAX_EXPORTS = 1000;
+const MAX_EXPORTS = 1000;
 
 /** A module over a count the host allows (exports), refused before anything else is made of it. */
 export class ExportPolicyError extends Error {

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { hasWasmHeader } from './module-reader.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { moduleFileCap, readRegularFile } from '../../util/read-regular-file.ts';
 import { DEFAULT_MAX_MODULE_MB, unpackModule } from './module-gzip.ts';
 
@@ -34,7 +35,7 @@ export async function loadPluginSource(
     try {
       bytes = new Uint8Array(await readRegularFile(source.path, moduleFileCap(maxModuleBytes)));
     } catch (err) {
-      throw new PluginSourceError(`cannot read plugin ${source.path}: ${(err as Error).message}`, { cause: err });
+      throw new PluginSourceError(`cannot read plugin ${source.path}: ${errorMessage(err)}`, { cause: err });
     }
   } else {
     bytes = source.bytes;
@@ -43,7 +44,7 @@ export async function loadPluginSource(
   try {
     bytes = (await unpackModule(bytes, label, maxModuleBytes)).module;
   } catch (err) {
-    throw new PluginSourceError(`plugin ${(err as Error).message}`, { cause: err });
+    throw new PluginSourceError(`plugin ${errorMessage(err)}`, { cause: err });
   }
   const sha256 = sha256Hex(bytes);
   if (pinnedSha256 !== undefined) {
@@ -65,7 +66,7 @@ export function sha256Hex(bytes: Uint8Array): string {
 }
 
 /** Accepts `abc…` or `sha256:abc…` (64 hex digits, any case). */
-export function normalizeDigest(digest: string): string {
+function normalizeDigest(digest: string): string {
   const hex = digest
     .trim()
     .toLowerCase()

@@ -114,7 +114,7 @@ const CONSTANT_OPCODES: Record<number, (reader: SectionReader) => void> = {
 };
 
 /** Steps over a constant expression up to and including its `end`; any other instruction is refused. */
-export function skipConstantExpression(reader: SectionReader): void {
+function skipConstantExpression(reader: SectionReader): void {
   for (;;) {
     const at = reader.offset;
     const opcode = reader.byte();

@@ -1,8 +1,7 @@
 // Loading a plugin, in the order the checks must happen: bytes and pinned digest; Wasm header, import policy and
 // memory cap (before compiling); compile; describe on a first instance (ABI major, exports of every declared
 // capability); initialize (a plugin error stops start-up with the plugin's message); then the rest of the pool.
-import { silentLogger } from '../../log/logger.ts';
-import { isProviderError } from '../../cloudprovider/errors.ts';
+import { type Logger, silentLogger } from '../../log/logger.ts';
 import {
   ABI_MAJOR,
   ALWAYS_METHODS,
@@ -20,9 +19,10 @@ import { type ExitCause, PluginInstance } from '../sandbox/plugin-instance.ts';
 import { createPluginMetrics, type PluginMetrics } from './plugin-metrics.ts';
 import { type PluginLimits, type PluginLoadOptions, resolveLimits } from '../config/options.ts';
 import { InstanceSet } from '../sandbox/instance-set.ts';
-import { loadPluginSource } from '../module/plugin-source.ts';
-import { exportedFunctionNames, prepareModule } from '../module/prepare-module.ts';
+import { type LoadedSource, loadPluginSource } from '../module/plugin-source.ts';
+import { exportedFunctionNames, type PreparedModule, prepareModule } from '../module/prepare-module.ts';
 import { workerResourceLimits } from '../sandbox/worker/worker-heap.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { LoadedPlugin } from './loaded-plugin.ts';
 import { delegatingLogger, pluginLogForwarder } from './plugin-log.ts';
 
@@ -32,27 +32,70 @@ export class PluginLoadError extends Error {
 
 const encoder = new TextEncoder();
 
+type Fail = (message: string, cause?: unknown) => PluginLoadError;
+
+/** The module compiled under the caps, and the names of the functions it exports. */
+interface CheckedModule {
+  prepared: PreparedModule;
+  exports: ReadonlySet<string>;
+}
+
+/** The broker every instance's HTTP goes through, and the credentials it attaches. */
+interface Egress {
+  broker: HttpBroker;
+  credentials: CredentialStore;
+  close(): void;
+}
+
+/** What the plugin goes by in logs, metrics and ccm_initialize: its file's label until ccm_describe names it. */
+interface PluginIdentity {
+  providerName: string;
+  logger: Logger;
+  metrics: PluginMetrics;
+}
+
 export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlugin> {
   const limits = resolveLimits(options.limits);
   const baseLogger = options.logger ?? silentLogger;
   const source = await loadPluginSource(options.source, options.sha256, limits.maxModuleBytes);
-  let logger = baseLogger.child({ plugin: source.label });
-  const fail = (message: string, cause?: unknown): PluginLoadError =>
+  const fail: Fail = (message, cause) =>
     new PluginLoadError(`cannot load plugin ${source.label}: ${message}`, { cause });
+  const module = await checkModule(source, limits, fail);
+  const egress = await openEgress(options, limits, baseLogger);
+  const identity: PluginIdentity = {
+    providerName: source.label,
+    logger: baseLogger.child({ plugin: source.label }),
+    metrics: createPluginMetrics(undefined, source.label),
+  };
+  const instances = instancePool(options, limits, module.prepared, egress, identity);
+  try {
+    return await startPool({ options, limits, source, module, egress, identity, instances, baseLogger, fail });
+  } catch (err) {
+    await instances.close();
+    egress.close();
+    if (err instanceof PluginLoadError) throw err;
+    throw fail(errorMessage(err), err);
+  }
+}
 
-  let prepared;
+/** Import policy, caps and compilation (prepare-module.ts), then the exports every plugin must have. */
+async function checkModule(source: LoadedSource, limits: PluginLimits, fail: Fail): Promise<CheckedModule> {
+  let prepared: PreparedModule;
   try {
     prepared = await prepareModule(source.bytes, {
       memoryBytes: limits.memoryBytes,
       tableEntries: limits.maxTableEntries,
     });
   } catch (err) {
-    throw fail((err as Error).message, err);
+    throw fail(errorMessage(err), err);
   }
   const exports = exportedFunctionNames(prepared.exports);
   const missingAlways = ALWAYS_METHODS.map((m) => METHODS[m].exportName).filter((e) => !exports.has(e));
   if (missingAlways.length > 0) throw fail(`it does not export ${missingAlways.join(', ')} (every plugin must)`);
+  return { prepared, exports };
+}
 
+async function openEgress(options: PluginLoadOptions, limits: PluginLimits, baseLogger: Logger): Promise<Egress> {
   const credentials = options.credentials
     ? await CredentialStore.open({ ...options.credentials, logger: baseLogger.child({ component: 'credentials' }) })
     : CredentialStore.empty();
@@ -67,56 +110,83 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
     onPluginRequest: options.onPluginRequest,
     replica: options.replica,
   });
-  let metrics: PluginMetrics = createPluginMetrics(undefined, source.label);
-  const initializeRequest = encoder.encode(
+  return {
+    broker,
+    credentials,
+    close: () => {
+      broker.close();
+      credentials.close();
+    },
+  };
+}
+
+/** Starts one worker on the compiled module; it serves nothing until initialized. */
+function spawnInstance(
+  limits: PluginLimits,
+  prepared: PreparedModule,
+  egress: Egress,
+  identity: PluginIdentity,
+  onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void,
+): Promise<PluginInstance> {
+  const memoryCapBytes = prepared.memory.effectiveMaxPages * 65_536;
+  return PluginInstance.start({
+    module: prepared.module,
+    limits: {
+      kernelMemoryBytes: limits.kernelMemoryBytes,
+      maxOutputBytes: limits.maxOutputBytes,
+      maxHttpRequestBytes: limits.maxHttpRequestBytes,
+      maxLogRecordsPerCall: limits.maxLogRecordsPerCall,
+      maxLogRecordBytes: limits.maxLogRecordBytes,
+      maxLogBytesPerCall: limits.maxLogBytesPerCall,
+      memoryCapBytes,
+    },
+    maxInputBytes: limits.maxInputBytes,
+    config: egress.credentials.exposedConfig(),
+    resourceLimits: workerResourceLimits(limits.workerHeapMb, memoryCapBytes),
+    startTimeoutMs: limits.startTimeoutMs,
+    http: egress.broker,
+    onLog: pluginLogForwarder(() => identity.logger),
+    onExit,
+    onStuck: (instance, detail) =>
+      identity.logger.error('plugin worker did not stop; its thread keeps running until V8 can stop it', {
+        instance: instance.id,
+        detail,
+      }),
+  });
+}
+
+/** ccm_initialize on one instance. Every instance runs it before serving: plugin state set up there is per instance. */
+async function initializeInstance(
+  instance: PluginInstance,
+  options: PluginLoadOptions,
+  limits: PluginLimits,
+  providerName: string,
+): Promise<void> {
+  const request = encoder.encode(
     JSON.stringify({ cloudConfig: options.cloudConfig ?? '', clusterName: options.clusterName ?? 'kubernetes' }),
   );
+  const output = await instance.call(METHODS.initialize.exportName, request, limits.startTimeoutMs);
+  decodeAnswer('initialize', output, { provider: providerName, method: 'initialize' });
+}
 
-  const spawn = (
-    onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void,
-  ): Promise<PluginInstance> =>
-    PluginInstance.start({
-      module: prepared.module,
-      limits: {
-        kernelMemoryBytes: limits.kernelMemoryBytes,
-        maxOutputBytes: limits.maxOutputBytes,
-        maxHttpRequestBytes: limits.maxHttpRequestBytes,
-        maxLogRecordsPerCall: limits.maxLogRecordsPerCall,
-        maxLogRecordBytes: limits.maxLogRecordBytes,
-        maxLogBytesPerCall: limits.maxLogBytesPerCall,
-        memoryCapBytes: prepared.memory.effectiveMaxPages * 65_536,
-      },
-      maxInputBytes: limits.maxInputBytes,
-      config: credentials.exposedConfig(),
-      resourceLimits: workerResourceLimits(limits.workerHeapMb, prepared.memory.effectiveMaxPages * 65_536),
-      startTimeoutMs: limits.startTimeoutMs,
-      http: broker,
-      onLog: pluginLogForwarder(() => logger),
-      onExit,
-      onStuck: (instance, detail) =>
-        logger.error('plugin worker did not stop; its thread keeps running until V8 can stop it', {
-          instance: instance.id,
-          detail,
-        }),
-    });
-
-  let description: DescribeResponse | undefined;
-  // Every instance runs ccm_initialize before serving: plugin state set up there is per instance.
-  const initialize = async (instance: PluginInstance, providerName: string): Promise<void> => {
-    const output = await instance.call(METHODS.initialize.exportName, initializeRequest, limits.startTimeoutMs);
-    decodeAnswer('initialize', output, { provider: providerName, method: 'initialize' });
-  };
-
-  const instances = new InstanceSet<PluginInstance>({
+/** The pool: each instance it starts (after the first, adopted by startPool) is spawned, then initialized. */
+function instancePool(
+  options: PluginLoadOptions,
+  limits: PluginLimits,
+  prepared: PreparedModule,
+  egress: Egress,
+  identity: PluginIdentity,
+): InstanceSet<PluginInstance> {
+  return new InstanceSet<PluginInstance>({
     size: options.pool?.size ?? 2,
     minInstances: options.pool?.minInstances,
     idleTimeoutMs: options.pool?.idleTimeoutMs,
-    logger: delegatingLogger(() => logger),
-    onRestart: (cause) => metrics.instanceRestarted(cause),
+    logger: delegatingLogger(() => identity.logger),
+    onRestart: (cause) => identity.metrics.instanceRestarted(cause),
     start: async (onExit) => {
-      const instance = await spawn(onExit);
+      const instance = await spawnInstance(limits, prepared, egress, identity, onExit);
       try {
-        await initialize(instance, description?.providerName ?? source.label);
+        await initializeInstance(instance, options, limits, identity.providerName);
       } catch (err) {
         await instance.terminate('crash', 'initialize failed');
         throw err;
@@ -124,50 +194,58 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
       return instance;
     },
   });
-  const cleanUp = (): void => {
-    broker.close();
-    credentials.close();
-  };
+}
 
+interface StartContext {
+  options: PluginLoadOptions;
+  limits: PluginLimits;
+  source: LoadedSource;
+  module: CheckedModule;
+  egress: Egress;
+  identity: PluginIdentity;
+  instances: InstanceSet<PluginInstance>;
+  baseLogger: Logger;
+  fail: Fail;
+}
+
+/** A first instance describes the plugin and is initialized; then the pool fills and the plugin serves. */
+async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
+  const { limits, source, egress, identity, instances } = ctx;
+  const first = await spawnInstance(limits, ctx.module.prepared, egress, identity, instances.onInstanceExit);
+  instances.adopt(first);
+  const described = await instances.use((i) => describe(i, limits), limits.startTimeoutMs);
+  identity.providerName = described.providerName;
+  const capabilities = checkDescription(described, ctx.module.exports, ctx.fail);
+  identity.logger = ctx.baseLogger.child({ plugin: described.providerName });
+  identity.metrics = createPluginMetrics(ctx.options.registry, described.providerName);
   try {
-    const first = await spawn(instances.onInstanceExit);
-    instances.adopt(first);
-    const described = await instances.use((i) => describe(i, limits), limits.startTimeoutMs);
-    description = described;
-    const capabilities = checkDescription(described, exports, fail);
-    logger = baseLogger.child({ plugin: described.providerName });
-    metrics = createPluginMetrics(options.registry, described.providerName);
-    try {
-      await instances.use((i) => initialize(i, described.providerName), limits.startTimeoutMs);
-    } catch (err) {
-      throw fail(`ccm_initialize failed: ${isProviderError(err) ? err.message : (err as Error).message}`, err);
-    }
-    await instances.fill();
-    if (credentials.exposesSecrets) credentials.onChange(() => instances.recycle());
-    logger.info('plugin loaded', {
-      version: described.version,
-      abi: described.abi,
-      capabilities: [...capabilities],
-      sha256: source.sha256,
-      memoryMaxMiB: (prepared.memory.effectiveMaxPages * 65_536) / 1048576,
-    });
-    return new LoadedPlugin({
-      description: described,
-      sha256: source.sha256,
-      capabilities,
-      instances,
-      limits,
-      metrics,
-      logger,
-      hostGet: (url, timeoutMs) => broker.hostGet(url, timeoutMs),
-      onClose: cleanUp,
-    });
+    await instances.use(
+      (i) => initializeInstance(i, ctx.options, limits, described.providerName),
+      limits.startTimeoutMs,
+    );
   } catch (err) {
-    await instances.close();
-    cleanUp();
-    if (err instanceof PluginLoadError) throw err;
-    throw fail((err as Error).message, err);
+    throw ctx.fail(`ccm_initialize failed: ${errorMessage(err)}`, err);
   }
+  await instances.fill();
+  if (egress.credentials.exposesSecrets) egress.credentials.onChange(() => instances.recycle());
+  identity.logger.info('plugin loaded', {
+    version: described.version,
+    abi: described.abi,
+    capabilities: [...capabilities],
+    sha256: source.sha256,
+    memoryMaxMiB: (ctx.module.prepared.memory.effectiveMaxPages * 65_536) / 1048576,
+  });
+  return new LoadedPlugin({
+    description: described,
+    sha256: source.sha256,
+    capabilities,
+    instances,
+    limits,
+    metrics: identity.metrics,
+    logger: identity.logger,
+    hostGet: (url, timeoutMs) => egress.broker.hostGet(url, timeoutMs),
+    onClose: egress.close,
+  });
 }
 
 async function describe(instance: PluginInstance, limits: PluginLimits): Promise<DescribeResponse> {

@@ -26,6 +26,7 @@ import type { PluginInstance } from '../sandbox/plugin-instance.ts';
 import type { PluginMetrics } from './plugin-metrics.ts';
 import type { PluginLimits } from '../config/options.ts';
 import { type InstanceSet, NoFreeInstanceError } from '../sandbox/instance-set.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { isNodeListMethod, type NodeListRequest, NodeListRefs, speaksKeptLists } from './node-list-refs.ts';
 
 export interface LoadedPluginParts {
@@ -104,7 +105,7 @@ export class LoadedPlugin {
       this.#parts.metrics.observeCall(method, (performance.now() - started) / 1000);
       return response;
     } catch (err) {
-      const failure = isProviderError(err) ? err : new InternalError((err as Error).message, context);
+      const failure = isProviderError(err) ? err : new InternalError(errorMessage(err), context);
       this.#parts.metrics.observeCall(method, (performance.now() - started) / 1000, failure.code);
       throw failure;
     }
@@ -161,5 +162,5 @@ function toProviderError(err: unknown, context: ProviderErrorContext): ProviderE
   }
   if (err instanceof NoFreeInstanceError) return new TimeoutError(err.message, context);
   if (isProviderError(err)) return err;
-  return new InternalError((err as Error).message, context);
+  return new InternalError(errorMessage(err), context);
 }

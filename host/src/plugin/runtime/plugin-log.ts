@@ -8,7 +8,7 @@ const METHOD_BY_EXPORT = new Map<string, MethodName>(
   (Object.keys(METHODS) as MethodName[]).map((method) => [METHODS[method].exportName, method]),
 );
 
-export function methodOfExport(exportName: string): string {
+function methodOfExport(exportName: string): string {
   return METHOD_BY_EXPORT.get(exportName) ?? exportName;
 }
 
@@ -27,7 +27,7 @@ function mustRename(name: string): boolean {
 }
 
 /** The plugin's fields, none of them taking the place of a host tag or writing one. */
-export function pluginFields(fields: LogFields): LogFields {
+function pluginFields(fields: LogFields): LogFields {
   const names = Object.keys(fields);
   // Copied only when some name must change: most records have none.
   if (!names.some(mustRename)) return fields;

@@ -6,7 +6,7 @@
 // JSON.parse to name.
 
 /** Nesting of objects and lists an answer may have; the ABI's deepest answer has 6 levels. */
-export const MAX_ANSWER_DEPTH = 128;
+const MAX_ANSWER_DEPTH = 128;
 /**
  * Values an answer may hold, counted as its `{`, `[` and `,`. Parsing costs the main thread up to about 400 ns of CPU
  * a value (a short string V8 interns, an object of unique values): 128 Ki values take at most 60 ms, whatever their

@@ -14,6 +14,7 @@ import {
   RetryError,
 } from '../../cloudprovider/errors.ts';
 import { type Envelope, type MethodName, type PluginError, type Responses, validateEnvelope } from '../../abi/index.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { scanAnswer } from './answer-scan.ts';
 import { cutPluginMessage } from './plugin-message.ts';
 
@@ -35,7 +36,7 @@ export function readEnvelope<M extends MethodName>(method: M, output: Uint8Array
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { ok: false, problem: `the plugin's output is not JSON (${(err as Error).message}): ${snippet(text)}` };
+    return { ok: false, problem: `the plugin's output is not JSON (${errorMessage(err)}): ${snippet(text)}` };
   }
   const checked = validateEnvelope(method, value);
   if (!checked.ok) return { ok: false, problem: `the plugin's answer does not match the ABI: ${checked.error}` };

@@ -11,6 +11,7 @@
 // Once shrinking has brought the set back to its resting level, the burst that grew it is over: the set says so
 // (`onShrunk`; by default the process's MemoryReleaser, release-memory.ts, which gives V8's pooled heap pages back).
 import type { Logger } from '../../log/logger.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import type { ExitCause } from './plugin-instance.ts';
 import { processMemoryReleaser } from './release-memory.ts';
 
@@ -46,8 +47,8 @@ export interface InstanceSetOptions<I extends InstanceSetMember> {
   maxRestartBackoffMs?: number;
 }
 
-export const DEFAULT_MIN_INSTANCES = 1;
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+const DEFAULT_MIN_INSTANCES = 1;
+const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 export class InstanceSetClosedError extends Error {
   override name = 'InstanceSetClosedError';
@@ -305,17 +306,17 @@ export class InstanceSet<I extends InstanceSetMember> {
       return instance;
     } catch (err) {
       this.#starting--;
-      this.#lastStartError = (err as Error).message;
-      if (!this.#closed) this.#scheduleRetry(err as Error);
+      this.#lastStartError = errorMessage(err);
+      if (!this.#closed) this.#scheduleRetry(this.#lastStartError);
       throw err;
     }
   }
 
-  #scheduleRetry(err: Error): void {
+  #scheduleRetry(reason: string): void {
     if (this.#retryTimer !== undefined) return;
     const delay = this.#backoffMs;
     this.#backoffMs = Math.min(delay * 2, this.#options.maxRestartBackoffMs ?? 30_000);
-    this.#options.logger.error('plugin instance failed to start; retrying', { error: err.message, retryInMs: delay });
+    this.#options.logger.error('plugin instance failed to start; retrying', { error: reason, retryInMs: delay });
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined;
       this.#refill();

@@ -6,6 +6,7 @@ import { errorFrame } from '../broker/http-frame.ts';
 import type { LogMessage, WorkerLimits, WorkerStartData } from './worker/worker-protocol.ts';
 import type { WorkerResourceLimits } from './worker/worker-heap.ts';
 import { isWorkerMessage } from './worker/worker-protocol.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
 import { configureWasmEngine } from '../module/engine-flags.ts';
 import { STUCK_AFTER_MS, startAfterTerminations, terminateAfterStarts } from './worker-lifecycle.ts';
@@ -215,7 +216,7 @@ export class PluginInstance {
           : errorFrame('Network', `unknown host request ${kind}`);
     } catch (err) {
       // The worker is blocked until it gets an answer: a failing handler must still give it one.
-      answer = errorFrame('Network', `the host failed to make the request: ${(err as Error).message}`);
+      answer = errorFrame('Network', `the host failed to make the request: ${errorMessage(err)}`);
     } finally {
       clearTimeout(timer);
     }
@@ -277,7 +278,7 @@ export class PluginInstance {
           this.#options.onLog(message);
         }
       });
-      worker.on('error', (err: Error) => {
+      worker.on('error', (err: unknown) => {
         this.#errorMessage = describeWorkerError(err);
       });
       worker.on('exit', (code: number) => {
@@ -338,7 +339,7 @@ export function startWorker(create: (execArgv: string[]) => Worker, execArgv?: r
     return create(argv);
   } catch (err) {
     if ((err as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
-    const named = /flags: (.*)$/.exec((err as Error).message)?.[1]?.split(', ') ?? [];
+    const named = /flags: (.*)$/.exec(errorMessage(err))?.[1]?.split(', ') ?? [];
     // Should the message not name any of ours, none of them is passed on.
     const refused = argv.some((arg) => named.includes(arg)) ? named : argv;
     for (const flag of refused) refusedByNode.add(flag);
@@ -346,7 +347,8 @@ export function startWorker(create: (execArgv: string[]) => Worker, execArgv?: r
   }
 }
 
-function describeWorkerError(err: Error): string {
+function describeWorkerError(err: unknown): string {
+  if (!(err instanceof Error)) return errorMessage(err);
   const code = (err as { code?: unknown }).code;
   if (code === 'ERR_WORKER_OUT_OF_MEMORY') return `the worker ran out of heap (resourceLimits): ${err.message}`;
   return `${err.name}: ${err.message}`;

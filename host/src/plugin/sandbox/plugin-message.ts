@@ -2,7 +2,7 @@
 // into logs, Events and status conditions: it is cut to MAX_PLUGIN_MESSAGE_BYTES of UTF-8, the cut marked. Uncut, a
 // plugin's 16 MB message was written whole to the log and sent to the apiserver as an Event.
 
-export const MAX_PLUGIN_MESSAGE_BYTES = 4096;
+const MAX_PLUGIN_MESSAGE_BYTES = 4096;
 
 const encoder = new TextEncoder();
 const scratch = new Uint8Array(MAX_PLUGIN_MESSAGE_BYTES);

@@ -24,9 +24,9 @@ interface GcOptions {
 type GcFunction = (options: GcOptions) => Promise<void>;
 
 /** Wait after a request: the stopped workers exit meanwhile, and pools shrinking together make one GC. */
-export const RELEASE_DELAY_MS = 2_000;
+const RELEASE_DELAY_MS = 2_000;
 /** At most one GC per this interval, however often pools shrink. */
-export const RELEASE_MIN_INTERVAL_MS = 60_000;
+const RELEASE_MIN_INTERVAL_MS = 60_000;
 
 let gcFunction: GcFunction | null | undefined;
 

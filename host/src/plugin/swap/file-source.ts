@@ -11,6 +11,7 @@ import { type FSWatcher, watch } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { type Logger, silentLogger } from '../../log/logger.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { KEY_FILE_CAP, moduleFileCap, readRegularFile } from '../../util/read-regular-file.ts';
 import { checkModuleSize, DEFAULT_MAX_MODULE_MB, ModuleGzipError } from '../module/module-gzip.ts';
 import {
@@ -80,7 +81,7 @@ export class FileSource implements RevisionSource {
       try {
         first = await this.#read();
       } catch (err) {
-        throw new SourceError(`cannot read plugin ${this.#path}: ${(err as Error).message}`, { cause: err });
+        throw new SourceError(`cannot read plugin ${this.#path}: ${errorMessage(err)}`, { cause: err });
       }
       if (first === undefined) {
         if (attempt >= 20) throw new SourceError(`plugin ${this.#path} kept changing while it was read`);
@@ -129,7 +130,7 @@ export class FileSource implements RevisionSource {
     } catch (err) {
       this.#log.debug('cannot watch the plugin directory; polling only', {
         path: this.#path,
-        error: (err as Error).message,
+        error: errorMessage(err),
       });
     }
   }
@@ -161,7 +162,7 @@ export class FileSource implements RevisionSource {
       if (err instanceof RefusedRevision) return this.#warnRefused(err);
       // Mid-swap the old timestamped directory can vanish under us, or the key can be absent for a moment:
       // keep serving what we have and look again at the next tick.
-      this.#log.debug('plugin file not readable right now', { path: this.#path, error: (err as Error).message });
+      this.#log.debug('plugin file not readable right now', { path: this.#path, error: errorMessage(err) });
       return;
     }
     if (snapshot === undefined || snapshot.fingerprint === this.#fingerprint || this.#stopped) return;

@@ -8,6 +8,7 @@
 import type { KubeObject } from '../../kube/client/wire.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Capability } from '../../abi/index.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import type { ProviderConfig } from '../config/types.ts';
 import { sha256Hex } from '../module/plugin-source.ts';
 import type { RevisionSource, SourceRevision } from './source.ts';
@@ -36,7 +37,7 @@ export interface HotSwapperOptions {
   drainTimeoutMs?: number;
 }
 
-export class RejectedError extends Error {
+class RejectedError extends Error {
   override name = 'RejectedError';
 }
 
@@ -107,12 +108,9 @@ export class HotSwapper {
     } catch (err) {
       await candidate?.close();
       await options.source.stop();
-      throw new RejectedError(
-        `provider ${options.config.name} (${options.source.description}): ${(err as Error).message}`,
-        {
-          cause: err,
-        },
-      );
+      throw new RejectedError(`provider ${options.config.name} (${options.source.description}): ${errorMessage(err)}`, {
+        cause: err,
+      });
     }
     const swapper = new HotSwapper(options, log, { candidate, origin: first.origin, since: new Date() });
     log.info('plugin loaded', { ...summary(candidate.info), origin: first.origin });
@@ -187,7 +185,7 @@ export class HotSwapper {
         await this.#consider(next);
       } catch (err) {
         this.#log.error('hot swap failed unexpectedly; the current plugin keeps serving', {
-          error: (err as Error).message,
+          error: errorMessage(err),
         });
       }
     }
@@ -204,7 +202,7 @@ export class HotSwapper {
     try {
       unpacked = await unpackRevision(this.#options.config, shipped);
     } catch (err) {
-      this.#reject(shipped, shippedSha256, shippedSha256, undefined, (err as Error).message);
+      this.#reject(shipped, shippedSha256, shippedSha256, undefined, errorMessage(err));
       return;
     }
     const revision = unpacked.revision;
@@ -228,7 +226,7 @@ export class HotSwapper {
         );
       }
     } catch (err) {
-      this.#reject(revision, sha256, shippedSha256, candidate?.info.version, (err as Error).message);
+      this.#reject(revision, sha256, shippedSha256, candidate?.info.version, errorMessage(err));
       await candidate?.close();
       return;
     }
@@ -351,7 +349,7 @@ async function judge(
     try {
       verifyModuleSignature(unpacked, signature, config.signature.publicKey);
     } catch (err) {
-      throw new RejectedError(`signature: ${(err as Error).message}`);
+      throw new RejectedError(`signature: ${errorMessage(err)}`);
     }
   }
   const candidate = await options.load(revision.bytes, config.name);

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import type { LoadBalancer, Provider } from '../../cloudprovider/provider.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import type { Logger } from '../../log/logger.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import type { PluginConfig, ProviderConfig } from '../config/types.ts';
 import { ConfigMapSource } from './configmap-source.ts';
 import { FileSource } from './file-source.ts';
@@ -41,7 +42,7 @@ export interface PluginStatus extends ProviderStatus {
   loadBalancerClasses: string[];
 }
 
-export class PluginSetError extends Error {
+class PluginSetError extends Error {
   override name = 'PluginSetError';
 }
 
@@ -79,7 +80,7 @@ export class PluginSet {
     const ok = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     if (failed) {
       await Promise.allSettled(ok.map((s) => s.stop()));
-      throw new PluginSetError((failed.reason as Error).message, { cause: failed.reason });
+      throw new PluginSetError(errorMessage(failed.reason), { cause: failed.reason });
     }
     return new PluginSet(options.config, ok);
   }

@@ -9,8 +9,6 @@ import type { ShadowPolicy } from '../config/types.ts';
 import type { ShadowMethod } from './forwarders.generated.ts';
 import type { Settled } from './settled.ts';
 
-export type { ShadowMethod };
-
 export interface ShadowSummary {
   compared: number;
   differences: number;
@@ -95,7 +93,7 @@ function outcome(result: Settled<unknown>): string {
   return canonicalJson(result.value);
 }
 
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

@@ -8,6 +8,7 @@ import { buildCapabilities, CapabilitySetProvider } from '../../cloudprovider/ca
 import { InternalError } from '../../cloudprovider/errors.ts';
 import type { Capabilities, Provider } from '../../cloudprovider/provider.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { FORWARDERS, type Forwarding, IMPLEMENTATION_OF, type ShadowMethod } from './forwarders.generated.ts';
 import type { Settled } from './settled.ts';
 import type { ShadowSession } from './shadow.ts';
@@ -145,7 +146,7 @@ export class SwappableProvider extends CapabilitySetProvider {
     try {
       await slot.handle.close();
     } catch (err) {
-      this.#log.warn('closing a retired plugin failed', { error: (err as Error).message });
+      this.#log.warn('closing a retired plugin failed', { error: errorMessage(err) });
     }
   }
 }

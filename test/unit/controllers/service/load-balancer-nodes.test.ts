@@ -2,9 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { toABINode } from '../../../../host/src/controllers/convert.ts';
 import type { WireNode } from '../../../../host/src/controllers/framework/wire-objects.ts';
 import { LoadBalancerNodeSet } from '../../../../host/src/controllers/service/load-balancer-nodes.ts';
-import { nodeIncludedInLoadBalancers, nodeSetKey } from '../../../../host/src/controllers/service/rules.ts';
+import { nodeIncludedInLoadBalancers } from '../../../../host/src/controllers/service/rules.ts';
 import type { EventHandlers } from '../../../../host/src/kube/informer/informer.ts';
 import { hasCachedJSON, jsonPayload } from '../../../../host/src/abi/cached-json.ts';
+
+/** The node set as upstream compares it (name -> providerID, sorted): what LoadBalancerNodeSet.identity must agree with. */
+function nodeSetKey(nodes: readonly WireNode[]): string {
+  return nodes
+    .map((n) => `${n.metadata?.name ?? ''}=${n.spec?.providerID ?? ''}`)
+    .sort()
+    .join(',');
+}
 
 /** A node informer reduced to its events, with the cache it would hold. */
 class FakeNodes {

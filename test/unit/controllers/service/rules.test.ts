@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { toABINode, toABIService } from '../../../../host/src/controllers/convert.ts';
 import {
-  defaultLoadBalancerName,
   loadBalancerStatusEqual,
   needsCleanup,
   needsUpdate,
   nodeChangeAffectsLoadBalancers,
   nodeIncludedInLoadBalancers,
-  nodeSetKey,
   wantsLoadBalancer,
 } from '../../../../host/src/controllers/service/rules.ts';
 import type { WireNode, WireService } from '../../../../host/src/controllers/framework/wire-objects.ts';
@@ -144,19 +142,9 @@ describe('load balancer node set', () => {
     expect(nodeIncludedInLoadBalancers(doomed)).toBe(false);
     expect(nodeIncludedInLoadBalancers(deleting)).toBe(false);
   });
-
-  it('compares node sets by name and providerID, in any order', () => {
-    expect(nodeSetKey([node('b'), node('a')])).toBe(nodeSetKey([node('a'), node('b')]));
-    expect(nodeSetKey([node('a')])).not.toBe(nodeSetKey([node('a', { spec: { providerID: 'x' } })]));
-  });
 });
 
 describe('names, status and conversion', () => {
-  it('default LB name is "a" + UID without dashes, at most 32 characters', () => {
-    expect(defaultLoadBalancerName(svc())).toBe('a3f2a9c1e0b7d4e1f9a2b1234567890a');
-    expect(defaultLoadBalancerName(svc())).toHaveLength(32);
-  });
-
   it('compares load balancer status semantically', () => {
     expect(
       loadBalancerStatusEqual({ ingress: [{ ip: '1.1.1.1' }] }, { ingress: [{ ip: '1.1.1.1', hostname: '' }] }),

@@ -8,6 +8,8 @@
 // The guard marks the import as running before calling it and clears the mark only when it returns: an error the
 // guard cannot even record (a stack overflow in its own catch clause) still leaves the mark, which counts as a fault.
 
+import { errorMessage } from '../../../util/error-message.ts';
+
 /** Thrown from a kernel or host function to stop the guest: the call fails with a limit error. */
 export class GuestLimitError extends Error {
   override name = 'GuestLimitError';
@@ -58,7 +60,7 @@ export class GuestFaults {
       try {
         result = fn(...args);
       } catch (err) {
-        this.#first ??= { importName, error: err instanceof Error ? err : new Error(String(err)) };
+        this.#first ??= { importName, error: err instanceof Error ? err : new Error(errorMessage(err)) };
         throw err;
       }
       this.#running = null;

@@ -4,6 +4,7 @@
 // when the guest caught it: the call fails with the first such error and the instance is retired.
 import type { Plugin } from '@extism/extism';
 import { CallOutcome, type CallOutcomeValue, Channel } from '../channel.ts';
+import { errorMessage } from '../../../util/error-message.ts';
 import { GuestAddressError, GuestArgumentError, type GuestFaults, GuestLimitError } from './guest-faults.ts';
 import type { GuestKernel } from './guest-kernel.ts';
 
@@ -117,7 +118,7 @@ export class GuestRunner {
       return `the host function ${importName} failed: ${err.name}: ${err.message}`;
     }
     const text =
-      err instanceof Error ? `${err.name === 'RuntimeError' ? 'trap' : err.name}: ${err.message}` : String(err);
+      err instanceof Error ? `${err.name === 'RuntimeError' ? 'trap' : err.name}: ${err.message}` : errorMessage(err);
     const memory = this.#exports.memory;
     if (memory instanceof WebAssembly.Memory && this.#memoryCapBytes > 0) {
       const used = memory.buffer.byteLength;
