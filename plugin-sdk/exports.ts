@@ -1,2 +1,2 @@
 // The Wasm exports of a provider plugin: `export * from "@wasm-ccm/plugin-sdk/exports";` in its entry file.
-export * from './assembly/abi/exports.generated';
+export * from './assembly/exports/exports.generated';

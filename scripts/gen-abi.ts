@@ -29,8 +29,8 @@ const OUTPUTS: Record<string, Emitter> = {
   'host/src/plugin/runtime/capabilities.generated.ts': emitPluginCapabilities,
   'host/src/plugin/swap/forwarders.generated.ts': emitSwapForwarders,
   'plugin-sdk/assembly/abi/types.generated.ts': emitAsTypes,
-  'plugin-sdk/assembly/abi/provider.generated.ts': emitAsProvider,
-  'plugin-sdk/assembly/abi/exports.generated.ts': emitAsExports,
+  'plugin-sdk/assembly/provider.generated.ts': emitAsProvider,
+  'plugin-sdk/assembly/exports/exports.generated.ts': emitAsExports,
 };
 
 // Doc path -> marked region -> emitter: the region is the text between `<!-- generated:<region> -->` and

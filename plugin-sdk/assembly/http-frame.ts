@@ -4,7 +4,7 @@
 // through the plugin's own memory in one host call each way (no Extism kernel blocks, which copy 8 bytes per call).
 import { HttpError, HttpErrorCode, HttpRequest } from "./abi/types.generated";
 import { ccm_http_answer_read, ccm_http_bytes } from "./host/imports";
-import { HttpResult } from "./http";
+import { HttpResult } from "./http-result";
 import { JsonReader } from "./json/reader";
 import { JsonWriter } from "./json/writer";
 

@@ -13,7 +13,8 @@ export {
   PluginError,
   retryAfter,
 } from "./errors";
-export { HttpClient, HttpResult, send } from "./http";
+export { HttpClient, send } from "./http";
+export { HttpResult } from "./http-result";
 export { fields, Log } from "./log";
 export { Provider, registerProvider } from "./provider";
 export { JsonReader, quote } from "./json/reader";

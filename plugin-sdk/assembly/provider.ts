@@ -1,7 +1,7 @@
 // The class a vendor extends. See plugin-sdk/README.md for a walk-through.
 import { DescribeRequest, DescribeResponse, InitializeRequest, InitializeResponse } from "./abi/types.generated";
 import { ABI_VERSION } from "./abi/types.generated";
-import { ProviderMethods } from "./abi/provider.generated";
+import { ProviderMethods } from "./provider.generated";
 import { PluginError } from "./errors";
 
 /**

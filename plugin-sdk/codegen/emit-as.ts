@@ -1,7 +1,8 @@
-// Emits the SDK's AssemblyScript side of the ABI: plugin-sdk/assembly/abi/types.generated.ts (classes with non-null
-// defaults and explicit JSON codecs: AssemblyScript has no reflection and the SDK uses no transforms),
-// provider.generated.ts (the Provider base class, every method answering NotImplemented) and
-// exports.generated.ts (one Wasm export per method, decoding the request and encoding the envelope).
+// Emits the SDK's AssemblyScript side of the ABI, one file per layer of plugin-sdk/assembly/: abi/types.generated.ts
+// at the bottom (classes with non-null defaults and explicit JSON codecs: AssemblyScript has no reflection and the SDK
+// uses no transforms), provider.generated.ts on errors.ts (the Provider base class, every method answering
+// NotImplemented) and exports/exports.generated.ts on the dispatch and kept lists beside it (one Wasm export per
+// method, decoding the request and encoding the envelope).
 import type { AbiModel, FieldType, MethodDef } from './model.ts';
 import { typeOrder } from './model.ts';
 
@@ -210,11 +211,11 @@ export function emitAsProvider(model: AbiModel): string {
   for (const m of model.methods.filter((x) => !implemented(x))) used.add(m.request).add(m.response);
   const out = [
     HEADER,
-    'import { notImplemented, PluginError } from "../errors";',
+    'import { notImplemented, PluginError } from "./errors";',
     `import {\n${[...used]
       .sort()
       .map((t) => `  ${t},`)
-      .join('\n')}\n} from "./types.generated";\n`,
+      .join('\n')}\n} from "./abi/types.generated";\n`,
     '/**',
     ' * One method per ABI call of every capability. Each fills `out` and returns null, or returns an error',
     ' * (see errors.ts). A provider overrides the methods of the capabilities it declares; the others answer',
@@ -271,12 +272,12 @@ export function emitAsExports(model: AbiModel): string {
   const out = [
     HEADER,
     '// A plugin re-exports these from its entry file: export * from "@wasm-ccm/plugin-sdk/exports";',
-    'import { answer, providerFor, rememberInitialize, startCall } from "../dispatch";',
-    ...(slots.size > 0 ? ['import { KeptList, unknownListRef } from "../kept-lists";'] : []),
+    'import { answer, providerFor, rememberInitialize, startCall } from "./dispatch";',
+    ...(slots.size > 0 ? ['import { KeptList, unknownListRef } from "./kept-lists";'] : []),
     `import {\n${[...used]
       .sort()
       .map((t) => `  ${t},`)
-      .join('\n')}\n} from "./types.generated";\n`,
+      .join('\n')}\n} from "../abi/types.generated";\n`,
   ];
   for (const [field, { slot, element }] of slots) {
     out.push(

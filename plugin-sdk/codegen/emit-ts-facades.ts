@@ -2,8 +2,7 @@
 // interfaces the controllers program against, the Wasm provider's ABI calls, and the swappable provider's
 // forwarders. What is not a per-method repetition stays hand-written beside them.
 import { HEADER, tsType } from './emit-ts-types.ts';
-import type { Facade } from './facade-model.ts';
-import type { AbiModel, Field, FieldType, MethodDef } from './model.ts';
+import type { AbiModel, Facade, Field, FieldType, MethodDef } from './model.ts';
 
 type FacadeMethod = MethodDef & { capability: string; facade: Facade };
 

@@ -3,20 +3,7 @@
 // compares its answers. Parsed from the method's entry in plugin-sdk/abi/v1.json ("params", "returns", "shadow",
 // "doc"); see the definition's $comment.
 
-import type { Field, TypeDef } from './model.ts';
-
-/** What a Provider method answers: one field of the response, the whole response, or nothing (void). */
-export type Returns = { kind: 'field'; field: Field } | { kind: 'response' } | { kind: 'nothing' };
-
-export interface Facade {
-  /** The request fields the Provider method takes as arguments, in argument order. */
-  params: Field[];
-  returns: Returns;
-  /** The argument naming the object shadow mode compares answers for (read-only methods only), or null. */
-  shadow: Field | null;
-  /** A line for the generated interface, or "". */
-  doc: string;
-}
+import type { Facade, Field, Returns, TypeDef } from './model-types.ts';
 
 export const FACADE_KEYS = ['params', 'returns', 'shadow', 'doc'];
 

@@ -1,63 +1,19 @@
 // The ABI definition (plugin-sdk/abi/v1.json) parsed into a checked model the emitters walk. Everything that can be
 // wrong in the definition is reported here, so the emitters can assume a consistent model.
-import { FACADE_KEYS, type Facade, parseFacade } from './facade-model.ts';
+import { FACADE_KEYS, parseFacade } from './facade-model.ts';
+import type { AbiModel, Field, FieldType, MethodDef, TypeDef } from './model-types.ts';
 
-export type FieldType =
-  | { kind: 'string' }
-  | { kind: 'bool' }
-  | { kind: 'i32' }
-  | { kind: 'f64' }
-  | { kind: 'map' }
-  | { kind: 'list'; of: FieldType }
-  | { kind: 'ref'; name: string }
-  | { kind: 'enum'; name: string; values: readonly string[] };
-
-export interface Field {
-  name: string;
-  type: FieldType;
-  /** The minor that added the field: 0 for 1.0. Fields added later are optional on the wire (absent from older peers). */
-  since: number;
-  /**
-   * Set on a list-reference field (an i32 naming a list the instance keeps, ABI 1.2): the list field of the same type
-   * it stands for. See ABI.md, "Kept lists".
-   */
-  refOf: string | null;
-}
-
-export interface TypeDef {
-  name: string;
-  doc: string;
-  fields: Field[];
-}
-
-export interface MethodDef {
-  name: string;
-  exportName: string;
-  capability: string | null;
-  request: string;
-  response: string;
-  mayBeImplementedElsewhere: boolean;
-  /** How the host's Provider facades call it; null for the methods of no capability. */
-  facade: Facade | null;
-}
-
-export interface HostFunctionDef {
-  name: string;
-  request: string | null;
-  response: string | null;
-  error: string | null;
-}
-
-export interface AbiModel {
-  major: number;
-  minor: number;
-  errorCodes: string[];
-  capabilities: string[];
-  enums: Map<string, readonly string[]>;
-  types: Map<string, TypeDef>;
-  methods: MethodDef[];
-  hostFunctions: HostFunctionDef[];
-}
+// The model's shapes live in model-types.ts (facade-model.ts builds on them too); the emitters take them from here.
+export type {
+  AbiModel,
+  Facade,
+  Field,
+  FieldType,
+  HostFunctionDef,
+  MethodDef,
+  Returns,
+  TypeDef,
+} from './model-types.ts';
 
 const IDENT = /^[A-Za-z][A-Za-z0-9]*$/;
 const EXPORT = /^ccm_[a-z0-9_]+$/;

@@ -4,7 +4,7 @@
 // The expectations are computed from plugin-sdk/abi/v1.json here, not from the generated code they check.
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../scripts/gen-abi.ts';
-import type { Facade } from '../../../plugin-sdk/codegen/facade-model.ts';
+import type { Facade } from '../../../plugin-sdk/codegen/model.ts';
 import { CAPABILITIES, type Capability, type MethodName } from '../../../host/src/abi/index.ts';
 import type { Provider } from '../../../host/src/cloudprovider/provider.ts';
 import { WasmProvider } from '../../../host/src/plugin/runtime/wasm-provider.ts';

@@ -1,13 +1,13 @@
-// What every generated export (abi/exports.generated.ts) does around the provider method: read and decode the request,
+// What every generated export (exports.generated.ts) does around the provider method: read and decode the request,
 // answer Invalid when it does not decode, write the envelope as UTF-8 bytes.
-import { ErrorCode } from "./abi/types.generated";
-import { InitializeRequest } from "./abi/types.generated";
-import { setCloudConfig } from "./config";
-import { internal, PluginError } from "./errors";
-import { readInput, writeOutput } from "./host/io";
-import { JsonReader } from "./json/reader";
-import { JsonWriter } from "./json/writer";
-import { Provider, registeredProvider } from "./provider";
+import { ErrorCode } from "../abi/types.generated";
+import { InitializeRequest } from "../abi/types.generated";
+import { setCloudConfig } from "../config";
+import { internal, PluginError } from "../errors";
+import { readInput, writeOutput } from "../host/io";
+import { JsonReader } from "../json/reader";
+import { JsonWriter } from "../json/writer";
+import { Provider, registeredProvider } from "../provider";
 
 export function startCall(): JsonReader {
   return new JsonReader(readInput());

@@ -1,9 +1,9 @@
 // Kept lists (ABI 1.2, ABI.md "Kept lists"): the host sends a large list that repeats across calls (the load balancer
 // node list) once per instance with a reference number, and afterwards only the reference. The generated exports
 // resolve the reference here before the provider method runs, so providers still get a plain `req.nodes`.
-import { ErrorCode } from "./abi/types.generated";
+import { ErrorCode } from "../abi/types.generated";
+import { PluginError } from "../errors";
 import { writeError } from "./dispatch";
-import { PluginError } from "./errors";
 
 /** The list the host sent last with a reference, per reference field. One per instance (module globals). */
 export class KeptList<T> {
