@@ -21,7 +21,7 @@ import { EventRecorder } from '../../host/src/kube/events/recorder.ts';
 import { Informer } from '../../host/src/kube/informer/informer.ts';
 import type { ListerWatcher } from '../../host/src/kube/informer/list-watch.ts';
 import { silentLogger } from '../../host/src/log/logger.ts';
-import { jsonPayload } from '../../host/src/abi/cached-json.ts';
+import { jsonPayload } from '../../host/src/abi/index.ts';
 
 const { values } = parseArgs({
   options: {

@@ -62,8 +62,7 @@ export function emitCapabilityInterfaces(model: AbiModel): string {
   const index = model.capabilities.map((c) => `  ${c}: ${interfaceOf(c)};`).join('\n');
   return [
     HEADER,
-    `import type { ${[...used].sort().join(', ')} } from '../abi/index.ts';`,
-    keptLists ? `import type { KeptList } from '../abi/kept-list.ts';\n` : '',
+    `import type { ${[...used, ...(keptLists ? ['KeptList'] : [])].sort().join(', ')} } from '../abi/index.ts';\n`,
     ...blocks,
     `/** Every capability's interface by the capability's name. */\nexport interface Capabilities {\n${index}\n}\n`,
   ].join('\n');
@@ -92,8 +91,7 @@ export function emitPluginCapabilities(model: AbiModel): string {
   const out = [
     HEADER,
     `import type { MethodName, Requests, Responses } from '../../abi/index.ts';`,
-    `import type { CapabilityFactories } from '../../cloudprovider/capability-set.ts';`,
-    `import type { ${capabilityImports(model, [])} } from '../../cloudprovider/provider.ts';\n`,
+    `import type { ${capabilityImports(model, ['CapabilityFactories'])} } from '../../cloudprovider/index.ts';\n`,
     '/** One ABI call on the plugin: the method and its request in, its response out. */',
     'export type PluginCall = <M extends MethodName>(method: M, request: Requests[M]) => Promise<Responses[M]>;\n',
   ];
@@ -136,8 +134,7 @@ export function emitSwapForwarders(model: AbiModel): string {
   const out = [
     HEADER,
     `import type { Capability } from '../../abi/index.ts';`,
-    `import type { CapabilityFactories } from '../../cloudprovider/capability-set.ts';`,
-    `import type { ${capabilityImports(model, ['Capabilities', 'Provider'])} } from '../../cloudprovider/provider.ts';\n`,
+    `import type { ${capabilityImports(model, ['Capabilities', 'CapabilityFactories', 'Provider'])} } from '../../cloudprovider/index.ts';\n`,
     `/** The read-only methods whose answers shadow mode compares. */\nexport type ShadowMethod = ${shadowed.join(' | ')};\n`,
     '/** How a forwarded call reaches the provider that is current when it starts. */',
     'export interface Forwarding {',

@@ -2,7 +2,7 @@
 // facade table, so a method added to the ABI needs no entry in each fake. An unscripted method rejects with
 // UnscriptedMethodError, naming it.
 import type { Capability, MethodName } from '../../host/src/abi/index.ts';
-import type { Capabilities } from '../../host/src/cloudprovider/capabilities.generated.ts';
+import type { Capabilities } from '../../host/src/cloudprovider/index.ts';
 import { PLUGIN_CAPABILITIES, type PluginCall } from '../../host/src/plugin/runtime/capabilities.generated.ts';
 
 export class UnscriptedMethodError extends Error {

@@ -19,7 +19,7 @@ const repo = join(import.meta.dirname, '..', '..');
 const scratch = mkdtempSync(join(tmpdir(), 'wasm-ccm-build-moto-test-'));
 // A copy of the script in a tree of its own, so the test can change the pin list it reads.
 const root = join(scratch, 'root');
-const pins = join(root, 'test', 'moto', 'requirements.txt');
+const pins = join(root, 'lab', 'peers', 'moto', 'requirements.txt');
 const cache = join(scratch, 'cache');
 
 function run(
@@ -44,9 +44,9 @@ describe('scripts/build-moto.sh', () => {
   beforeEach(() => {
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(join(root, 'scripts'), { recursive: true });
-    mkdirSync(join(root, 'test', 'moto'), { recursive: true });
+    mkdirSync(join(root, 'lab', 'peers', 'moto'), { recursive: true });
     copyFileSync(join(repo, 'scripts', 'build-moto.sh'), join(root, 'scripts', 'build-moto.sh'));
-    copyFileSync(join(repo, 'test', 'moto', 'requirements.txt'), pins);
+    copyFileSync(join(repo, 'lab', 'peers', 'moto', 'requirements.txt'), pins);
   });
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

@@ -11,3 +11,6 @@ export {
   validateResponse,
   validateValue,
 } from './validate.generated.ts';
+// The hand-written parts of the ABI layer: kept node lists and answers that carry their JSON.
+export * from './kept-list.ts';
+export * from './cached-json.ts';

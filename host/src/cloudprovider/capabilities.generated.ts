@@ -3,6 +3,7 @@
 import type {
   GetLoadBalancerResponse,
   InstanceMetadata,
+  KeptList,
   LoadBalancerStatus,
   Node,
   NodeAddress,
@@ -10,7 +11,6 @@ import type {
   Service,
   Zone,
 } from '../abi/index.ts';
-import type { KeptList } from '../abi/kept-list.ts';
 
 /** The instancesV2 capability (upstream InstancesV2). */
 export interface InstancesV2 {

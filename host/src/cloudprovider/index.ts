@@ -1,2 +1,3 @@
 export * from './errors.ts';
 export * from './provider.ts';
+export * from './capability-set.ts';

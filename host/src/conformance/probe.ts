@@ -2,7 +2,7 @@
 // that violates the ABI into an Internal error; the kit must tell "the plugin said Internal" from "the plugin broke
 // the ABI", and name what it sent instead (e.g. ImplementedElsewhere where it is forbidden), so it runs the export
 // itself and checks the envelope with the same generated validator the runtime uses.
-import { type ProviderError, isProviderError, InternalError } from '../cloudprovider/errors.ts';
+import { type ProviderError, isProviderError, InternalError } from '../cloudprovider/index.ts';
 import {
   METHODS,
   type MethodName,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasCachedJSON, jsonPayload, withCachedJSON } from '../../../host/src/abi/cached-json.ts';
+import { hasCachedJSON, jsonPayload, withCachedJSON } from '../../../host/src/abi/index.ts';
 
 const text = (payload: string | Uint8Array): string =>
   typeof payload === 'string' ? payload : new TextDecoder().decode(payload);

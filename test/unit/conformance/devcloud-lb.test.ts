@@ -2,7 +2,7 @@
 // plugin did is read back from devcloud's inventory.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LoadBalancer as CloudLB } from '../../../devcloud/src/index.ts';
-import type { Service } from '../../../host/src/abi/index.ts';
+import { type Service, keptList } from '../../../host/src/abi/index.ts';
 import { PluginInstance } from '../../../host/src/plugin/sandbox/plugin-instance.ts';
 import type { WasmProvider } from '../../../host/src/plugin/index.ts';
 import {
@@ -15,7 +15,6 @@ import {
   service,
   startCloud,
 } from './support.ts';
-import { keptList } from '../../../host/src/abi/kept-list.ts';
 
 const A = 'service.beta.kubernetes.io/devcloud-';
 let env: CloudEnv;

@@ -2,7 +2,7 @@
 // of a valid answer, or an Internal error envelope in the words decodeAnswer would have used for the plugin's bytes.
 import { describe, expect, it } from 'vitest';
 import { MAX_ANSWER_MAP_ENTRIES } from '../../../host/src/abi/index.ts';
-import { InternalError } from '../../../host/src/cloudprovider/errors.ts';
+import { InternalError } from '../../../host/src/cloudprovider/index.ts';
 import { canonicalAnswer } from '../../../host/src/plugin/sandbox/canonical-answer.ts';
 import { decodeAnswer } from '../../../host/src/plugin/sandbox/decode-answer.ts';
 import { failure } from './support/failure.ts';

@@ -11,7 +11,7 @@ import {
   isRetry,
   NotImplementedError,
   RetryError,
-} from '../../../host/src/cloudprovider/errors.ts';
+} from '../../../host/src/cloudprovider/index.ts';
 import { decodeAnswer } from '../../../host/src/plugin/sandbox/decode-answer.ts';
 import { cutPluginMessageBytes } from '../../../host/src/plugin/sandbox/plugin-message.ts';
 import { failure } from './support/failure.ts';

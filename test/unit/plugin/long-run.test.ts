@@ -2,7 +2,7 @@
 // resets after each call, so a pool must serve far more calls than that without a restart. Also: concurrency.
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { InstancesV2 } from '../../../host/src/cloudprovider/provider.ts';
+import type { InstancesV2 } from '../../../host/src/cloudprovider/index.ts';
 import { WasmProvider } from '../../../host/src/plugin/index.ts';
 import { buildFixture } from '../../../lab/plugins/index.ts';
 import { node } from './support/nodes.ts';

@@ -1,6 +1,6 @@
 // Kept node lists (ABI 1.2) on the host side: which instance gets the whole list and which only its reference.
 import { describe, expect, it } from 'vitest';
-import type { DescribeResponse, Node, Service } from '../../../host/src/abi/index.ts';
+import { type DescribeResponse, type Node, type Service, keptList } from '../../../host/src/abi/index.ts';
 import { InstanceCallError } from '../../../host/src/plugin/sandbox/instance-errors.ts';
 import type { ExitCause, PluginInstance } from '../../../host/src/plugin/sandbox/plugin-instance.ts';
 import { DEFAULT_LIMITS } from '../../../host/src/plugin/config/options.ts';
@@ -8,7 +8,6 @@ import { type InstanceExitListener, InstanceSet } from '../../../host/src/plugin
 import { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { NodeListRefs } from '../../../host/src/plugin/runtime/node-list-refs.ts';
 import { recordingLogger } from './support/recording-logger.ts';
-import { keptList } from '../../../host/src/abi/kept-list.ts';
 
 const OK = new TextEncoder().encode('{"ok":{"status":{"ingress":[]}}}');
 const UNKNOWN_REF = (ref: number) =>

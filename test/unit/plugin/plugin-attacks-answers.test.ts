@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InternalError } from '../../../host/src/cloudprovider/errors.ts';
+import { InternalError } from '../../../host/src/cloudprovider/index.ts';
 import { MAX_ANSWER_VALUES } from '../../../host/src/plugin/sandbox/answer-scan.ts';
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';

@@ -4,7 +4,7 @@
 // one), the next good call succeeds, and the process's memory returns to within 20% of its level before the attack.
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InternalError, TimeoutError } from '../../../host/src/cloudprovider/errors.ts';
+import { InternalError, TimeoutError } from '../../../host/src/cloudprovider/index.ts';
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { ATTACK_EXPORTS, ATTACK_IMPORTS } from './support/attack-exports.ts';

@@ -5,7 +5,7 @@
 // sized at 64 MB, each grow past 32 MiB ran a full GC and V8 did not act on terminate() for 20-50 s.
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TimeoutError } from '../../../host/src/cloudprovider/errors.ts';
+import { TimeoutError } from '../../../host/src/cloudprovider/index.ts';
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { hostileModule, instanceRestarts } from '../../../lab/plugins/index.ts';

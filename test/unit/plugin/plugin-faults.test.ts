@@ -8,8 +8,8 @@ import {
   InvalidError,
   RetryError,
   TimeoutError,
-} from '../../../host/src/cloudprovider/errors.ts';
-import type { InstancesV2 } from '../../../host/src/cloudprovider/provider.ts';
+  type InstancesV2,
+} from '../../../host/src/cloudprovider/index.ts';
 import { WasmProvider } from '../../../host/src/plugin/index.ts';
 import { buildFixture } from '../../../lab/plugins/index.ts';
 import { node } from './support/nodes.ts';

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InternalError } from '../../../host/src/cloudprovider/errors.ts';
+import { InternalError } from '../../../host/src/cloudprovider/index.ts';
 import { WasmProvider } from '../../../host/src/plugin/index.ts';
 import { buildFixture } from '../../../lab/plugins/index.ts';
 import { startServer, type TestServer } from './support/http-servers.ts';

@@ -5,7 +5,7 @@
 // turns dynamic tiering off (wasm/engine-flags.ts); the second is refused at load (policy/instruction-policy.ts).
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TimeoutError } from '../../../host/src/cloudprovider/errors.ts';
+import { TimeoutError } from '../../../host/src/cloudprovider/index.ts';
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { stuckWorkerCount } from '../../../host/src/plugin/sandbox/worker-lifecycle.ts';

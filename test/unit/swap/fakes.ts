@@ -1,7 +1,7 @@
 // Fake providers, sources and loaders for the swap logic: each provider answers with its own label so a test can
 // tell which plugin served a call, and any call can be held open to play the part of a call in flight.
 import { createHash } from 'node:crypto';
-import type { Provider, InstanceMetadata, Node, Service } from '../../../host/src/cloudprovider/provider.ts';
+import type { Provider, InstanceMetadata, Node, Service } from '../../../host/src/cloudprovider/index.ts';
 import type { Capability } from '../../../host/src/abi/index.ts';
 import type { CandidateLoader, LoadedCandidate } from '../../../host/src/plugin/swap/candidate.ts';
 import type { RevisionSource, RevisionListener, SourceRevision } from '../../../host/src/plugin/swap/source.ts';

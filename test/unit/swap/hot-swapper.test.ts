@@ -17,7 +17,7 @@ import {
   service,
   sha256,
 } from './fakes.ts';
-import { keptList } from '../../../host/src/abi/kept-list.ts';
+import { keptList } from '../../../host/src/abi/index.ts';
 
 const vendor = generateKeyPairSync('ed25519');
 const stranger = generateKeyPairSync('ed25519');

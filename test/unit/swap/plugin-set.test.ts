@@ -9,7 +9,7 @@ import type { PluginConfig } from '../../../host/src/plugin/config/types.ts';
 import { PluginSet } from '../../../host/src/plugin/swap/plugin-set.ts';
 import { fakeLoader, type FakeProvider, moduleOf, providerConfig, service } from './fakes.ts';
 import { kubeletWrite } from '../../support/kubelet-writer.ts';
-import { keptList } from '../../../host/src/abi/kept-list.ts';
+import { keptList } from '../../../host/src/abi/index.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../scripts/gen-abi.ts';
 import type { Facade } from '../../../plugin-sdk/codegen/model.ts';
 import { CAPABILITIES, type Capability, type MethodName } from '../../../host/src/abi/index.ts';
-import type { Provider } from '../../../host/src/cloudprovider/provider.ts';
+import type { Provider } from '../../../host/src/cloudprovider/index.ts';
 import { WasmProvider } from '../../../host/src/plugin/runtime/wasm-provider.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { IMPLEMENTATION_OF } from '../../../host/src/plugin/swap/forwarders.generated.ts';

@@ -1,11 +1,11 @@
 // SwappableProvider: the switch is atomic for new calls, calls in flight finish on the plugin they started on, and
 // the old plugin is closed only after its last call (or its drain deadline).
 import { describe, expect, it } from 'vitest';
-import { InstanceNotFoundError } from '../../../host/src/cloudprovider/errors.ts';
+import { InstanceNotFoundError } from '../../../host/src/cloudprovider/index.ts';
 import type { LogFields, Logger } from '../../../host/src/log/logger.ts';
 import { SwappableProvider } from '../../../host/src/plugin/swap/swappable-provider.ts';
 import { deferred, fakeProvider, node, service } from './fakes.ts';
-import { keptList } from '../../../host/src/abi/kept-list.ts';
+import { keptList } from '../../../host/src/abi/index.ts';
 
 const BOTH = new Set(['instancesV2', 'loadBalancer'] as const);
 

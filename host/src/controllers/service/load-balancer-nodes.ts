@@ -6,8 +6,7 @@
 import { hash } from 'node:crypto';
 import { objectKey } from '../../kube/client/wire.ts';
 import { type EventHandlers, isTombstone } from '../../kube/informer/informer.ts';
-import { type KeptList, keptList } from '../../abi/kept-list.ts';
-import type { Node } from '../../abi/index.ts';
+import { type KeptList, keptList, type Node } from '../../abi/index.ts';
 import { toABINode } from '../convert.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
 import { nodeIncludedInLoadBalancers } from './rules.ts';

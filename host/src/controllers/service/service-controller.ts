@@ -12,7 +12,7 @@ import type { Informer } from '../../kube/informer/informer.ts';
 import { ItemExponentialFailureRateLimiter } from '../../kube/workqueue/rate-limiters.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
-import type { Node, Service } from '../../abi/index.ts';
+import { type Node, type Service, type KeptList, keptList } from '../../abi/index.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { toABIService } from '../convert.ts';
 import type { WireNode, WireService } from '../framework/wire-objects.ts';
@@ -29,7 +29,6 @@ import {
   wantsLoadBalancer,
 } from './rules.ts';
 import { addFinalizer, patchLoadBalancerStatus, removeFinalizer } from './service-updates.ts';
-import { type KeptList, keptList } from '../../abi/kept-list.ts';
 
 export interface ServiceControllerOptions {
   client: KubeClient;

@@ -4,8 +4,7 @@
 // JSON string six times its size there held it for hundreds of milliseconds. So the main thread sees frames only,
 // whose heads it bounds (http-frame.ts), and the JSON work is charged to the plugin that asked for it.
 // Imported by the worker: keep it free of anything but Buffer and the ABI's validator.
-import { validateValue } from '../../abi/index.ts';
-import type { HttpError } from '../../abi/index.ts';
+import { validateValue, type HttpError } from '../../abi/index.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { buildFrame, MAX_JSON_DEPTH, jsonNestsDeeper, splitFrame } from './http-frame.ts';
 

@@ -1,8 +1,7 @@
 // The request frame of ccm_http_bytes (http-frame.ts) as the main thread reads it: the head parsed and checked against
 // the ABI's HttpRequest (without its body), the body a view of the frame's bytes. The head is bounded before it is
 // parsed (MAX_HEAD_BYTES, MAX_JSON_DEPTH), so that no frame a plugin makes holds the main thread.
-import { validateValue } from '../../abi/index.ts';
-import type { HttpRequest } from '../../abi/index.ts';
+import { validateValue, type HttpRequest } from '../../abi/index.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { BrokerError } from './broker-error.ts';
 import { jsonNestsDeeper, MAX_HEAD_BYTES, MAX_JSON_DEPTH, splitFrame } from './http-frame.ts';

@@ -8,7 +8,7 @@ import {
   type ProviderErrorContext,
   TimeoutError,
   isProviderError,
-} from '../../cloudprovider/errors.ts';
+} from '../../cloudprovider/index.ts';
 import type { Logger } from '../../log/logger.ts';
 import {
   type Capability,
@@ -17,8 +17,8 @@ import {
   type MethodName,
   type Requests,
   type Responses,
+  jsonPayload,
 } from '../../abi/index.ts';
-import { jsonPayload } from '../../abi/cached-json.ts';
 import { decodeAnswer } from '../sandbox/decode-answer.ts';
 import type { HostGetAnswer } from '../broker/http-broker.ts';
 import { InstanceCallError } from '../sandbox/instance-errors.ts';

@@ -2,8 +2,7 @@
 // node list, ~0.7 MB of JSON for 1,000 nodes, and the service controller sends the same list for every Service until a
 // node changes. An instance is sent a list once with a reference number it keeps it under; afterwards that instance
 // gets only the number. The choice depends on the instance, so it is made once the pool has picked one.
-import type { Node } from '../../abi/index.ts';
-import { isKeptList } from '../../abi/kept-list.ts';
+import { type Node, isKeptList } from '../../abi/index.ts';
 
 /** The requests that carry a node list (the methods whose request has `nodesRef`). */
 export interface NodeListRequest {

@@ -1,7 +1,7 @@
 // The Provider the controllers use, backed by a WebAssembly plugin. Capabilities the plugin did not declare are
 // undefined, as upstream's `(nil, false)`; every method is one ABI call with the method's trimmed request, written
 // out in capabilities.generated.ts from the ABI definition.
-import { buildCapabilities, CapabilitySetProvider } from '../../cloudprovider/capability-set.ts';
+import { buildCapabilities, CapabilitySetProvider } from '../../cloudprovider/index.ts';
 import type { PluginLoadOptions } from '../config/options.ts';
 import type { LoadedPlugin } from './loaded-plugin.ts';
 import { loadPlugin } from './load-plugin.ts';

@@ -12,7 +12,7 @@ import {
   type ProviderError,
   type ProviderErrorContext,
   RetryError,
-} from '../../cloudprovider/errors.ts';
+} from '../../cloudprovider/index.ts';
 import { type Envelope, type MethodName, type PluginError, type Responses, validateEnvelope } from '../../abi/index.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { scanAnswer } from './answer-scan.ts';

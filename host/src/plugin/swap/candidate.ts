@@ -1,7 +1,7 @@
 // A loaded, initialized plugin that is not serving yet: what a hot swap judges and then switches to. The swap logic
 // sees plugins only through this shape, so it can be exercised with fake providers; wasmCandidateLoader is the real
 // thing (the plugin runtime's loadPlugin, wrapped as a WasmProvider).
-import type { Provider } from '../../cloudprovider/provider.ts';
+import type { Provider } from '../../cloudprovider/index.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Registry } from 'prom-client';
 import type { Capability } from '../../abi/index.ts';

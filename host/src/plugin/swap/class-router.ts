@@ -2,8 +2,7 @@
 // loadBalancerClass: no class -> the default provider, a configured class -> that class's provider. The controller
 // is told the configured classes, so Services of any other class never reach this router (upstream leaves them
 // to whichever controller implements that class).
-import { InternalError } from '../../cloudprovider/errors.ts';
-import type { LoadBalancer, Service } from '../../cloudprovider/provider.ts';
+import { InternalError, type LoadBalancer, type Service } from '../../cloudprovider/index.ts';
 
 export function classRoutingBalancer(
   byDefault: LoadBalancer | undefined,

@@ -2,7 +2,7 @@
 // the controllers, hands to them (the default provider, and the load balancer router when classes are configured),
 // shows on /debug/plugins and stops last.
 import type { Registry } from 'prom-client';
-import type { LoadBalancer, Provider } from '../../cloudprovider/provider.ts';
+import type { LoadBalancer, Provider } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import type { Logger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';

@@ -2,8 +2,7 @@
 // beside the current plugin, and any difference is logged and counted. The controllers only ever see the current
 // plugin's answer; the candidate's call runs afterwards and nothing waits for it except the session itself.
 // A session ends after `calls` comparisons or `seconds`, whichever comes first.
-import { isProviderError } from '../../cloudprovider/errors.ts';
-import type { Provider } from '../../cloudprovider/provider.ts';
+import { isProviderError, type Provider } from '../../cloudprovider/index.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { ShadowPolicy } from '../config/types.ts';
 import type { ShadowMethod } from './forwarders.generated.ts';

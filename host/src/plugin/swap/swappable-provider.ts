@@ -4,9 +4,13 @@
 // has returned (or its drain deadline passed). Controllers never see a swap: the capability objects they captured
 // at start-up dispatch to whichever plugin is current when each call begins.
 import type { Capability } from '../../abi/index.ts';
-import { buildCapabilities, CapabilitySetProvider } from '../../cloudprovider/capability-set.ts';
-import { InternalError } from '../../cloudprovider/errors.ts';
-import type { Capabilities, Provider } from '../../cloudprovider/provider.ts';
+import {
+  buildCapabilities,
+  CapabilitySetProvider,
+  InternalError,
+  type Capabilities,
+  type Provider,
+} from '../../cloudprovider/index.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { FORWARDERS, type Forwarding, IMPLEMENTATION_OF, type ShadowMethod } from './forwarders.generated.ts';

@@ -6,7 +6,7 @@ import {
   RETRY_AFTER_MAX_SECONDS,
   RETRY_AFTER_MIN_SECONDS,
   RetryError,
-} from '../../../../host/src/cloudprovider/errors.ts';
+} from '../../../../host/src/cloudprovider/index.ts';
 import { runWorkers } from '../../../../host/src/controllers/framework/workers.ts';
 import { RateLimitingQueue } from '../../../../host/src/kube/workqueue/rate-limiting.ts';
 import { recordingLogger } from '../../plugin/support/recording-logger.ts';

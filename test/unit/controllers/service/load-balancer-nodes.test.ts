@@ -4,7 +4,7 @@ import type { WireNode } from '../../../../host/src/controllers/framework/wire-o
 import { LoadBalancerNodeSet } from '../../../../host/src/controllers/service/load-balancer-nodes.ts';
 import { nodeIncludedInLoadBalancers } from '../../../../host/src/controllers/service/rules.ts';
 import type { EventHandlers } from '../../../../host/src/kube/informer/informer.ts';
-import { hasCachedJSON, jsonPayload } from '../../../../host/src/abi/cached-json.ts';
+import { hasCachedJSON, jsonPayload } from '../../../../host/src/abi/index.ts';
 
 /** The node set as upstream compares it (name -> providerID, sorted): what LoadBalancerNodeSet.identity must agree with. */
 function nodeSetKey(nodes: readonly WireNode[]): string {

@@ -1,7 +1,7 @@
 // A plugin whose zone methods answer with their own input, byte for byte: a test hands it any answer (hostile ones
 // included) as the request, through LoadedPlugin.call and jsonPayload's cached bytes, and the host decodes it as the
 // plugin's answer. The input block is set as the output as it is (Extism's input_offset names it), with no copy.
-import { withCachedJSON } from '../../../../host/src/abi/cached-json.ts';
+import { withCachedJSON } from '../../../../host/src/abi/index.ts';
 import { hostileModule } from '../../../../lab/plugins/index.ts';
 
 const ECHO = '(call $output_set (call $input_offset) (call $input_length)) (i32.const 0)';

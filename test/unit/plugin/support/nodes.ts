@@ -1,4 +1,4 @@
-import type { Node } from '../../../../host/src/cloudprovider/provider.ts';
+import type { Node } from '../../../../host/src/cloudprovider/index.ts';
 
 /** A trimmed Node; the faulty fixture reads `name` (the fault) and `providerID` (a URL for HTTP faults). */
 export function node(name: string, providerID = ''): Node {
