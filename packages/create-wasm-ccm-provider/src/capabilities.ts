@@ -1,6 +1,6 @@
 // The capabilities the template writes a provider for, each method with the SDK's request and response classes and
 // the template module that implements it (template/assembly/<module>.ts, one function per method with the method's
-// name and (api or config, req, out) parameters). test/unit/create/capabilities.test.ts keeps this equal to the ABI.
+// name and (api or config, req, out) parameters). test/unit/create/template.test.ts keeps this equal to the ABI.
 
 export interface TemplateMethod {
   name: string;
