@@ -1,11 +1,12 @@
 // npm run chaos -- [--minutes=N] [--seed=S] [--soak]
 // Two wasm-ccm replicas on a real control plane with devcloud and kwok, a seeded load, and (without --soak) seeded
-// faults; prints a table, writes bench/results/chaos.json and chaos.md (soak.json and soak.md with --soak), and exits
-// 1 on any invariant violation or mutation by a non-leader. See bench/README.md.
+// faults; prints a table, writes bench/results/chaos.json (the figures) and chaos.md, the raw run (every sample and
+// failover) to bench/results/raw/chaos.json, not committed (soak.* with --soak), and exits 1 on any invariant
+// violation or mutation by a non-leader. See bench/README.md.
 import { writeFileSync } from 'node:fs';
 import { imageEnvProblem } from '../../lab/ccm/index.ts';
-import { loadNow, writeResults } from '../../lab/measure/index.ts';
-import { markdown, summaryTable, runChaos } from '../../lab/chaos/index.ts';
+import { loadNow, rawResultsPath, writeResults } from '../../lab/measure/index.ts';
+import { chaosSummary, markdown, summaryTable, runChaos } from '../../lab/chaos/index.ts';
 
 function flag(name: string, fallback: number): number {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -34,7 +35,9 @@ const log = (line: string): void => console.log(line);
 const figures = await runChaos({ minutes, seed, soak, keepLogsIn, imageRuntime: soak, log });
 const table = summaryTable(figures);
 console.log(`\n${table}`);
-writeResults(new URL(`../results/${name}.json`, import.meta.url).pathname, name, loadBefore, { ...figures });
+const out = new URL(`../results/${name}.json`, import.meta.url).pathname;
+writeResults(rawResultsPath(out), name, loadBefore, { ...figures });
+writeResults(out, name, loadBefore, { ...chaosSummary(figures) });
 const md = new URL(`../results/${name}.md`, import.meta.url).pathname;
 writeFileSync(md, markdown(figures, table));
 console.log(`wrote ${md}`);

@@ -16,7 +16,8 @@ const ROUNDS = quick ? 1 : 3;
 const DEADLINE_MS = 3000;
 const MIB16 = 16 * 1024 * 1024;
 // Each a loop V8 must stop: memory growth (GC storms), a plain loop, and loops around one bulk instruction (code
-// compiled for dynamic tiering checked those only when its tiering budget ran out: wasm/engine-flags.ts).
+// compiled for dynamic tiering checked those only when its tiering budget ran out:
+// host/src/plugin/module/engine-flags.ts).
 const GUESTS = {
   grow_pages: '(loop $l (drop (memory.grow (i32.const 1))) (br $l))',
   loop: '(loop $l (br $l))',

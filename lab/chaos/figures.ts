@@ -45,6 +45,27 @@ export interface ChaosFigures {
   samples: Record<string, ResourceSample[]>;
 }
 
+/**
+ * What the committed results file keeps of a run: every figure the tables and bench/README.md quote, without the
+ * per-sample series and the list of failovers (those stay in the raw run).
+ */
+export interface ChaosSummary extends Omit<ChaosFigures, 'samples' | 'failovers' | 'replicas'> {
+  failovers: { count: number; byKind: Record<string, number> };
+  /** The replicas sampled after warm-up (those the summary table shows). */
+  replicas: ReplicaFigures[];
+}
+
+export function chaosSummary(figures: ChaosFigures): ChaosSummary {
+  const { samples: _samples, failovers, replicas, ...rest } = figures;
+  const byKind: Record<string, number> = {};
+  for (const f of failovers) byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
+  return {
+    ...rest,
+    failovers: { count: failovers.length, byKind },
+    replicas: replicas.filter((r) => r.samples > 0),
+  };
+}
+
 /** Least-squares slope of y over x (x in ms): units of y per hour; undefined with fewer than 3 points. */
 export function slopePerHour(points: readonly (readonly [number, number])[]): number | undefined {
   if (points.length < 3) return undefined;

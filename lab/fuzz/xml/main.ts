@@ -6,12 +6,13 @@
 //
 // Usage: npm run fuzz:xml -- [--cases=100000] [--seed=1] [--out=bench/results/fuzz-xml.json]
 // Exit status 1 when there is an unexplained divergence, a trap or a step that grew faster than linear (each printed,
-// to replay). The time results go to bench/results/fuzz-xml-time.json.
+// to replay). The time results go to bench/results/fuzz-xml-time.json (a summary per shape) and
+// bench/results/raw/fuzz-xml-time.json (every series, not committed).
 import { XML_ALLOWED_DIVERGENCES } from './judge.ts';
 import { runXmlFuzz } from './run.ts';
-import { runXmlTimeFuzz, type TimingOptions } from './timing.ts';
+import { runXmlTimeFuzz, type TimingOptions, timingSummary } from './timing.ts';
 import { fuzzArgs, reportFuzz } from '../cli.ts';
-import { loadNow, writeResults, formatTable } from '../../measure/index.ts';
+import { loadNow, rawResultsPath, writeResults, formatTable } from '../../measure/index.ts';
 
 const args = fuzzArgs('fuzz-xml');
 const report = await runXmlFuzz({ cases: args.cases, seed: args.seed });
@@ -29,11 +30,20 @@ const rows = time.series.map((s) => [
 console.log(`\n${formatTable(['time fuzz', 'sizes', 'ms (fastest of 3)'], rows)}`);
 console.log(`worst step ratio per shape (4x the size; linear is 4, the limit ${timing.maxRatio}):`, time.worstRatio);
 for (const finding of time.findings) console.log(`\ntime: ${finding}`);
-writeResults(args.out.replace(/\.json$/, '-time.json'), 'fuzz-xml-time', loadBefore, {
+const timeOut = args.out.replace(/\.json$/, '-time.json');
+writeResults(rawResultsPath(timeOut), 'fuzz-xml-time', loadBefore, {
   options: timing,
   worst_ratio: time.worstRatio,
   findings: time.findings,
   series: time.series,
   duration_ms: time.durationMs,
+});
+const summary = timingSummary(time);
+writeResults(timeOut, 'fuzz-xml-time', loadBefore, {
+  options: timing,
+  worst_ratio: summary.worstRatio,
+  largest: summary.largest,
+  findings: summary.findings,
+  duration_ms: summary.durationMs,
 });
 if (time.findings.length > 0) process.exitCode = 1;

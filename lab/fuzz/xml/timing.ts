@@ -110,6 +110,30 @@ export interface TimingReport {
   durationMs: number;
 }
 
+/** What the committed results file keeps: per shape, the worst step ratio and the slowest reading at the largest size. */
+export interface TimingSummary {
+  worstRatio: TimingReport['worstRatio'];
+  /** Per shape, the last step any of its series reached (`steps`), and the slowest reading there. */
+  largest: Partial<Record<AdversarialShape, { steps: number; bytes: number; ms: number }>>;
+  findings: string[];
+  durationMs: number;
+}
+
+export function timingSummary(report: TimingReport): TimingSummary {
+  const largest: TimingSummary['largest'] = {};
+  for (const s of report.series) {
+    const bytes = s.bytes.at(-1);
+    const ms = s.ms.at(-1);
+    if (bytes === undefined || ms === undefined) continue;
+    const steps = s.ms.length;
+    const seen = largest[s.shape];
+    if (seen === undefined || steps > seen.steps || (steps === seen.steps && ms > seen.ms)) {
+      largest[s.shape] = { steps, bytes, ms };
+    }
+  }
+  return { worstRatio: report.worstRatio, largest, findings: report.findings, durationMs: report.durationMs };
+}
+
 /** The construct count that gives a document of about `bytes` bytes in this spelling. */
 function countFor(shape: AdversarialShape, seed: number, bytes: number): number {
   const probe = 1024;

@@ -1,4 +1,4 @@
-// Differential test of the answer scan (envelope/answer-scan.ts) against JSON itself: random JSON values, their
+// Differential test of the answer scan (sandbox/answer-scan.ts) against JSON itself: random JSON values, their
 // strings full of what the scan must step over (quotes, backslashes, brackets, commas, escapes, non-ASCII), written
 // by JSON.stringify with and without indentation. For each, the nesting and the value count the scan judges must be
 // exactly the value's own: accepted at those limits, refused one below either.

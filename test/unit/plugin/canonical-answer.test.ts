@@ -1,4 +1,4 @@
-// The worker's reading of an answer (envelope/canonical-answer.ts): what the main thread gets is the canonical form
+// The worker's reading of an answer (sandbox/canonical-answer.ts): what the main thread gets is the canonical form
 // of a valid answer, or an Internal error envelope in the words decodeAnswer would have used for the plugin's bytes.
 import { describe, expect, it } from 'vitest';
 import { MAX_ANSWER_MAP_ENTRIES } from '../../../host/src/abi/index.ts';

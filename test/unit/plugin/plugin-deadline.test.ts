@@ -1,8 +1,8 @@
 // A call fails at its deadline, not when its worker has finally stopped: the call fails within deadline + 1 s, the
 // pool serves the next call from a replacement meanwhile, and memory comes back once the old worker is gone. The
 // guest grows its linear memory one page at a time in a loop, up to the default 256 MiB cap: with the worker's V8
-// old generation sized for its linear memory (worker/worker-heap.ts) the worker stops within seconds of its deadline;
-// sized at 64 MB, each grow past 32 MiB ran a full GC and V8 did not act on terminate() for 20-50 s.
+// old generation sized for its linear memory (sandbox/worker/worker-heap.ts) the worker stops within seconds of its
+// deadline; sized at 64 MB, each grow past 32 MiB ran a full GC and V8 did not act on terminate() for 20-50 s.
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TimeoutError } from '../../../host/src/cloudprovider/index.ts';

@@ -2,7 +2,7 @@
 // for interrupts: these guests are the loops that used to keep their thread spinning after terminate() (each a bulk
 // instruction of milliseconds in a loop, which code compiled for dynamic tiering checks only when its tiering budget
 // runs out; and cycles of tail calls, which TurboFan's code never checks). The first kind stops now that the runtime
-// turns dynamic tiering off (wasm/engine-flags.ts); the second is refused at load (policy/instruction-policy.ts).
+// turns dynamic tiering off (module/engine-flags.ts); the second is refused at load (module/instruction-policy.ts).
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TimeoutError } from '../../../host/src/cloudprovider/index.ts';

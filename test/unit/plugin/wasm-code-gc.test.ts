@@ -1,4 +1,4 @@
-// V8's Wasm code GC stays off once plugin instances run (wasm/engine-flags.ts: with it on, V8 13.6 can free an
+// V8's Wasm code GC stays off once plugin instances run (module/engine-flags.ts: with it on, V8 13.6 can free an
 // import wrapper twice and abort the process). A child process traces V8's code GCs while it loses 20 instances that
 // each tiered up their import wrappers. With code GC on, the same churn starts GCs in which worker isolates report
 // their live code and import wrappers are freed ("Isolate 5 reporting...", "Freeing 8 wrappers"); a GC while the

@@ -23,7 +23,7 @@ export interface PluginLimits {
   maxInputBytes: number;
   /**
    * Largest answer accepted from a plugin. Default 4 MiB: the largest real answer (listRoutes, 10,000 routes) is 3 MB,
-   * and the main thread parses what it is given (envelope/answer-scan.ts bounds its values, this its bytes).
+   * and the main thread parses what it is given (sandbox/answer-scan.ts bounds its values, this its bytes).
    */
   maxOutputBytes: number;
   /** Largest HTTP request a plugin may send: the ccm_http JSON block or the ccm_http_bytes frame. Default 4 MiB. */
@@ -77,7 +77,7 @@ export const DEFAULT_LIMITS: PluginLimits = {
 };
 
 export interface CredentialOptions {
-  /** JSON file (a mounted Secret) with {"credentials": [...]}: see credentials/credential-file.ts. */
+  /** JSON file (a mounted Secret) with {"credentials": [...]}: see broker/credential-file.ts. */
   file: string;
   /** How often the file is re-read. Default 10 s; 0 turns polling off. */
   reloadIntervalMs?: number;
@@ -102,7 +102,7 @@ export interface PluginLoadOptions {
   /**
    * Instances serving calls concurrently (default 2); the fewest kept when idle (default 1: an idle CCM keeps one
    * worker thread, and a call that finds every instance busy waits for one to start or to finish); and how long an
-   * instance above that level may idle before it is stopped (default 60 s). See instance/instance-set.ts.
+   * instance above that level may idle before it is stopped (default 60 s). See sandbox/instance-set.ts.
    */
   pool?: { size?: number; minInstances?: number | undefined; idleTimeoutMs?: number | undefined };
   limits?: Partial<PluginLimits>;

@@ -1,4 +1,4 @@
-// Reads the code section instruction by instruction, so that the instruction policy (policy/instruction-policy.ts)
+// Reads the code section instruction by instruction, so that the instruction policy (module/instruction-policy.ts)
 // can find any instruction a plugin contains. Immediates are stepped over exactly; an opcode this reader does not know
 // is refused, never skipped, since stepping over unknown bytes could hide an instruction inside them; and each body
 // must end with the `end` that closes its outermost block exactly at its last byte.

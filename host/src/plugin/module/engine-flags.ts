@@ -10,7 +10,7 @@
 // core's worth of CPU). Without dynamic tiering V8 compiles each function with Liftoff, whose code checks at every
 // back edge, and then with TurboFan in the background, whose code checks too (test/unit/plugin/stuck-workers.test.ts
 // runs each such loop). The one construct TurboFan does not interrupt, a cycle of tail calls, is refused at load
-// (policy/instruction-policy.ts). What it costs: every function is optimized once at load, on V8's background threads,
+// (module/instruction-policy.ts). What it costs: every function is optimized once at load, on V8's background threads,
 // instead of the hot ones later; `npm run bench:plugin-call` and `bench:sandbox-cost` measure the calls.
 //
 // `--no-wasm-code-gc`: V8 13.6 (Node 24.x up to at least 24.21.0) can free a Wasm-to-JS import wrapper twice: its

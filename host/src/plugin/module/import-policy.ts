@@ -44,7 +44,7 @@ const HOST_FUNCTIONS: Readonly<Record<string, Signature>> = {
   // ABI 1.1: (guest address, length), linear memory pointers of a wasm32 module.
   ccm_input_read: [[I32, I32], []],
   // ABI 1.3: (guest address, length) of the request frame -> length of the answer frame, which
-  // ccm_http_answer_read(guest address, length) then copies in (http/http-frame.ts).
+  // ccm_http_answer_read(guest address, length) then copies in (broker/http-frame.ts).
   ccm_http_bytes: [[I32, I32], [I32]],
   ccm_http_answer_read: [[I32, I32], []],
 };

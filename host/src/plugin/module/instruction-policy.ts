@@ -1,7 +1,7 @@
-// Which instructions a plugin may contain. Every instruction of the code section is read (wasm/code-reader.ts) before
+// Which instructions a plugin may contain. Every instruction of the code section is read (module/code-reader.ts) before
 // the module is compiled, and the tail calls are refused: a cycle of `return_call`, `return_call_indirect` or
 // `return_call_ref` compiled by TurboFan never checks for interrupts, so Worker.terminate() cannot stop it at a call's
-// deadline and its thread spins for the life of the process (wasm/engine-flags.ts says why every other loop stops).
+// deadline and its thread spins for the life of the process (module/engine-flags.ts says why every other loop stops).
 // No SDK wasm-ccm ships emits tail calls; a toolchain that does has a switch to turn them off.
 import { findInstruction, type Opcode } from './code-reader.ts';
 import type { WasmModuleInfo } from './module-reader.ts';

@@ -215,7 +215,7 @@ function readImports(reader: Reader): WasmImport[] {
 
 /**
  * Exports a module may have. The ABI needs a few dozen (the ccm_* functions, the memory). V8 keeps a wrapper per
- * exported function of every instance (Wasm code GC is off: wasm/engine-flags.ts): a module of 100,000 exports
+ * exported function of every instance (Wasm code GC is off: module/engine-flags.ts): a module of 100,000 exports
  * left the process's RSS 27% higher once closed, and reading their names took 220-420 ms of the main thread.
  */
 const MAX_EXPORTS = 1000;

@@ -44,7 +44,7 @@ export type CallOutcomeValue = (typeof CallOutcome)[keyof typeof CallOutcome];
 
 /** What a host request asks for (the `kind` slot when state is `hostRequest`). */
 export const HostRequestKind = {
-  /** A framed HTTP request and answer (http/http-frame.ts): ccm_http_bytes's, and ccm_http's framed by the worker. */
+  /** A framed HTTP request and answer (broker/http-frame.ts): ccm_http_bytes's, and ccm_http's framed by the worker. */
   httpBytes: 2,
 } as const;
 

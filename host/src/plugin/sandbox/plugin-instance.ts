@@ -15,11 +15,11 @@ import { STUCK_AFTER_MS, startAfterTerminations, terminateAfterStarts } from './
 const WORKER_URL = new URL(`./worker/worker-entry${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url);
 
 /**
- * Serves a plugin's HTTP requests on the main thread (http/http-broker.ts); `call` aborts at the deadline. Both HTTP
- * imports arrive as frames: the worker frames a ccm_http request itself (http/http-json.ts).
+ * Serves a plugin's HTTP requests on the main thread (broker/http-broker.ts); `call` aborts at the deadline. Both HTTP
+ * imports arrive as frames: the worker frames a ccm_http request itself (broker/http-json.ts).
  */
 export interface HostHttp {
-  /** Request frame in, answer frame out (http/http-frame.ts). */
+  /** Request frame in, answer frame out (broker/http-frame.ts). */
   handleBytes(request: Uint8Array, call: AbortSignal): Promise<Uint8Array>;
 }
 

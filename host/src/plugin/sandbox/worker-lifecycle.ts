@@ -4,8 +4,8 @@
 // starting. Each wait is bounded: a start runs the module's start function, so it is not sure to end soon.
 //
 // A termination counts as under way for at most STUCK_AFTER_MS. V8 stops a worker only where its code checks for
-// interrupts; the runtime makes every loop a plugin can build check (wasm/engine-flags.ts,
-// policy/instruction-policy.ts), but a worker that still does not stop must not hold up every other instance and
+// interrupts; the runtime makes every loop a plugin can build check (module/engine-flags.ts,
+// module/instruction-policy.ts), but a worker that still does not stop must not hold up every other instance and
 // plugin of the process: it is counted as stuck (stuckWorkerCount(), the wasm_ccm_plugin_stuck_workers gauge) until
 // it exits, and nothing waits for it. A stuck worker is still running its Wasm code, not being torn down, so a start
 // meanwhile does not meet the crash above; its teardown, when V8 does stop it, is not guarded.

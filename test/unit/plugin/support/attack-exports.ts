@@ -1,4 +1,4 @@
-// The call-time attacks of the plugin-attack suite, as exports of one hostile module (support/hostile-plugin.ts).
+// The call-time attacks of the plugin-attack suite, as exports of one hostile module (lab/plugins/hostile-plugin.ts).
 // Each export misbehaves one way; `ok`-ending ones would answer normally if the host let them get that far.
 export const ATTACK_IMPORTS = `
   (import "extism:host/user" "ccm_input_read" (func $input_read (param i32 i32)))

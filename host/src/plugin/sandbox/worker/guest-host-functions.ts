@@ -2,7 +2,7 @@
 // synchronous (Extism foreground mode): ccm_http and ccm_http_bytes hand the request to the main thread through the
 // channel and block until the answer is there, so the HTTP client and the credentials stay on the main thread.
 // Both hand it a ccm_http_bytes frame: ccm_http's JSON is parsed, checked and turned into a frame here, and the answer
-// frame back into JSON (http/http-json.ts), on the plugin's thread rather than the main one. ccm_log posts the record
+// frame back into JSON (broker/http-json.ts), on the plugin's thread rather than the main one. ccm_log posts the record
 // without waiting for anyone. ccm_input_read, ccm_http_bytes and ccm_http_answer_read move bytes straight between the
 // guest's linear memory and the host, one host call each.
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
@@ -67,7 +67,7 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
   return {
     ccm_http: (context: CallContext, requestAddress: bigint): bigint =>
       context.store(charged(jsonExchange(kernel.blockBytes(context, requestAddress)), jsonError)),
-    // ABI 1.3: the request frame (http/http-frame.ts) is read out of the guest's memory; the answer frame is held
+    // ABI 1.3: the request frame (broker/http-frame.ts) is read out of the guest's memory; the answer frame is held
     // until ccm_http_answer_read copies it in, and its length returned. Pointers are i32: plugins are wasm32.
     ccm_http_bytes: (_context: CallContext, address: number, length: number): number => {
       const answer = charged(exchange(kernel.guestBytes('ccm_http_bytes', address, length)), errorFrame);

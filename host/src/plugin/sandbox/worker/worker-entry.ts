@@ -140,7 +140,7 @@ for (;;) {
   logBytesThisCall = 0;
   logsDropped = 0;
   const result = runner.run(currentExport, input);
-  // The main thread parses the answer's canonical form, never the plugin's own text (envelope/canonical-answer.ts).
+  // The main thread parses the answer's canonical form, never the plugin's own text (sandbox/canonical-answer.ts).
   if (result.outcome === CallOutcome.output) result.bytes = canonicalAnswer(currentExport, result.bytes);
   if (logsDropped > 0) {
     const text =

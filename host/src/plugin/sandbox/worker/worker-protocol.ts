@@ -1,5 +1,5 @@
 // What the main thread hands a plugin worker at start, and the few messages the worker posts back. Calls do not use
-// messages at all (see channel/channel.ts); messages carry readiness and logs only (a worker that fails to start
+// messages at all (see sandbox/channel.ts); messages carry readiness and logs only (a worker that fails to start
 // throws, which reaches the main thread as the Worker's 'error' event).
 
 export interface WorkerLimits {
