@@ -1,5 +1,9 @@
 // The provider's configuration: the text of --cloud-config, handed over once by ccm_initialize. The SDK keeps it for
-// the lifetime of the instance (the host initializes every instance before using it).
+// the lifetime of the instance (the host initializes every instance before using it). Beside it, the plugin's Extism
+// config: values the host writes for the plugin (a login flow's service catalog) or the operator exposed to it.
+import { Memory } from "@extism/as-pdk";
+import { config_get } from "@extism/as-pdk/lib/env";
+import { fromBlock } from "./host/io";
 import { JsonValue } from "./json/value";
 
 let configText: string = "";
@@ -37,6 +41,23 @@ export class CloudConfig {
   /** The config parsed as `key = value` lines (see IniConfig). */
   static ini(): IniConfig {
     return IniConfig.parse(configText);
+  }
+}
+
+/**
+ * The plugin's Extism config (`config_get`): what the host put there for this plugin, never the cloud config. The host
+ * gives a plugin only values meant for it: a login flow's service catalog (`keystone.catalog`) or a credential the
+ * operator exposed with `credentials.exposeToPlugin`.
+ */
+export class PluginConfig {
+  /** The value of `key` as UTF-8 text; null when the host set no such key. */
+  static get(key: string): string | null {
+    const name = Memory.allocateString(key);
+    const offset = config_get(name.offset);
+    name.free();
+    if (offset == 0) return null;
+    const bytes = fromBlock(offset);
+    return String.UTF8.decodeUnsafe(bytes.dataStart, <usize>bytes.length);
   }
 }
 

@@ -2,7 +2,7 @@
 import "./host/abort";
 
 export * from "./abi/types.generated";
-export { CloudConfig, IniConfig } from "./config";
+export { CloudConfig, IniConfig, PluginConfig } from "./config";
 export { nowMs, nowSeconds } from "./clock";
 export {
   implementedElsewhere,

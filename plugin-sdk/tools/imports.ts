@@ -1,6 +1,7 @@
 // What a compiled plugin may import (plugin-sdk/ABI.md): the Extism kernel functions the SDK uses and the wasm-ccm host
 // functions. Anything else either fails to link on the host (get_log_level, log_trace and http_headers on Extism
-// 1.0.3; env.abort and WASI, which the sandbox does not provide) or is outside the ABI (http_request, var_*, config_*).
+// 1.0.3; env.abort and WASI, which the sandbox does not provide) or is outside the ABI (http_request, var_*,
+// config_* other than config_get, which PluginConfig reads).
 
 export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   'extism:host/env': [
@@ -16,6 +17,7 @@ export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
     'input_load_u64',
     'output_set',
     'error_set',
+    'config_get',
   ],
   'extism:host/user': ['ccm_http', 'ccm_log', 'ccm_now_ms', 'ccm_input_read', 'ccm_http_bytes', 'ccm_http_answer_read'],
 };
