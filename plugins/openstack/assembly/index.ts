@@ -1,0 +1,198 @@
+// The OpenStack provider: InstancesV2 and Zones on Nova (and Neutron's ports for addresses), LoadBalancer on Octavia,
+// Routes on a Neutron router's extra routes, following openstack-cloud-controller-manager (OCCM) v1.36. The host logs
+// in to Keystone, hands the plugin the service catalog (catalog.ts) and attaches the token to its requests; the
+// plugin holds no credential. Behaviour and configuration: plugins/openstack/README.md.
+import {
+  Capability,
+  CloudConfig,
+  CreateRouteRequest,
+  CreateRouteResponse,
+  DeleteRouteRequest,
+  DeleteRouteResponse,
+  EnsureLoadBalancerDeletedRequest,
+  EnsureLoadBalancerDeletedResponse,
+  EnsureLoadBalancerRequest,
+  EnsureLoadBalancerResponse,
+  fields,
+  GetLoadBalancerNameRequest,
+  GetLoadBalancerNameResponse,
+  GetLoadBalancerRequest,
+  GetLoadBalancerResponse,
+  GetZoneByNodeNameRequest,
+  GetZoneByProviderIDRequest,
+  GetZoneRequest,
+  InitializeRequest,
+  InitializeResponse,
+  InstanceExistsRequest,
+  InstanceExistsResponse,
+  InstanceMetadata,
+  InstanceMetadataRequest,
+  InstanceShutdownRequest,
+  InstanceShutdownResponse,
+  instanceNotFound,
+  ListRoutesRequest,
+  ListRoutesResponse,
+  Log,
+  PluginError,
+  Provider,
+  registerProvider,
+  UpdateLoadBalancerRequest,
+  UpdateLoadBalancerResponse,
+  Zone,
+} from "@wasm-ccm/plugin-sdk";
+import { attachedPorts, nodeAddresses } from "./addresses";
+import { Api } from "./api";
+import { setWaitSteps, startCall } from "./budget";
+import { readEndpoints } from "./catalog";
+import { Config, parseConfig } from "./config";
+import * as lb from "./loadbalancer";
+import { loadBalancerName } from "./names";
+import * as routes from "./routes";
+import {
+  instanceTypeOf,
+  lookupNode,
+  notFound,
+  PROVIDER_NAME,
+  providerIDOf,
+  sanitizeLabel,
+  Server,
+  ServerLookup,
+  serverByName,
+  serverByProviderID,
+} from "./servers";
+import { VERSION } from "./version";
+
+export * from "@wasm-ccm/plugin-sdk/exports";
+
+// Nova's status for a server that is stopped: the only one OCCM reports as shut down.
+const SHUTOFF = "SHUTOFF";
+
+class OpenStackProvider extends Provider {
+  private config: Config = new Config();
+  private api: Api | null = null;
+
+  constructor() {
+    super(PROVIDER_NAME, VERSION, [Capability.instancesV2, Capability.loadBalancer, Capability.routes, Capability.zones]);
+    this.hasClusterID = true;
+  }
+
+  initialize(req: InitializeRequest, out: InitializeResponse): PluginError | null {
+    const parsed = parseConfig(req.cloudConfig);
+    if (parsed.error !== null) return parsed.error;
+    const endpoints = readEndpoints(parsed.config.lb.enabled);
+    if (endpoints.error !== null) return endpoints.error;
+    this.config = parsed.config;
+    setWaitSteps(this.config.waitSteps);
+    if (this.config.region == "") this.config.region = endpoints.endpoints.region;
+    this.api = new Api(endpoints.endpoints, this.config.requestTimeoutMs);
+    const where = fields().set("region", this.config.region).set("compute", endpoints.endpoints.compute);
+    Log.info("openstack provider initialized", where.set("cluster", CloudConfig.clusterName()));
+    return null;
+  }
+
+  private get os(): Api {
+    return this.api!;
+  }
+
+  instanceExists(req: InstanceExistsRequest, out: InstanceExistsResponse): PluginError | null {
+    const found = lookupNode(this.os, req.node, this.config.region);
+    if (found.error !== null) return found.error;
+    out.exists = found.server !== null;
+    return null;
+  }
+
+  instanceShutdown(req: InstanceShutdownRequest, out: InstanceShutdownResponse): PluginError | null {
+    const found = lookupNode(this.os, req.node, this.config.region);
+    if (found.error !== null) return found.error;
+    if (found.server === null) return notFound(req.node);
+    out.shutdown = found.server!.status == SHUTOFF;
+    return null;
+  }
+
+  instanceMetadata(req: InstanceMetadataRequest, out: InstanceMetadata): PluginError | null {
+    const found = lookupNode(this.os, req.node, this.config.region);
+    if (found.error !== null) return found.error;
+    const server = found.server;
+    if (server === null) return notFound(req.node);
+    const type = instanceTypeOf(this.os, server);
+    if (type.error !== null) return type.error;
+    const ports = attachedPorts(this.os, server.id);
+    if (ports.error !== null) return ports.error;
+    out.providerID = providerIDOf(server, this.config.region, this.config.regionalProviderID);
+    out.instanceType = type.value;
+    out.nodeAddresses = nodeAddresses(server, ports.ports, this.config);
+    out.zone = sanitizeLabel(server.availabilityZone);
+    out.region = this.config.region;
+    return null;
+  }
+
+  getLoadBalancer(req: GetLoadBalancerRequest, out: GetLoadBalancerResponse): PluginError | null {
+    startCall();
+    const got = lb.getLoadBalancer(this.os, this.config.lb, req.clusterName, req.service, out.status);
+    out.exists = got.exists;
+    return got.error;
+  }
+
+  getLoadBalancerName(req: GetLoadBalancerNameRequest, out: GetLoadBalancerNameResponse): PluginError | null {
+    out.name = loadBalancerName(req.clusterName, req.service);
+    return null;
+  }
+
+  ensureLoadBalancer(req: EnsureLoadBalancerRequest, out: EnsureLoadBalancerResponse): PluginError | null {
+    startCall();
+    return lb.ensureLoadBalancer(this.os, this.config.lb, req.clusterName, req.service, req.nodes, out.status);
+  }
+
+  updateLoadBalancer(req: UpdateLoadBalancerRequest, out: UpdateLoadBalancerResponse): PluginError | null {
+    startCall();
+    return lb.updateLoadBalancer(this.os, this.config.lb, req.clusterName, req.service, req.nodes);
+  }
+
+  ensureLoadBalancerDeleted(
+    req: EnsureLoadBalancerDeletedRequest,
+    out: EnsureLoadBalancerDeletedResponse,
+  ): PluginError | null {
+    startCall();
+    return lb.ensureLoadBalancerDeleted(this.os, this.config.lb, req.clusterName, req.service);
+  }
+
+  listRoutes(req: ListRoutesRequest, out: ListRoutesResponse): PluginError | null {
+    const list = routes.listRoutes(this.os, this.config, req.clusterName);
+    out.routes = list.routes;
+    return list.error;
+  }
+
+  createRoute(req: CreateRouteRequest, out: CreateRouteResponse): PluginError | null {
+    return routes.createRoute(this.os, this.config, req.clusterName, req.route);
+  }
+
+  deleteRoute(req: DeleteRouteRequest, out: DeleteRouteResponse): PluginError | null {
+    return routes.deleteRoute(this.os, this.config, req.clusterName, req.route);
+  }
+
+  // OCCM has no Zones (it answers from InstancesV2): these answer what instanceMetadata would.
+  getZone(req: GetZoneRequest, out: Zone): PluginError | null {
+    // Upstream's GetZone is the zone of the machine the CCM runs on, which only its metadata service knows.
+    out.region = this.config.region;
+    return null;
+  }
+
+  getZoneByProviderID(req: GetZoneByProviderIDRequest, out: Zone): PluginError | null {
+    return this.zoneOf(serverByProviderID(this.os, req.providerID, this.config.region), req.providerID, out);
+  }
+
+  getZoneByNodeName(req: GetZoneByNodeNameRequest, out: Zone): PluginError | null {
+    return this.zoneOf(serverByName(this.os, req.nodeName), req.nodeName, out);
+  }
+
+  private zoneOf(found: ServerLookup, what: string, out: Zone): PluginError | null {
+    if (found.error !== null) return found.error;
+    const server: Server | null = found.server;
+    if (server === null) return instanceNotFound("no server for " + what);
+    out.failureDomain = sanitizeLabel(server.availabilityZone);
+    out.region = this.config.region;
+    return null;
+  }
+}
+
+registerProvider(new OpenStackProvider());
