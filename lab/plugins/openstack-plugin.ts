@@ -26,6 +26,8 @@ export interface OpenStackPluginOptions {
   clusterName?: string;
   /** Absent: the plugin's config has no catalog (initialize must refuse that). */
   catalog?: KeystoneCatalog;
+  /** The config key the catalog is under (default keystone.catalog). */
+  catalogKey?: string;
   /** Attached as X-Auth-Token to requests to the catalog's hosts (loopback, plain http). */
   token?: string;
   callTimeoutMs?: number;
@@ -79,7 +81,7 @@ export async function loadOpenStackPlugin(options: OpenStackPluginOptions): Prom
           ? {
               file,
               reloadIntervalMs: 0,
-              ...(options.catalog ? { exposeToPlugin: { [CATALOG_CONFIG_KEY]: 'catalog' } } : {}),
+              ...(options.catalog ? { exposeToPlugin: { [options.catalogKey ?? CATALOG_CONFIG_KEY]: 'catalog' } } : {}),
             }
           : undefined,
       pool: { size: 1 },

@@ -5,6 +5,9 @@ import { invalid, JsonValue, PluginConfig, PluginError } from "@wasm-ccm/plugin-
 
 /** The Extism config key the host writes the catalog under. */
 export const CATALOG_KEY = "keystone.catalog";
+// The host's key for the catalog of a keystone credentials entry named "openstack" (keystone.<credential>.catalog),
+// read when CATALOG_KEY is absent: the plugin cannot list its config's keys.
+const NAMED_CATALOG_KEY = "keystone.openstack.catalog";
 
 export class Endpoints {
   /** The catalog's region: the region when cloud.conf names none. */
@@ -27,17 +30,22 @@ export class EndpointsResult {
 /** The endpoints the plugin needs from the host's catalog; an error naming what is missing. */
 export function readEndpoints(needLoadBalancer: bool): EndpointsResult {
   const out = new EndpointsResult();
-  const text = PluginConfig.get(CATALOG_KEY);
+  let key = CATALOG_KEY;
+  let text = PluginConfig.get(key);
+  if (text === null) {
+    key = NAMED_CATALOG_KEY;
+    text = PluginConfig.get(key);
+  }
   if (text === null) {
     out.error = invalid(
-      "no service catalog: the plugin's config has no " + CATALOG_KEY +
-        " (give the host a keystone credentials entry; it logs in and writes the catalog there)",
+      "no service catalog: the plugin's config has neither " + CATALOG_KEY + " nor " + NAMED_CATALOG_KEY +
+        " (give the host a keystone credentials entry named openstack; it logs in and writes the catalog there)",
     );
     return out;
   }
   const doc = JsonValue.parse(text);
   if (doc === null || doc.get("endpoints").length == 0) {
-    out.error = invalid(CATALOG_KEY + " is not a catalog with endpoints: " + (doc === null ? JsonValue.lastError() : text));
+    out.error = invalid(key + " is not a catalog with endpoints: " + (doc === null ? JsonValue.lastError() : text));
     return out;
   }
   const e = out.endpoints;
@@ -52,7 +60,7 @@ export function readEndpoints(needLoadBalancer: bool): EndpointsResult {
   if (e.network == "") missing.push("network (neutron)");
   if (needLoadBalancer && e.loadBalancer == "") missing.push("load-balancer (octavia)");
   if (missing.length > 0) {
-    out.error = invalid("the service catalog (" + CATALOG_KEY + ") has no endpoint of type " + missing.join(", "));
+    out.error = invalid("the service catalog (" + key + ") has no endpoint of type " + missing.join(", "));
   }
   return out;
 }

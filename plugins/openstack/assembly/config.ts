@@ -5,7 +5,7 @@
 import { invalid, PluginError } from "@wasm-ccm/plugin-sdk";
 import { DEFAULT_WAIT_STEPS } from "./budget";
 import { IniEntry, IniSection, parseIni } from "./ini";
-import { NOT_AN_INTEGER, parseBool, parseDurationMs, parseInteger, splitList } from "./values";
+import { NOT_AN_INTEGER, parseBool, parseDurationMs, parseInteger } from "./values";
 
 export class LbConfig {
   enabled: bool = true;

@@ -17,15 +17,15 @@ class SubnetOf {
 /** getSubnetIDForLB: the subnet of the node's load-balancer address among its server's ports. */
 function subnetOfNode(api: Api, node: Node, family: string): SubnetOf {
   const out = new SubnetOf();
-  const service = "no subnet-id found: autodetecting it from node " + node.name + ": ";
+  const prefix = "no subnet-id found: autodetecting it from node " + node.name + ": ";
   const address = addressForLB(node, family);
   if (address == "") {
-    out.error = internal(service + "the node has no InternalIP or ExternalIP address");
+    out.error = internal(prefix + "the node has no InternalIP or ExternalIP address");
     return out;
   }
   const id = parseProviderID(node.providerID);
   if (node.providerID == "" || id.error !== null) {
-    out.error = internal(service + "can't determine instance ID from ProviderID " + node.providerID);
+    out.error = internal(prefix + "can't determine instance ID from ProviderID " + node.providerID);
     return out;
   }
   const ports = attachedPorts(api, id.serverID);
@@ -42,7 +42,7 @@ function subnetOfNode(api: Api, node: Node, family: string): SubnetOf {
       }
     }
   }
-  out.error = internal(service + "no port of server " + id.serverID + " has address " + address);
+  out.error = internal(prefix + "no port of server " + id.serverID + " has address " + address);
   return out;
 }
 

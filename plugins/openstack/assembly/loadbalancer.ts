@@ -4,6 +4,7 @@
 // the load balancer with everything in it (Octavia's cascade delete, or piece by piece with cascade-delete = false).
 import {
   encodeComponent,
+  ErrorCode,
   fields,
   implementedElsewhere,
   internal,
@@ -259,7 +260,7 @@ export function ensureLoadBalancerDeleted(api: Api, cfg: LbConfig, clusterName: 
   if (!cfg.enabled) return null;
   const found = lookupLoadBalancer(api, clusterName, service);
   // A load balancer of another Service (an ID naming someone else's, another UID's) is not this Service's to delete.
-  if (found.error !== null && found.error!.code != "Invalid") return found.error;
+  if (found.error !== null && found.error!.code != ErrorCode.Invalid) return found.error;
   const existing = found.lb;
   if (existing === null || found.error !== null) return null;
   let lb = existing;

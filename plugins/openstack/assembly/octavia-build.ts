@@ -187,7 +187,7 @@ function membersJson(plan: Plan, port: ServicePort): JsonValue {
   return out;
 }
 
-/** The batch member update's body ({"members": [...]}), written straight to UTF-8: pools can be large. */
+/** The batch member update's body ({"members": [...]}), written once as UTF-8 (no UTF-16 string on the way). */
 export function membersBody(plan: Plan, port: ServicePort): JsonWriter {
   const w = new JsonWriter(256);
   JsonValue.newObject().set("members", membersJson(plan, port)).write(w);

@@ -51,7 +51,21 @@ router-id = 5f2b6a0e-0000-4000-8000-000000000003
 
 describe('openstack plugin: catalog and cloud config', () => {
   it('refuses to start without the catalog, naming the config key it reads', async () => {
-    await expect(loadOpenStackPlugin({ cloudConfig: '' })).rejects.toThrow(/no service catalog.*keystone\.catalog/);
+    await expect(loadOpenStackPlugin({ cloudConfig: '' })).rejects.toThrow(
+      /no service catalog.*keystone\.catalog nor keystone\.openstack\.catalog/,
+    );
+  });
+
+  it('reads the catalog of a keystone credentials entry named openstack when keystone.catalog is absent', async () => {
+    const catalogKey = 'keystone.openstack.catalog';
+    const plugin = await loadOpenStackPlugin({ cloudConfig: '', catalog: CATALOG, catalogKey });
+    try {
+      expect(await plugin.call('getZone', {})).toEqual({ failureDomain: '', region: 'RegionOne' });
+    } finally {
+      await plugin.close();
+    }
+    const elsewhere = { catalog: CATALOG, catalogKey: 'keystone.cloud.catalog' };
+    await expect(loadOpenStackPlugin({ cloudConfig: '', ...elsewhere })).rejects.toThrow(/no service catalog/);
   });
 
   it('refuses a catalog without an endpoint it needs, naming the service type', async () => {
