@@ -17,7 +17,7 @@ import { initOpenStack } from './init.ts';
 import { layoutOf, REGION, venvDir } from './layout.ts';
 import { runRootOf, stackPids } from './process.ts';
 import { type LabResources, updateCatalog } from './resources.ts';
-import { allocatePorts, netnsName, newRunId, reapStaleStacks } from './run.ts';
+import { allocatePorts, netnsName, newRunId, pruneStateDirs, reapStaleStacks } from './run.ts';
 import { Stack } from './stack.ts';
 
 export { ApiError, type Credentials, issueToken, OpenStackClient, pollUntil, type Token } from './api.ts';
@@ -67,6 +67,7 @@ export async function startOpenStack(options: StartOptions = {}): Promise<OpenSt
   const log = options.log ?? (() => {});
   await reapStaleStacks();
   const init = await initOpenStack(log);
+  pruneStateDirs(init.stateDir);
   const runId = newRunId();
   const runDir = runRootOf(runId);
   mkdirSync(runDir);

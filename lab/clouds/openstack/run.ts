@@ -2,12 +2,16 @@
 // its network namespace's name), its ports, and the clean-up of stacks whose owner died without stopping them.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { createServer } from 'node:net';
 import type { Ports } from './config.ts';
 import { deleteNetns, listNetns } from './infra.ts';
 import { killStack, reapOrphanStacks } from './process.ts';
 
 const NETNS_PREFIX = 'wasm-ccm-os-';
+/** A state directory of another key (other sources, another venv) unused this long is deleted. */
+const STATE_UNUSED_MS = 3 * 24 * 3600_000;
 
 /** `<owner pid>-<random>`: the owner's pid lets a later run tell a stale stack from a live one. */
 export function newRunId(): string {
@@ -114,4 +118,20 @@ export function killOnExit(runId: string, netns: string): () => void {
     }
   }
   return () => liveStacks.delete(runId);
+}
+
+/**
+ * Marks the state directory `keep` used now and deletes the other keys' state directories unused for three days:
+ * each edit of the lab's sources makes a new one (~150 MB), and nothing else ever removes the old ones.
+ */
+export function pruneStateDirs(keep: string): void {
+  const now = new Date();
+  utimesSync(keep, now, now);
+  for (const name of readdirSync(dirname(keep))) {
+    const dir = join(dirname(keep), name);
+    if (name === basename(keep) || !name.startsWith('openstack-') || name.endsWith('.lock')) continue;
+    // A key being initialized right now holds its lock.
+    if (existsSync(`${dir}.lock`)) continue;
+    if (now.getTime() - statSync(dir).mtimeMs > STATE_UNUSED_MS) rmSync(dir, { recursive: true, force: true });
+  }
 }
