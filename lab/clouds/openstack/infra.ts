@@ -2,7 +2,7 @@
 // packages' system services): MariaDB, RabbitMQ and a userspace Open vSwitch whose switch runs in a private network
 // namespace, so the bridges and devices it creates stay out of the machine's own network.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -169,9 +169,59 @@ async function vsctl(dbConnection: string, env: NodeJS.ProcessEnv, args: string[
   return stdout;
 }
 
+type Starter = (name: string, command: string, args: string[]) => ServiceProcess;
+
+/** A fresh ovsdb-server in the run's OVS directory; returns its `unix:` connection once it serves. */
+async function startOvsdb(layout: Layout, env: NodeJS.ProcessEnv, start: Starter): Promise<string> {
+  const db = join(layout.ovs, 'conf.db');
+  const sock = join(layout.ovs, 'db.sock');
+  await runStep('ovsdb-tool', 'ovsdb-tool', ['create', db, '/usr/share/openvswitch/vswitch.ovsschema'], {
+    logPath: join(layout.log, 'ovsdb-tool.log'),
+    env,
+  });
+  const ovsdb = start('ovsdb-server', 'ovsdb-server', [
+    db,
+    `--remote=punix:${sock}`,
+    `--unixctl=${join(layout.ovs, 'ovsdb-server.ctl')}`,
+  ]);
+  const dbConnection = `unix:${sock}`;
+  await waitUntil(ovsdb, 'ovsdb-server to serve', async () => {
+    await vsctl(dbConnection, env, ['--no-wait', 'init']);
+    return true;
+  });
+  return dbConnection;
+}
+
+/** ovs-vswitchd in the network namespace `netns`, with the physical networks' bridges. */
+async function startSwitch(
+  layout: Layout,
+  netns: string,
+  dbConnection: string,
+  env: NodeJS.ProcessEnv,
+  start: Starter,
+): Promise<void> {
+  await execFileP('ip', ['netns', 'add', netns]);
+  await execFileP('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up']);
+  const vswitchd = start('ovs-vswitchd', 'ip', [
+    ...['netns', 'exec', netns],
+    'ovs-vswitchd',
+    dbConnection,
+    `--unixctl=${join(layout.ovs, 'ovs-vswitchd.ctl')}`,
+  ]);
+  const bridges = Object.values(PHYSNET_BRIDGES).flatMap((bridge) => [
+    ...['--', '--may-exist', 'add-br', bridge],
+    ...['--', 'set', 'bridge', bridge, 'datapath_type=netdev'],
+  ]);
+  // Without --no-wait, ovs-vsctl returns once ovs-vswitchd has applied the change: the switch runs.
+  await waitUntil(vswitchd, 'ovs-vswitchd to create the bridges', async () => {
+    await vsctl(dbConnection, env, bridges);
+    return true;
+  });
+}
+
 /**
- * ovsdb-server, then ovs-vswitchd in the network namespace `netns` (userspace datapath: no kernel module), the
- * physical-network bridges, and a socat pair that carries the switch's OpenFlow connections from the namespace's
+ * ovsdb-server, then ovs-vswitchd in the network namespace `netns` (userspace datapath: no kernel module) with the
+ * physical networks' bridges, and a socat pair that carries the switch's OpenFlow connections from the namespace's
  * loopback to the agent's controller on the host's, at the same port.
  */
 export async function startOvs(
@@ -182,58 +232,19 @@ export async function startOvs(
 ): Promise<Ovs> {
   mkdirSync(layout.ovs, { recursive: true });
   const env = ovsEnv(layout, baseEnv);
-  const db = join(layout.ovs, 'conf.db');
-  const sock = join(layout.ovs, 'db.sock');
-  const dbConnection = `unix:${sock}`;
-  const logs = (name: string): string => join(layout.log, `${name}.log`);
-  if (!existsSync(db)) {
-    await runStep('ovsdb-tool', 'ovsdb-tool', ['create', db, '/usr/share/openvswitch/vswitch.ovsschema'], {
-      logPath: logs('ovsdb-server'),
-      env,
-    });
-  }
   const processes: ServiceProcess[] = [];
-  const start = (name: string, command: string, args: string[]): ServiceProcess => {
-    const p = new ServiceProcess(name, command, args, { logPath: logs(name), env });
+  const start: Starter = (name, command, args) => {
+    const p = new ServiceProcess(name, command, args, { logPath: join(layout.log, `${name}.log`), env });
     processes.push(p);
     return p;
   };
   try {
-    const ovsdb = start('ovsdb-server', 'ovsdb-server', [
-      db,
-      `--remote=punix:${sock}`,
-      `--unixctl=${join(layout.ovs, 'ovsdb-server.ctl')}`,
-    ]);
-    await waitUntil(ovsdb, 'ovsdb-server to serve', async () => {
-      await vsctl(dbConnection, env, ['--no-wait', 'init']);
-      return true;
-    });
-    await execFileP('ip', ['netns', 'add', netns]);
-    await execFileP('ip', ['netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up']);
-    const inNetns = ['netns', 'exec', netns];
-    start('ovs-vswitchd', 'ip', [
-      ...inNetns,
-      'ovs-vswitchd',
-      dbConnection,
-      `--unixctl=${join(layout.ovs, 'ovs-vswitchd.ctl')}`,
-    ]);
-    // Without --no-wait, ovs-vsctl returns once ovs-vswitchd has applied the change: the switch runs.
-    for (const bridge of Object.values(PHYSNET_BRIDGES)) {
-      await vsctl(dbConnection, env, [
-        '--may-exist',
-        'add-br',
-        bridge,
-        '--',
-        'set',
-        'bridge',
-        bridge,
-        'datapath_type=netdev',
-      ]);
-    }
+    const dbConnection = await startOvsdb(layout, env, start);
+    await startSwitch(layout, netns, dbConnection, env, start);
     const relay = join(layout.run, 'openflow.sock');
     start('openflow-relay-host', 'socat', [`UNIX-LISTEN:${relay},fork`, `TCP:127.0.0.1:${openflowPort}`]);
     start('openflow-relay-netns', 'ip', [
-      ...inNetns,
+      ...['netns', 'exec', netns],
       'socat',
       `TCP-LISTEN:${openflowPort},bind=127.0.0.1,reuseaddr,fork`,
       `UNIX-CONNECT:${relay}`,

@@ -150,7 +150,9 @@ function stackOf(pid: number, runDirs: string): string | undefined {
     return undefined;
   }
   if (!cwd.startsWith(join(runDirs, RUN_DIR_PREFIX))) return undefined;
-  return cwd.slice(runDirs.length + 1 + RUN_DIR_PREFIX.length).split('/')[0];
+  const runId = cwd.slice(runDirs.length + 1 + RUN_DIR_PREFIX.length).split('/')[0] ?? '';
+  // Other tools' directories may share the prefix: only a stack's id (`<pid>-<8 hex>`) names a stack.
+  return /^\d+-[0-9a-f]{8}$/.test(runId) ? runId : undefined;
 }
 
 function isZombie(pid: number): boolean {
