@@ -1,7 +1,8 @@
 // OCCM's cloud.conf (openstack-cloud-controller-manager's --cloud-config, an INI file), as a source of a keystone
 // credentials entry: its [Global] section's auth keys give the login, read as gophercloud reads them (a project
 // scope when a project is named, else a domain scope; `domain-id`/`domain-name` stand for the user's and the project's
-// domain where those are not given, except for a domain scope; an application credential wins over a password).
+// domain where those are not given, except for a domain scope; an application credential wins over a password, and
+// logs in without a scope).
 // Any other [Global] key is refused by name: a trust, a client certificate or clouds.yaml would log in differently,
 // and a key this reader does not know must not be dropped in silence. The other sections are the plugin's.
 //
@@ -128,7 +129,8 @@ export function keystoneFromCloudConf(text: string, file: string, at: string): C
       credentialID: get('application-credential-id'),
       // gophercloud names a credential by ID when it has one.
       credentialName: keys.has('application-credential-id') ? undefined : get('application-credential-name'),
-      project: project(get('tenant-id'), get('tenant-name'), projectDomain, where),
+      // gophercloud sends no scope with an application credential (it carries its own): project keys are not used.
+      project: applicationCredential ? undefined : project(get('tenant-id'), get('tenant-name'), projectDomain, where),
       domain: projectScoped || applicationCredential ? undefined : domain(get('domain-id'), get('domain-name')),
       region: get('region'),
       interface: endpointType === undefined ? undefined : endpointInterface(endpointType),
