@@ -100,8 +100,32 @@ describe('keystone credentials: login at load', () => {
       interface: 'public',
       endpoints: [{ type: 'compute', name: 'nova', url: keystone.cloudURL }],
     });
+    // The only keystone entry: its catalog under the key without the credential's name as well.
+    expect(store.pluginConfig()['keystone.catalog']).toBe(store.pluginConfig()['keystone.openstack.catalog']);
     expect(store.catalogHosts()).toEqual([keystone.cloudHost]);
     expect(JSON.stringify(store.pluginConfig())).not.toContain('token');
+  });
+
+  it('names each catalog by its credential when there are two keystone entries', async () => {
+    const { keystone, store, file } = await setUp();
+    const entry = (name: string, keystoneFields: Record<string, string>) => ({
+      name,
+      hostsFromCatalog: true,
+      insecure: true,
+      keystone: { authURL: keystone.authURL, region: REGION, ...keystoneFields },
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        credentials: [
+          entry('one', { userName: USER.name, userDomainName: USER.domain, passwordFile: 'password' }),
+          entry('two', { applicationCredentialID: APP_CREDENTIAL.id, applicationCredentialSecretFile: 'app-secret' }),
+        ],
+      }),
+    );
+    expect(await store.reload()).toBe(true);
+    await store.startLogins();
+    expect(Object.keys(store.pluginConfig()).sort()).toEqual(['keystone.one.catalog', 'keystone.two.catalog']);
   });
 
   it('logs in with an application credential, unscoped, and attaches its token as well', async () => {

@@ -19,6 +19,7 @@ const MINUTE = 60_000;
 
 /** A flow whose logins the test settles one by one; each session's token is `token-<n>`. */
 class FakeFlow implements LoginFlow<{ n: number }> {
+  readonly kind = 'fake';
   readonly target = 'fake https://id.example';
   readonly secrets = ['the-password'];
   lifetimeMs = HOUR;

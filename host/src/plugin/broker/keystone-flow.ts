@@ -27,12 +27,15 @@ export interface KeystoneCatalog {
 
 /** The Extism config key of a keystone credential's catalog. */
 export const catalogConfigKey = (credential: string): string => `keystone.${credential}.catalog`;
+/** The key of the catalog of the only keystone entry, as well. */
+export const SOLE_CATALOG_KEY = 'keystone.catalog';
 
 // Fernet tokens are ~200 bytes, PKI tokens once were kilobytes; anything longer is not a token.
 const TOKEN = /^[!-~]{1,16384}$/;
 const MAX_MESSAGE = 300;
 
 export class KeystoneFlow implements LoginFlow<KeystoneCatalog> {
+  readonly kind = 'keystone';
   readonly target: string;
   readonly secrets: readonly string[];
   readonly #login: KeystoneLogin;
@@ -68,8 +71,9 @@ export class KeystoneFlow implements LoginFlow<KeystoneCatalog> {
     };
   }
 
-  pluginConfig(credential: string, catalog: KeystoneCatalog): Record<string, string> {
-    return { [catalogConfigKey(credential)]: JSON.stringify(catalog) };
+  pluginConfig(credential: string, catalog: KeystoneCatalog, sole: boolean): Record<string, string> {
+    const json = JSON.stringify(catalog);
+    return { [catalogConfigKey(credential)]: json, ...(sole ? { [SOLE_CATALOG_KEY]: json } : {}) };
   }
 
   // OCCM's cloud.conf for this Keystone (often the very file the entry reads) loses [Global]'s secret keys.

@@ -43,14 +43,19 @@ export interface LoginSession<Data = unknown> {
 }
 
 export interface LoginFlow<Data = unknown> {
+  /** The kind of login (`keystone`). */
+  readonly kind: string;
   /** What the flow logs in to, for messages: `keystone https://keystone.example:5000/v3`. */
   readonly target: string;
   /** The entry's own secrets (a password): redacted from answers and login errors. */
   readonly secrets: readonly string[];
   /** Logs in; rejects with LoginError when the server refuses or answers something unusable. */
   logIn(exchange: LoginExchange): Promise<LoginSession<Data>>;
-  /** Extism config entries the session's data gives the plugin (never a secret). */
-  pluginConfig?(credential: string, data: Data): Record<string, string>;
+  /**
+   * Extism config entries the session's data gives the plugin (never a secret); `sole` when the entry is the only
+   * one of its kind (a plugin cannot list its config's keys: a key without the credential's name finds it).
+   */
+  pluginConfig?(credential: string, data: Data, sole: boolean): Record<string, string>;
   /** The endpoints the session's data names: an entry's hosts when it says `hostsFromCatalog`. */
   endpoints?(data: Data): URL[];
   /** The plugin's cloud config without the secrets this flow logs in with, where it holds them. */

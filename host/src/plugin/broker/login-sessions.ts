@@ -91,12 +91,14 @@ export class LoginSessions {
    * hosts come from these sessions. Rejects with the first failure, naming the credential.
    */
   async start(): Promise<void> {
+    const all = [...this.#keeping.values()];
     await Promise.all(
-      [...this.#keeping.values()].map(async ({ entry, keeper }) => {
+      all.map(async ({ entry, keeper }) => {
         const held = await keeper.current();
         const data = held.session.data;
+        const sole = all.filter((k) => k.entry.flow.kind === entry.flow.kind).length === 1;
         this.#started.set(entry.name, {
-          config: entry.flow.pluginConfig?.(entry.name, data) ?? {},
+          config: entry.flow.pluginConfig?.(entry.name, data, sole) ?? {},
           hosts: entry.hostsFromCatalog ? this.#catalogHosts(entry, data) : [],
         });
       }),
