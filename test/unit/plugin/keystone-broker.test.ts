@@ -200,6 +200,19 @@ describe('keystone credentials: the token on the cloud requests', () => {
     expect(keystone.cloudRequests).toHaveLength(2);
   });
 
+  it('answers a 401 at once, without a login, when the last login for a 401 went out less than a second ago', async () => {
+    const { keystone, broker } = await started();
+    await get(broker, `http://${keystone.cloudHost}/always-401`);
+    expect(keystone.logins).toHaveLength(2);
+    const again = await get(broker, `http://${keystone.cloudHost}/always-401`);
+    expect(again.head.status).toBe(401);
+    expect(keystone.logins).toHaveLength(2);
+    expect(keystone.cloudRequests).toHaveLength(3);
+    // The session still serves the endpoints that take it.
+    expect((await get(broker, `${keystone.cloudURL}/flavors`)).head.status).toBe(200);
+    expect(keystone.logins).toHaveLength(2);
+  });
+
   it('renews once for many requests refused together', async () => {
     const { keystone, broker } = await started();
     keystone.revoke(keystone.logins[0]?.token as string);

@@ -72,7 +72,7 @@ function keeper(flow: FakeFlow, clock: { now: number }) {
 /** Every promise callback queued so far has run (the keeper's settle in a few microtasks). */
 const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-const token = (held: HeldSession<unknown>): string | undefined => held.session.headers['x-token'];
+const token = (held: HeldSession<unknown> | undefined): string | undefined => held?.session.headers['x-token'];
 
 describe('SessionKeeper', () => {
   it('sends one login for every request that waits for a session, and serves the session synchronously after', async () => {
@@ -139,6 +139,28 @@ describe('SessionKeeper', () => {
     // A request that used token-1 and hears 401 only now gets token-2 without another login.
     expect(token(await k.renew(refused))).toBe('token-2');
     expect(flow.sent).toBe(2);
+  });
+
+  it('logs in for a 401 at most once a second: a session refused sooner is not renewed', async () => {
+    const flow = new FakeFlow();
+    const clock = { now: 0 };
+    const { keeper: k } = keeper(flow, clock);
+    const first = k.current();
+    flow.succeed();
+    const renewing = k.renew(await first);
+    flow.succeed();
+    const second = await renewing;
+    expect(token(second)).toBe('token-2');
+    clock.now = 999;
+    expect(await k.renew(second as HeldSession<{ n: number }>)).toBeUndefined();
+    expect(flow.sent).toBe(2);
+    // Still the session to use: a 401 from one endpoint does not end it for the others.
+    expect(token(k.current() as HeldSession)).toBe('token-2');
+    clock.now = 1_000;
+    const third = k.renew(second as HeldSession<{ n: number }>);
+    expect(flow.sent).toBe(3);
+    flow.succeed();
+    expect(token(await third)).toBe('token-3');
   });
 
   it('backs off after a failed login: requests fail at once naming the credential and the status, then it tries again', async () => {

@@ -40,7 +40,7 @@ export interface AuthorizedRequest {
   /** The SigV4 signature, which later answers must not show either while a replay is possible. */
   signature?: string;
   /** A login's session, which the cloud refused (401): the request authorized anew, by a new session. */
-  renew?: () => Promise<AuthorizedRequest>;
+  renew?: () => Promise<AuthorizedRequest | undefined>;
 }
 
 // Headers only the signer may set: a plugin's own would be sent beside (or instead of) the signed ones.
@@ -109,7 +109,7 @@ export interface CredentialStoreOptions {
   /** The broker's TLS options, for the logins too. */
   tls?: ConnectionOptions;
   /** The login keepers' clock and backoff (tests). */
-  logins?: Pick<LoginSessionsOptions, 'now' | 'minBackoffMs' | 'maxBackoffMs'>;
+  logins?: Pick<LoginSessionsOptions, 'now' | 'minBackoffMs' | 'maxBackoffMs' | 'minRefusalLoginIntervalMs'>;
 }
 
 export class CredentialStore {
@@ -416,6 +416,9 @@ function withSession(request: SignableRequest, use: SessionUse): AuthorizedReque
   return {
     headers: { ...request.headers, ...UNCOMPRESSED, ...use.headers },
     secrets: use.secrets as string[],
-    renew: async () => withSession(request, await use.renew()),
+    renew: async () => {
+      const renewed = await use.renew();
+      return renewed === undefined ? undefined : withSession(request, renewed);
+    },
   };
 }

@@ -303,10 +303,10 @@ export class HttpBroker {
       const authorized = authorizing instanceof Promise ? await untilAborted(authorizing, signal) : authorizing;
       const response = await this.#transmit(outgoing, authorized, signal, fence, attached);
       // A login's session the cloud refused (revoked, or ended early) is renewed and the request sent once more; a
-      // second 401 is the plugin's answer.
+      // second 401 is the plugin's answer, as is the first when the keeper renews no session.
       if (response.status !== 401 || authorized?.renew === undefined) return response;
       const renewed = await untilAborted(authorized.renew(), signal);
-      return await this.#transmit(outgoing, renewed, signal, fence, attached);
+      return renewed === undefined ? response : await this.#transmit(outgoing, renewed, signal, fence, attached);
     } catch (err) {
       throw networkError(url, err, !isEmpty(attached));
     } finally {

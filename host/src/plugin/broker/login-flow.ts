@@ -83,6 +83,11 @@ export interface SessionKeeperOptions<Data> {
   /** The wait after a first failed login, doubled after each further one up to maxBackoffMs. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * The least time between two logins for 401s (default 1 s): an endpoint that refuses every token would otherwise
+   * make a login of every request. A session refused sooner is not renewed: the 401 is the answer.
+   */
+  minRefusalLoginIntervalMs?: number;
 }
 
 /** A session in use, and when it is renewed and ends, on the keeper's clock. */
@@ -102,6 +107,7 @@ interface Failure {
 const RENEW_AHEAD_MS = 5 * 60_000;
 const DEFAULT_MIN_BACKOFF_MS = 1_000;
 const DEFAULT_MAX_BACKOFF_MS = 60_000;
+const DEFAULT_MIN_REFUSAL_LOGIN_INTERVAL_MS = 1_000;
 // Sessions kept for redaction after they stopped being used, until they end: enough for a renewal every few minutes.
 const MAX_REMEMBERED_SESSIONS = 16;
 
@@ -116,6 +122,8 @@ export class SessionKeeper<Data = unknown> {
   #held: HeldSession<Data> | undefined;
   #login: Promise<HeldSession<Data>> | undefined;
   #failure: Failure | undefined;
+  /** When the last login for a 401 went out. */
+  #lastRefusalLogin: number | undefined;
   /** Every session's secrets held until it ends (the current one last). */
   #remembered: Array<{ secrets: readonly string[]; expiresAt: number }> = [];
   #secrets: readonly string[];
@@ -166,14 +174,23 @@ export class SessionKeeper<Data = unknown> {
 
   /**
    * A session to resend with after the cloud refused `rejected` (401): one new login for all the requests that saw
-   * it refused; a session obtained since is used as it is.
+   * it refused; a session obtained since is used as it is. Undefined when the last login for a 401 went out less than
+   * minRefusalLoginIntervalMs ago: the cloud refuses fresh sessions too, and its 401 is the answer.
    */
-  renew(rejected: HeldSession<Data>): Promise<HeldSession<Data>> {
+  renew(rejected: HeldSession<Data>): Promise<HeldSession<Data> | undefined> {
     const now = this.#now();
     if (this.#held !== undefined && this.#held !== rejected && now < this.#held.expiresAt) {
       return Promise.resolve(this.#held);
     }
-    if (this.#held === rejected) this.#held = undefined;
+    if (this.#login !== undefined) return this.#login;
+    if (this.#held === rejected) {
+      const interval = this.#options.minRefusalLoginIntervalMs ?? DEFAULT_MIN_REFUSAL_LOGIN_INTERVAL_MS;
+      if (this.#lastRefusalLogin !== undefined && now - this.#lastRefusalLogin < interval) {
+        return Promise.resolve(undefined);
+      }
+      this.#held = undefined;
+    }
+    this.#lastRefusalLogin = now;
     try {
       return this.#fresh(now);
     } catch (err) {

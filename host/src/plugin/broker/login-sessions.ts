@@ -29,7 +29,8 @@ export interface LoginEntry {
 export interface SessionUse {
   headers: Readonly<Record<string, string>>;
   secrets: readonly string[];
-  renew: () => Promise<SessionUse>;
+  /** Undefined: no new session (the cloud refuses fresh ones too; its 401 stands). */
+  renew: () => Promise<SessionUse | undefined>;
 }
 
 export interface LoginSessionsOptions {
@@ -40,6 +41,7 @@ export interface LoginSessionsOptions {
   now?: () => number;
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  minRefusalLoginIntervalMs?: number;
 }
 
 interface Keeping {
@@ -155,7 +157,7 @@ export class LoginSessions {
   }
 
   #keeper(entry: LoginEntry): SessionKeeper {
-    const { logger, now, minBackoffMs, maxBackoffMs } = this.#options;
+    const { logger, now, minBackoffMs, maxBackoffMs, minRefusalLoginIntervalMs } = this.#options;
     return new SessionKeeper({
       credential: entry.name,
       flow: entry.flow,
@@ -164,6 +166,7 @@ export class LoginSessions {
       ...(now !== undefined ? { now } : {}),
       ...(minBackoffMs !== undefined ? { minBackoffMs } : {}),
       ...(maxBackoffMs !== undefined ? { maxBackoffMs } : {}),
+      ...(minRefusalLoginIntervalMs !== undefined ? { minRefusalLoginIntervalMs } : {}),
     });
   }
 
@@ -238,6 +241,9 @@ function sessionUse(keeper: SessionKeeper, held: HeldSession): SessionUse {
   return {
     headers: held.session.headers,
     secrets: keeper.secrets,
-    renew: async () => sessionUse(keeper, await keeper.renew(held)),
+    renew: async () => {
+      const renewed = await keeper.renew(held);
+      return renewed === undefined ? undefined : sessionUse(keeper, renewed);
+    },
   };
 }
