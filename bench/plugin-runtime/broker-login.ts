@@ -18,7 +18,7 @@ import { HttpBroker } from '../../host/src/plugin/broker/http-broker.ts';
 import { keystoneLoginEntry } from '../../host/src/plugin/broker/keystone-flow.ts';
 import { LoginSessions } from '../../host/src/plugin/broker/login-sessions.ts';
 import { parseCredentialFile } from '../../host/src/plugin/broker/credential-file.ts';
-import { KEYSTONE_ADMIN, KEYSTONE_REGION, startKeystoneOnly } from '../../lab/clouds/openstack/keystone-only.ts';
+import { KEYSTONE_ADMIN, KEYSTONE_REGION, startKeystoneOnly } from '../../lab/clouds/openstack/index.ts';
 import { formatTable, loadNow, median, percentile, writeResults } from '../../lab/measure/index.ts';
 
 const { values } = parseArgs({

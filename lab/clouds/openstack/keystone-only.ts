@@ -1,7 +1,8 @@
 // Keystone alone, the real one (keystone 30 from the lab OpenStack's venv), on SQLite and a free loopback port: for
 // tests of the host's Keystone login that need no nova or neutron. The database, the fernet keys and the bootstrap
-// (admin user and project, RegionOne, the identity endpoint) are made once into a cached state directory
-// (`keystone-manage` takes ~10 s a command on two busy cores); each run serves a copy of it.
+// (admin user and project, RegionOne, the identity endpoint) are made once into a cached state directory per venv
+// (`keystone-manage` takes ~10 s a command on two busy cores); each run serves a copy of it with the lab's
+// wsgi_runner.py. The whole stack (index.ts) has keystone too, with nova and the rest, and takes a minute to start.
 //
 //   const keystone = await startKeystoneOnly();
 //   const token = await keystone.adminToken();
@@ -10,10 +11,11 @@
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
-import { cacheDir, GiveUp, waitFor } from '../../controlplane/index.ts';
+import { GiveUp, waitFor } from '../../controlplane/index.ts';
 import { freePort, ManagedProcess, onProcessExit } from '../../process/index.ts';
+import { cacheDir, HERE, venvBin, venvDir } from './layout.ts';
 
 const execFileP = promisify(execFile);
 
@@ -26,27 +28,6 @@ export const KEYSTONE_ADMIN = {
 };
 // Bumped when the state's making changes: a new cache directory.
 const STATE_VERSION = 1;
-
-// Serves keystone.wsgi.api with gunicorn on 127.0.0.1. oslo.config parses sys.argv when keystone loads, so argv is
-// emptied first; keystone reads its configuration file from OS_KEYSTONE_CONFIG_FILES.
-const RUNNER = `
-import sys
-from gunicorn.app.base import BaseApplication
-class Runner(BaseApplication):
-    def __init__(self, port):
-        self.port = port
-        super().__init__()
-    def load_config(self):
-        for key, value in {"bind": f"127.0.0.1:{self.port}", "workers": 1, "worker_class": "gthread",
-                           "threads": 4, "timeout": 600, "keepalive": 75}.items():
-            self.cfg.set(key, value)
-    def load(self):
-        import keystone.wsgi.api
-        return keystone.wsgi.api.application
-port = int(sys.argv[1])
-sys.argv = sys.argv[:1]
-Runner(port).run()
-`;
 
 export interface KeystoneApiAnswer {
   status: number;
@@ -73,15 +54,6 @@ export interface KeystoneOnly {
   /** Revokes `token` (DELETE /v3/auth/tokens). */
   revoke(token: string): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** The python of the lab OpenStack's venv; throws saying what is missing. */
-export function keystonePython(): string {
-  const python = join(cacheDir(), 'venv', 'openstack', 'bin', 'python');
-  if (!existsSync(python)) {
-    throw new Error(`keystone is not installed: expected ${python} (the lab OpenStack's venv, with keystone 30)`);
-  }
-  return python;
 }
 
 function keystoneConf(dir: string): string {
@@ -116,13 +88,13 @@ function writeConf(dir: string): string {
   return conf;
 }
 
-/** The initialized state (database, keys, bootstrap), made once; its directory. */
-async function keystoneState(python: string, log: (m: string) => void): Promise<string> {
-  const state = join(cacheDir(), 'state', `keystone-only-v${STATE_VERSION}`);
+/** The initialized state (database, keys, bootstrap), made once per venv; its directory. */
+async function keystoneState(venv: string, log: (m: string) => void): Promise<string> {
+  const state = join(cacheDir(), 'state', `keystone-only-v${STATE_VERSION}-${basename(venv)}`);
   if (existsSync(join(state, 'keystone.db'))) return state;
   const building = mkdtempSync(join(tmpdir(), 'wasm-ccm-keystone-init-'));
   const conf = writeConf(building);
-  const manage = join(python, '..', 'keystone-manage');
+  const manage = venvBin(venv, 'keystone-manage');
   const owner = ['--keystone-user', 'root', '--keystone-group', 'root'];
   const started = Date.now();
   for (const args of [
@@ -154,8 +126,8 @@ async function keystoneState(python: string, log: (m: string) => void): Promise<
 
 export async function startKeystoneOnly(options: { log?: (message: string) => void } = {}): Promise<KeystoneOnly> {
   const log = options.log ?? (() => {});
-  const python = keystonePython();
-  const state = await keystoneState(python, log);
+  const venv = venvDir();
+  const state = await keystoneState(venv, log);
   const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-keystone-'));
   const removeExitHook = onProcessExit(() => rmSync(dir, { recursive: true, force: true }));
   cpSync(state, dir, { recursive: true });
@@ -163,7 +135,8 @@ export async function startKeystoneOnly(options: { log?: (message: string) => vo
   const port = await freePort();
   const host = `127.0.0.1:${port}`;
   const authURL = `http://${host}/v3`;
-  const server = new ManagedProcess('keystone', python, ['-c', RUNNER, String(port)], {
+  const runner = join(HERE, 'wsgi_runner.py');
+  const server = new ManagedProcess('keystone', venvBin(venv, 'python'), [runner, 'keystone.wsgi.api', String(port)], {
     logPath: join(dir, 'keystone.log'),
     env: { ...process.env, OS_KEYSTONE_CONFIG_FILES: conf },
   });

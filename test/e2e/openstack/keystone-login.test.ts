@@ -16,7 +16,7 @@ import {
   KEYSTONE_REGION,
   type KeystoneOnly,
   startKeystoneOnly,
-} from '../../../lab/clouds/openstack/keystone-only.ts';
+} from '../../../lab/clouds/openstack/index.ts';
 import { buildFixture } from '../../../lab/plugins/index.ts';
 
 interface ComputeRequest {
