@@ -106,6 +106,26 @@ describe('keystone credentials: login at load', () => {
     expect(JSON.stringify(store.pluginConfig())).not.toContain('token');
   });
 
+  it("leaves Keystone's own endpoints out of the hosts the token goes to", async () => {
+    const { keystone, store } = await setUp();
+    keystone.extraServices.push(
+      {
+        type: 'identity',
+        name: 'keystone',
+        endpoints: [{ interface: 'public', region_id: REGION, url: 'http://127.0.0.2:5000/v3' }],
+      },
+      {
+        type: 'other',
+        name: 'on-keystone',
+        endpoints: [{ interface: 'public', region_id: REGION, url: `${keystone.authURL}/x` }],
+      },
+    );
+    await store.startLogins();
+    const catalog = JSON.parse(store.pluginConfig()['keystone.catalog'] as string) as { endpoints: unknown[] };
+    expect(catalog.endpoints).toHaveLength(3);
+    expect(store.catalogHosts()).toEqual([keystone.cloudHost]);
+  });
+
   it('names each catalog by its credential when there are two keystone entries', async () => {
     const { keystone, store, file } = await setUp();
     const entry = (name: string, keystoneFields: Record<string, string>) => ({

@@ -81,11 +81,16 @@ export class KeystoneFlow implements LoginFlow<KeystoneCatalog> {
     return cloudConfAuthURL(text) === this.#login.settings.authURL ? withoutSecretKeys(text) : text;
   }
 
+  // Not Keystone's own: with the host's token, the identity API would hand a plugin what the token is meant to keep
+  // from it (a new application credential's secret, a token of its own).
   endpoints(catalog: KeystoneCatalog): URL[] {
+    const identity = new URL(this.#login.settings.authURL).origin;
     const urls: URL[] = [];
     for (const endpoint of catalog.endpoints) {
+      if (endpoint.type === 'identity') continue;
       try {
-        urls.push(new URL(endpoint.url));
+        const url = new URL(endpoint.url);
+        if (url.origin !== identity) urls.push(url);
       } catch {
         // Not a URL: no host to attach the token to.
       }
