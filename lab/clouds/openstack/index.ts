@@ -24,6 +24,7 @@ export { ApiError, type Credentials, issueToken, OpenStackClient, pollUntil, typ
 export { type InitResult, initOpenStack } from './init.ts';
 export type { LabResources } from './resources.ts';
 export * from './helpers.ts';
+export * from './keystone-only.ts';
 
 const execFileP = promisify(execFile);
 

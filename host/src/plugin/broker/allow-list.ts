@@ -13,6 +13,14 @@ export interface HostPort {
 }
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
+// 127.0.0.0/8 and ::1 as URL.hostname spells them, and `localhost`, which RFC 6761 reserves for loopback (not its
+// subdomains, which resolvers treat differently).
+const LOOPBACK = /^(?:127(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}|\[::1\]|localhost)$/;
+
+/** Whether a host name (as URL.hostname spells it) is a loopback address: traffic to it never leaves the machine. */
+export function isLoopback(hostname: string): boolean {
+  return LOOPBACK.test(hostname);
+}
 
 export class HostAllowList {
   readonly entries: readonly HostPort[];

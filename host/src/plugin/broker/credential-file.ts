@@ -5,17 +5,21 @@
 //     {"name": "metadata", "hosts": ["10.0.0.1:8080"], "basicAuth": {"username": "...", "password": "..."}},
 //     {"name": "keys", "hosts": ["keys.example.com:8443"], "headers": {"X-Api-Key": "..."}},
 //     {"name": "aws", "hosts": ["ec2.us-east-1.amazonaws.com"], "awsSigV4": {"accessKeyIdFile": "...", ...}},
+//     {"name": "openstack", "hostsFromCatalog": true, "keystone": {"authURL": "...", "passwordFile": "...", ...}},
 //     {"name": "test", "hosts": ["127.0.0.1:8080"], "bearerToken": "...", "insecure": true}
 //   ]}
 //
-// Each entry has exactly one of bearerToken, basicAuth, headers or awsSigV4 (aws-sigv4-entry.ts), optionally
-// `insecure`, and no other field. A credential goes over https only; `insecure: true` lets it go over plain http too,
-// and is accepted only when every host of the entry is a loopback address (a test server on the same machine: its
-// traffic never crosses a network). Messages never include secret values.
-import { type HostPort, parseEntry } from './allow-list.ts';
+// Each entry has exactly one of bearerToken, basicAuth, headers, awsSigV4 (aws-sigv4-entry.ts) or keystone
+// (keystone-entry.ts: a login, whose session the host attaches), optionally `insecure`, and no other field; `hosts`,
+// unless a login entry takes its hosts from the service catalog it gets (`hostsFromCatalog`). A credential goes over
+// https only; `insecure: true` lets it go over plain http too, and is accepted only when every host of the entry is a
+// loopback address (a test server on the same machine: its traffic never crosses a network). Messages never include
+// secret values.
+import { type HostPort, isLoopback, parseEntry } from './allow-list.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { type AwsSigV4Entry, parseAwsSigV4Entry, readAwsAccessKeySync } from './aws-sigv4-entry.ts';
 import { CredentialFileError } from './credential-file-error.ts';
+import { type KeystoneEntry, parseKeystoneEntry, readKeystoneLoginSync } from './keystone-entry.ts';
 
 export { CredentialFileError };
 
@@ -31,7 +35,13 @@ export interface AwsSigV4Secret {
   entry: AwsSigV4Entry;
 }
 
-export type CredentialSecret = StaticSecret | AwsSigV4Secret;
+/** A login the host makes with the entry's secret, for a session it attaches (login-flow.ts). */
+export interface LoginSecret {
+  kind: 'login';
+  login: { flow: 'keystone'; entry: KeystoneEntry };
+}
+
+export type CredentialSecret = StaticSecret | AwsSigV4Secret | LoginSecret;
 
 export interface Credential {
   name: string;
@@ -39,13 +49,12 @@ export interface Credential {
   secret: CredentialSecret;
   /** Also sent over plain http (every host is a loopback address). */
   insecure: boolean;
+  /** A login entry's hosts include its catalog's endpoints (known after the first login). */
+  hostsFromCatalog: boolean;
 }
 
-const KINDS = ['bearerToken', 'basicAuth', 'headers', 'awsSigV4'];
-const ENTRY_FIELDS = new Set(['name', 'hosts', 'insecure', ...KINDS]);
-// 127.0.0.0/8 and ::1 as URL.hostname spells them, and `localhost`, which RFC 6761 reserves for loopback (not its
-// subdomains, which resolvers treat differently).
-const LOOPBACK = /^(?:127(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}|\[::1\]|localhost)$/;
+const KINDS = ['bearerToken', 'basicAuth', 'headers', 'awsSigV4', 'keystone'];
+const ENTRY_FIELDS = new Set(['name', 'hosts', 'hostsFromCatalog', 'insecure', ...KINDS]);
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export function parseCredentialFile(text: string, where: string): Credential[] {
@@ -67,18 +76,37 @@ export function parseCredentialFile(text: string, where: string): Credential[] {
     names.add(name);
     const unknown = Object.keys(entry).find((key) => !ENTRY_FIELDS.has(key));
     if (unknown !== undefined) throw new CredentialFileError(`${at} (${name}): unknown field '${unknown}'`);
-    const hosts = entry.hosts;
-    if (!Array.isArray(hosts) || hosts.length === 0 || !hosts.every((h) => typeof h === 'string')) {
+    const hostsFromCatalog = parseHostsFromCatalog(entry, `${at} (${name})`);
+    const hosts = entry.hosts ?? (hostsFromCatalog ? [] : undefined);
+    if (
+      !Array.isArray(hosts) ||
+      (hosts.length === 0 && !hostsFromCatalog) ||
+      !hosts.every((h) => typeof h === 'string')
+    ) {
       throw new CredentialFileError(`${at} (${name}).hosts must be a non-empty list of host[:port]`);
     }
     const parsedHosts = hosts.map((h: string) => parseHost(h, `${at} (${name})`));
+    const insecure = parseInsecure(entry.insecure, parsedHosts, `${at} (${name})`);
     return {
       name,
       hosts: parsedHosts,
-      secret: parseSecret(entry, parsedHosts, `${at} (${name})`, where),
-      insecure: parseInsecure(entry.insecure, parsedHosts, `${at} (${name})`),
+      secret: parseSecret(entry, parsedHosts, `${at} (${name})`, where, insecure),
+      insecure,
+      hostsFromCatalog,
     };
   });
+}
+
+function parseHostsFromCatalog(entry: Record<string, unknown>, at: string): boolean {
+  const value = entry.hostsFromCatalog;
+  if (value === undefined || value === false) return false;
+  if (value !== true) throw new CredentialFileError(`${at}.hostsFromCatalog must be true or false`);
+  if (entry.keystone === undefined) {
+    throw new CredentialFileError(
+      `${at}.hostsFromCatalog is for a login entry (keystone), whose login gives a catalog`,
+    );
+  }
+  return true;
 }
 
 // V8 quotes the text around a bad token (`Unexpected token 'S', ..."n":\nSECRET"... is not valid JSON`), which may be a
@@ -89,14 +117,15 @@ function jsonErrorWithoutText(message: string): string {
 }
 
 /**
- * Parses the file and reads every file its entries name (AWS keys), as the credential store will: for checking a
+ * Parses the file and reads every file its entries name (AWS keys, Keystone secrets and cloud.conf), as the credential store will: for checking a
  * flag or the plugin configuration before anything starts, so that a missing key file is an invalid flag.
  */
 export function checkCredentialFile(text: string, where: string): void {
   parseCredentialFile(text, where).forEach((credential, i) => {
-    if (credential.secret.kind === 'awsSigV4') {
-      readAwsAccessKeySync(credential.secret.entry, `${where}: credentials[${i}] (${credential.name})`);
-    }
+    const at = `${where}: credentials[${i}] (${credential.name})`;
+    if (credential.secret.kind === 'awsSigV4') readAwsAccessKeySync(credential.secret.entry, at);
+    if (credential.secret.kind === 'login')
+      readKeystoneLoginSync(credential.secret.login.entry, at, credential.insecure, credential.hosts);
   });
 }
 
@@ -112,7 +141,7 @@ function parseInsecure(value: unknown, hosts: HostPort[], at: string): boolean {
   if (value === undefined || value === false) return false;
   if (value !== true) throw new CredentialFileError(`${at}.insecure must be true or false`);
   for (const host of hosts) {
-    if (!LOOPBACK.test(host.hostname)) {
+    if (!isLoopback(host.hostname)) {
       const spelled = host.port === undefined ? host.hostname : `${host.hostname}:${host.port}`;
       throw new CredentialFileError(
         `${at}.insecure: '${spelled}' is not a loopback address (127.0.0.0/8, [::1] or localhost); a credential for any other host goes over https only`,
@@ -122,9 +151,21 @@ function parseInsecure(value: unknown, hosts: HostPort[], at: string): boolean {
   return true;
 }
 
-function parseSecret(entry: Record<string, unknown>, hosts: HostPort[], at: string, where: string): CredentialSecret {
+function parseSecret(
+  entry: Record<string, unknown>,
+  hosts: HostPort[],
+  at: string,
+  where: string,
+  insecure: boolean,
+): CredentialSecret {
   const kinds = KINDS.filter((k) => entry[k] !== undefined);
   if (kinds.length !== 1) throw new CredentialFileError(`${at} needs exactly one of ${KINDS.join(', ')}`);
+  if (entry.keystone !== undefined) {
+    return {
+      kind: 'login',
+      login: { flow: 'keystone', entry: parseKeystoneEntry(entry.keystone, at, where, insecure) },
+    };
+  }
   if (entry.awsSigV4 !== undefined) {
     return { kind: 'awsSigV4', entry: parseAwsSigV4Entry(entry.awsSigV4, hosts, at, where) };
   }

@@ -2,22 +2,24 @@
 // file changes (polled: Secret volumes are updated by swapping a symlink, which file watchers miss), and attached
 // by the HTTP broker to requests for the hosts they name. They never reach a plugin's worker unless the operator
 // exposed one explicitly (exposeToPlugin), which then lands in that plugin's Extism config.
-// AWS keys (awsSigV4 entries) sit in files of their own, read with the credentials file and re-read on every poll.
+// AWS keys (awsSigV4 entries) and the secrets of login entries (keystone) sit in files of their own, read with the
+// credentials file and re-read on every poll (credential-load.ts); login-sessions.ts keeps the logins' sessions.
+import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
-import { CONFIG_FILE_CAP, readRegularFile } from '../../util/read-regular-file.ts';
 import type { HostAllowList, HostPort } from './allow-list.ts';
 import type { PostReads } from './request-effect.ts';
 import { type AwsAccessKey, presigningParameter, type SignableRequest, SigV4Signer } from './sigv4-signer.ts';
-import { type AwsSigV4Entry, readAwsAccessKey, signingService } from './aws-sigv4-entry.ts';
+import { type AwsSigV4Entry, signingService } from './aws-sigv4-entry.ts';
 import {
   type Credential,
   CredentialFileError,
   credentialHeaders,
   exposedValue,
-  parseCredentialFile,
   secretValues,
 } from './credential-file.ts';
+import { type Loaded, loadCredentials } from './credential-load.ts';
+import { LoginSessions, type LoginSessionsOptions, type SessionUse } from './login-sessions.ts';
 
 /**
  * A request the broker must not make: plain http to the endpoint a credential names, which would put the secret (or a
@@ -37,19 +39,14 @@ export interface AuthorizedRequest {
   requestSecrets?: string[];
   /** The SigV4 signature, which later answers must not show either while a replay is possible. */
   signature?: string;
+  /** A login's session, which the cloud refused (401): the request authorized anew, by a new session. */
+  renew?: () => Promise<AuthorizedRequest | undefined>;
 }
 
 // Headers only the signer may set: a plugin's own would be sent beside (or instead of) the signed ones.
 const SIGV4_HEADERS = ['authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token'];
 // A request with a credential asks for an answer the redactor can read: a compressed echo would hide the secrets.
 const UNCOMPRESSED = { 'accept-encoding': 'identity' } as const;
-
-/** What one reading of the files gave; `snapshot` holds everything read, so a change to any file shows. */
-interface Loaded {
-  snapshot: string;
-  credentials: Credential[];
-  awsKeys: Map<string, AwsAccessKey>;
-}
 
 export interface UnreachableCredentialHost {
   credential: string;
@@ -109,6 +106,10 @@ export interface CredentialStoreOptions {
   /** Extism config key -> credential name: the explicit opt-in to hand a secret to the plugin itself. */
   exposeToPlugin?: Record<string, string>;
   logger: Logger;
+  /** The broker's TLS options, for the logins too. */
+  tls?: ConnectionOptions;
+  /** The login keepers' clock and backoff (tests). */
+  logins?: Pick<LoginSessionsOptions, 'now' | 'minBackoffMs' | 'maxBackoffMs' | 'minRefusalLoginIntervalMs'>;
 }
 
 export class CredentialStore {
@@ -118,17 +119,24 @@ export class CredentialStore {
   /** Per credential and signing service; rebuilt when the files change. */
   #signers = new Map<string, SigV4Signer>();
   #snapshot = '';
+  #hasCa = false;
   #timer: NodeJS.Timeout | undefined;
   #listeners: Array<() => void> = [];
+  readonly #logins: LoginSessions;
 
   private constructor(options: CredentialStoreOptions) {
     this.#options = options;
+    this.#logins = new LoginSessions({
+      ...options.logins,
+      ...(options.tls ? { tls: options.tls } : {}),
+      logger: options.logger,
+    });
   }
 
   /** Reads the file; a missing or invalid file at start-up is an error (the operator must fix it). */
   static async open(options: CredentialStoreOptions): Promise<CredentialStore> {
     const store = new CredentialStore(options);
-    store.#install(await store.#load());
+    store.#install(await loadCredentials(store.#options.file));
     const interval = options.reloadIntervalMs ?? 10_000;
     if (interval > 0) {
       store.#timer = setInterval(() => void store.reload(), interval);
@@ -163,7 +171,7 @@ export class CredentialStore {
    */
   async reload(): Promise<boolean> {
     try {
-      const loaded = await this.#load();
+      const loaded = await loadCredentials(this.#options.file);
       if (loaded.snapshot === this.#snapshot) return false;
       this.#install(loaded);
     } catch (err) {
@@ -189,7 +197,7 @@ export class CredentialStore {
    */
   headersFor(url: URL): Record<string, string> {
     const credential = this.#credentialFor(url);
-    return credential === undefined || credential.secret.kind === 'awsSigV4'
+    return credential === undefined || credential.secret.kind === 'awsSigV4' || credential.secret.kind === 'login'
       ? {}
       : credentialHeaders(credential.secret);
   }
@@ -205,6 +213,10 @@ export class CredentialStore {
     if (credential === undefined) return undefined;
     const secret = credential.secret;
     if (secret.kind === 'awsSigV4') return this.#sign(credential.name, secret.entry, request);
+    if (secret.kind === 'login') {
+      const use = this.#logins.use(credential.name);
+      return use instanceof Promise ? use.then((u) => withSession(request, u)) : withSession(request, use);
+    }
     // Synchronous: most requests carry a static credential or none, and an await per request costs CPU.
     return {
       headers: { ...request.headers, ...UNCOMPRESSED, ...credentialHeaders(secret) },
@@ -331,9 +343,42 @@ export class CredentialStore {
           `exposeToPlugin: credential '${name}' is an AWS key, which the host only signs with`,
         );
       }
+      if (credential.secret.kind === 'login') {
+        throw new CredentialFileError(
+          `exposeToPlugin: credential '${name}' is a login, whose session only the host holds`,
+        );
+      }
       config[key] = exposedValue(credential.secret);
     }
     return config;
+  }
+
+  /** Logs every login entry in, at load (LoginSessions.start); rejects naming the credential and what answered. */
+  async startLogins(): Promise<void> {
+    await this.#logins.start();
+    this.#credentials = this.#logins.withSessionHosts(this.#credentials);
+  }
+
+  /** Every login entry's catalog hosts (`host:port`), which the plugin's allow-list gains. */
+  catalogHosts(): string[] {
+    return this.#logins.allHosts();
+  }
+
+  /** The plugin's Extism config: the exposed credentials and what the logins at load gave (a catalog). */
+  pluginConfig(): Record<string, string> {
+    return { ...this.exposedConfig(), ...this.#logins.pluginConfig() };
+  }
+
+  /** The plugin's cloud config (ccm_initialize) without the secrets the host logs in with. */
+  pluginCloudConfig(text: string): string {
+    return this.#logins.pluginCloudConfig(text);
+  }
+
+  /** The CA a login entry trusts besides the system's, for a request to `url`. */
+  caFor(url: URL): string | undefined {
+    if (!this.#hasCa) return undefined;
+    const credential = this.#credentials.find((c) => c.hosts.some((h) => namesEndpoint(h, url)));
+    return credential === undefined ? undefined : this.#logins.caOf(credential.name);
   }
 
   get exposesSecrets(): boolean {
@@ -343,28 +388,7 @@ export class CredentialStore {
   close(): void {
     clearInterval(this.#timer);
     this.#listeners = [];
-  }
-
-  async #load(): Promise<Loaded> {
-    const file = this.#options.file;
-    let text: string;
-    try {
-      text = (await readRegularFile(file, CONFIG_FILE_CAP)).toString('utf8');
-    } catch (err) {
-      throw new CredentialFileError(
-        `cannot read credentials file ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`,
-      );
-    }
-    const credentials = parseCredentialFile(text, file);
-    const awsKeys = new Map<string, AwsAccessKey>();
-    const parts = [text];
-    for (const [i, credential] of credentials.entries()) {
-      if (credential.secret.kind !== 'awsSigV4') continue;
-      const key = await readAwsAccessKey(credential.secret.entry, `${file}: credentials[${i}] (${credential.name})`);
-      awsKeys.set(credential.name, key);
-      parts.push(key.accessKeyId, key.secretAccessKey, key.sessionToken ?? '');
-    }
-    return { snapshot: parts.join('\0'), credentials, awsKeys };
+    this.#logins.close();
   }
 
   #install(loaded: Loaded): void {
@@ -381,5 +405,20 @@ export class CredentialStore {
     }
     this.#snapshot = loaded.snapshot;
     this.#signers.clear();
+    this.#logins.install(loaded.logins);
+    this.#hasCa = loaded.logins.some((l) => l.ca !== undefined);
+    this.#credentials = this.#logins.withSessionHosts(loaded.credentials);
   }
+}
+
+// The session's headers win over the plugin's; its secrets (the entry's and every token held) are redacted.
+function withSession(request: SignableRequest, use: SessionUse): AuthorizedRequest {
+  return {
+    headers: { ...request.headers, ...UNCOMPRESSED, ...use.headers },
+    secrets: use.secrets as string[],
+    renew: async () => {
+      const renewed = await use.renew();
+      return renewed === undefined ? undefined : withSession(request, renewed);
+    },
+  };
 }

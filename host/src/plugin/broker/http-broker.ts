@@ -14,6 +14,7 @@ import { BrokerError } from './broker-error.ts';
 import { buildFrame, errorFrame } from './http-frame.ts';
 import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from './http-json.ts';
 import { LeaseFence, type ReplicaGuard } from './lease-fence.ts';
+import { withExtraCa } from './login-sessions.ts';
 import { RecentSignatures } from './recent-signatures.ts';
 import { SecretRedactor } from './redact.ts';
 import { parseRequestFrame, type RequestHead } from './request-frame.ts';
@@ -61,6 +62,14 @@ interface Attached {
 
 const isEmpty = (attached: Attached): boolean => attached.secrets.length === 0 && attached.requestSecrets.length === 0;
 
+/** A request as the broker sends it, before its credential. */
+interface Outgoing {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: Uint8Array | undefined;
+}
+
 /** A response as it arrived: the body is left in its chunks until the answer is written. */
 interface RawResponse {
   status: number;
@@ -103,12 +112,15 @@ export class HttpBroker {
 
   // Our HTTP/1.1 pool (net/http1), as the kube client's: one request at a time it takes less CPU than undici, which
   // took less than node:http. Redirects are not followed there (#follow checks each hop against the allow-list), and
-  // the timeouts are the broker's own.
+  // the timeouts are the broker's own. A login entry's own CA makes a pool of its own for its hosts.
   #pool(url: URL): Http1Pool {
-    let pool = this.#pools.get(url.origin);
+    const ca = this.#options.credentials.caFor(url);
+    const key = ca === undefined ? url.origin : `${url.origin}\0${ca}`;
+    let pool = this.#pools.get(key);
     if (!pool) {
-      pool = new Http1Pool(url.origin, { connections: MAX_CONNECTIONS_PER_ORIGIN, tls: { ...this.#options.tls } });
-      this.#pools.set(url.origin, pool);
+      const tls = { ...withExtraCa(this.#options.tls, ca) };
+      pool = new Http1Pool(url.origin, { connections: MAX_CONNECTIONS_PER_ORIGIN, tls });
+      this.#pools.set(key, pool);
     }
     return pool;
   }
@@ -282,48 +294,65 @@ export class HttpBroker {
     signal: AbortSignal,
     attached: Attached,
   ): Promise<RawResponse> {
-    let headers = requestHeaders(method, url, pluginHeaders);
-    const fence = this.#fence(method, url, headers, body, signal);
+    const outgoing: Outgoing = { method, url, headers: requestHeaders(method, url, pluginHeaders), body };
+    const fence = this.#fence(method, url, outgoing.headers, body, signal);
     try {
       // Brokered credentials win over whatever the plugin set, and are chosen per hop (never carried across hosts).
-      // An AWS key signs the request as it is sent: nothing may change it after this.
-      let search = url.search;
-      const authorizing = this.#authorize(method, url, headers, body);
-      const authorized = authorizing instanceof Promise ? await authorizing : authorizing;
-      if (authorized !== undefined) {
-        headers = authorized.headers;
-        search = authorized.search ?? search;
-        attached.secrets.push(...authorized.secrets);
-        if (authorized.requestSecrets) attached.requestSecrets.push(...authorized.requestSecrets);
-        if (authorized.signature) this.#recentSignatures.add(authorized.signature);
-      }
-      if (fence?.expiredError) throw fence.expiredError;
-      if (signal.aborted) throw new BrokerError('Network', 'aborted');
-      const maxBytes = this.#options.maxResponseBytes;
-      const response = await this.#pool(url).exchange(
-        {
-          method,
-          path: url.pathname + search,
-          headers,
-          ...(body !== undefined ? { body } : {}),
-          headersTimeoutMs: 0,
-          bodyTimeoutMs: 0,
-        },
-        {
-          signal: fence?.signal ?? signal,
-          onAbort: () => fence?.expiredError ?? new BrokerError('Network', 'aborted'),
-          maxBytes,
-          // Aborting closes the connection: the rest of the body is never read.
-          tooLarge: () => new BrokerError('TooLarge', `response from ${url.host} is larger than ${maxBytes} bytes`),
-          ...(fence !== undefined ? { beforeWrite: fence.beforeWrite } : {}),
-        },
-      );
-      return { status: response.statusCode, headers: flattenHeaders(response.headers), chunks: response.chunks };
+      // An AWS key signs the request as it is sent: nothing may change it after this. A login may be under way.
+      const authorizing = this.#authorize(method, url, outgoing.headers, body);
+      const authorized = authorizing instanceof Promise ? await untilAborted(authorizing, signal) : authorizing;
+      const response = await this.#transmit(outgoing, authorized, signal, fence, attached);
+      // A login's session the cloud refused (revoked, or ended early) is renewed and the request sent once more; a
+      // second 401 is the plugin's answer, as is the first when the keeper renews no session.
+      if (response.status !== 401 || authorized?.renew === undefined) return response;
+      const renewed = await untilAborted(authorized.renew(), signal);
+      return renewed === undefined ? response : await this.#transmit(outgoing, renewed, signal, fence, attached);
     } catch (err) {
       throw networkError(url, err, !isEmpty(attached));
     } finally {
       fence?.release();
     }
+  }
+
+  /** Sends the request with its credential's headers (or signature), recording the secrets attached. */
+  async #transmit(
+    { method, url, headers, body }: Outgoing,
+    authorized: AuthorizedRequest | undefined,
+    signal: AbortSignal,
+    fence: LeaseFence | undefined,
+    attached: Attached,
+  ): Promise<RawResponse> {
+    let search = url.search;
+    let sent = headers;
+    if (authorized !== undefined) {
+      sent = authorized.headers;
+      search = authorized.search ?? search;
+      attached.secrets.push(...authorized.secrets);
+      if (authorized.requestSecrets) attached.requestSecrets.push(...authorized.requestSecrets);
+      if (authorized.signature) this.#recentSignatures.add(authorized.signature);
+    }
+    if (fence?.expiredError) throw fence.expiredError;
+    if (signal.aborted) throw new BrokerError('Network', 'aborted');
+    const maxBytes = this.#options.maxResponseBytes;
+    const response = await this.#pool(url).exchange(
+      {
+        method,
+        path: url.pathname + search,
+        headers: sent,
+        ...(body !== undefined ? { body } : {}),
+        headersTimeoutMs: 0,
+        bodyTimeoutMs: 0,
+      },
+      {
+        signal: fence?.signal ?? signal,
+        onAbort: () => fence?.expiredError ?? new BrokerError('Network', 'aborted'),
+        maxBytes,
+        // Aborting closes the connection: the rest of the body is never read.
+        tooLarge: () => new BrokerError('TooLarge', `response from ${url.host} is larger than ${maxBytes} bytes`),
+        ...(fence !== undefined ? { beforeWrite: fence.beforeWrite } : {}),
+      },
+    );
+    return { status: response.statusCode, headers: flattenHeaders(response.headers), chunks: response.chunks };
   }
 
   /**
@@ -384,6 +413,16 @@ function redactedError(err: unknown, redactor: SecretRedactor): unknown {
   const message = redactor.text(err.message);
   if (message === err.message) return err;
   return new BrokerError(err instanceof BrokerError ? err.code : 'Network', message);
+}
+
+// A wait (for a login, a signature) ends at the request's abort: the login goes on for the requests that still wait.
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new BrokerError('Network', 'aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new BrokerError('Network', 'aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function brokerError(err: unknown): HttpError {

@@ -44,6 +44,8 @@ interface CheckedModule {
 interface Egress {
   broker: HttpBroker;
   credentials: CredentialStore;
+  /** The cloud config ccm_initialize hands the plugin: without the secrets the host logs in with. */
+  cloudConfig: string;
   close(): void;
 }
 
@@ -61,7 +63,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
   const fail: Fail = (message, cause) =>
     new PluginLoadError(`cannot load plugin ${source.label}: ${message}`, { cause });
   const module = await checkModule(source, limits, fail);
-  const egress = await openEgress(options, limits, baseLogger);
+  const egress = await openEgress(options, limits, baseLogger, fail);
   const identity: PluginIdentity = {
     providerName: source.label,
     logger: baseLogger.child({ plugin: source.label }),
@@ -95,12 +97,29 @@ async function checkModule(source: LoadedSource, limits: PluginLimits, fail: Fai
   return { prepared, exports };
 }
 
-async function openEgress(options: PluginLoadOptions, limits: PluginLimits, baseLogger: Logger): Promise<Egress> {
+// Login entries (a Keystone password) log in now, before any instance starts: their catalogs are in the plugin's
+// config and, with hostsFromCatalog, in its allow-list. A failed login fails the load, naming the credential.
+async function openEgress(
+  options: PluginLoadOptions,
+  limits: PluginLimits,
+  baseLogger: Logger,
+  fail: Fail,
+): Promise<Egress> {
   const credentials = options.credentials
-    ? await CredentialStore.open({ ...options.credentials, logger: baseLogger.child({ component: 'credentials' }) })
+    ? await CredentialStore.open({
+        ...options.credentials,
+        logger: baseLogger.child({ component: 'credentials' }),
+        ...(options.tls ? { tls: options.tls } : {}),
+      })
     : CredentialStore.empty();
+  try {
+    await credentials.startLogins();
+  } catch (err) {
+    credentials.close();
+    throw fail(errorMessage(err), err);
+  }
   const broker = new HttpBroker({
-    allowList: new HostAllowList(options.allowedHosts ?? []),
+    allowList: new HostAllowList([...(options.allowedHosts ?? []), ...credentials.catalogHosts()]),
     credentials,
     maxResponseBytes: limits.maxHttpResponseBytes,
     defaultTimeoutMs: limits.httpTimeoutMs,
@@ -113,6 +132,7 @@ async function openEgress(options: PluginLoadOptions, limits: PluginLimits, base
   return {
     broker,
     credentials,
+    cloudConfig: credentials.pluginCloudConfig(options.cloudConfig ?? ''),
     close: () => {
       broker.close();
       credentials.close();
@@ -141,7 +161,7 @@ function spawnInstance(
       memoryCapBytes,
     },
     maxInputBytes: limits.maxInputBytes,
-    config: egress.credentials.exposedConfig(),
+    config: egress.credentials.pluginConfig(),
     resourceLimits: workerResourceLimits(limits.workerHeapMb, memoryCapBytes),
     startTimeoutMs: limits.startTimeoutMs,
     http: egress.broker,
@@ -159,11 +179,12 @@ function spawnInstance(
 async function initializeInstance(
   instance: PluginInstance,
   options: PluginLoadOptions,
+  egress: Egress,
   limits: PluginLimits,
   providerName: string,
 ): Promise<void> {
   const request = encoder.encode(
-    JSON.stringify({ cloudConfig: options.cloudConfig ?? '', clusterName: options.clusterName ?? 'kubernetes' }),
+    JSON.stringify({ cloudConfig: egress.cloudConfig, clusterName: options.clusterName ?? 'kubernetes' }),
   );
   const output = await instance.call(METHODS.initialize.exportName, request, limits.startTimeoutMs);
   decodeAnswer('initialize', output, { provider: providerName, method: 'initialize' });
@@ -186,7 +207,7 @@ function instancePool(
     start: async (onExit) => {
       const instance = await spawnInstance(limits, prepared, egress, identity, onExit);
       try {
-        await initializeInstance(instance, options, limits, identity.providerName);
+        await initializeInstance(instance, options, egress, limits, identity.providerName);
       } catch (err) {
         await instance.terminate('crash', 'initialize failed');
         throw err;
@@ -220,7 +241,7 @@ async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
   identity.metrics = createPluginMetrics(ctx.options.registry, described.providerName);
   try {
     await instances.use(
-      (i) => initializeInstance(i, ctx.options, limits, described.providerName),
+      (i) => initializeInstance(i, ctx.options, egress, limits, described.providerName),
       limits.startTimeoutMs,
     );
   } catch (err) {

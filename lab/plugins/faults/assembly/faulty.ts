@@ -19,6 +19,7 @@ import {
 
 let callsOnThisInstance: i32 = 0;
 let initializedWith: string = "";
+let initializeInput: string = "";
 let hoard: Array<Uint8Array> = [];
 
 export function ccm_describe(): i32 {
@@ -27,7 +28,8 @@ export function ccm_describe(): i32 {
 }
 
 export function ccm_initialize(): i32 {
-  initializedWith = field(inputText(), "clusterName");
+  initializeInput = inputText();
+  initializedWith = field(initializeInput, "clusterName");
   outputText('{"ok":{}}');
   return 0;
 }
@@ -103,6 +105,13 @@ export function ccm_instance_metadata(): i32 {
     answerError("ImplementedElsewhere", "not here");
   } else if (name == "http") {
     answerError("Internal", "answer=" + httpGet(url));
+  } else if (name == "init-input") {
+    answerError("Internal", "input=" + initializeInput);
+  } else if (name == "config") {
+    // The config key is in the providerID.
+    const value = configValue(url);
+    if (value === null) answerError("Internal", "no config " + url);
+    else answerError("Internal", "config=" + value);
   } else if (name == "secret") {
     const secret = configValue("apiToken");
     if (secret === null) answerError("Internal", "no secret apiToken in config");
