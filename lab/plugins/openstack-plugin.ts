@@ -1,8 +1,7 @@
-// The OpenStack plugin (plugins/openstack) through the host's own runtime, given what the host's Keystone login gives
-// it: the service catalog in the plugin's Extism config (key keystone.catalog) and an X-Auth-Token attached to every
-// request to the catalog's endpoints. Until the host logs in itself, a test logs in and hands both over here: the
-// token as a `headers` credential, the catalog as a credential exposed to the plugin under that key (the one way a
-// host option puts a value in a plugin's Extism config today).
+// The OpenStack plugin (plugins/openstack) through the host's own runtime, behind what the host gives it: either a
+// `keystone` credentials entry (the host logs in to Keystone, writes the catalog into the plugin's Extism config and
+// attaches the token), or, for tests without a Keystone, a catalog and a token handed over directly: the token as a
+// `headers` credential, the catalog as a credential exposed to the plugin under its config key.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +20,20 @@ export interface KeystoneCatalog {
 
 export const CATALOG_CONFIG_KEY = 'keystone.catalog';
 
+/** A Keystone password login, as a `keystone` credentials entry names it (user and project in domain Default). */
+export interface KeystonePasswordLogin {
+  authUrl: string;
+  username: string;
+  password: string;
+  projectName: string;
+  region: string;
+}
+
 export interface OpenStackPluginOptions {
   cloudConfig: string;
   clusterName?: string;
+  /** The host logs in itself; the catalog's hosts become the allow-list. */
+  keystone?: KeystonePasswordLogin;
   /** Absent: the plugin's config has no catalog (initialize must refuse that). */
   catalog?: KeystoneCatalog;
   /** The config key the catalog is under (default keystone.catalog). */
@@ -57,10 +67,31 @@ export function catalogHosts(catalog: KeystoneCatalog): string[] {
   return [...new Set(catalog.endpoints.map((e) => new URL(e.url).host))];
 }
 
+/** A `keystone` credentials entry named openstack, its password in a file beside the credentials file. */
+export function keystoneEntry(dir: string, login: KeystonePasswordLogin): Record<string, unknown> {
+  writeFileSync(join(dir, 'password'), login.password);
+  return {
+    name: 'openstack',
+    hostsFromCatalog: true,
+    // The lab's APIs are plain http on loopback.
+    insecure: true,
+    keystone: {
+      authURL: login.authUrl,
+      region: login.region,
+      userName: login.username,
+      userDomainName: 'Default',
+      passwordFile: 'password',
+      projectName: login.projectName,
+      projectDomainName: 'Default',
+    },
+  };
+}
+
 export async function loadOpenStackPlugin(options: OpenStackPluginOptions): Promise<OpenStackPlugin> {
   const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-openstack-plugin-'));
   const hosts = options.catalog ? catalogHosts(options.catalog) : [];
   const credentials: unknown[] = [];
+  if (options.keystone !== undefined) credentials.push(keystoneEntry(dir, options.keystone));
   if (options.token !== undefined && hosts.length > 0) {
     credentials.push({ name: 'openstack', hosts, headers: { 'X-Auth-Token': options.token }, insecure: true });
   }

@@ -1,13 +1,20 @@
 // The OpenStack plugin through the host runtime against the real lab OpenStack (keystone, nova, neutron, octavia):
-// every method, with what Nova, Neutron and Octavia hold afterwards. The test logs in to Keystone itself and hands
-// the plugin the token (attached by the host's broker) and the catalog (in the plugin's Extism config), as the host's
-// Keystone login does.
+// every method, with what Nova, Neutron and Octavia hold afterwards. The host logs in to Keystone with a `keystone`
+// credentials entry for the test's project, hands the plugin the catalog and attaches the token to its requests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testNode, testPort, testService } from '../../../host/src/conformance/index.ts';
 import type { Node, Service } from '../../../host/src/abi/index.ts';
 import { type OpenStack, startOpenStack } from '../../../lab/clouds/openstack/index.ts';
 import { loadOpenStackPlugin, type OpenStackPlugin } from '../../../lab/plugins/index.ts';
-import { addressOf, type Estate, login, makeEstate, membersByPool, mutations, octaviaTree } from './support/estate.ts';
+import {
+  addressOf,
+  type Estate,
+  keystoneLogin,
+  makeEstate,
+  membersByPool,
+  mutations,
+  octaviaTree,
+} from './support/estate.ts';
 
 // A cold machine initializes the lab's cached state first (minutes), then starts it (~1.5 min on 2 busy cores).
 const START_TIMEOUT_MS = 20 * 60_000;
@@ -22,7 +29,6 @@ const LB_TIMEOUT_MS = 300_000;
 let stack: OpenStack;
 let estate: Estate;
 let plugin: OpenStackPlugin;
-let access: Awaited<ReturnType<typeof login>>;
 
 function cloudConfig(extra = ''): string {
   return `[Global]\nregion = RegionOne\n[Route]\nrouter-id = ${estate.network.routerId}\n${WAIT}${extra}`;
@@ -32,8 +38,7 @@ async function loadWith(config: string): Promise<OpenStackPlugin> {
   return loadOpenStackPlugin({
     cloudConfig: config,
     clusterName: CLUSTER,
-    catalog: access.catalog,
-    token: access.token,
+    keystone: keystoneLogin(estate.project),
     callTimeoutMs: CALL_TIMEOUT_MS,
   });
 }
@@ -57,7 +62,6 @@ beforeAll(async () => {
   const a = server('node-a');
   await estate.project.client.put('compute', `/servers/${a.id}`, { server: { accessIPv4: '203.0.113.10' } });
   await estate.project.client.put('compute', `/servers/${a.id}/metadata`, { metadata: { hostname: 'node-a.lab' } });
-  access = await login(estate.project);
   plugin = await loadWith(cloudConfig());
 }, START_TIMEOUT_MS);
 

@@ -1,11 +1,10 @@
 // What the OpenStack plugin's end-to-end tests run against: a project of the lab OpenStack with a network routed to
-// the external network and servers on it, the catalog and token the host would give the plugin, and readers of what
-// Octavia and Neutron hold afterwards.
+// the external network and servers on it (at addresses of nova's choice or of the test's), the Keystone login the
+// host is given for it, and readers of what Octavia and Neutron hold afterwards.
 import {
   bootServer,
   createRoutedNetwork,
   createTestProject,
-  issueToken,
   type OpenStack,
   type OpenStackClient,
   pollUntil,
@@ -13,7 +12,7 @@ import {
   type TenantNetwork,
   type TestProject,
 } from '../../../../lab/clouds/openstack/index.ts';
-import type { KeystoneCatalog } from '../../../../lab/plugins/index.ts';
+import type { KeystonePasswordLogin } from '../../../../lab/plugins/index.ts';
 
 export interface Estate {
   project: TestProject;
@@ -23,13 +22,17 @@ export interface Estate {
   servers: Map<string, Server>;
 }
 
-/** A project, a routed network, and servers: each name in `running` ACTIVE, each in `stopped` SHUTOFF. */
+/**
+ * A project, a routed network, and servers: each name in `running` ACTIVE, each in `stopped` SHUTOFF; at the address
+ * `addresses` gives for it (on a port made for it), else at one nova picks.
+ */
 export async function makeEstate(
   stack: OpenStack,
   name: string,
   cidr: string,
   running: readonly string[],
   stopped: readonly string[],
+  addresses: Readonly<Record<string, string>> = {},
 ): Promise<Estate> {
   const project = await createTestProject(stack.adminClient(), name);
   const network = await createRoutedNetwork(project.client, {
@@ -37,17 +40,49 @@ export async function makeEstate(
     cidr,
     externalNetworkId: stack.resources.external.networkId,
   });
-  const boot = (server: string): Promise<Server> =>
-    bootServer(project.client, {
+  const boot = async (server: string): Promise<Server> => {
+    const address = addresses[server];
+    const options = {
       name: server,
       flavorId: stack.resources.flavor.id,
       imageId: stack.resources.image.id,
       networkId: network.networkId,
+    };
+    if (address === undefined) return bootServer(project.client, options);
+    const { port } = await project.client.post<{ port: { id: string } }>('network', '/v2.0/ports', {
+      port: { network_id: network.networkId, fixed_ips: [{ subnet_id: network.subnetId, ip_address: address }] },
     });
+    return bootOnPort(project.client, options, port.id);
+  };
   const booted = await Promise.all([...running, ...stopped].map(boot));
   const servers = new Map(booted.map((s) => [s.name, s]));
   for (const server of stopped) await stopServer(project.client, servers.get(server)!.id);
   return { project, network, networkName: name, servers };
+}
+
+/** bootServer's boot, on a port made beforehand (the lab's helper boots on a network). */
+async function bootOnPort(
+  client: OpenStackClient,
+  options: { name: string; flavorId: string; imageId: string },
+  portId: string,
+): Promise<Server> {
+  const { server } = await client.post<{ server: { id: string } }>('compute', '/servers', {
+    server: {
+      name: options.name,
+      flavorRef: options.flavorId,
+      imageRef: options.imageId,
+      networks: [{ port: portId }],
+    },
+  });
+  return pollUntil(
+    `server ${options.name} to become ACTIVE`,
+    async () => (await client.get<{ server: Server }>('compute', `/servers/${server.id}`)).server,
+    (s) => {
+      if (s.status === 'ERROR') throw new Error(`server ${options.name} went to ERROR: ${s.fault?.message ?? ''}`);
+      return s.status === 'ACTIVE' && Object.values(s.addresses).some((list) => list.length > 0);
+    },
+    120_000,
+  );
 }
 
 export async function stopServer(client: OpenStackClient, id: string): Promise<void> {
@@ -65,11 +100,10 @@ export function addressOf(server: Server): string {
   return Object.values(server.addresses)[0]?.[0]?.addr ?? '';
 }
 
-/** What the host's Keystone login gives the plugin: a token for the project and its catalog's public endpoints. */
-export async function login(project: TestProject): Promise<{ token: string; catalog: KeystoneCatalog }> {
-  const token = await issueToken(project.credentials);
-  const endpoints = [...token.endpoints].map(([type, url]) => ({ type, name: type, url }));
-  return { token: token.id, catalog: { region: 'RegionOne', interface: 'public', endpoints } };
+/** The `keystone` credentials entry's login for the project's user. */
+export function keystoneLogin(project: TestProject): KeystonePasswordLogin {
+  const { authUrl, username, password, projectName } = project.credentials;
+  return { authUrl, username, password, projectName, region: 'RegionOne' };
 }
 
 export interface OctaviaListener {
