@@ -321,13 +321,16 @@ describe('openstack plugin: LoadBalancer on Octavia', () => {
   );
 
   it(
-    'follows a changed Service: a port removed, the monitor turned off, another method and node selector',
+    'follows a changed Service: a port removed, listener settings, the monitor off, another method, a node selector',
     async () => {
       const changed = testService({
         ...service,
         ports: [testPort(80, 30080)],
+        loadBalancerSourceRanges: ['10.0.0.0/8', '192.168.0.0/16'],
         annotations: {
           ...service.annotations,
+          [`${L}connection-limit`]: '200',
+          [`${L}timeout-client-data`]: '60000',
           [`${L}enable-health-monitor`]: 'false',
           [`${L}lb-method`]: 'ROUND_ROBIN',
           [`${L}node-selector`]: 'pool=web',
@@ -336,7 +339,10 @@ describe('openstack plugin: LoadBalancer on Octavia', () => {
       const nodes = [nodeOf('node-a'), { ...nodeOf('node-b'), labels: { pool: 'web' } }];
       await plugin.call('ensureLoadBalancer', { clusterName: CLUSTER, service: changed, nodes });
       const tree = (await octavia())!;
-      expect(tree.listeners.map((l) => l.protocol_port)).toEqual([80]);
+      expect(tree.listeners.map((l) => [l.protocol_port, l.connection_limit, l.timeout_client_data])).toEqual([
+        [80, 200, 60000],
+      ]);
+      expect(tree.listeners[0]!.allowed_cidrs?.sort()).toEqual(['10.0.0.0/8', '192.168.0.0/16']);
       expect(tree.pools.map((p) => [p.name, p.lb_algorithm, p.monitor])).toEqual([
         [`pool_0_${lbName}`, 'ROUND_ROBIN', null],
       ]);
