@@ -41,8 +41,11 @@ function mariadbArgs(layout: Layout, port: number): string[] {
   ];
 }
 
-/** True once the server has sent its greeting packet: it accepts clients. */
-function mysqlGreets(port: number): Promise<boolean> {
+/**
+ * Connects to a loopback port, sends `hello` (if any) and judges the first bytes the server sends; false on an error
+ * or after 2 s of silence.
+ */
+function probeTcp(port: number, accept: (data: Buffer) => boolean, hello?: Buffer): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     const done = (ok: boolean): void => {
@@ -50,9 +53,15 @@ function mysqlGreets(port: number): Promise<boolean> {
       resolve(ok);
     };
     socket.setTimeout(2000, () => done(false));
-    socket.once('data', () => done(true));
+    if (hello) socket.once('connect', () => socket.write(hello));
+    socket.once('data', (data: Buffer) => done(accept(data)));
     socket.once('error', () => done(false));
   });
+}
+
+/** True once the server has sent its greeting packet: it accepts clients. */
+function mysqlGreets(port: number): Promise<boolean> {
+  return probeTcp(port, () => true);
 }
 
 export async function startMariaDb(layout: Layout, port: number, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
@@ -139,17 +148,8 @@ export async function startRabbit(layout: Layout, ports: RabbitPorts, env: NodeJ
 
 /** True once the broker answers the AMQP 0-9-1 protocol header (with its Connection.Start method frame). */
 function amqpAnswers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(2000, () => done(false));
-    socket.once('connect', () => socket.write(Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 0, 9, 1])));
-    socket.once('data', (data: Buffer) => done(data[0] === 1)); // frame type 1: a method frame
-    socket.once('error', () => done(false));
-  });
+  // frame type 1: a method frame
+  return probeTcp(port, (data) => data[0] === 1, Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 0, 9, 1]));
 }
 
 export interface Ovs {

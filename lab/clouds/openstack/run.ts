@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { createServer } from 'node:net';
+import { freePort } from '../../process/index.ts';
 import type { Ports } from './config.ts';
 import { deleteNetns, listNetns } from './infra.ts';
 import { killStack, reapOrphanStacks } from './process.ts';
@@ -42,22 +42,6 @@ export async function reapStaleStacks(): Promise<string[]> {
     }
   }
   return reaped;
-}
-
-/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('could not allocate a loopback port'));
-      });
-    });
-  });
 }
 
 export async function allocatePorts(): Promise<Ports> {
