@@ -30,6 +30,8 @@ export class FakeHost {
   httpFrame: ((answer: unknown) => Uint8Array) | null = null;
   #pendingAnswer: Uint8Array = new Uint8Array(0);
   nowMs = 1_700_000_000_123n;
+  /** The pauses the guest asked for through ccm_sleep_ms, in order. */
+  readonly sleeps: number[] = [];
   /** The input of the call in progress and the guest's memory, for ccm_input_read. */
   input: Uint8Array = new Uint8Array(0);
   memory: WebAssembly.Memory | null = null;
@@ -68,6 +70,11 @@ export class FakeHost {
           this.#guestBytes(address, length).set(this.#pendingAnswer.subarray(0, length));
         },
         ccm_now_ms: () => this.nowMs,
+        // The fake clock moves by the pause, as the real one would; the test does not wait.
+        ccm_sleep_ms: (_ctx: CallContext, ms: number) => {
+          this.sleeps.push(ms);
+          this.nowMs += BigInt(Math.max(ms, 0));
+        },
       },
     };
   }

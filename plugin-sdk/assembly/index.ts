@@ -3,7 +3,7 @@ import "./host/abort";
 
 export * from "./abi/types.generated";
 export { CloudConfig, IniConfig, PluginConfig } from "./config";
-export { nowMs, nowSeconds } from "./clock";
+export { MAX_SLEEP_MS, nowMs, nowSeconds, sleepMs } from "./clock";
 export {
   implementedElsewhere,
   instanceNotFound,

@@ -4,9 +4,9 @@ import { JsonReader } from '../json/reader';
 import { JsonWriter } from '../json/writer';
 
 export const ABI_MAJOR: i32 = 1;
-export const ABI_MINOR: i32 = 3;
+export const ABI_MINOR: i32 = 4;
 /** What ccm_describe answers as `abi`. */
-export const ABI_VERSION: string = '1.3';
+export const ABI_VERSION: string = '1.4';
 
 /** Error codes of the envelope (see PluginError). */
 export namespace ErrorCode {

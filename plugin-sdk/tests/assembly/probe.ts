@@ -13,6 +13,7 @@ import {
   Node,
   nowMs,
   Service,
+  sleepMs,
 } from "@wasm-ccm/plugin-sdk";
 
 function output(w: JsonWriter): i32 {
@@ -133,6 +134,20 @@ export function ini_probe(): i32 {
 export function clock_probe(): i32 {
   const w = new JsonWriter();
   w.i64(nowMs());
+  return output(w);
+}
+
+/** Sleeps 0, -5, 250 and 90,000 ms; outputs the clock before and after. */
+export function sleep_probe(): i32 {
+  const w = new JsonWriter();
+  w.beginArray();
+  w.i64(nowMs());
+  sleepMs(0);
+  sleepMs(-5);
+  sleepMs(250);
+  sleepMs(90_000);
+  w.i64(nowMs());
+  w.endArray();
   return output(w);
 }
 

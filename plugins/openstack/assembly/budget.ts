@@ -5,10 +5,9 @@
 // When it runs out the call answers Retry and the service controller calls again; every step is idempotent, so the
 // next call carries on from what Octavia holds.
 //
-// The sandbox has no sleep: a pause between polls spins on the host's clock. It costs this worker's CPU rather than
-// one API request after another against Octavia (polls every 0.2 s at first, then every 1 s at most). Steps = 0 waits
-// not at all (OCCM fails at once then): every change that leaves the load balancer PENDING answers Retry.
-import { nowMs } from "@wasm-ccm/plugin-sdk";
+// A pause between polls is the host's sleep (ccm_sleep_ms): the instance's thread blocks without using CPU. Steps = 0
+// waits not at all (OCCM fails at once then): every change that leaves the load balancer PENDING answers Retry.
+import { nowMs, sleepMs } from "@wasm-ccm/plugin-sdk";
 
 /** OCCM's steps that fit the host's default call deadline of 10 s. */
 export const DEFAULT_WAIT_STEPS: i32 = 5;
@@ -46,8 +45,6 @@ export function elapsedSeconds(): f64 {
 
 /** Waits `ms` (less if the call's budget ends sooner). */
 export function pause(ms: i64): void {
-  const until = nowMs() + min(ms, remainingMs());
-  while (nowMs() < until) {
-    // Spin: see above.
-  }
+  const wait = min(ms, remainingMs());
+  if (wait > 0) sleepMs(<i32>wait);
 }

@@ -2,7 +2,7 @@
 // plugin did is read back from devcloud's inventory.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LoadBalancer as CloudLB } from '../../../devcloud/src/index.ts';
-import { type Service, keptList } from '../../../host/src/abi/index.ts';
+import { ABI_MAJOR, ABI_MINOR, type Service, keptList } from '../../../host/src/abi/index.ts';
 import { PluginInstance } from '../../../host/src/plugin/sandbox/plugin-instance.ts';
 import type { WasmProvider } from '../../../host/src/plugin/index.ts';
 import {
@@ -130,7 +130,7 @@ describe('devcloud plugin: load balancers', () => {
       'kubernetes-default-d': [ids.n1, ids.n3].sort(),
       'kubernetes-default-e': [ids.n1, ids.n2, ids.n3].sort(),
     });
-    expect(provider.plugin.description.abi).toBe('1.3');
+    expect(provider.plugin.description.abi).toBe(`${ABI_MAJOR}.${ABI_MINOR}`);
   });
 
   it('GetLoadBalancer and EnsureLoadBalancerDeleted only see their own LBs; delete is idempotent', async () => {

@@ -9,6 +9,7 @@ import {
   TEMPLATE_CAPABILITIES,
   parseCapabilities,
 } from '../../../packages/create-wasm-ccm-provider/src/capabilities.ts';
+import { ABI_MAJOR, ABI_MINOR } from '../../../host/src/abi/index.ts';
 import { createMain } from '../../../packages/create-wasm-ccm-provider/src/create.ts';
 import { type Credential, parseCredentialFile } from '../../../host/src/plugin/broker/credential-file.ts';
 import { SDK_DIR } from '../../../plugin-sdk/tools/compile.ts';
@@ -73,7 +74,7 @@ describe('create-wasm-ccm-provider', () => {
     expect(index).toContain('return zones.getZone(this.config, req, out);');
     expect(index).not.toContain('LoadBalancer');
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
-    expect(pkg.devDependencies?.['@wasm-ccm/plugin-sdk']).toMatch(/^1\.3\.\d+$/);
+    expect(pkg.devDependencies?.['@wasm-ccm/plugin-sdk']).toMatch(new RegExp(`^${ABI_MAJOR}\\.${ABI_MINOR}\\.\\d+$`));
     expect(pkg.scripts?.build).toBe('asc --config asconfig.json && wasm-ccm-check-imports build/edge-cloud.wasm');
     expect(existsSync(join(dir, 'assembly', 'loadbalancer.ts'))).toBe(false);
     expect(create([dir]).out).toContain('exists and is not empty');

@@ -145,6 +145,13 @@ describe('logging, clock and config', () => {
     expect(await probe.call('clock_probe')).toBe('1712345678901');
   });
 
+  it('pauses through ccm_sleep_ms only for positive times, capped at 60 s', async () => {
+    host.nowMs = 1_000n;
+    host.sleeps.length = 0;
+    expect(JSON.parse(await probe.call('sleep_probe'))).toEqual([1000, 1000 + 250 + 60_000]);
+    expect(host.sleeps).toEqual([250, 60_000]);
+  });
+
   it('parses key = value configs with sections, quotes, comments and problems', async () => {
     const text = [
       '# comment',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METHODS, type MethodName, validateEnvelope } from '../../../host/src/abi/index.ts';
+import { ABI_MAJOR, ABI_MINOR, METHODS, type MethodName, validateEnvelope } from '../../../host/src/abi/index.ts';
 import { abiService, compileFixture, load, type TestPlugin } from '../../../lab/plugins/index.ts';
 
 let provider: TestPlugin;
@@ -31,7 +31,7 @@ describe('envelopes', () => {
   it('describe reports the ABI version, identity and capabilities', async () => {
     expect(await answer('describe', {})).toEqual({
       ok: {
-        abi: '1.3',
+        abi: `${ABI_MAJOR}.${ABI_MINOR}`,
         providerName: 'test',
         version: '1.2.3',
         capabilities: ['zones', 'loadBalancer'],

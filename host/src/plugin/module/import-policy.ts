@@ -47,6 +47,8 @@ const HOST_FUNCTIONS: Readonly<Record<string, Signature>> = {
   // ccm_http_answer_read(guest address, length) then copies in (broker/http-frame.ts).
   ccm_http_bytes: [[I32, I32], [I32]],
   ccm_http_answer_read: [[I32, I32], []],
+  // ABI 1.4: milliseconds to block the instance's thread (guest-host-functions.ts caps them).
+  ccm_sleep_ms: [[I32], []],
 };
 
 // Kernel names that exist in other Extism runtimes but must not be used here, and why.

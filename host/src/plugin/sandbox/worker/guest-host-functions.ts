@@ -4,7 +4,8 @@
 // Both hand it a ccm_http_bytes frame: ccm_http's JSON is parsed, checked and turned into a frame here, and the answer
 // frame back into JSON (broker/http-json.ts), on the plugin's thread rather than the main one. ccm_log posts the record
 // without waiting for anyone. ccm_input_read, ccm_http_bytes and ccm_http_answer_read move bytes straight between the
-// guest's linear memory and the host, one host call each.
+// guest's linear memory and the host, one host call each. ccm_sleep_ms blocks the thread in Atomics.wait, which
+// worker.terminate() interrupts, so a sleeping instance ends at its deadline like a running one.
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
 import { Channel, ChannelState, HostRequestKind } from '../channel.ts';
 import { errorFrame } from '../../broker/http-frame.ts';
@@ -33,6 +34,16 @@ const OVER_BUDGET: [string, string] = [
   'TooLarge',
   'the answer does not fit the kernel memory budget left for this call',
 ];
+
+/** The longest pause one ccm_sleep_ms call takes; the call's deadline usually ends it sooner. */
+export const MAX_SLEEP_MS = 60_000;
+
+/** Blocks this thread for `ms` (clamped to 0..MAX_SLEEP_MS) without spinning. */
+export function sleepThread(ms: number): void {
+  const pause = Math.min(Math.max(Math.trunc(ms), 0), MAX_SLEEP_MS);
+  // Nobody notifies this cell: the wait always runs to its timeout.
+  if (pause > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause);
+}
 
 export function createHostFunctions(host: HostFunctionContext): Record<string, HostFunction> {
   const { channel, kernel } = host;
@@ -84,6 +95,8 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
       host.log({ source: 'ccm_log', level: 'info', text });
     },
     ccm_now_ms: (): bigint => BigInt(Date.now()),
+    // ABI 1.4: an i32 of milliseconds (a negative one is no pause).
+    ccm_sleep_ms: (_context: CallContext, ms: number): void => sleepThread(ms),
     // ABI 1.1: the whole input in one call (as-pdk moves it 8 bytes per host call). Pointers are i32: plugins are wasm32.
     ccm_input_read: (_context: CallContext, address: number, length: number): void => {
       kernel.inputRead(address, length);
