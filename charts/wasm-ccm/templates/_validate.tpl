@@ -139,7 +139,8 @@ extraArgs against the CCM's own flags: files/flags.json, generated from the flag
 A name the CCM does not know, or a value its flag's type cannot take, fails here rather than in the pod.
 */}}
 {{- define "wasm-ccm.validateExtraArgs" -}}
-{{- $flags := (.Files.Get "files/flags.json" | fromJson).flags }}
+{{- $known := .Files.Get "files/flags.json" | fromJson }}
+{{- $flags := $known.flags }}
 {{- $managed := include "wasm-ccm.managedFlags" . | fromJson }}
 {{- range $name, $value := .Values.extraArgs }}
 {{- $type := get $flags $name }}
@@ -158,6 +159,35 @@ A name the CCM does not know, or a value its flag's type cannot take, fails here
 {{- fail (printf "extraArgs.%s: %q is not a number: write e.g. 20 or 0.5" $name $text) }}
 {{- else if and (eq $type "duration") (not (regexMatch "^([-+]?(([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|ms|s|m|h))+|0)$" $text)) }}
 {{- fail (printf "extraArgs.%s: %q is not a duration: write a Go duration with its unit, e.g. 300ms, 5s, 1m30s" $name $text) }}
+{{- else if and (hasKey $known.values $name) (not (has $text (get $known.values $name))) }}
+{{- fail (printf "extraArgs.%s: %q is not one of its values: write one of %s" $name $text (join ", " (get $known.values $name))) }}
 {{- end }}
+{{- end }}
+{{- include "wasm-ccm.validateFlagRules" (dict "Values" .Values "gates" $known.featureGates) }}
+{{- end }}
+
+{{/* extraArgs the CCM refuses together with other flags (options/ccm-options.ts), and --feature-gates. */}}
+{{- define "wasm-ccm.validateFlagRules" -}}
+{{- $args := .Values.extraArgs }}
+{{- $false := list "0" "f" "F" "FALSE" "false" "False" }}
+{{- $gates := dict }}
+{{- range $entry := splitList "," (printf "%v" (get $args "feature-gates" | default "")) }}
+{{- $pair := splitList "=" (trim $entry) }}
+{{- if and (trim $entry) (or (ne (len $pair) 2) (not (has (trim (first $pair)) $.gates)) (not (has (trim (last $pair)) (list "1" "t" "T" "TRUE" "true" "True" "0" "f" "F" "FALSE" "false" "False")))) }}
+{{- fail (printf "extraArgs.feature-gates: %q is not Gate=true|false with a gate of wasm-ccm: write e.g. LoggingAlphaOptions=true (the gates: %s)" (trim $entry) (join ", " $.gates)) }}
+{{- end }}
+{{- if trim $entry }}{{ $_ := set $gates (trim (first $pair)) (not (has (trim (last $pair)) $false)) }}{{ end }}
+{{- end }}
+{{- $alpha := ternary (get $gates "LoggingAlphaOptions") (get $gates "AllAlpha" | default false) (hasKey $gates "LoggingAlphaOptions") }}
+{{- range list "log-json-split-stream" "log-text-split-stream" }}
+{{- if and (hasKey $args .) (not (has (printf "%v" (get $args .)) $false)) (not $alpha) }}
+{{- fail (printf "extraArgs.%s: an alpha option: add feature-gates: LoggingAlphaOptions=true to extraArgs, or remove it" .) }}
+{{- end }}
+{{- end }}
+{{- if and (hasKey $args "delegated-auth") (has (printf "%v" (get $args "delegated-auth")) $false) (not (has .Values.bindAddress (list "127.0.0.1" "::1"))) }}
+{{- fail (printf "extraArgs.delegated-auth: false serves /metrics without authentication, which the CCM allows only on loopback: set bindAddress to 127.0.0.1 or ::1 (bindAddress is %s), or remove it" .Values.bindAddress) }}
+{{- end }}
+{{- if and .Values.leaderElection.enabled (hasKey $args "leader-elect-resource-lock") (ne (printf "%v" (get $args "leader-elect-resource-lock")) "leases") }}
+{{- fail (printf "extraArgs.leader-elect-resource-lock: %q: only leases is supported: write leases, or remove it" (printf "%v" (get $args "leader-elect-resource-lock"))) }}
 {{- end }}
 {{- end }}

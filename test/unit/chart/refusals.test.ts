@@ -1,4 +1,4 @@
-// Every bad value of refusals.cases.ts fails `helm template`, and so `helm install` and `helm upgrade`, which render
+// Every bad value of refusals.cases.ts and refusals-flags.cases.ts fails `helm template`, and so `helm install` and `helm upgrade`, which render
 // the same templates, with a message naming the value and what to write; the good values beside them render, and
 // the CCM's own command-line and plugin-configuration parsers accept what they render (materialized as the pod
 // would see it), so no check is stricter than the CCM.
@@ -6,9 +6,10 @@ import { generateKeyPairSync, createHash, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { parseCommandLine } from '../../../host/src/options/ccm-options.ts';
 import { chartTestSetup, DEVCLOUD_MODULE, helmTemplate, materializeArgs } from '../../support/chart-model.ts';
+import { flagBadCases, flagGoodCases } from './refusals-flags.cases.ts';
 import { badCases, type Fixtures, goodCases, type ValuesCase } from './refusals.cases.ts';
 
 const { scratch } = chartTestSetup('wasm-ccm-chart-refusals-');
@@ -40,19 +41,27 @@ const f = fixtures();
 const render = (c: ValuesCase) =>
   helmTemplate({ setFiles: c.files ?? { 'plugin.module': f.module }, setJson: c.values });
 
+// Each case is its own helm process: they run a few at a time (vitest's maxConcurrency), each asserting with its own
+// context's expect.
 describe('charts/wasm-ccm refuses at helm template what the CCM refuses at start', () => {
-  it.each(badCases(f).map((c) => [c.what, c] as const))('%s', async (_what, c) => {
-    const result = await render(c);
-    expect(result.code, result.stdout.slice(0, 200)).not.toBe(0);
-    expect(result.stderr).toContain(c.message);
-  });
+  it.concurrent.for([...badCases(f), ...flagBadCases].map((c) => [c.what, c] as const))(
+    '%s',
+    async ([, c], { expect }) => {
+      const result = await render(c);
+      expect(result.code, result.stdout.slice(0, 200)).not.toBe(0);
+      expect(result.stderr).toContain(c.message);
+    },
+  );
 });
 
 describe('charts/wasm-ccm renders good values beside each check, and the CCM accepts them', () => {
-  it.each(goodCases(f).map((c) => [c.what, c] as const))('%s', async (_what, c) => {
-    const result = await render(c);
-    expect(result.code, result.stderr).toBe(0);
-    const args = materializeArgs(result.objects, mkdtempSync(join(scratch, 'pod-')));
-    expect(() => parseCommandLine(args)).not.toThrow();
-  });
+  it.concurrent.for([...goodCases(f), ...flagGoodCases].map((c) => [c.what, c] as const))(
+    '%s',
+    async ([, c], { expect }) => {
+      const result = await render(c);
+      expect(result.code, result.stderr).toBe(0);
+      const args = materializeArgs(result.objects, mkdtempSync(join(scratch, 'pod-')));
+      expect(() => parseCommandLine(args)).not.toThrow();
+    },
+  );
 });
