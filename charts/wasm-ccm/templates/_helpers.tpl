@@ -79,8 +79,18 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- $namespaces | uniq | sortAlpha | toJson }}
 {{- end }}
 
-{{/* "true" when the route controller runs (the CCM then needs --cluster-cidr). */}}
+{{/*
+"true" when the route controller runs (the CCM then needs --cluster-cidr): as --controllers reads the list, the
+first entry naming it (or its upstream alias node-route-controller) decides, else `*`.
+*/}}
 {{- define "wasm-ccm.routesRun" -}}
-{{- $c := .Values.controllers }}
-{{- and .Values.configureCloudRoutes (or (has "*" $c) (has "route" $c)) (not (has "-route" $c)) }}
+{{- $enabled := has "*" .Values.controllers }}
+{{- $decided := false }}
+{{- range .Values.controllers }}
+{{- if and (not $decided) (has (trimPrefix "-" .) (list "route" "node-route-controller")) }}
+{{- $enabled = not (hasPrefix "-" .) }}
+{{- $decided = true }}
+{{- end }}
+{{- end }}
+{{- and .Values.configureCloudRoutes $enabled }}
 {{- end }}

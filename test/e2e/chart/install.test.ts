@@ -6,7 +6,7 @@
 // the chart's rendered arguments and plugin configuration (the module read through the API from the chart's
 // ConfigMap, the credentials from the chart's Secret), takes the chart's Lease and initializes a kwok node.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
@@ -118,6 +118,13 @@ describe('charts/wasm-ccm on the real apiserver', () => {
     ]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("at '/kind'");
+    // A file that is not a Wasm module: refused by the templates (not the schema), at install and at upgrade.
+    const notWasm = join(info.dir, 'not-wasm.wasm');
+    writeFileSync(notWasm, 'not a plugin\n');
+    const notModule = 'plugin.module: the file given is not a WebAssembly module';
+    const badModule = await helm(['install', release, CHART_DIR, ...common, '--set-file', `plugin.module=${notWasm}`]);
+    expect(badModule.code).not.toBe(0);
+    expect(badModule.stderr).toContain(notModule);
     const install = await helm(['install', release, CHART_DIR, ...common, ...valueArgs({ setFiles: DEVCLOUD_MODULE })]);
     expect(install.code, install.stderr).toBe(0);
     const workload = await apiserver.request(
@@ -129,6 +136,13 @@ describe('charts/wasm-ccm on the real apiserver', () => {
     const reuse = await helm(['upgrade', release, CHART_DIR, ...common, '--reuse-values', '--set', 'verbosity=2']);
     expect(reuse.code).not.toBe(0);
     expect(reuse.stderr).toContain('plugin.module holds U+FFFD replacement characters');
+    const upgrade = await helm(['upgrade', release, CHART_DIR, ...common, '--set-file', `plugin.module=${notWasm}`]);
+    expect(upgrade.code).not.toBe(0);
+    expect(upgrade.stderr).toContain(notModule);
+    // Nothing changed: the release is still the first revision, deployed.
+    const status = await helm(['status', release, ...common, '-o', 'json']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ version: 1, info: { status: 'deployed' } });
     const uninstall = await helm(['uninstall', release, ...common]);
     expect(uninstall.code, uninstall.stderr).toBe(0);
     const gone = await apiserver.request(

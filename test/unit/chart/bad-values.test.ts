@@ -65,7 +65,8 @@ describe('charts/wasm-ccm refuses bad values', () => {
 
   it('template: a module over the 1 MiB a ConfigMap holds', async () => {
     const big = join(scratch, 'big.wasm');
-    writeFileSync(big, Buffer.alloc(1024 * 1024 + 1, 0x61));
+    const header = Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
+    writeFileSync(big, Buffer.concat([header, Buffer.alloc(1024 * 1024 + 1 - header.length, 0x61)]));
     const result = await helmTemplate({ setFiles: { 'plugin.module': big } });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('plugin.module: the module is 1048577 bytes');
