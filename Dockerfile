@@ -53,8 +53,8 @@ ENV MALLOC_CONF=background_thread:true
 COPY --from=deps /app/package.json ./package.json
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/host ./dist/host
-# The reference plugins (devcloud, example), for the conformance kit and for trying the image; a cluster loads its
-# plugin from the ConfigMap mounted at /etc/wasm-ccm/plugins (manifests/).
+# The reference plugins (devcloud, example, aws, openstack), for the conformance kit and for trying the image; a
+# cluster loads its plugin from the ConfigMap mounted at /etc/wasm-ccm/plugins (manifests/) or from this folder.
 COPY --from=build /src/plugins/*/build/*.wasm /usr/lib/wasm-ccm/plugins/
 USER 65532:65532
 EXPOSE 10258

@@ -11,13 +11,12 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Credentials, OpenStackClient } from './api.ts';
-import type { Ports } from './config.ts';
 import { initOpenStack } from './init.ts';
 import { layoutOf, REGION, venvDir } from './layout.ts';
 import { runRootOf, stackPids } from './process.ts';
-import { type LabResources, updateCatalog } from './resources.ts';
+import { updateCatalog } from './resources.ts';
 import { allocatePorts, netnsName, newRunId, pruneStateDirs, reapStaleStacks } from './run.ts';
+import type { LabOpenStack } from './shared.ts';
 import { Stack } from './stack.ts';
 
 export { ApiError, type Credentials, issueToken, OpenStackClient, pollUntil, type Token } from './api.ts';
@@ -25,6 +24,7 @@ export { type InitResult, initOpenStack } from './init.ts';
 export type { LabResources } from './resources.ts';
 export * from './helpers.ts';
 export * from './keystone-only.ts';
+export { type LabOpenStack, SharedStackError, sharedOpenStack, stopSharedOpenStack } from './shared.ts';
 
 const execFileP = promisify(execFile);
 
@@ -43,19 +43,8 @@ export interface StartTimings {
   startMs: number;
 }
 
-export interface OpenStack {
-  /** Keystone's v3 root, `http://127.0.0.1:<port>/v3`. */
-  authUrl: string;
-  region: string;
-  admin: Credentials;
-  ports: Ports;
-  /** The flavor, image and networks the state holds. */
-  resources: LabResources;
-  runId: string;
-  /** Configs and logs of this run (`log/<service>.log`). */
-  runDir: string;
+export interface OpenStack extends LabOpenStack {
   timings: StartTimings;
-  adminClient(): OpenStackClient;
   /** The live processes of this stack, found by the marker in their environment. */
   pids(): number[];
   /** Services that have exited since start, each with its log tail (empty while the stack is healthy). */

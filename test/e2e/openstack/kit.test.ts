@@ -6,20 +6,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPluginTest } from '../../../host/src/cli/plugin-test.ts';
-import { type OpenStack, startOpenStack } from '../../../lab/clouds/openstack/index.ts';
+import type { LabOpenStack } from '../../../lab/clouds/openstack/index.ts';
 import { builtPlugin, keystoneEntry } from '../../../lab/plugins/index.ts';
 import { type Estate, keystoneLogin, makeEstate } from './support/estate.ts';
+import { LAB_START_TIMEOUT_MS, labOpenStack } from './support/lab.ts';
 
 const FIXTURE = new URL('../../../plugins/openstack/conformance/fixture.yaml', import.meta.url).pathname;
 // The estate the fixture describes.
 const ADDRESSES = { 'node-a': '192.168.77.10', 'node-b': '192.168.77.11', 'node-c': '192.168.77.12' };
 
-let stack: OpenStack;
+let stack: LabOpenStack;
 let estate: Estate;
 let dir: string;
 
 beforeAll(async () => {
-  stack = await startOpenStack({ log: (m) => console.log(`openstack: ${m}`) });
+  stack = await labOpenStack();
   estate = await makeEstate(stack, 'e2e-oskit', '192.168.77.0/24', ['node-a', 'node-b'], ['node-c'], ADDRESSES);
   dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-openstack-kit-'));
   writeFileSync(
@@ -42,10 +43,9 @@ beforeAll(async () => {
       'OCCM_WAIT_LB_ACTIVE_STEPS = 16',
     ].join('\n'),
   );
-}, 20 * 60_000);
+}, LAB_START_TIMEOUT_MS);
 
 afterAll(async () => {
-  await stack?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testNode, testPort, testService } from '../../../host/src/conformance/index.ts';
 import type { Node, Service } from '../../../host/src/abi/index.ts';
-import { type OpenStack, startOpenStack } from '../../../lab/clouds/openstack/index.ts';
+import type { LabOpenStack } from '../../../lab/clouds/openstack/index.ts';
 import { loadOpenStackPlugin, type OpenStackPlugin } from '../../../lab/plugins/index.ts';
 import {
   addressOf,
@@ -15,9 +15,8 @@ import {
   mutations,
   octaviaTree,
 } from './support/estate.ts';
+import { LAB_START_TIMEOUT_MS, labOpenStack } from './support/lab.ts';
 
-// A cold machine initializes the lab's cached state first (minutes), then starts it (~1.5 min on 2 busy cores).
-const START_TIMEOUT_MS = 20 * 60_000;
 const CLUSTER = 'e2e';
 const CIDR = '192.168.78.0/24';
 // Octavia's noop worker takes seconds per change on a busy machine: the plugin waits as OCCM would over 16 steps
@@ -26,7 +25,7 @@ const WAIT = '[Environment]\nOCCM_WAIT_LB_ACTIVE_STEPS = 16\n';
 const CALL_TIMEOUT_MS = 100_000;
 const LB_TIMEOUT_MS = 300_000;
 
-let stack: OpenStack;
+let stack: LabOpenStack;
 let estate: Estate;
 let plugin: OpenStackPlugin;
 
@@ -56,18 +55,17 @@ function nodeOf(name: string): Node {
 }
 
 beforeAll(async () => {
-  stack = await startOpenStack({ log: (m) => console.log(`openstack: ${m}`) });
+  stack = await labOpenStack();
   estate = await makeEstate(stack, 'e2e-osplugin', CIDR, ['node-a', 'node-b'], ['node-c']);
   // OCCM's Hostname and ExternalIP sources besides nova's addresses.
   const a = server('node-a');
   await estate.project.client.put('compute', `/servers/${a.id}`, { server: { accessIPv4: '203.0.113.10' } });
   await estate.project.client.put('compute', `/servers/${a.id}/metadata`, { metadata: { hostname: 'node-a.lab' } });
   plugin = await loadWith(cloudConfig());
-}, START_TIMEOUT_MS);
+}, LAB_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await plugin?.close();
-  await stack?.stop();
 }, 120_000);
 
 describe('openstack plugin: InstancesV2 and Zones', () => {

@@ -5,7 +5,7 @@ import {
   bootServer,
   createRoutedNetwork,
   createTestProject,
-  type OpenStack,
+  type LabOpenStack,
   type OpenStackClient,
   pollUntil,
   type Server,
@@ -27,7 +27,7 @@ export interface Estate {
  * `addresses` gives for it (on a port made for it), else at one nova picks.
  */
 export async function makeEstate(
-  stack: OpenStack,
+  stack: LabOpenStack,
   name: string,
   cidr: string,
   running: readonly string[],
