@@ -4,9 +4,9 @@ import { JsonReader } from '../json/reader';
 import { JsonWriter } from '../json/writer';
 
 export const ABI_MAJOR: i32 = 1;
-export const ABI_MINOR: i32 = 3;
+export const ABI_MINOR: i32 = 4;
 /** What ccm_describe answers as `abi`. */
-export const ABI_VERSION: string = '1.3';
+export const ABI_VERSION: string = '1.4';
 
 /** Error codes of the envelope (see PluginError). */
 export namespace ErrorCode {
@@ -202,6 +202,8 @@ export class Node {
   labels: Map<string, string> = new Map<string, string>();
   annotations: Map<string, string> = new Map<string, string>();
   addresses: Array<NodeAddress> = new Array<NodeAddress>();
+  /** ABI 1.4. */
+  systemUUID: string = '';
 
   encode(w: JsonWriter): void {
     w.beginObject();
@@ -221,6 +223,8 @@ export class Node {
       unchecked(this.addresses[i0]).encode(w);
     }
     w.endArray();
+    w.key('systemUUID');
+    w.string(this.systemUUID);
     w.endObject();
   }
 
@@ -242,6 +246,8 @@ export class Node {
         o.annotations = r.readMap();
       } else if (k == 'addresses') {
         o.addresses = decodeListNodeAddress(r);
+      } else if (k == 'systemUUID') {
+        o.systemUUID = r.readString();
       } else {
         r.skip(); // unknown fields are ignored
       }

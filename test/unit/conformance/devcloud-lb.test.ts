@@ -130,7 +130,7 @@ describe('devcloud plugin: load balancers', () => {
       'kubernetes-default-d': [ids.n1, ids.n3].sort(),
       'kubernetes-default-e': [ids.n1, ids.n2, ids.n3].sort(),
     });
-    expect(provider.plugin.description.abi).toBe('1.3');
+    expect(provider.plugin.description.abi).toBe('1.4');
   });
 
   it('GetLoadBalancer and EnsureLoadBalancerDeleted only see their own LBs; delete is idempotent', async () => {

@@ -31,7 +31,7 @@ describe('envelopes', () => {
   it('describe reports the ABI version, identity and capabilities', async () => {
     expect(await answer('describe', {})).toEqual({
       ok: {
-        abi: '1.3',
+        abi: '1.4',
         providerName: 'test',
         version: '1.2.3',
         capabilities: ['zones', 'loadBalancer'],
