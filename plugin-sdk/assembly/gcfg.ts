@@ -1,8 +1,10 @@
-// cloud.conf as OCCM reads it (gcfg): `[section]` and `[section "subsection"]` headers, `name = value` lines, names
-// of sections and variables in any case, values optionally in double quotes (with \" \\ \n \t escapes), comments from
-// `;` or `#` outside quotes to the end of the line, and a name alone meaning the boolean true. A variable may repeat:
-// list-valued options (public-network-name) collect every value, the others keep the last, as gcfg does. The SDK's
-// IniConfig keeps one value per key and reads no subsections or inline comments, hence this reader.
+// The INI dialect of Go's gcfg, which upstream cloud providers read their cloud config with (OCCM's cloud.conf,
+// cloud-provider-vsphere's legacy vsphere.conf): `[section]` and `[section "subsection"]` headers, `name = value`
+// lines, names of sections and variables in any case, values optionally in double quotes (with \" \\ \n \t
+// escapes), comments from `;` or `#` outside quotes to the end of the line, and a name alone meaning the boolean true.
+// A variable may repeat; a reader keeps every occurrence in order, so list-valued options can collect them and the
+// others keep the last, as gcfg does. IniConfig (config.ts) is the simpler reader: one value per key, no subsections
+// or inline comments.
 
 export class IniEntry {
   /** Lower case. */
