@@ -40,5 +40,6 @@ export {
   SoapRequest,
   VIM25_NAMESPACE,
   xmlEscape,
+  xsiType,
 } from "./soap";
 export { annotationFloat, annotationInt, AnnotationNumber, isStrictFloat, isStrictInteger } from "./annotations";

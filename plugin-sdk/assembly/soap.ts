@@ -66,8 +66,10 @@ export class MoRef {
   /** The reference an element holds (`<obj type="VirtualMachine">vm-42</obj>`); null without a type or an ID. */
   static of(el: XmlElement | null): MoRef | null {
     if (el === null) return null;
-    const type = el.attr("type");
-    const value = el.text.trim();
+    // The unprefixed `type`: a property value also carries xsi:type="ManagedObjectReference", whose local name is the
+    // same.
+    const type = unprefixedAttr(el, "type");
+    const value = el.text.trimStart().trimEnd();
     if (type === null || type.length == 0 || value.length == 0) return null;
     return new MoRef(type, value);
   }
@@ -200,17 +202,37 @@ export function readSoapAnswer(res: HttpResult): SoapAnswer {
 
 export function readFault(fault: XmlElement): SoapFault {
   const out = new SoapFault();
-  out.code = fault.childText("faultcode").trim();
-  out.message = fault.childText("faultstring").trim();
+  out.code = fault.childText("faultcode").trimStart().trimEnd();
+  out.message = fault.childText("faultstring").trimStart().trimEnd();
   const detail = fault.child("detail");
   const object: XmlElement | null = detail !== null ? firstChild(detail) : null;
   if (object !== null) {
     out.detail = object;
-    const xsiType = object.attr("xsi:type");
-    if (xsiType !== null) out.type = localPart(xsiType);
+    const type = xsiType(object);
+    if (type !== null) out.type = type;
     else out.type = object.name.endsWith("Fault") ? object.name.substring(0, object.name.length - 5) : object.name;
   }
   return out;
+}
+
+/** An attribute written without a prefix (`type`, not `xsi:type`). */
+function unprefixedAttr(el: XmlElement, name: string): string | null {
+  for (let i = 0; i < el.attributes.length; i++) {
+    if (el.attributes[i].qname == name) return el.attributes[i].value;
+  }
+  return null;
+}
+
+/**
+ * The local part of an element's xsi:type (`NotAuthenticated` of `xsi:type="vim25:NotAuthenticated"`): a prefixed
+ * attribute named `type`, whatever the prefix (namespaces are not resolved; vim25 binds no other prefix to a `type`).
+ */
+export function xsiType(el: XmlElement): string | null {
+  for (let i = 0; i < el.attributes.length; i++) {
+    const a = el.attributes[i];
+    if (a.name == "type" && a.qname != "type") return localPart(a.value);
+  }
+  return null;
 }
 
 function firstChild(el: XmlElement): XmlElement | null {
@@ -237,7 +259,7 @@ export class ObjectContent {
   /** A property's text (trimmed); "" when the object does not have it. */
   propText(path: string): string {
     const val = this.prop(path);
-    return val === null ? "" : val.text.trim();
+    return val === null ? "" : val.text.trimStart().trimEnd();
   }
 }
 
@@ -256,7 +278,7 @@ export function readRetrieveResult(response: XmlElement): RetrieveResult {
   // An empty result is a response with no returnval at all.
   const returnval = response.child("returnval");
   if (returnval === null) return out;
-  out.token = returnval.childText("token").trim();
+  out.token = returnval.childText("token").trimStart().trimEnd();
   const objects = returnval.childrenNamed("objects");
   for (let i = 0; i < objects.length; i++) {
     const content = new ObjectContent();
@@ -269,7 +291,7 @@ export function readRetrieveResult(response: XmlElement): RetrieveResult {
     const props = objects[i].childrenNamed("propSet");
     for (let k = 0; k < props.length; k++) {
       const val = props[k].child("val");
-      if (val !== null) content.props.set(props[k].childText("name").trim(), val);
+      if (val !== null) content.props.set(props[k].childText("name").trimStart().trimEnd(), val);
     }
     const missing = objects[i].childrenNamed("missingSet");
     for (let k = 0; k < missing.length; k++) {
@@ -277,10 +299,10 @@ export function readRetrieveResult(response: XmlElement): RetrieveResult {
       const fault = missing[k].child("fault");
       const cause: XmlElement | null = fault !== null ? fault.child("fault") : null;
       if (cause !== null) {
-        const xsiType = cause.attr("xsi:type");
-        if (xsiType !== null) type = localPart(xsiType);
+        const causeType = xsiType(cause);
+        if (causeType !== null) type = causeType;
       }
-      content.missing.set(missing[k].childText("path").trim(), type);
+      content.missing.set(missing[k].childText("path").trimStart().trimEnd(), type);
     }
     out.objects.push(content);
   }

@@ -27,7 +27,7 @@ export function want(o: Option, listAllowed: bool, scope: Scope, set: (s: Scope,
 }
 
 export function setServer(s: Scope, o: Option): string {
-  s.server = o.text.trim();
+  s.server = o.text.trimStart().trimEnd();
   return "";
 }
 
@@ -36,14 +36,14 @@ export function setDatacenters(s: Scope, o: Option): string {
   const items = o.isList ? o.list : o.text.split(",");
   s.datacenters = [];
   for (let i = 0; i < items.length; i++) {
-    const dc = items[i].trim();
+    const dc = items[i].trimStart().trimEnd();
     if (dc != "") s.datacenters.push(dc);
   }
   return "";
 }
 
 export function readPort(o: Option, s: Scope): string {
-  const t = o.text.trim();
+  const t = o.text.trimStart().trimEnd();
   let n: i32 = 0;
   if (o.isList || !o.plain || t.length == 0 || t.length > 5) n = -1;
   for (let i = 0; n >= 0 && i < t.length; i++) {
@@ -59,7 +59,7 @@ export function readFamilies(o: Option, s: Scope): string {
   const items = o.isList ? o.list : o.text.split(",");
   s.ipFamilies = [];
   for (let i = 0; i < items.length; i++) {
-    const family = items[i].trim().toLowerCase();
+    const family = items[i].trimStart().trimEnd().toLowerCase();
     if (family == "") continue;
     if (family != "ipv4" && family != "ipv6")
       return o.where + ': "' + items[i] + '" is not ipv4 or ipv6 (Invalid IP Family type)';
@@ -82,9 +82,9 @@ export function readNodeOption(index: i32, o: Option, n: NodesConfig): string {
     return "";
   }
   const list: Cidr[] = [];
-  const parts = o.text.trim().length == 0 ? new Array<string>(0) : o.text.split(",");
+  const parts = o.text.trimStart().trimEnd().length == 0 ? new Array<string>(0) : o.text.split(",");
   for (let i = 0; i < parts.length; i++) {
-    const cidr = parseCIDR(parts[i].trim());
+    const cidr = parseCIDR(parts[i].trimStart().trimEnd());
     if (cidr === null) return o.where + ': "' + parts[i] + '" is not a CIDR';
     list.push(cidr);
   }

@@ -20,7 +20,7 @@ export class ConfigResult {
 export function parseConfig(text: string): ConfigResult {
   const out = new ConfigResult();
   let error: string;
-  if (text.trim().length == 0) error = "no vSphere cloud provider config given (vsphere.conf, YAML or INI)";
+  if (text.trimStart().trimEnd().length == 0) error = "no vSphere cloud provider config given (vsphere.conf, YAML or INI)";
   else if (looksLikeIni(text)) error = readIni(text, out.config);
   else error = readYaml(text, out.config);
   if (error == "") error = finish(out.config);
@@ -32,7 +32,7 @@ export function parseConfig(text: string): ConfigResult {
 function looksLikeIni(text: string): bool {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
+    const line = lines[i].trimStart().trimEnd();
     if (line.length == 0 || line.startsWith("#") || line.startsWith(";")) continue;
     if (!line.startsWith("[") || !line.endsWith("]")) return false;
     const c = line.charCodeAt(1);

@@ -87,14 +87,14 @@ export function convertK8sUUID(k8sUUID: string): string {
     u.substring(19, 23) +
     "-" +
     u.substring(24, 36);
-  return swapped.trim().toLowerCase();
+  return swapped.trimStart().trimEnd().toLowerCase();
 }
 
 /** The VM behind a node: by its providerID, else its system UUID, else its name. */
 export function lookupNode(vims: Vim[], config: Config, node: Node): VmLookup {
   if (node.providerID != "") return lookupProviderID(vims, config, node.providerID);
-  if (node.systemUUID.trim() != "") {
-    const uuid = node.systemUUID.trim().toLowerCase();
+  if (node.systemUUID.trimStart().trimEnd() != "") {
+    const uuid = node.systemUUID.trimStart().trimEnd().toLowerCase();
     const found = byUuid(vims, config, [convertK8sUUID(uuid), uuid]);
     if (found.error !== null || found.vm !== null) return found;
   }
@@ -107,7 +107,7 @@ export function lookupProviderID(vims: Vim[], config: Config, providerID: string
     out.error = invalid('providerID "' + providerID + '" is not vsphere://<VM BIOS UUID>');
     return out;
   }
-  const uuid = providerID.substring(SCHEME.length).trim().toLowerCase();
+  const uuid = providerID.substring(SCHEME.length).trimStart().trimEnd().toLowerCase();
   return byUuid(vims, config, [uuid, convertK8sUUID(uuid)]);
 }
 
@@ -123,9 +123,9 @@ function byUuid(vims: Vim[], config: Config, uuids: string[]): VmLookup {
 
 /** Upstream's FindVMByName: the name as a guest DNS name (lower case), then as an IP address. */
 export function byName(vims: Vim[], config: Config, name: string): VmLookup {
-  const found = search(vims, config, name.trim().toLowerCase(), SearchBy.DnsName);
-  if (found.error !== null || found.vm !== null || parseIP(name.trim()) === null) return found;
-  return search(vims, config, name.trim(), SearchBy.Ip);
+  const found = search(vims, config, name.trimStart().trimEnd().toLowerCase(), SearchBy.DnsName);
+  if (found.error !== null || found.vm !== null || parseIP(name.trimStart().trimEnd()) === null) return found;
+  return search(vims, config, name.trimStart().trimEnd(), SearchBy.Ip);
 }
 
 enum SearchBy {
@@ -236,10 +236,10 @@ function vmOf(vim: Vim, vc: VCenter, ref: MoRef, o: ObjectContent): Vm {
     for (let i = 0; i < infos.length; i++) {
       const nic = new Nic();
       nic.network = infos[i].childText("network");
-      const id = infos[i].childText("deviceConfigId").trim();
+      const id = infos[i].childText("deviceConfigId").trimStart().trimEnd();
       nic.deviceConfigId = id.length == 0 ? 0 : I32.parseInt(id);
       const ips = infos[i].childrenNamed("ipAddress");
-      for (let k = 0; k < ips.length; k++) nic.ips.push(ips[k].text.trim());
+      for (let k = 0; k < ips.length; k++) nic.ips.push(ips[k].text.trimStart().trimEnd());
       vm.nics.push(nic);
     }
   }

@@ -148,7 +148,7 @@ class BlockReader {
         return this.fail(line, key.error != "" ? key.error : "a key must be a scalar");
       }
       if (out.keys.includes(key.node.text)) return this.fail(line, "key " + key.node.text + " given twice");
-      const rest = line.text.substring(colon + 1).trim();
+      const rest = line.text.substring(colon + 1).trimStart().trimEnd();
       this.pos++;
       let value: YamlNode;
       if (rest.length == 0) {
@@ -243,7 +243,7 @@ class Inline {
 /** A value written on one line: a scalar, or a flow sequence or mapping of scalars. */
 function inline(raw: string, lineNo: i32): Inline {
   const out = new Inline();
-  const text = raw.trim();
+  const text = raw.trimStart().trimEnd();
   out.node.line = lineNo;
   if (text.length == 0) return out;
   const c = text.charAt(0);
@@ -340,7 +340,7 @@ function flow(text: string, lineNo: i32): Inline {
     return out;
   }
   for (let i = 0; i < parts.length; i++) {
-    const part = parts[i].trim();
+    const part = parts[i].trimStart().trimEnd();
     if (part.length == 0 && i == parts.length - 1 && i > 0) break; // a trailing comma
     if (part.length == 0 && parts.length == 1) break; // [] or {}
     if (isSeq) {
@@ -353,7 +353,7 @@ function flow(text: string, lineNo: i32): Inline {
       continue;
     }
     const colon = mapColon(part);
-    const key: YamlNode | null = colon >= 0 ? scalar(part.substring(0, colon).trim()) : null;
+    const key: YamlNode | null = colon >= 0 ? scalar(part.substring(0, colon).trimStart().trimEnd()) : null;
     const value = colon < 0 ? new Inline() : inline(part.substring(colon + 1), lineNo);
     if (key === null || value.error != "" || out.node.keys.includes(key.text)) {
       out.error = "a flow mapping entry that is not a new key: value: " + part;
