@@ -1,4 +1,4 @@
-// The vSphere plugin's pure parts in a compiled module (plugins/vsphere/tests/probe.ts): vsphere.conf in its YAML and
+// The vSphere plugin's pure parts in a compiled module (plugins/vsphere/assembly/probe.ts): vsphere.conf in its YAML and
 // INI forms with upstream's defaults and its refusals, the system UUID's byte order, instance types, and the choice of
 // node addresses among a VM's NICs. The plugin through the host against vcsim: test/e2e/vsphere.
 import { join } from 'node:path';
@@ -10,9 +10,9 @@ const PLUGIN_DIR = join(import.meta.dirname, '..', '..', '..', 'plugins', 'vsphe
 
 let probe: TestPlugin;
 beforeAll(async () => {
-  const built = await compileAssemblyScript(join(PLUGIN_DIR, 'tests', 'probe.ts'), {
+  const built = await compileAssemblyScript(join(PLUGIN_DIR, 'assembly', 'probe.ts'), {
     optimize: false,
-    cacheDir: join(PLUGIN_DIR, 'tests', 'build'),
+    cacheDir: join(PLUGIN_DIR, 'build', 'probe'),
     checkCapabilities: false,
   });
   probe = await load(built.wasm);

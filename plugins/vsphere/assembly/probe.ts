@@ -1,11 +1,11 @@
-// Test module for test/unit/vsphere/logic.test.ts: the plugin's pure parts (vsphere.conf, UUID order, instance types,
-// address choice, the SOAP pieces it reads) driven by JSON input, answering JSON.
+// Test module for test/unit/vsphere/logic.test.ts, not part of the plugin (whose entry is index.ts): the plugin's pure
+// parts (vsphere.conf, UUID order, instance types, address choice) driven by JSON input, answering JSON.
 import { Host } from "@extism/as-pdk";
 import { JsonValue, JsonWriter, NodeAddress } from "@wasm-ccm/plugin-sdk";
-import { discoverAddresses } from "../assembly/addresses";
-import { Config, parseConfig } from "../assembly/config";
-import { instanceType } from "../assembly/instance-type";
-import { convertK8sUUID, Nic } from "../assembly/vms";
+import { discoverAddresses } from "./addresses";
+import { Config, parseConfig } from "./config";
+import { instanceType } from "./instance-type";
+import { convertK8sUUID, Nic } from "./vms";
 
 function output(v: JsonValue): i32 {
   const w = new JsonWriter();
@@ -23,7 +23,8 @@ function strings(list: string[]): JsonValue {
 /** vsphere.conf text -> what was read, or {"error": "..."}. */
 export function config_probe(): i32 {
   const parsed = parseConfig(String.UTF8.decode(Host.input().buffer));
-  if (parsed.error !== null) return output(JsonValue.newObject().set("error", JsonValue.ofString(parsed.error!.message)));
+  if (parsed.error !== null)
+    return output(JsonValue.newObject().set("error", JsonValue.ofString(parsed.error!.message)));
   const c: Config = parsed.config;
   const vcenters = JsonValue.newArray();
   for (let i = 0; i < c.vcenters.length; i++) {
