@@ -2,7 +2,7 @@
 // Each engine is a folder of lab/fuzz/ with the same layout: main.ts (its options, table and results file under
 // bench/results/fuzz-<engine>.json), run.ts (generate, run both sides, judge) and judge.ts or the like (what counts
 // as a divergence, and the allow-list of deliberate ones with their reasons).
-const ENGINES = ['http1', 'json', 'xml', 'wasm-code'] as const;
+const ENGINES = ['http1', 'json', 'xml', 'soap', 'wasm-code'] as const;
 
 const engine = process.argv[2];
 if (!ENGINES.includes(engine as (typeof ENGINES)[number])) {

@@ -81,14 +81,14 @@ export class IniConfig {
     const lines = text.split("\n");
     let section = "";
     for (let i = 0; i < lines.length; i++) {
-      const line = lines[i].trim();
+      const line = lines[i].trimStart().trimEnd();
       if (line.length == 0 || line.startsWith("#") || line.startsWith(";")) continue;
       if (line.startsWith("[")) {
         if (!line.endsWith("]") || line.length < 3) {
           cfg.problems.push("line " + (i + 1).toString() + ": bad section header");
           continue;
         }
-        section = line.substring(1, line.length - 1).trim();
+        section = line.substring(1, line.length - 1).trimStart().trimEnd();
         continue;
       }
       const eq = line.indexOf("=");
@@ -96,9 +96,9 @@ export class IniConfig {
         cfg.problems.push("line " + (i + 1).toString() + ": expected key = value");
         continue;
       }
-      let value = line.substring(eq + 1).trim();
+      let value = line.substring(eq + 1).trimStart().trimEnd();
       if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.substring(1, value.length - 1);
-      const key = line.substring(0, eq).trim();
+      const key = line.substring(0, eq).trimStart().trimEnd();
       cfg.set(section.length > 0 ? section + "." + key : key, value);
     }
     return cfg;
@@ -120,7 +120,7 @@ export class IniConfig {
   /** The value as an integer; `fallback` when absent or not a whole number. */
   getI32(key: string, fallback: i32 = 0): i32 {
     if (!this.values.has(key)) return fallback;
-    const v = this.values.get(key).trim();
+    const v = this.values.get(key).trimStart().trimEnd();
     let i = v.startsWith("-") || v.startsWith("+") ? 1 : 0;
     if (i == v.length || v.length - i > 10) return fallback;
     let n: i64 = 0;

@@ -3,6 +3,8 @@ import "./host/abort";
 
 export * from "./abi/types.generated";
 export { CloudConfig, IniConfig, PluginConfig } from "./config";
+export { IniEntry, IniFile, IniSection, parseIni } from "./gcfg";
+export { Cidr, compareIP, isIPv4Mapped, isIPv6, parseCIDR, parseIP } from "./ip";
 export { MAX_SLEEP_MS, nowMs, nowSeconds, sleepMs } from "./clock";
 export {
   implementedElsewhere,
@@ -24,4 +26,20 @@ export { encodeComponent, Query, urlPath } from "./url";
 export { FORM_CONTENT_TYPE, QueryRequest } from "./query-protocol";
 export { localName, XML_MAX_DEPTH, XmlAttribute, XmlEvent, XmlReader } from "./xml/reader";
 export { XmlElement } from "./xml/element";
+export {
+  callSoap,
+  MoRef,
+  ObjectContent,
+  readFault,
+  readRetrieveResult,
+  readSoapAnswer,
+  RetrieveResult,
+  SOAP_CONTENT_TYPE,
+  SoapAnswer,
+  SoapFault,
+  SoapRequest,
+  VIM25_NAMESPACE,
+  xmlEscape,
+  xsiType,
+} from "./soap";
 export { annotationFloat, annotationInt, AnnotationNumber, isStrictFloat, isStrictInteger } from "./annotations";

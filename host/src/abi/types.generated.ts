@@ -41,6 +41,8 @@ export interface Node {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   addresses: NodeAddress[];
+  /** ABI 1.4. */
+  systemUUID?: string;
 }
 
 /** A Service port. targetPort is the port number in decimal or the name of a container port (IntOrString). */

@@ -166,6 +166,10 @@ function checkNode(x: unknown): string | undefined {
   if (e !== undefined) return `.annotations${e}`;
   e = checkListNodeAddress(o.addresses);
   if (e !== undefined) return `.addresses${e}`;
+  if (o.systemUUID !== undefined) {
+    e = checkString(o.systemUUID);
+    if (e !== undefined) return `.systemUUID${e}`;
+  }
   return undefined;
 }
 

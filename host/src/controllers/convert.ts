@@ -14,6 +14,14 @@ export function toABINode(node: WireNode): Node {
   };
 }
 
+/**
+ * A node for the instance methods (InstancesV2, the lifecycle checks), which also get status.nodeInfo.systemUUID (ABI
+ * 1.4): what vSphere finds a VM by. Load balancer node lists leave it out, so they stay the same while a node reboots.
+ */
+export function toABIInstanceNode(node: WireNode): Node {
+  return { ...toABINode(node), systemUUID: node.status?.nodeInfo?.systemUUID ?? '' };
+}
+
 export function toABIService(svc: WireService): Service {
   const spec = svc.spec ?? {};
   return {

@@ -202,6 +202,8 @@ export class Node {
   labels: Map<string, string> = new Map<string, string>();
   annotations: Map<string, string> = new Map<string, string>();
   addresses: Array<NodeAddress> = new Array<NodeAddress>();
+  /** ABI 1.4. */
+  systemUUID: string = '';
 
   encode(w: JsonWriter): void {
     w.beginObject();
@@ -221,6 +223,8 @@ export class Node {
       unchecked(this.addresses[i0]).encode(w);
     }
     w.endArray();
+    w.key('systemUUID');
+    w.string(this.systemUUID);
     w.endObject();
   }
 
@@ -242,6 +246,8 @@ export class Node {
         o.annotations = r.readMap();
       } else if (k == 'addresses') {
         o.addresses = decodeListNodeAddress(r);
+      } else if (k == 'systemUUID') {
+        o.systemUUID = r.readString();
       } else {
         r.skip(); // unknown fields are ignored
       }

@@ -3,10 +3,19 @@
 // name): floating ones and those of a public-network-name as ExternalIP, the rest as InternalIP unless
 // internal-network-name names other networks; IPv6 left out when ipv6-support-disabled; finally the stable sort of
 // address-sort-order. Addresses of trunk subports are not read (OCCM adds them).
-import { encodeComponent, NodeAddress, NodeAddressType, PluginError } from "@wasm-ccm/plugin-sdk";
+import {
+  Cidr,
+  compareIP,
+  encodeComponent,
+  isIPv6,
+  NodeAddress,
+  NodeAddressType,
+  parseCIDR,
+  parseIP,
+  PluginError,
+} from "@wasm-ccm/plugin-sdk";
 import { Api, get } from "./api";
 import { Config } from "./config";
-import { compareIP, Cidr, isIPv6, parseCIDR, parseIP } from "./ip";
 import { Server } from "./servers";
 import { splitList } from "./values";
 

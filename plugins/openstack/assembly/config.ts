@@ -2,9 +2,8 @@
 // are the host's: it logs in to Keystone and attaches the token, so they are ignored here, and the secret ones never
 // reach the plugin); [LoadBalancer], [Networking], [Metadata] and [Route] are read as OCCM reads them. An option this
 // plugin does not carry out is refused, naming it, rather than accepted and silently ignored.
-import { invalid, PluginError } from "@wasm-ccm/plugin-sdk";
+import { IniEntry, IniSection, invalid, parseIni, PluginError } from "@wasm-ccm/plugin-sdk";
 import { DEFAULT_WAIT_STEPS } from "./budget";
-import { IniEntry, IniSection, parseIni } from "./ini";
 import { NOT_AN_INTEGER, parseBool, parseDurationMs, parseInteger } from "./values";
 
 export class LbConfig {

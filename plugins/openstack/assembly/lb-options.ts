@@ -2,9 +2,8 @@
 // [LoadBalancer] defaults. Read strictly: where OCCM falls back to the default for a value it cannot read, a present
 // but wrong value here is Invalid naming the annotation, before anything is created; an annotation for a feature
 // this plugin lacks is Invalid too, never silently ignored.
-import { annotationInt, invalid, PluginError, Service } from "@wasm-ccm/plugin-sdk";
+import { annotationInt, invalid, parseCIDR, PluginError, Service } from "@wasm-ccm/plugin-sdk";
 import { LbConfig } from "./config";
-import { parseCIDR } from "./ip";
 import { keyValueMap, splitList } from "./values";
 
 const A = "loadbalancer.openstack.org/";

@@ -9,6 +9,7 @@ import {
   implementedElsewhere,
   internal,
   IPMode,
+  isIPv6,
   JsonValue,
   LoadBalancerIngress,
   LoadBalancerStatus,
@@ -21,7 +22,6 @@ import {
 import { Api, del, post, put } from "./api";
 import { LbConfig } from "./config";
 import { advertisedAddress, ensureFloatingIP, releaseFloatingIP } from "./floating-ip";
-import { isIPv6 } from "./ip";
 import { lookupLoadBalancer, Lookup, missingTags } from "./lb-lookup";
 import { HOSTNAME, LbOptions, PROXY_PROTOCOL, readOptions } from "./lb-options";
 import { planMemberSubnet, planSubnets } from "./lb-subnets";

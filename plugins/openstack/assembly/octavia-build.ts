@@ -1,9 +1,8 @@
 // The Octavia request bodies OCCM sends for a Service: the load balancer (fully populated: listeners with their
 // default pool, members and health monitor, in one request), and each listener, pool, member list and health monitor
 // on its own for an existing load balancer. Members are the nodes' InternalIP (else ExternalIP) on the NodePort.
-import { JsonValue, JsonWriter, Node, NodeAddressType, Service, ServicePort } from "@wasm-ccm/plugin-sdk";
+import { isIPv6, JsonValue, JsonWriter, Node, NodeAddressType, Service, ServicePort } from "@wasm-ccm/plugin-sdk";
 import { LbConfig } from "./config";
-import { isIPv6 } from "./ip";
 import { LbOptions } from "./lb-options";
 import { description, listenerName, monitorName, poolName, uidTag } from "./names";
 import { Features, memberKey } from "./octavia";

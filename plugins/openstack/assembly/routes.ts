@@ -8,6 +8,7 @@ import {
   encodeComponent,
   internal,
   invalid,
+  isIPv6,
   JsonValue,
   NodeAddress,
   NodeAddressType,
@@ -17,7 +18,6 @@ import {
 import { attachedPorts, nodeAddresses, Port } from "./addresses";
 import { Api, get, put } from "./api";
 import { Config } from "./config";
-import { isIPv6 } from "./ip";
 import { parseServer, Server, serverByName } from "./servers";
 
 class Extensions {

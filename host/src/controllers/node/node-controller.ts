@@ -9,7 +9,7 @@ import type { Informer } from '../../kube/informer/informer.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
-import { toABINode } from '../convert.ts';
+import { toABIInstanceNode } from '../convert.ts';
 import { runPeriodically, runWorkers } from '../framework/workers.ts';
 import { patchNodeAddresses, patchNodeLabels, updateNode } from '../framework/node-updates.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
@@ -80,7 +80,7 @@ export class CloudNodeController {
       await this.reconcileLabels(cached);
       return;
     }
-    const meta = await instanceMetadata(this.options.provider, toABINode(cached));
+    const meta = await instanceMetadata(this.options.provider, toABIInstanceNode(cached));
     // Throws (node stays tainted, requeued with backoff) on an empty providerID or an unknown provided-node-ip.
     const plan = planInitialization(cached, meta);
     for (const d of plan.droppedLabels) {
@@ -155,7 +155,7 @@ export class CloudNodeController {
       while (next < nodes.length) {
         const node = nodes[next++] as WireNode;
         try {
-          const meta = await instanceMetadata(this.options.provider, toABINode(node));
+          const meta = await instanceMetadata(this.options.provider, toABIInstanceNode(node));
           await this.updateNodeAddress(node, meta);
           await this.reconcileLabels(node);
         } catch (err) {

@@ -8,7 +8,7 @@ import type { EventRecorder } from '../../kube/events/recorder.ts';
 import type { Informer } from '../../kube/informer/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
-import { toABINode } from '../convert.ts';
+import { toABIInstanceNode } from '../convert.ts';
 import { deleteNode, updateNode } from '../framework/node-updates.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
 import { runPeriodically } from '../framework/workers.ts';
@@ -68,7 +68,7 @@ export class CloudNodeLifecycleController {
       if (hasShutdownTaint(node)) await this.setShutdownTaint(name, false);
       return;
     }
-    const abiNode = toABINode(node);
+    const abiNode = toABIInstanceNode(node);
     let exists: boolean;
     try {
       exists = await instanceExists(this.options.provider, abiNode);

@@ -28,6 +28,7 @@ import type { PluginLimits } from '../config/options.ts';
 import { type InstanceSet, NoFreeInstanceError } from '../sandbox/instance-set.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { isNodeListMethod, type NodeListRequest, NodeListRefs, speaksKeptLists } from './node-list-refs.ts';
+import { speaksSystemUUID, withoutSystemUUID } from './later-fields.ts';
 
 export interface LoadedPluginParts {
   description: DescribeResponse;
@@ -51,6 +52,8 @@ export class LoadedPlugin {
   readonly #parts: LoadedPluginParts;
   /** Node lists kept by instances (ABI 1.2); undefined for plugins of an older SDK, which always get the list. */
   readonly #nodeLists: NodeListRefs | undefined;
+  /** Whether requests may carry Node.systemUUID (ABI 1.4). */
+  readonly #systemUUID: boolean;
 
   constructor(parts: LoadedPluginParts) {
     this.#parts = parts;
@@ -63,6 +66,7 @@ export class LoadedPlugin {
           parts.metrics.keptListResent();
         })
       : undefined;
+    this.#systemUUID = speaksSystemUUID(parts.description.abi);
   }
 
   /** The limits the plugin runs under (defaults filled in). */
@@ -84,7 +88,8 @@ export class LoadedPlugin {
   }
 
   /** Calls a method; rejects with a ProviderError (TimeoutError, InternalError, or what the plugin answered). */
-  async call<M extends MethodName>(method: M, request: Requests[M]): Promise<Responses[M]> {
+  async call<M extends MethodName>(method: M, given: Requests[M]): Promise<Responses[M]> {
+    const request = this.#systemUUID ? given : withoutSystemUUID<M>(given);
     const context: ProviderErrorContext = { provider: this.providerName, method };
     const started = performance.now();
     try {

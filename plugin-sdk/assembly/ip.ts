@@ -1,6 +1,6 @@
-// IP addresses and CIDRs as Go's net package reads them, for OCCM's address-sort-order, source ranges and route
-// families: every address as 16 bytes (IPv4 as ::ffff:a.b.c.d, as net.ParseIP gives it), so that the byte order
-// OCCM sorts equal-priority addresses by is the same here.
+// IP addresses and CIDRs as Go's net package reads them (net.ParseIP, net.ParseCIDR, IPNet.Contains), which upstream
+// cloud providers filter and sort node addresses with: every address as 16 bytes (IPv4 as ::ffff:a.b.c.d, as
+// net.ParseIP gives it), so that byte order compares as Go's bytes.Compare does.
 
 /** 16 bytes, or null when `text` is not an IPv4 or IPv6 address. */
 export function parseIP(text: string): Uint8Array | null {
@@ -106,7 +106,7 @@ export class Cidr {
 
   contains(address: Uint8Array): bool {
     // An IPv4 network holds only IPv4 addresses and the other way round, as in Go.
-    if (isMapped(address) == this.v6) return false;
+    if (isIPv4Mapped(address) == this.v6) return false;
     for (let bit = 0; bit < this.bits; bit++) {
       const mask: i32 = 0x80 >> (bit & 7);
       if ((<i32>address[bit >> 3] & mask) != (<i32>this.ip[bit >> 3] & mask)) return false;
@@ -115,7 +115,8 @@ export class Cidr {
   }
 }
 
-function isMapped(address: Uint8Array): bool {
+/** Whether a 16-byte address is an IPv4 one (::ffff:a.b.c.d): Go's `ip.To4() != nil`. */
+export function isIPv4Mapped(address: Uint8Array): bool {
   for (let i = 0; i < 10; i++) if (address[i] != 0) return false;
   return address[10] == 0xff && address[11] == 0xff;
 }

@@ -1,8 +1,10 @@
-// cloud.conf as OCCM reads it (gcfg): `[section]` and `[section "subsection"]` headers, `name = value` lines, names
-// of sections and variables in any case, values optionally in double quotes (with \" \\ \n \t escapes), comments from
-// `;` or `#` outside quotes to the end of the line, and a name alone meaning the boolean true. A variable may repeat:
-// list-valued options (public-network-name) collect every value, the others keep the last, as gcfg does. The SDK's
-// IniConfig keeps one value per key and reads no subsections or inline comments, hence this reader.
+// The INI dialect of Go's gcfg, which upstream cloud providers read their cloud config with (OCCM's cloud.conf,
+// cloud-provider-vsphere's legacy vsphere.conf): `[section]` and `[section "subsection"]` headers, `name = value`
+// lines, names of sections and variables in any case, values optionally in double quotes (with \" \\ \n \t
+// escapes), comments from `;` or `#` outside quotes to the end of the line, and a name alone meaning the boolean true.
+// A variable may repeat; a reader keeps every occurrence in order, so list-valued options can collect them and the
+// others keep the last, as gcfg does. IniConfig (config.ts) is the simpler reader: one value per key, no subsections
+// or inline comments.
 
 export class IniEntry {
   /** Lower case. */
@@ -39,7 +41,7 @@ export function parseIni(text: string): IniFile {
   let current: IniSection | null = null;
   for (let i = 0; i < lines.length; i++) {
     const lineNo = i + 1;
-    const line = stripComment(lines[i]).trim();
+    const line = stripComment(lines[i]).trimStart().trimEnd();
     if (line.length == 0) continue;
     if (line.startsWith("[")) {
       const section = parseHeader(line);
@@ -76,14 +78,14 @@ function stripComment(line: string): string {
 
 function parseHeader(line: string): IniSection | null {
   if (!line.endsWith("]")) return null;
-  const inner = line.substring(1, line.length - 1).trim();
+  const inner = line.substring(1, line.length - 1).trimStart().trimEnd();
   const section = new IniSection();
   const space = inner.indexOf(" ");
   if (space < 0) {
     section.name = inner.toLowerCase();
   } else {
     section.name = inner.substring(0, space).toLowerCase();
-    const sub = inner.substring(space + 1).trim();
+    const sub = inner.substring(space + 1).trimStart().trimEnd();
     if (sub.length < 2 || !sub.startsWith('"') || !sub.endsWith('"')) return null;
     section.sub = sub.substring(1, sub.length - 1);
     section.hasSub = true;
@@ -94,14 +96,14 @@ function parseHeader(line: string): IniSection | null {
 function parseVariable(line: string): IniEntry | null {
   const entry = new IniEntry();
   const eq = line.indexOf("=");
-  const name = (eq < 0 ? line : line.substring(0, eq)).trim();
+  const name = (eq < 0 ? line : line.substring(0, eq)).trimStart().trimEnd();
   if (!isName(name)) return null;
   entry.key = name.toLowerCase();
   if (eq < 0) {
     entry.blank = true;
     return entry;
   }
-  const value = unquote(line.substring(eq + 1).trim());
+  const value = unquote(line.substring(eq + 1).trimStart().trimEnd());
   if (value === null) return null;
   entry.value = value;
   return entry;

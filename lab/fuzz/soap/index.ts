@@ -1,0 +1,3 @@
+export * from './generate.ts';
+export * from './judge.ts';
+export * from './run.ts';

@@ -1,0 +1,33 @@
+// Node.systemUUID (ABI 1.4): the controllers put the kubelet's system UUID into the nodes of the instance methods, not
+// into load balancer node lists, and the runtime keeps it from plugins of an earlier minor.
+import { describe, expect, it } from 'vitest';
+import { toABIInstanceNode, toABINode } from '../../../host/src/controllers/convert.ts';
+import { speaksSystemUUID, withoutSystemUUID } from '../../../host/src/plugin/runtime/later-fields.ts';
+import { testNode } from '../../../host/src/conformance/index.ts';
+
+const wire = {
+  metadata: { name: 'n1', uid: 'u1' },
+  spec: { providerID: 'vsphere://4208b0e3-0000-4000-8000-000000000001' },
+  status: { nodeInfo: { systemUUID: 'E3B00842-0000-0040-8000-000000000001' } },
+} as Parameters<typeof toABINode>[0];
+
+describe('Node.systemUUID', () => {
+  it("is in the instance methods' node, not in a load balancer node list's", () => {
+    expect(toABIInstanceNode(wire).systemUUID).toBe('E3B00842-0000-0040-8000-000000000001');
+    expect(toABINode(wire)).not.toHaveProperty('systemUUID');
+    const { status: _status, ...noStatus } = wire;
+    expect(toABIInstanceNode(noStatus).systemUUID).toBe('');
+  });
+
+  it('goes to plugins of ABI 1.4 and later only', () => {
+    expect(['1.0', '1.3', '2.4', 'x'].map(speaksSystemUUID)).toEqual([false, false, false, false]);
+    expect(['1.4', '1.12'].map(speaksSystemUUID)).toEqual([true, true]);
+    const node = { ...testNode({ name: 'n1' }), systemUUID: 'abc' };
+    const older = withoutSystemUUID<'instanceMetadata'>({ node });
+    expect(older.node).not.toHaveProperty('systemUUID');
+    expect(older.node.name).toBe('n1');
+    expect(node.systemUUID).toBe('abc');
+    const noNode = { clusterName: 'c', service: { name: 's' } } as never;
+    expect(withoutSystemUUID<'getLoadBalancer'>(noNode)).toBe(noNode);
+  });
+});
