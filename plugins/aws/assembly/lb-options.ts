@@ -109,12 +109,12 @@ function readHealthCheck(service: Service, out: LbOptions): LbOptions {
 function keyValues(text: string, into: Map<string, string>, needValue: bool): bool {
   const parts = text.split(",");
   for (let i = 0; i < parts.length; i++) {
-    const part = parts[i].trim();
+    const part = parts[i].trimStart().trimEnd();
     if (part == "") continue;
     const eq = part.indexOf("=");
     if (eq == 0 || (eq < 0 && needValue)) return false;
-    const key = eq < 0 ? part : part.substring(0, eq).trim();
-    into.set(key, eq < 0 ? "" : part.substring(eq + 1).trim());
+    const key = eq < 0 ? part : part.substring(0, eq).trimStart().trimEnd();
+    into.set(key, eq < 0 ? "" : part.substring(eq + 1).trimStart().trimEnd());
   }
   return into.size > 0;
 }

@@ -99,7 +99,7 @@ export function cloudError(what: string, res: HttpResult): PluginError {
 
 // Retry-After is whole seconds from devcloud; anything unreadable waits the minimum.
 function retryAfterSeconds(header: string): f64 {
-  const s = header.trim();
+  const s = header.trimStart().trimEnd();
   if (s.length == 0 || s.length > 9) return 1;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

@@ -39,7 +39,7 @@ function stringField(doc: JsonValue, key: string, required: bool): string | null
 }
 
 export function parseConfig(text: string): ConfigResult {
-  if (text.trim().length == 0)
+  if (text.trimStart().trimEnd().length == 0)
     return fail('empty; expected JSON like {"url": "http://127.0.0.1:8990", "region": "dc-east-1"}');
   const doc = JsonValue.parse(text);
   if (doc === null) return fail("not JSON: " + JsonValue.lastError());

@@ -48,7 +48,7 @@ function annotation(svc: Service, key: string): string | null {
 }
 
 function parsePort(text: string): i32 {
-  const s = text.trim();
+  const s = text.trimStart().trimEnd();
   if (s.length == 0 || s.length > 5) return 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -113,10 +113,10 @@ export function parseOptions(svc: Service, cluster: string): LbOptions {
     opts.selectorText = selector;
     const parts = selector.split(",");
     for (let i = 0; i < parts.length; i++) {
-      const part = parts[i].trim();
+      const part = parts[i].trimStart().trimEnd();
       const eq = part.indexOf("=");
-      const key = eq < 0 ? part : part.substring(0, eq).trim();
-      const value = eq < 0 ? "" : part.substring(eq + 1).trim();
+      const key = eq < 0 ? part : part.substring(0, eq).trimStart().trimEnd();
+      const value = eq < 0 ? "" : part.substring(eq + 1).trimStart().trimEnd();
       if (!isLabelKey(key) || (eq >= 0 && !isLabelToken(value, true))) {
         const what = part.length == 0 ? "an empty requirement" : '"' + part + '"';
         return bad(

@@ -161,7 +161,7 @@ function specJson(cluster: string, svc: Service, opts: LbOptions, backends: Back
   w.rawBytes(backends.json);
   w.key("sourceRanges");
   w.beginArray();
-  for (let i = 0; i < svc.loadBalancerSourceRanges.length; i++) w.string(svc.loadBalancerSourceRanges[i].trim());
+  for (let i = 0; i < svc.loadBalancerSourceRanges.length; i++) w.string(svc.loadBalancerSourceRanges[i].trimStart().trimEnd());
   w.endArray();
   w.key("healthCheckNodePort");
   if (opts.healthCheckNodePort > 0) w.i32(opts.healthCheckNodePort);

@@ -164,7 +164,7 @@ function readMetadata(c: Config, e: IniEntry): string | null {
   const items = e.value.split(",");
   if (e.value == "" || items.length > 2) return "want configDrive, metadataService or both, comma-separated";
   for (let i = 0; i < items.length; i++) {
-    if (!SEARCH_ORDER.includes(items[i].trim())) return '"' + items[i] + '" is not configDrive or metadataService';
+    if (!SEARCH_ORDER.includes(items[i].trimStart().trimEnd())) return '"' + items[i] + '" is not configDrive or metadataService';
   }
   return null;
 }

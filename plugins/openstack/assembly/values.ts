@@ -65,9 +65,9 @@ function isDigit(c: i32): bool {
  */
 export function keyValueMap(text: string): Map<string, string> {
   const out = new Map<string, string>();
-  const parts = text.trim().split(",");
+  const parts = text.trimStart().trimEnd().split(",");
   for (let i = 0; i < parts.length; i++) {
-    const part = parts[i].trim();
+    const part = parts[i].trimStart().trimEnd();
     const eq = part.indexOf("=");
     const key = eq < 0 ? part : part.substring(0, eq);
     if (key == "") continue;
