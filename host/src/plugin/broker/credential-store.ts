@@ -2,8 +2,9 @@
 // file changes (polled: Secret volumes are updated by swapping a symlink, which file watchers miss), and attached
 // by the HTTP broker to requests for the hosts they name. They never reach a plugin's worker unless the operator
 // exposed one explicitly (exposeToPlugin), which then lands in that plugin's Extism config.
-// AWS keys (awsSigV4 entries) and the secrets of login entries (keystone) sit in files of their own, read with the
-// credentials file and re-read on every poll (credential-load.ts); login-sessions.ts keeps the logins' sessions.
+// AWS keys (awsSigV4 entries) and the secrets of login entries (keystone, vsphere) sit in files of their own, read
+// with the credentials file and re-read on every poll (credential-load.ts); login-sessions.ts keeps the logins'
+// sessions.
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
