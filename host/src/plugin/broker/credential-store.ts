@@ -5,7 +5,7 @@
 // AWS keys (awsSigV4 entries) and the secrets of login entries (keystone) sit in files of their own, read with the
 // credentials file and re-read on every poll (credential-load.ts); login-sessions.ts keeps the logins' sessions.
 import type { ConnectionOptions } from 'node:tls';
-import type { Logger } from '../../log/logger.ts';
+import { type Logger, silentLogger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import type { HostAllowList, HostPort } from './allow-list.ts';
 import type { PostReads } from './request-effect.ts';
@@ -149,15 +149,7 @@ export class CredentialStore {
   static empty(): CredentialStore {
     return new CredentialStore({
       file: '',
-      logger: {
-        debug() {},
-        info() {},
-        warn() {},
-        error() {},
-        child: () => {
-          throw new Error('unused');
-        },
-      },
+      logger: silentLogger,
     });
   }
 
