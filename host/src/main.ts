@@ -6,9 +6,10 @@ import { dirname, join } from 'node:path';
 import { type CCMHandle, StartupError, startCCM } from './app/ccm.ts';
 import { KubeConfigError, loadKubeConfig } from './kube/client/kubeconfig.ts';
 import type { LogFormat } from './log/klog.ts';
-import { createKlogLogger } from './log/logger.ts';
-import { parseCommandLine } from './options/ccm-options.ts';
+import { createKlogLogger, Verbosity } from './log/logger.ts';
+import { CCM_FLAGS, parseCommandLine } from './options/ccm-options.ts';
 import { FlagError } from './options/flagset.ts';
+import { flagLines } from './options/print-flags.ts';
 import { errorMessage } from './util/error-message.ts';
 
 /** Our package.json's version, found upwards from this file: host/src in the sources, dist/host/src when built. */
@@ -62,11 +63,16 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const { options } = parsed;
   const format = options.flags['logging-format'] as LogFormat;
+  const verbosity = new Verbosity(options.flags.v);
   const logger = createKlogLogger({
     format,
-    verbosity: options.flags.v,
+    verbosity,
     splitStream: options.flags[format === 'json' ? 'log-json-split-stream' : 'log-text-split-stream'],
   });
+  // What upstream's command prints before it starts: every flag from -v=1, then its version.
+  const flagDump = logger.v(1);
+  if (flagDump.enabled) for (const line of flagLines(CCM_FLAGS, options.flags)) flagDump.print(line);
+  logger.v(0).print(`Version: v${version()}`);
   for (const warning of options.warnings) logger.warn(warning);
 
   let kubeConfig;
@@ -93,7 +99,7 @@ async function main(argv: readonly string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   try {
-    handle = await startCCM(options, kubeConfig, logger, early.signal);
+    handle = await startCCM(options, kubeConfig, { logger, verbosity }, early.signal);
   } catch (err) {
     if (earlySignal) return 0;
     if (err instanceof StartupError) {

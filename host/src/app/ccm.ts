@@ -5,7 +5,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { defaultIdentity } from '../kube/leaderelection/elector.ts';
 import type { ApiserverCredentials } from '../kube/client/credentials.ts';
-import type { Logger } from '../log/logger.ts';
+import type { Logger, Verbosity } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
 import type { ReplicaGuard } from '../plugin/index.ts';
 import { type CCMClients, createClients, waitForAPIServer } from './clients.ts';
@@ -14,6 +14,12 @@ import { type StartedPlugins, startPlugins } from './plugins.ts';
 import { type CCMServer, RunningCCM } from './running-ccm.ts';
 
 export { StartupError } from './startup-error.ts';
+
+/** The process's logger and the -v it writes at, which /debug/flags/v changes. */
+export interface CCMLogging {
+  logger: Logger;
+  verbosity: Verbosity;
+}
 
 export interface CCMHandle {
   /** Resolves with the process exit code once the CCM has stopped. */
@@ -30,7 +36,7 @@ export interface CCMHandle {
 export async function startCCM(
   options: CCMOptions,
   kubeConfig: ApiserverCredentials | KubeConfig,
-  logger: Logger,
+  { logger, verbosity }: CCMLogging,
   startSignal?: AbortSignal,
 ): Promise<CCMHandle> {
   const clients = createClients(options, kubeConfig);
@@ -51,7 +57,7 @@ export async function startCCM(
   const started = await startPlugins(options, clients, replica, logger, stopping.signal);
   const ccm = new RunningCCM({ options, clients, started, logger, stopping });
   running.ccm = ccm;
-  ccm.server = await serve(options, clients, started, ccm, logger);
+  ccm.server = await serve(options, clients, started, ccm, { logger, verbosity });
   if (options.flags['leader-elect']) startLeaderElection(options, clients, ccm, identity, logger, stopping.signal);
   else void ccm.lead(stopping.signal);
   // From here on a signal reaches us through shutdown().
@@ -65,7 +71,7 @@ async function serve(
   { client, registry }: CCMClients,
   { plugins }: StartedPlugins,
   ccm: RunningCCM,
-  logger: Logger,
+  { logger, verbosity }: CCMLogging,
 ): Promise<CCMServer | undefined> {
   if (options.flags['secure-port'] === 0) return undefined;
   // The server (fastify and its routes) is imported only to serve: with --secure-port=0 it is never loaded.
@@ -75,6 +81,7 @@ async function serve(
     credentials: client.credentials,
     registry,
     logger,
+    verbosity,
     leaderCheck: () => ccm.elector?.check(),
     controllers: () => ccm.controllers,
     plugins,

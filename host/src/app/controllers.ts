@@ -38,7 +38,7 @@ export interface ControllerContext {
 
 /** An event recorder writing through `client`, with `component` as the events' source. */
 export function eventRecorder(client: KubeClient, logger: Logger, component: string): EventRecorder {
-  return new EventRecorder({ sink: kubeEventSink(client), component, logger: logger.child({ component: 'events' }) });
+  return new EventRecorder({ sink: kubeEventSink(client), component, logger });
 }
 
 function recorder(ctx: ControllerContext, client: KubeClient, component: string): EventRecorder {

@@ -1,11 +1,11 @@
 // The CCM's HTTPS endpoints: /healthz (ping, leaderElection, one check per controller), /readyz (the provider
-// is loaded), /livez, /metrics and /debug/plugins, behind delegated authentication unless the operator binds to
+// is loaded), /livez, /metrics, /debug/plugins and /debug/flags/v, behind delegated authentication unless the operator binds to
 // loopback and turns it off.
 import type { Registry } from 'prom-client';
 import { KubeClient } from '../kube/client/client.ts';
 import type { ApiserverCredentials } from '../kube/client/credentials.ts';
 import { loadKubeConfig } from '../kube/client/kubeconfig.ts';
-import type { Logger } from '../log/logger.ts';
+import type { Logger, Verbosity } from '../log/logger.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
 import { tlsServerOptions } from '../options/tls-flags.ts';
 import type { PluginSet } from '../plugin/index.ts';
@@ -21,6 +21,8 @@ export interface CCMServerOptions {
   credentials: ApiserverCredentials;
   registry: Registry;
   logger: Logger;
+  /** -v, which /debug/flags/v reads and sets (served with --profiling, as upstream). */
+  verbosity: Verbosity;
   /** undefined when healthy, else the reason (LeaderElector.check). */
   leaderCheck: () => string | undefined;
   controllers: () => readonly RunningController[];
@@ -119,6 +121,7 @@ export async function startCCMServer(
     registry: serving.registry,
     health: healthChecks(serving),
     debug: { plugins: pluginsDebug(serving) },
+    ...(flags.profiling ? { verbosity: serving.verbosity } : {}),
     auth,
     tls: tlsServerOptions({
       cipherSuites: flags['tls-cipher-suites'],

@@ -4,9 +4,11 @@
 //   text  I1124 00:18:46.123456   12345 node-controller.js:120] "Synced node" controller="cloud-node" node="n1"
 //   json  {"ts":1795480726123,"caller":"node-controller.js:120","msg":"Synced node","v":0,"controller":"cloud-node","node":"n1"}
 //
-// klog has no debug or warning level of its own: debug records are verbosity 2 (shown from `-v=2`), and a warning is
-// `W` in the text header but, as klog hands warnings to a structured backend as info, `"v":0` in JSON. An error record
-// carries no `v`; its error (the field `error` or `err`) is printed under `err` first, as klog's ErrorS does.
+// A record of `V(n)` carries its verbosity as `"v":n` in JSON. klog has no debug or warning level of its own: debug
+// records are verbosity 2 (shown from `-v=2`), and a warning is `W` in the text header but, as klog hands warnings to
+// a structured backend as info, `"v":0` in JSON. An error record carries no `v`; its error (the field `error` or
+// `err`) is printed under `err` first, as klog's ErrorS does. A plain record (klog's Info/Infof rather than InfoS:
+// the flag dump, `Version:`) is its text unquoted, without fields, in the text format.
 import type { LogFields, LogLevel } from './fields.ts';
 
 export type LogFormat = 'text' | 'json';
@@ -20,10 +22,15 @@ const ERROR_KEYS = ['err', 'error'];
 
 export interface KlogRecord {
   level: LogLevel;
+  /** klog's `V(n)` of an info record; absent: the level's (VERBOSITY). */
+  verbosity?: number;
   message: string;
+  /** The message is printed as it is (klog's Info), and the record has no fields. */
+  plain?: boolean;
   /** Bound fields first, then the call's; later keys win as in a plain object spread. */
   fields: LogFields;
-  now: Date;
+  /** Microseconds since the epoch. */
+  time: number;
   caller: string;
   pid: number;
 }
@@ -49,8 +56,8 @@ export function formatKlogJson(record: KlogRecord): string {
   const { err, rest } = withError(record.fields);
   // ts: milliseconds since the epoch, as component-base's JSON encoder writes it (which adds a sub-millisecond
   // fraction JavaScript's clock does not have).
-  let line = `{"ts":${record.now.getTime()},"caller":${JSON.stringify(record.caller)},"msg":${JSON.stringify(record.message)}`;
-  if (record.level !== 'error') line += `,"v":${VERBOSITY[record.level]}`;
+  let line = `{"ts":${Math.floor(record.time / 1000)},"caller":${JSON.stringify(record.caller)},"msg":${JSON.stringify(record.message)}`;
+  if (record.level !== 'error') line += `,"v":${record.verbosity ?? VERBOSITY[record.level]}`;
   if (err !== undefined) line += `,"err":${jsonValue(err)}`;
   for (const [key, value] of rest) {
     if (key === 'ts' || key === 'caller' || key === 'msg' || key === 'v' || key === 'err') continue;
@@ -60,6 +67,8 @@ export function formatKlogJson(record: KlogRecord): string {
 }
 
 export function formatKlogText(record: KlogRecord): string {
+  // A line break would make the rest of the text look like records of their own: such a text is quoted.
+  if (record.plain && !/[\r\n]/.test(record.message)) return `${header(record)}${record.message}\n`;
   const { err, rest } = withError(record.fields);
   let line = `${header(record)}${JSON.stringify(record.message)}`;
   if (err !== undefined) line += textPair('err', err);
@@ -70,8 +79,8 @@ export function formatKlogText(record: KlogRecord): string {
 // Lmmdd hh:mm:ss.uuuuuu threadid file:line] (klog prints the process ID as the thread ID, padded to 7 characters).
 // The time is UTC, where klog prints the process's local time: the same in a container without a time zone.
 function header(record: KlogRecord): string {
-  const t = record.now;
-  const micros = String(t.getUTCMilliseconds() * 1000).padStart(6, '0');
+  const t = new Date(Math.floor(record.time / 1000));
+  const micros = String(record.time % 1_000_000).padStart(6, '0');
   return (
     `${SEVERITY[record.level]}${two(t.getUTCMonth() + 1)}${two(t.getUTCDate())} ` +
     `${two(t.getUTCHours())}:${two(t.getUTCMinutes())}:${two(t.getUTCSeconds())}.${micros} ` +

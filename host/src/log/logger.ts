@@ -1,19 +1,38 @@
 // A minimal structured logger: one record per line, with fields carried by child loggers. Kept tiny on purpose: the
-// controllers and the plugin runtime only need levels, a message and flat fields. The CCM process writes klog's
-// shapes (klog.ts); createJsonLineLogger's plain JSON lines serve tools and tests that read records back.
+// controllers and the plugin runtime only need levels, klog's `V(n)`, a message and flat fields. The CCM process
+// writes klog's shapes (klog.ts); createJsonLineLogger's plain JSON lines serve tools and tests that read records back.
 import { writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { callerOf } from './caller.ts';
+import { wallClockMicros } from './clock.ts';
 import type { LogFields, LogLevel } from './fields.ts';
 import { formatKlogJson, formatKlogText, type LogFormat, VERBOSITY } from './klog.ts';
+import { Verbosity } from './verbosity.ts';
 
 export type { LogFields, LogLevel } from './fields.ts';
+export { parseVerbosity, Verbosity } from './verbosity.ts';
+
+/**
+ * klog's `V(n)`: records written only while -v is n or more. A record whose fields cost something to make (a string
+ * built, a list copied) is made inside `if (log.enabled)`, so a level that is off costs a property read.
+ */
+export interface VerboseLogger {
+  /** Whether records of this verbosity are written now (-v can change while the process runs). */
+  readonly enabled: boolean;
+  /** klog's InfoS at this verbosity. */
+  info(message: string, fields?: LogFields): void;
+  /** klog's Info: the text as it is, unquoted in the text format, without any fields (the flag dump, `Version:`). */
+  print(text: string): void;
+}
 
 export interface Logger {
+  /** Verbosity 2: `v(2).info`. */
   debug(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
+  /** The records of verbosity `n` (`v(0)` is info). */
+  v(n: number): VerboseLogger;
   /** A logger that adds `fields` to every record (for example `{plugin: 'devcloud'}`). */
   child(fields: LogFields): Logger;
 }
@@ -23,22 +42,56 @@ const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, e
 export interface JsonLineLoggerOptions {
   /** Where lines go; defaults to standard output (stdoutLines). */
   write?: (line: string) => void;
-  /** Records below this level are dropped. */
+  /** Records below this level are dropped; V(n) records are debug records from n = 1 on. */
   level?: LogLevel;
   fields?: LogFields;
   now?: () => Date;
 }
 
-type Emit = (bound: LogFields, level: LogLevel, message: string, fields?: LogFields) => void;
+/** Where a logger's records go: `verbosity` is that of a V(n) record, `plain` a klog Info text. */
+interface Sink {
+  enabled(verbosity: number): boolean;
+  emit(
+    bound: LogFields,
+    level: LogLevel,
+    message: string,
+    fields?: LogFields,
+    verbosity?: number,
+    plain?: boolean,
+  ): void;
+}
 
-/** A Logger whose records all go through `emit`, with the fields its child loggers bind. */
-function boundLogger(emit: Emit, bound: LogFields): Logger {
+// V(n) loggers of the levels code uses are made once per logger, so `log.v(4)` in a hot path allocates nothing.
+const CACHED_LEVELS = 10;
+
+function verboseLogger(sink: Sink, bound: LogFields, n: number): VerboseLogger {
+  const level: LogLevel = n === 0 ? 'info' : 'debug';
   return {
-    debug: (m, f) => emit(bound, 'debug', m, f),
-    info: (m, f) => emit(bound, 'info', m, f),
-    warn: (m, f) => emit(bound, 'warn', m, f),
-    error: (m, f) => emit(bound, 'error', m, f),
-    child: (fields) => boundLogger(emit, { ...bound, ...fields }),
+    get enabled() {
+      return sink.enabled(n);
+    },
+    info: (m, f) => {
+      if (sink.enabled(n)) sink.emit(bound, level, m, f, n);
+    },
+    print: (text) => {
+      if (sink.enabled(n)) sink.emit(bound, level, text, undefined, n, true);
+    },
+  };
+}
+
+/** A Logger whose records all go to `sink`, with the fields its child loggers bind. */
+function boundLogger(sink: Sink, bound: LogFields): Logger {
+  const verbose: VerboseLogger[] = [];
+  return {
+    debug: (m, f) => sink.emit(bound, 'debug', m, f),
+    info: (m, f) => sink.emit(bound, 'info', m, f),
+    warn: (m, f) => sink.emit(bound, 'warn', m, f),
+    error: (m, f) => sink.emit(bound, 'error', m, f),
+    v: (n) => {
+      if (!(n >= 0 && n < CACHED_LEVELS)) return verboseLogger(sink, bound, n);
+      return (verbose[n] ??= verboseLogger(sink, bound, n));
+    },
+    child: (fields) => boundLogger(sink, { ...bound, ...fields }),
   };
 }
 
@@ -46,25 +99,29 @@ export function createJsonLineLogger(options: JsonLineLoggerOptions = {}): Logge
   const write = options.write ?? stdoutLines();
   const minimum = LEVEL_ORDER[options.level ?? 'info'];
   const now = options.now ?? (() => new Date());
-  const emit: Emit = (bound, level, message, fields) => {
-    if (LEVEL_ORDER[level] < minimum) return;
-    // time, level and msg come first and cannot be overwritten by fields.
-    const record = { ...bound, ...fields, time: now().toISOString(), level, msg: message };
-    write(`${safeStringify(record)}\n`);
+  const sink: Sink = {
+    enabled: (n) => LEVEL_ORDER[n === 0 ? 'info' : 'debug'] >= minimum,
+    emit: (bound, level, message, fields) => {
+      if (LEVEL_ORDER[level] < minimum) return;
+      // time, level and msg come first and cannot be overwritten by fields.
+      const record = { ...bound, ...fields, time: now().toISOString(), level, msg: message };
+      write(`${safeStringify(record)}\n`);
+    },
   };
-  return boundLogger(emit, options.fields ?? {});
+  return boundLogger(sink, options.fields ?? {});
 }
 
 export interface KlogLoggerOptions {
   format: LogFormat;
-  /** klog's `-v`: debug records (verbosity 2) are written from 2 on. */
-  verbosity: number;
+  /** klog's `-v`: a V(n) record is written while it is n or more; a Verbosity follows changes made later. */
+  verbosity: number | Verbosity;
   /** Where records go; default standard error, as component-base writes them (stdout with splitStream). */
   write?: (line: string) => void;
   /** --log-*-split-stream: error records go to standard error (or errorWrite), the rest to standard output. */
   splitStream?: boolean;
   errorWrite?: (line: string) => void;
   fields?: LogFields;
+  /** The clock (tests); the default has microseconds, which a Date has not. */
   now?: () => Date;
   /** Where a record was made, for the header; the default looks up the call site (caller.ts). */
   caller?: () => string;
@@ -80,19 +137,26 @@ const siteOutsideLog = (): string => callerOf((file) => file.startsWith(LOG_DIR_
 export function createKlogLogger(options: KlogLoggerOptions): Logger {
   const write = options.write ?? streamLines(options.splitStream ? 'stdout' : 'stderr');
   const writeError = options.splitStream ? (options.errorWrite ?? streamLines('stderr')) : write;
-  const now = options.now ?? (() => new Date());
+  const given = options.now;
+  const clock = given ? () => given().getTime() * 1000 : wallClockMicros;
   const caller = options.caller ?? siteOutsideLog;
   const format = options.format === 'json' ? formatKlogJson : formatKlogText;
   const pid = process.pid;
-  const emit: Emit = (bound, level, message, fields) => {
-    if (level !== 'error' && VERBOSITY[level] > options.verbosity) return;
-    const all = fields ? { ...bound, ...fields } : bound;
-    const line = format({ level, message, fields: all, now: now(), caller: caller(), pid });
-    if (level === 'error') writeError(line);
-    else write(line);
+  const threshold = typeof options.verbosity === 'number' ? new Verbosity(options.verbosity) : options.verbosity;
+  const sink: Sink = {
+    enabled: (n) => threshold.enabled(n),
+    emit: (bound, level, message, fields, verbosity, plain) => {
+      if (level !== 'error' && !threshold.enabled(verbosity ?? VERBOSITY[level])) return;
+      const all = plain ? {} : fields ? { ...bound, ...fields } : bound;
+      const line = format({ level, verbosity, message, plain, fields: all, time: clock(), caller: caller(), pid });
+      if (level === 'error') writeError(line);
+      else write(line);
+    },
   };
-  return boundLogger(emit, options.fields ?? {});
+  return boundLogger(sink, options.fields ?? {});
 }
+
+const silentVerbose: VerboseLogger = { enabled: false, info: () => {}, print: () => {} };
 
 /** A logger that drops everything (defaults in libraries; tests that do not look at logs). */
 export const silentLogger: Logger = {
@@ -100,6 +164,7 @@ export const silentLogger: Logger = {
   info: () => {},
   warn: () => {},
   error: () => {},
+  v: () => silentVerbose,
   child: () => silentLogger,
 };
 

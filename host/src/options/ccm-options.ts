@@ -40,6 +40,9 @@ function positive(v: number): void {
 function atLeastOne(v: number): void {
   if (!Number.isInteger(v) || v < 1) throw new Error(`must be an integer >= 1, got ${v}`);
 }
+function nonNegative(v: number): void {
+  if (!Number.isInteger(v) || v < 0) throw new Error(`must be an integer >= 0, got ${v}`);
+}
 function port(v: number): void {
   if (!Number.isInteger(v) || v < 0 || v > 65535)
     throw new Error(`must be a port number 0..65535 (0 disables), got ${v}`);
@@ -188,7 +191,12 @@ export const CCM_FLAGS = {
       if (v !== 0) inRange(LIMIT_RANGES.poolSize)(v);
     },
   },
-  v: { type: 'int', default: 0, help: 'number for the log level verbosity (2: debug records too)' },
+  v: {
+    type: 'int',
+    default: 0,
+    help: 'number for the log level verbosity (docs/logging.md: what each level adds)',
+    validate: nonNegative,
+  },
   'logging-format': {
     type: 'string',
     default: 'text',

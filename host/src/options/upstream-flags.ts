@@ -78,7 +78,10 @@ export const UPSTREAM_FLAGS = {
   'external-cloud-volume-plugin': str('the plugin for volumes of the legacy in-tree provider', '', 'no volumes'),
   'enable-leader-migration': checked(bool('enable leader migration', false), refuseIfSet('leader migration')),
   'leader-migration-config': checked(str('leader migration configuration file'), refuseIfSet('leader migration')),
-  profiling: bool('enable profiling via /debug/pprof', true, 'wasm-ccm serves no /debug/pprof'),
+  profiling: bool(
+    'serve /debug/flags/v, where -v is read and set while running (wasm-ccm serves no /debug/pprof)',
+    true,
+  ),
   'contention-profiling': bool('enable block profiling', false, 'wasm-ccm serves no /debug/pprof'),
   // secure serving
   'cert-dir': str('directory of the self-signed certificate', '', 'the self-signed certificate stays in memory'),

@@ -4,7 +4,9 @@
 import Fastify, { type FastifyInstance, type FastifyListenOptions } from 'fastify';
 import type { SecureContextOptions } from 'node:tls';
 import type { Registry } from 'prom-client';
+import type { Verbosity } from '../log/logger.ts';
 import type { DelegatedAuth } from './auth.ts';
+import { debugFlagRoutes } from './debug-flags.ts';
 import { type HealthEndpoints, healthRoutes } from './health.ts';
 import type { ServingCertificate } from './tls.ts';
 
@@ -20,6 +22,8 @@ export interface ServerOptions {
   health: HealthEndpoints;
   registry: Registry;
   debug?: DebugViews;
+  /** Serves /debug/flags/v (GET reads -v, PUT sets it) when given. */
+  verbosity?: Verbosity;
   /** undefined = no authentication (only allowed on loopback; the caller checks). */
   auth?: DelegatedAuth;
   /** Ciphers, minimum version and curves (--tls-cipher-suites, --tls-min-version, --tls-curve-preferences). */
@@ -49,6 +53,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       views.get(`/debug/${name}`, async () => produce());
     }
   });
+  if (options.verbosity) await app.register(debugFlagRoutes(options.verbosity));
   return app;
 }
 

@@ -47,3 +47,26 @@ export function formatDuration(ms: number): string {
   else if (rest > 0) parts.push(`${rest}ms`);
   return parts.join('');
 }
+
+/** Formats milliseconds exactly as Go's time.Duration.String does ("0s", "500ms", "1.5s", "5m0s", "12h0m0s"). */
+export function goDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  const sign = ms < 0 ? '-' : '';
+  let rest = Math.abs(ms);
+  if (rest < 1000) {
+    if (rest >= 1) return `${sign}${decimal(rest)}ms`;
+    if (rest >= 1e-3) return `${sign}${decimal(rest * 1e3)}µs`;
+    return `${sign}${decimal(rest * 1e6)}ns`;
+  }
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const s = `${decimal(rest / 1000)}s`;
+  if (h > 0) return `${sign}${h}h${m}m${s}`;
+  if (m > 0) return `${sign}${m}m${s}`;
+  return `${sign}${s}`;
+}
+
+// Nanosecond precision at most, without the float noise of a division (0.30000000000000004).
+const decimal = (n: number): string => String(Number(n.toFixed(9)));

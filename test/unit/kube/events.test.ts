@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { KubeApiError } from '../../../host/src/kube/client/errors.ts';
 import { type EventJson, EventCorrelator, type EventPatch } from '../../../host/src/kube/events/correlator.ts';
 import { EventRecorder, type EventSink } from '../../../host/src/kube/events/recorder.ts';
+import { createKlogLogger } from '../../../host/src/log/logger.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 
 const node = {
@@ -266,5 +267,21 @@ describe('EventCorrelator', () => {
     expect(c.correlate(event('c')).action).toBe('create'); // evicts b
     expect(c.correlate(event('a')).action).toBe('patch');
     expect(c.correlate(event('b')).action).toBe('create');
+  });
+});
+
+describe('EventRecorder logs', () => {
+  it('every Event recorded as "Event occurred" at v 0, as the cloud controllers\' broadcasters do', async () => {
+    const lines: string[] = [];
+    const logger = createKlogLogger({ format: 'text', verbosity: 0, write: (l) => lines.push(l), caller: () => 'e:1' });
+    const sink = new FakeSink();
+    const r = recorder(sink, new FakeClock(), { logger });
+    r.recordEvent(service, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
+    r.recordEvent(node, 'Normal', 'Synced', 'Node synced successfully');
+    await r.flush();
+    expect(lines.map((l) => l.slice(l.indexOf('] ') + 2))).toEqual([
+      '"Event occurred" object="shop/web" fieldPath="" kind="Service" apiVersion="v1" type="Normal" reason="EnsuringLoadBalancer" message="Ensuring load balancer"\n',
+      '"Event occurred" object="n1" fieldPath="" kind="Node" apiVersion="v1" type="Normal" reason="Synced" message="Node synced successfully"\n',
+    ]);
   });
 });

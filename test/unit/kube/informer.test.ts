@@ -22,6 +22,11 @@ function recordingLogger(lines: { level: string; msg: string; fields?: LogFields
     info: (msg, fields) => lines.push({ level: 'info', msg, fields }),
     warn: (msg, fields) => lines.push({ level: 'warn', msg, fields }),
     error: (msg, fields) => lines.push({ level: 'error', msg, fields }),
+    v: (n) => ({
+      enabled: true,
+      info: (msg, fields) => lines.push({ level: `v${n}`, msg, fields }),
+      print: (msg) => lines.push({ level: `v${n}`, msg }),
+    }),
     child: () => make(),
   });
   return make();

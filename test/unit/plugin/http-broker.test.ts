@@ -328,3 +328,29 @@ describe('HTTP broker', () => {
     }
   });
 });
+
+describe('the broker at -v=4', () => {
+  it('logs each request: method, host, path, status or error code, duration; never the query or a credential', async () => {
+    const { logger, records } = recordingLogger();
+    const logged = testBroker([api.host, other.host], store, { logger });
+    const send = (url: string) =>
+      logged.handle(
+        new TextEncoder().encode(JSON.stringify({ method: 'post', url, headers: {}, body: '{}', timeoutMs: 0 })),
+        new AbortController().signal,
+      );
+    try {
+      await send(`${api.url('/echo')}?X-Amz-Signature=query-secret`);
+      await send(forbidden.url('/'));
+      const requests = records.filter((r) => r.message === 'plugin HTTP request');
+      expect(requests.map((r) => r.fields)).toMatchObject([
+        { v: 4, method: 'POST', host: api.host, path: '/echo', status: 200, duration: expect.stringMatching(/ms$/) },
+        { v: 4, method: 'POST', host: forbidden.host, path: '/', error: 'Forbidden' },
+      ]);
+      const text = JSON.stringify(records);
+      for (const secret of ['query-secret', 'X-Amz-Signature', 'api-token', 'Bearer'])
+        expect(text).not.toContain(secret);
+    } finally {
+      logged.close();
+    }
+  });
+});

@@ -21,6 +21,11 @@ function recordingLogger(): Logger & { records: { level: string; msg: string; fi
     info: (msg: string, fields?: LogFields) => records.push({ level: 'info', msg, fields }),
     warn: (msg: string, fields?: LogFields) => records.push({ level: 'warn', msg, fields }),
     error: (msg: string, fields?: LogFields) => records.push({ level: 'error', msg, fields }),
+    v: (n: number) => ({
+      enabled: true,
+      info: (msg: string, fields?: LogFields) => records.push({ level: `v${n}`, msg, fields }),
+      print: (msg: string) => records.push({ level: `v${n}`, msg }),
+    }),
     child: () => logger,
   };
   return logger;

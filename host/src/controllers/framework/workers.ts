@@ -93,3 +93,6 @@ export async function runPeriodically(
     });
   }
 }
+
+/** Time since `started` (a performance.now()) as Go prints a duration of milliseconds, for V(4) records: "12.345ms". */
+export const elapsed = (started: number): string => `${(performance.now() - started).toFixed(3)}ms`;

@@ -10,7 +10,7 @@ import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { toABIInstanceNode } from '../convert.ts';
-import { runPeriodically, runWorkers } from '../framework/workers.ts';
+import { elapsed, runPeriodically, runWorkers } from '../framework/workers.ts';
 import { patchNodeAddresses, patchNodeLabels, updateNode } from '../framework/node-updates.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
 import { desiredNodeAddresses, nodeAddressesChanged } from './addresses.ts';
@@ -83,6 +83,12 @@ export class CloudNodeController {
     const meta = await instanceMetadata(this.options.provider, toABIInstanceNode(cached));
     // Throws (node stays tainted, requeued with backoff) on an empty providerID or an unknown provided-node-ip.
     const plan = planInitialization(cached, meta);
+    const v2 = this.log.v(2);
+    if (v2.enabled) {
+      for (const [label, value] of Object.entries(plan.labels)) {
+        v2.info('Adding node label from cloud provider', { node: name, label, value });
+      }
+    }
     for (const d of plan.droppedLabels) {
       this.log.warn('not setting an additional label the provider asked for', {
         node: name,
@@ -149,6 +155,7 @@ export class CloudNodeController {
 
   /** The periodic refresh of every initialized node's addresses and labels (--node-status-update-frequency). */
   async updateNodeStatus(): Promise<void> {
+    const started = performance.now();
     const nodes = this.options.nodes.cache.list().filter((n) => !hasCloudTaint(n));
     let next = 0;
     const worker = async () => {
@@ -165,6 +172,8 @@ export class CloudNodeController {
     };
     const workers = this.options.statusUpdateWorkers || this.options.workers;
     await Promise.all(Array.from({ length: Math.max(1, workers) }, worker));
+    const v2 = this.log.v(2);
+    if (v2.enabled) v2.info('Update nodes status took', { nodes: nodes.length, duration: elapsed(started) });
   }
 
   healthy(): void {

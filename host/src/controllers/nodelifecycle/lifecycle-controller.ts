@@ -77,7 +77,8 @@ export class CloudNodeLifecycleController {
       return;
     }
     if (!exists) {
-      this.log.info('deleting node since it is no longer present in cloud provider', { node: name });
+      // V(2) as upstream: the DeletingNode Event below is logged at 0.
+      this.log.v(2).info('deleting node since it is no longer present in cloud provider', { node: name });
       this.options.recorder.recordEvent(
         node,
         'Normal',

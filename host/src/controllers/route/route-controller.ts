@@ -148,7 +148,13 @@ export class RouteController {
     const want = routesCreated
       ? { status: 'False', reason: 'RouteCreated' }
       : { status: 'True', reason: 'NoRouteCreated' };
-    if (current?.status === want.status && current.reason === want.reason) return;
+    if (current?.status === want.status && current.reason === want.reason) {
+      this.log.v(2).info('set node NetworkUnavailable was canceled because it is already set', {
+        node: name,
+        networkUnavailable: want.status,
+      });
+      return;
+    }
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const condition = routesCreated
       ? {

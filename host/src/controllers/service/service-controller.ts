@@ -11,12 +11,12 @@ import type { EventRecorder } from '../../kube/events/recorder.ts';
 import type { Informer } from '../../kube/informer/informer.ts';
 import { ItemExponentialFailureRateLimiter } from '../../kube/workqueue/rate-limiters.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
-import type { Logger } from '../../log/logger.ts';
+import type { Logger, VerboseLogger } from '../../log/logger.ts';
 import { type Node, type Service, type KeptList, keptList } from '../../abi/index.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { toABIService } from '../convert.ts';
 import type { WireNode, WireService } from '../framework/wire-objects.ts';
-import { runWorkers } from '../framework/workers.ts';
+import { elapsed, runWorkers } from '../framework/workers.ts';
 import { LoadBalancerNodeSet } from './load-balancer-nodes.ts';
 import { serviceControllerMetrics } from './metrics.ts';
 import { step, SyncStepError } from './sync-step.ts';
@@ -28,7 +28,7 @@ import {
   nodeChangeAffectsLoadBalancers,
   wantsLoadBalancer,
 } from './rules.ts';
-import { addFinalizer, patchLoadBalancerStatus, removeFinalizer } from './service-updates.ts';
+import { addFinalizer, patchLoadBalancerStatus, removeFinalizer, wireLoadBalancerStatus } from './service-updates.ts';
 
 export interface ServiceControllerOptions {
   client: KubeClient;
@@ -50,6 +50,9 @@ export interface ServiceControllerOptions {
 }
 
 const NODE_SYNC_KEY = 'node-sync';
+/** Node names an "Updating backends" record lists at most (upstream's loggableNodeNames: 100 for V(5), else 20). */
+const LOGGED_NODE_NAMES = 20;
+
 /** Upstream's serviceSyncPeriod: the Service handler's resync, which re-queues Services that still need cleanup. */
 const SERVICE_SYNC_PERIOD_MS = 30_000;
 /** Upstream's nodeSyncPeriod: the Node handler's resync (a resync is no node change, so it syncs nothing). */
@@ -65,6 +68,9 @@ export class ServiceController {
   readonly nodeQueue: RateLimitingQueue<string>;
   private readonly options: ServiceControllerOptions;
   private readonly log: Logger;
+  /** Upstream's V(2) decisions (what is ensured, deleted, patched) and V(4) timings. */
+  private readonly v2: VerboseLogger;
+  private readonly v4: VerboseLogger;
   private readonly metrics;
   private readonly classes: ReadonlySet<string>;
   /** The last version of each Service we acted on: a new UID under the same key means delete the old LB first. */
@@ -76,6 +82,8 @@ export class ServiceController {
   constructor(options: ServiceControllerOptions) {
     this.options = options;
     this.log = options.logger.child({ controller: 'service' });
+    this.v2 = this.log.v(2);
+    this.v4 = this.log.v(4);
     this.metrics = serviceControllerMetrics(options.registry);
     this.classes = options.classes ?? new Set();
     this.queue = new RateLimitingQueue<string>({
@@ -145,6 +153,15 @@ export class ServiceController {
 
   /** One Service: ensure, or clean up. */
   async syncService(key: string): Promise<void> {
+    const started = performance.now();
+    try {
+      await this.syncServiceKey(key);
+    } finally {
+      if (this.v4.enabled) this.v4.info('Finished syncing service', { service: key, duration: elapsed(started) });
+    }
+  }
+
+  private async syncServiceKey(key: string): Promise<void> {
     const svc = this.options.services.cache.get(key);
     const previous = this.seen.get(key);
     if (!svc) {
@@ -152,7 +169,10 @@ export class ServiceController {
       // finalizer, its load balancer was removed (and forgotten) before the Service could go. Still remembered means
       // it went without the finalizer: delete the load balancer from what we last saw, as upstream's
       // processServiceDeletion does. A failure keeps the memory for the retry.
-      if (previous) await this.deleteStaleLoadBalancer(previous);
+      if (previous) {
+        this.v2.info('Service has been deleted. Attempting to cleanup load balancer resources', { service: key });
+        await this.deleteStaleLoadBalancer(previous);
+      }
       this.seen.delete(key);
       this.lastSyncedNodes.delete(key);
       return;
@@ -186,14 +206,17 @@ export class ServiceController {
     const abiService = toABIService(svc);
     const cluster = this.options.clusterName;
     if (!wantsLoadBalancer(svc, this.classes) || needsCleanup(svc)) {
+      this.v2.info('Deleting existing load balancer for service', { service: objectKey(svc) });
       await this.deleteLoadBalancer(svc, abiService);
       await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, { ingress: [] }));
       return true;
     }
     this.requireFreshLease();
+    this.v2.info('Ensuring load balancer for service', { service: objectKey(svc) });
     this.options.recorder.recordEvent(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
     // The finalizer goes on before the first cloud call, so a load balancer can never outlive its Service.
     if (!hasCleanupFinalizer(svc)) {
+      this.v2.info('Adding finalizer to service', { service: objectKey(svc) });
       await step('failed to add load balancer cleanup finalizer', addFinalizer(this.options.client, svc));
     }
     const nodes = this.nodeSet.nodes();
@@ -207,7 +230,9 @@ export class ServiceController {
       status = await this.options.balancer.ensureLoadBalancer(cluster, abiService, nodes);
     } catch (err) {
       if (isImplementedElsewhere(err)) {
-        this.log.debug('load balancer implemented by a different controller', { service: objectKey(svc) });
+        this.v4.info('LoadBalancer for service implemented by a different controller, Ignoring error', {
+          service: objectKey(svc),
+        });
         return false;
       }
       throw new Error(`failed to ensure load balancer: ${errorMessage(err)}`, { cause: err });
@@ -235,6 +260,7 @@ export class ServiceController {
       }
     }
     if (hasCleanupFinalizer(svc)) {
+      this.v2.info('Removing finalizer from service', { service: objectKey(svc) });
       await step(
         'failed to remove load balancer cleanup finalizer',
         this.ignoreNotFound(removeFinalizer(this.options.client, svc)),
@@ -248,23 +274,9 @@ export class ServiceController {
     previous: Wire<V1LoadBalancerStatus> | undefined,
     next: LoadBalancerStatus,
   ): Promise<void> {
-    const wire = {
-      ingress: next.ingress.map((i) => ({
-        ...(i.ip ? { ip: i.ip } : {}),
-        ...(i.hostname ? { hostname: i.hostname } : {}),
-        ...(i.ipMode ? { ipMode: i.ipMode } : {}),
-        ...(i.ports.length > 0
-          ? {
-              ports: i.ports.map((p) => ({
-                port: p.port,
-                protocol: p.protocol,
-                ...(p.error ? { error: p.error } : {}),
-              })),
-            }
-          : {}),
-      })),
-    };
+    const wire = wireLoadBalancerStatus(next);
     if (loadBalancerStatusEqual(previous, wire)) return;
+    this.v2.info('Patching status for service', { service: objectKey(svc) });
     await this.ignoreNotFound(patchLoadBalancerStatus(this.options.client, svc, wire));
   }
 
@@ -299,12 +311,19 @@ export class ServiceController {
   /** Re-checks every served load balancer's node set; updates those whose set changed. */
   async nodeSync(): Promise<void> {
     const started = performance.now();
+    this.v2.info('Syncing backends for all LB services.');
     // No load balancer was given a node set yet (none ensured): nothing to compare.
-    if (this.lastSyncedNodes.size > 0) await this.updateChangedNodeSets();
+    const { updated, of } = this.lastSyncedNodes.size > 0 ? await this.updateChangedNodeSets() : { updated: 0, of: 0 };
+    this.v2.info('Successfully updated load balancers to direct traffic to the updated set of nodes', {
+      updated,
+      services: of,
+    });
     this.metrics.nodeSyncLatency.observe((performance.now() - started) / 1000);
+    if (this.v4.enabled) this.v4.info('Finished syncNodes', { duration: elapsed(started) });
   }
 
-  private async updateChangedNodeSets(): Promise<void> {
+  /** Updates the load balancers whose node set changed; resolves with how many of how many were updated. */
+  private async updateChangedNodeSets(): Promise<{ updated: number; of: number }> {
     const setKey = this.nodeSet.identity();
     const services = this.options.services.cache.list().filter((s) => {
       const last = this.lastSyncedNodes.get(objectKey(s));
@@ -315,6 +334,7 @@ export class ServiceController {
     // Taken with the identity, before any await: the nodes given are the set recorded as given.
     const abiNodes = services.length > 0 ? this.nodeSet.nodes() : keptList<Node>([]);
     let next = 0;
+    let updated = 0;
     const worker = async (): Promise<void> => {
       while (next < services.length) {
         const svc = services[next++] as WireService;
@@ -325,6 +345,7 @@ export class ServiceController {
         try {
           await this.updateLoadBalancerHosts(svc, abiNodes);
           this.lastSyncedNodes.set(key, setKey);
+          updated++;
         } catch (err) {
           this.metrics.nodeSyncErrors.inc();
           this.log.error('failed to update load balancer hosts; queueing a full sync', {
@@ -336,12 +357,20 @@ export class ServiceController {
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, this.options.workers) }, worker));
+    return { updated, of: services.length };
   }
 
   private async updateLoadBalancerHosts(svc: WireService, nodes: KeptList<Node>): Promise<void> {
     this.requireFreshLease();
     const started = performance.now();
     const abiService = toABIService(svc);
+    if (this.v2.enabled) {
+      this.v2.info('Updating backends for load balancer', {
+        service: objectKey(svc),
+        nodeCount: nodes.length,
+        nodes: nodes.map((n) => n.name).slice(0, LOGGED_NODE_NAMES),
+      });
+    }
     try {
       this.metrics.loadBalancerSync.inc();
       await this.options.balancer.updateLoadBalancer(this.options.clusterName, abiService, nodes);
@@ -362,6 +391,9 @@ export class ServiceController {
       throw err;
     } finally {
       this.metrics.updateHostLatency.observe((performance.now() - started) / 1000);
+      if (this.v4.enabled) {
+        this.v4.info('Finished updating load balancer hosts', { service: objectKey(svc), duration: elapsed(started) });
+      }
     }
     if (nodes.length === 0) {
       this.warnNoNodes(svc);

@@ -3,6 +3,7 @@
 // finalizer change then never runs admission meant for Service spec updates (webhooks on "services"), and the audit
 // log shows the same requests for both CCMs.
 import type { V1LoadBalancerStatus } from '@kubernetes/client-node';
+import type { LoadBalancerStatus } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import type { Wire } from '../../kube/client/wire.ts';
 import type { WireService } from '../framework/wire-objects.ts';
@@ -41,4 +42,20 @@ export function patchLoadBalancerStatus(
   const ingress = status.ingress && status.ingress.length > 0 ? status.ingress : null;
   const body = { status: { loadBalancer: { ingress } } };
   return client.patch<void>(`${servicePath(svc)}/status`, body, 'merge', ignoreResponse);
+}
+
+/** The provider's load balancer status as the Service's status.loadBalancer (empty fields left out). */
+export function wireLoadBalancerStatus(status: LoadBalancerStatus): Wire<V1LoadBalancerStatus> {
+  return {
+    ingress: status.ingress.map((i) => ({
+      ...(i.ip ? { ip: i.ip } : {}),
+      ...(i.hostname ? { hostname: i.hostname } : {}),
+      ...(i.ipMode ? { ipMode: i.ipMode } : {}),
+      ...(i.ports.length > 0
+        ? {
+            ports: i.ports.map((p) => ({ port: p.port, protocol: p.protocol, ...(p.error ? { error: p.error } : {}) })),
+          }
+        : {}),
+    })),
+  };
 }

@@ -1,13 +1,15 @@
 // Records core/v1 Events about objects, like client-go's EventRecorder + broadcaster: recordEvent() never blocks
 // and never throws; events go into a bounded queue (full -> dropped and counted) that one worker writes to the
 // apiserver in order, deduplicated by the correlator (a repeat becomes a PATCH of count/lastTimestamp).
-// Events about cluster-scoped objects (Nodes) go to namespace "default", as upstream.
+// Events about cluster-scoped objects (Nodes) go to namespace "default", as upstream. Each Event recorded is also
+// logged as "Event occurred" at verbosity 0, as the cloud controllers' broadcasters log them (StartStructuredLogging(0)),
+// before the spam filter.
 import { HttpMethod } from '../client/http-method.ts';
 import type { KubeClient } from '../client/client.ts';
 import { apiErrorInfo, isNotFound } from '../client/errors.ts';
 import type { KubeObject } from '../client/wire.ts';
 import { type Clock, realClock, sleep } from '../clock.ts';
-import { type Logger, silentLogger } from '../../log/logger.ts';
+import { type Logger, silentLogger, type VerboseLogger } from '../../log/logger.ts';
 import {
   type Correlation,
   type CorrelatorOptions,
@@ -66,6 +68,7 @@ export class EventRecorder {
   private readonly correlator: EventCorrelator;
   private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly eventLog: VerboseLogger;
   private readonly queue: Pending[] = [];
   private readonly idleWaiters: (() => void)[] = [];
   private readonly stopController = new AbortController();
@@ -83,6 +86,7 @@ export class EventRecorder {
     this.clock = options.clock ?? realClock;
     this.correlator = new EventCorrelator({ clock: this.clock, ...options.correlator });
     this.log = (options.logger ?? silentLogger).child({ component: this.component });
+    this.eventLog = (options.logger ?? silentLogger).v(0);
   }
 
   /** Queues an Event about `object`. Returns at once; failures are logged, never thrown. */
@@ -100,6 +104,17 @@ export class EventRecorder {
         return;
       }
       this.stats.recorded++;
+      if (this.eventLog.enabled) {
+        this.eventLog.info('Event occurred', {
+          object: meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name,
+          fieldPath: '',
+          kind: object.kind,
+          apiVersion: object.apiVersion ?? '',
+          type,
+          reason,
+          message,
+        });
+      }
       this.queue.push({
         ref: {
           kind: object.kind,

@@ -179,6 +179,7 @@ export class Informer<T extends KubeObject> {
         const started = this.clock.now();
         await this.watchOnce(signal);
         if (this.stopped) break;
+        this.log.v(4).info('Watch closed', { resourceVersion: this.resourceVersion });
         consecutiveGone = 0;
         // A watch the server ends after its timeout is normal; one that closes at once is not: back off.
         if (this.clock.now() - started >= this.resetAfterMs) this.backoff.reset();
@@ -208,6 +209,7 @@ export class Informer<T extends KubeObject> {
 
   private async listAndReplace(signal: AbortSignal): Promise<void> {
     this.stats.lists++;
+    this.log.v(3).info('Listing and watching');
     const list = await this.lw.list(signal);
     if (this.stopped) return;
     const initial = !this.store.hasSynced();

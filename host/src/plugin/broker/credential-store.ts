@@ -6,7 +6,7 @@
 // with the credentials file and re-read on every poll (credential-load.ts); login-sessions.ts keeps the logins'
 // sessions.
 import type { ConnectionOptions } from 'node:tls';
-import type { Logger } from '../../log/logger.ts';
+import { type Logger, silentLogger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import type { HostAllowList, HostPort } from './allow-list.ts';
 import type { PostReads } from './request-effect.ts';
@@ -153,15 +153,7 @@ export class CredentialStore {
   static empty(): CredentialStore {
     return new CredentialStore({
       file: '',
-      logger: {
-        debug() {},
-        info() {},
-        warn() {},
-        error() {},
-        child: () => {
-          throw new Error('unused');
-        },
-      },
+      logger: silentLogger,
     });
   }
 

@@ -7,6 +7,7 @@ import { bodyText } from '../../net/collect.ts';
 import { ResponseParseError } from '../../net/http1/errors.ts';
 import { Http1Pool } from '../../net/http1/pool.ts';
 import type { HttpError } from '../../abi/index.ts';
+import { silentLogger, type Logger, type VerboseLogger } from '../../log/logger.ts';
 import { type AuthorizedRequest, CredentialRefusal, type CredentialStore } from './credential-store.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import type { HostAllowList } from './allow-list.ts';
@@ -17,6 +18,7 @@ import { LeaseFence, type ReplicaGuard } from './lease-fence.ts';
 import { refusedByStatus } from './login-flow.ts';
 import { withExtraCa } from './login-sessions.ts';
 import { RecentSignatures } from './recent-signatures.ts';
+import { logPluginRequest } from './request-log.ts';
 import { SecretRedactor } from './redact.ts';
 import { parseRequestFrame, type RequestHead } from './request-frame.ts';
 import { METHOD_OVERRIDE_HEADERS, mutationReason } from './request-effect.ts';
@@ -38,6 +40,8 @@ export interface HttpBrokerOptions {
   replica?: ReplicaGuard;
   /** Sees every request a plugin asks for, before the allow-list (the conformance kit counts cloud mutations). */
   onPluginRequest?: PluginRequestObserver;
+  /** Each plugin request at -v=4: method, host, path (never the query), status or error code, duration. */
+  logger?: Logger;
 }
 
 export type PluginRequestObserver = (method: string, url: string) => void;
@@ -103,9 +107,11 @@ export class HttpBroker {
   readonly #pools = new Map<string, Http1Pool>();
   /** SigV4 signatures attached lately: an answer showing an earlier request's has it redacted. */
   readonly #recentSignatures = new RecentSignatures();
+  readonly #requests: VerboseLogger;
 
   constructor(options: HttpBrokerOptions) {
     this.#options = options;
+    this.#requests = (options.logger ?? silentLogger).v(4);
     // A credential whose host no allowed request can match is never attached: say so at load and after each reload.
     options.credentials.warnUnreachable(options.allowList);
     options.credentials.onChange(() => options.credentials.warnUnreachable(options.allowList));
@@ -142,13 +148,18 @@ export class HttpBroker {
    * status and headers, the response body as it came). `call` aborts at the call's deadline. Never rejects.
    */
   async handleBytes(requestBytes: Uint8Array, call: AbortSignal): Promise<Uint8Array> {
+    const started = performance.now();
+    let head: RequestHead | undefined;
     try {
-      const { head, body } = parseRequestFrame(requestBytes);
+      const parsed = parseRequestFrame(requestBytes);
+      head = parsed.head;
       this.#options.onPluginRequest?.(head.method.toUpperCase(), head.url);
-      const response = await this.#exchange(head, body.byteLength === 0 ? undefined : body, call);
+      const response = await this.#exchange(head, parsed.body.byteLength === 0 ? undefined : parsed.body, call);
+      if (this.#requests.enabled) logPluginRequest(this.#requests, head, started, { status: response.status });
       return buildFrame(`{"status":${response.status},"headers":${JSON.stringify(response.headers)}}`, response.chunks);
     } catch (err) {
       const { code, message } = brokerError(err);
+      if (this.#requests.enabled) logPluginRequest(this.#requests, head, started, { error: code });
       return errorFrame(code, message);
     }
   }

@@ -63,12 +63,12 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
   const fail: Fail = (message, cause) =>
     new PluginLoadError(`cannot load plugin ${source.label}: ${message}`, { cause });
   const module = await checkModule(source, limits, fail);
-  const egress = await openEgress(options, limits, baseLogger, fail);
   const identity: PluginIdentity = {
     providerName: source.label,
     logger: baseLogger.child({ plugin: source.label }),
     metrics: createPluginMetrics(undefined, source.label),
   };
+  const egress = await openEgress(options, limits, baseLogger, identity, fail);
   const instances = instancePool(options, limits, module.prepared, egress, identity);
   try {
     return await startPool({ options, limits, source, module, egress, identity, instances, baseLogger, fail });
@@ -103,6 +103,7 @@ async function openEgress(
   options: PluginLoadOptions,
   limits: PluginLimits,
   baseLogger: Logger,
+  identity: PluginIdentity,
   fail: Fail,
 ): Promise<Egress> {
   const credentials = options.credentials
@@ -128,6 +129,7 @@ async function openEgress(
     tls: options.tls,
     onPluginRequest: options.onPluginRequest,
     replica: options.replica,
+    logger: delegatingLogger(() => identity.logger),
   });
   return {
     broker,

@@ -9,7 +9,7 @@ import {
   TimeoutError,
   isProviderError,
 } from '../../cloudprovider/index.ts';
-import type { Logger } from '../../log/logger.ts';
+import type { Logger, VerboseLogger } from '../../log/logger.ts';
 import {
   type Capability,
   type DescribeResponse,
@@ -54,9 +54,12 @@ export class LoadedPlugin {
   readonly #nodeLists: NodeListRefs | undefined;
   /** Whether requests may carry Node.systemUUID (ABI 1.4). */
   readonly #systemUUID: boolean;
+  /** Each call's method, duration and outcome at -v=4. */
+  readonly #calls: VerboseLogger;
 
   constructor(parts: LoadedPluginParts) {
     this.#parts = parts;
+    this.#calls = parts.logger.v(4);
     this.description = parts.description;
     this.capabilities = parts.capabilities;
     this.sha256 = parts.sha256;
@@ -108,12 +111,20 @@ export class LoadedPlugin {
       );
       const response = decodeAnswer(method, output, context);
       this.#parts.metrics.observeCall(method, (performance.now() - started) / 1000);
+      if (this.#calls.enabled) this.#logCall(method, started, 'ok');
       return response;
     } catch (err) {
       const failure = isProviderError(err) ? err : new InternalError(errorMessage(err), context);
       this.#parts.metrics.observeCall(method, (performance.now() - started) / 1000, failure.code);
+      if (this.#calls.enabled) this.#logCall(method, started, failure.code);
       throw failure;
     }
+  }
+
+  // The outcome is the error's code, never its message: a plugin's message may quote what its cloud answered.
+  #logCall(method: MethodName, started: number, outcome: string): void {
+    const duration = `${(performance.now() - started).toFixed(3)}ms`;
+    this.#calls.info('plugin call', { method, duration, outcome });
   }
 
   /** Runs an export with raw input and returns its raw output (benchmarks and diagnostics; no ABI checks). */

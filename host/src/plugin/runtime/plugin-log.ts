@@ -1,6 +1,6 @@
 // Plugin log records (ccm_log, and Extism's own log_* kernel functions) reach the host logger tagged with the
 // plugin and the method being served. A record that is not a valid LogRecord is reported rather than dropped.
-import type { LogFields, Logger } from '../../log/logger.ts';
+import type { LogFields, Logger, VerboseLogger } from '../../log/logger.ts';
 import { METHODS, type MethodName, validateValue } from '../../abi/index.ts';
 import type { LogMessage } from '../sandbox/worker/worker-protocol.ts';
 
@@ -70,6 +70,17 @@ export function delegatingLogger(current: () => Logger): Logger {
     info: (m, f) => current().info(m, f),
     warn: (m, f) => current().warn(m, f),
     error: (m, f) => current().error(m, f),
+    v: (n) => delegatingVerbose(() => current().v(n)),
     child: (fields) => delegatingLogger(() => current().child(fields)),
+  };
+}
+
+function delegatingVerbose(current: () => VerboseLogger): VerboseLogger {
+  return {
+    get enabled() {
+      return current().enabled;
+    },
+    info: (m, f) => current().info(m, f),
+    print: (text) => current().print(text),
   };
 }
