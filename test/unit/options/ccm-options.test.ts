@@ -99,7 +99,7 @@ describe('wasm-ccm command line', () => {
     ],
     [
       ['--cloud-provider=x', `--plugin-credentials=${badCredentials}`],
-      /^--plugin-credentials: .*credentials\[0\] \(api\) needs exactly one of bearerToken, basicAuth, headers, awsSigV4, keystone$/,
+      /^--plugin-credentials: .*credentials\[0\] \(api\) needs exactly one of bearerToken, basicAuth, headers, awsSigV4, keystone, vsphere$/,
     ],
     [
       ['--cloud-provider=x', `--plugin-credentials=${unmountedAwsKey}`],

@@ -14,6 +14,7 @@ import {
   soapCookie,
   VsphereFlow,
   xmlEscape,
+  sessionRequestRefusal,
 } from '../../../host/src/plugin/broker/vsphere-flow.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-vsphere-entry-'));
@@ -145,5 +146,56 @@ describe('the vsphere login flow', () => {
       'vmware-api-session-id': 'r',
     });
     expect(sessionHeaders(session, new URL('https://vc.example/ui/'))).toEqual({});
+  });
+});
+
+describe("the plugin's requests with the vSphere sessions", () => {
+  const soap = (operation: string, prefix = ''): Uint8Array =>
+    new TextEncoder().encode(
+      `<?xml version="1.0"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>` +
+        `<${prefix}${operation} xmlns="urn:vim25"><_this type="SessionManager">SessionManager</_this></${prefix}${operation}>` +
+        `</soapenv:Body></soapenv:Envelope>`,
+    );
+  const sdk = new URL('https://vcenter.example/sdk');
+
+  it.each([
+    ['AcquireCloneTicket', ''],
+    ['AcquireGenericServiceTicket', 'vim25:'],
+    ['CloneSession', ''],
+    ['ImpersonateUser', ''],
+    ['Login', ''],
+    ['LoginByToken', 'ns1:'],
+    ['Logout', ''],
+    ['TerminateSession', 'v:'],
+  ])('refuses SessionManager.%s (prefix %j), naming it', (operation, prefix) => {
+    expect(sessionRequestRefusal({ method: 'POST', url: sdk, body: soap(operation, prefix) })).toBe(
+      `SessionManager.${operation}: the host keeps the vSphere sessions; a plugin does not hand them out or end them`,
+    );
+  });
+
+  it('sends what reads and powers: RetrievePropertiesEx, FindByUuid, PowerOffVM_Task, a tag listing', () => {
+    for (const operation of [
+      'RetrievePropertiesEx',
+      'FindByUuid',
+      'PowerOffVM_Task',
+      'LoginTimeReader',
+      'SessionIsActive',
+    ]) {
+      expect(sessionRequestRefusal({ method: 'POST', url: sdk, body: soap(operation) })).toBeUndefined();
+    }
+    const tags = new URL(
+      'https://vcenter.example/rest/com/vmware/cis/tagging/tag-association?~action=list-attached-tags',
+    );
+    expect(sessionRequestRefusal({ method: 'POST', url: tags, body: new TextEncoder().encode('{}') })).toBeUndefined();
+  });
+
+  it('refuses the REST session resource and bodies it cannot read as UTF-8', () => {
+    for (const path of ['/rest/com/vmware/cis/session', '/api/session', '/rest/com/vmware/cis/SESSION']) {
+      expect(sessionRequestRefusal({ method: 'DELETE', url: new URL(`https://vcenter.example${path}`) })).toMatch(
+        /the host keeps the vSphere sessions; a plugin does not manage them$/,
+      );
+    }
+    const utf16 = Buffer.from('<Logout/>', 'utf16le');
+    expect(sessionRequestRefusal({ method: 'POST', url: sdk, body: utf16 })).toMatch(/NUL bytes/);
   });
 });

@@ -210,6 +210,8 @@ export class CredentialStore {
     const secret = credential.secret;
     if (secret.kind === 'awsSigV4') return this.#sign(credential.name, secret.entry, request);
     if (secret.kind === 'login') {
+      const refusal = this.#logins.refusal(credential.name, request);
+      if (refusal !== undefined) throw new CredentialRefusal(`request to ${request.url.host} refused: ${refusal}`);
       const use = this.#logins.use(credential.name, request.url);
       return use instanceof Promise ? use.then((u) => withSession(request, u)) : withSession(request, use);
     }

@@ -70,6 +70,18 @@ export interface LoginFlow<Data = unknown> {
   pluginCloudConfig?(text: string): string;
   /** Whether an answer refuses the session (a new login is due); default: a 401 (refusedByStatus). */
   refused?(answer: SessionAnswer): boolean;
+  /**
+   * Why the plugin may not send `request` with the session (it would hand out, copy or end the session: a vSphere
+   * clone ticket, a logout), or undefined. The broker refuses such a request before any session is attached.
+   */
+  refuseRequest?(request: SessionRequest): string | undefined;
+}
+
+/** A plugin's request as a flow judges it before a session goes on it. */
+export interface SessionRequest {
+  method: string;
+  url: URL;
+  body?: Uint8Array;
 }
 
 /** An answer to a request that carried a session, as the broker received it. */

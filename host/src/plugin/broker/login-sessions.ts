@@ -10,7 +10,14 @@ import type { Logger } from '../../log/logger.ts';
 import { Http1Pool } from '../../net/http1/pool.ts';
 import { type HostPort, isLoopback } from './allow-list.ts';
 import type { Credential } from './credential-file.ts';
-import type { LoginExchange, LoginFlow, LoginRequest, LoginResponse, SessionAnswer } from './login-flow.ts';
+import type {
+  LoginExchange,
+  LoginFlow,
+  LoginRequest,
+  LoginResponse,
+  SessionAnswer,
+  SessionRequest,
+} from './login-flow.ts';
 import { type HeldSession, refusedByStatus, SessionKeeper, sessionHeaders } from './login-flow.ts';
 
 /** One login entry as the credentials file gives it, its files read. */
@@ -142,6 +149,11 @@ export class LoginSessions {
       const hosts = c.hostsFromCatalog ? [...c.hosts, ...this.hostsOf(c.name)] : c.hosts;
       return { ...c, hosts, insecure: entry.insecure };
     });
+  }
+
+  /** Why credential `name`'s flow will not carry `request` (LoginFlow.refuseRequest), or undefined. */
+  refusal(name: string, request: SessionRequest): string | undefined {
+    return this.#keeping.get(name)?.entry.flow.refuseRequest?.(request);
   }
 
   /** The session to attach to a request for `url` with credential `name`: synchronously while one is valid. */

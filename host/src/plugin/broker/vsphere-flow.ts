@@ -12,6 +12,7 @@ import {
   type LoginFlow,
   type LoginResponse,
   type LoginSession,
+  type SessionRequest,
   type SessionAnswer,
 } from './login-flow.ts';
 import type { LoginEntry } from './login-sessions.ts';
@@ -117,6 +118,10 @@ export class VsphereFlow implements LoginFlow<VsphereSessionData> {
     return value;
   }
 
+  refuseRequest(request: SessionRequest): string | undefined {
+    return sessionRequestRefusal(request);
+  }
+
   #soapRequest(body: string, version: string): Parameters<LoginExchange>[0] {
     return {
       method: 'POST',
@@ -186,4 +191,26 @@ function faultMessage(answer: LoginResponse): string {
   const type = /xsi:type="(?:[\w.-]+:)?(\w+)"/.exec(text)?.[1] ?? '';
   const message = [type, reason].filter((t) => t !== '').join(': ');
   return message === '' ? '' : ` (${message.slice(0, MAX_MESSAGE)})`;
+}
+
+// SessionManager operations that hand out the session (a ticket another client logs in with: one written into a VM's
+// annotation would be anyone's with read access), log in as someone else, or end sessions. A plugin reads and powers;
+// it has no use for any of them. Matched as an element name with any prefix, wherever it is in the body: a body that
+// only mentions one (in a comment, say) is refused too.
+const SESSION_OPERATIONS =
+  /<(?:[A-Za-z_][\w.-]*:)?(AcquireCloneTicket|AcquireGenericServiceTicket|AcquireSessionTicket|CloneSession|ImpersonateUser|Login|LoginByToken|LoginBySSPI|LoginExtensionByCertificate|LoginExtensionBySubjectName|LoginExtensionByUserName|Logout|TerminateSession)[\s/>]/;
+
+/** Why the host will not send a plugin's request with the vSphere sessions, or undefined. */
+export function sessionRequestRefusal(request: SessionRequest): string | undefined {
+  const path = request.url.pathname.toLowerCase();
+  if (path.includes('/session')) {
+    return `${request.method} ${request.url.pathname}: the host keeps the vSphere sessions; a plugin does not manage them`;
+  }
+  if (request.body === undefined || request.body.byteLength === 0) return undefined;
+  // Not UTF-8 or ASCII (UTF-16, say): not read, so not sent.
+  if (request.body.includes(0)) return 'a SOAP body with NUL bytes (only UTF-8 is sent with the session)';
+  const operation = SESSION_OPERATIONS.exec(Buffer.from(request.body).toString('latin1'))?.[1];
+  return operation === undefined
+    ? undefined
+    : `SessionManager.${operation}: the host keeps the vSphere sessions; a plugin does not hand them out or end them`;
 }
