@@ -3,7 +3,8 @@
 // --node-ip registers them, named after their nova servers, are initialized as OCCM initializes them; a LoadBalancer
 // Service gets its Octavia load balancer and its members follow the node set; deletion leaves nothing in Octavia; pod
 // CIDRs become the router's extra routes; a deleted server's NotReady Node is deleted (and its route goes), a
-// shut-off one's tainted. Then the plugin from a ConfigMap, swapped to a version variant while Services reconcile.
+// shut-off one's tainted. Then the plugin from a ConfigMap, swapped to a version variant while load balancers are
+// created and back while their members change, with no failed reconcile.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, type V1Node, type V1Service } from '@kubernetes/client-node';
@@ -11,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   CCMProcess,
   deleteNodes,
-  OPENSTACK_PLUGIN,
-  putPluginConfigMap,
   hasTaint,
+  OPENSTACK_PLUGIN,
   openStackCloudConf,
   openStackPluginArgs,
   type OpenStackCCMFiles,
+  putPluginConfigMap,
   setReady,
   SHUTDOWN_TAINT_KEY,
   UNINITIALIZED_TAINT,
@@ -61,10 +62,10 @@ const NETWORK_CIDR = '192.168.79.0/24';
 // A range no other test file uses: only our Nodes' pod CIDRs are routed.
 const CLUSTER_CIDR = '10.214.0.0/16';
 const POD_PREFIX = '10.214.';
-// Octavia's noop worker takes seconds per change on a busy machine: the plugin waits as OCCM would over 16 steps
-// (72 s) and the host's deadline is above that, so a reconcile never has to answer Retry.
 // Every load balancer internal: the lab's Octavia (noop network driver) makes VIP ports Neutron does not have, so a
-// floating IP cannot be put on one (lab/clouds/openstack/README.md, "Limits").
+// floating IP cannot be put on one (lab/clouds/openstack/README.md, "Limits"). Octavia's noop worker takes seconds
+// per change on a busy machine: the plugin waits as OCCM would over 16 steps (72 s) and the host's deadline is above
+// that, so a reconcile never has to answer Retry.
 const EXTRA = '[LoadBalancer]\ninternal-lb = true\n[Environment]\nOCCM_WAIT_LB_ACTIVE_STEPS = 16\n';
 const CALL_TIMEOUT = '100s';
 const LB_TIMEOUT_MS = 240_000;
@@ -102,6 +103,7 @@ describe('wasm-ccm with the OpenStack plugin against the lab OpenStack', () => {
     await applyManifests(admin, loadManifests('rbac.yaml'));
     ({ token } = await ccmIdentity(info, admin));
     variant = openStackVariant(2);
+    // Awaited by the swap test; a failed build fails that test, not the process before it gets there.
     variant.catch(() => undefined);
     stack = await startOpenStack({ log: (m) => console.log(`openstack: ${m}`) });
     estate = await makeEstate(stack, 'e2e-osccm', NETWORK_CIDR, SERVERS, []);
@@ -126,7 +128,6 @@ describe('wasm-ccm with the OpenStack plugin against the lab OpenStack', () => {
         `--cluster-cidr=${CLUSTER_CIDR}`,
         '--route-reconciliation-period=1s',
         '--node-monitor-period=1s',
-        '--node-status-update-frequency=1s',
       ],
     });
     await ccm.ready(120_000);
