@@ -4,4 +4,5 @@ export * from './devcloud-ccm.ts';
 export * from './hotswap-env.ts';
 export * from './image.ts';
 export * from './invariants.ts';
+export * from './openstack-ccm.ts';
 export * from './plugin-config.ts';

@@ -1,6 +1,7 @@
 // The modules the hot-swap tests and benchmark offer to a running CCM: the devcloud plugin as `npm run build:plugins`
 // built it (v1), its version variant (v2, same sources, version "2.0.0"), and two broken "devcloud"s from
-// lab/plugins/hotswap/assembly (ccm_initialize traps; ABI 2.0). Builds are cached under lab/plugins/hotswap/build.
+// lab/plugins/hotswap/assembly (ccm_initialize traps; ABI 2.0); and a version variant of the OpenStack plugin. Builds are
+// cached under lab/plugins/hotswap/build.
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,6 +47,21 @@ export function hotswapModules(): Promise<HotswapModules> {
     return { v1, v2, trapInit, abiV2 };
   })();
   return built;
+}
+
+const OPENSTACK_ENTRY = join(HERE, '..', '..', 'plugins', 'openstack', 'assembly', 'index.ts');
+
+/**
+ * The OpenStack plugin built from its sources with `--use OPENSTACK_VERSION_MAJOR=<major>`: the module
+ * `npm run build:plugins` builds, but for the version it reports ("<major>.0.0"). Cached under lab/plugins/hotswap/build.
+ */
+export async function openStackVariant(major: number): Promise<Uint8Array> {
+  if (!Number.isInteger(major) || major < 2 || major > 999) throw new RangeError(`major must be 2..999, got ${major}`);
+  const { wasm } = await compileAssemblyScript(OPENSTACK_ENTRY, {
+    cacheDir: CACHE,
+    ascArgs: ['--use', `OPENSTACK_VERSION_MAJOR=${major}`],
+  });
+  return wasm;
 }
 
 /** An Ed25519 key pair playing the vendor's release key. */
