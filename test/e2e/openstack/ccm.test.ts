@@ -23,7 +23,7 @@ import {
   UNINITIALIZED_TAINT,
   writeOpenStackCCMFiles,
 } from '../../../lab/ccm/index.ts';
-import { type OpenStack, startOpenStack } from '../../../lab/clouds/openstack/index.ts';
+import type { LabOpenStack } from '../../../lab/clouds/openstack/index.ts';
 import {
   adminKubeConfig,
   applyManifests,
@@ -54,9 +54,8 @@ import {
   startSwapCCM,
   type SwapCCM,
 } from './support/swap.ts';
+import { LAB_START_TIMEOUT_MS, labOpenStack } from './support/lab.ts';
 
-// A cold machine initializes the lab's cached state first (minutes), then starts it (~1.5 min on 2 busy cores).
-const START_TIMEOUT_MS = 20 * 60_000;
 const CLUSTER = 'osccm';
 const NETWORK_CIDR = '192.168.79.0/24';
 // A range no other test file uses: only our Nodes' pod CIDRs are routed.
@@ -78,7 +77,7 @@ describe('wasm-ccm with the OpenStack plugin against the lab OpenStack', () => {
   const core = admin.makeApiClient(CoreV1Api);
   const namespace = uniqueName('e2e-osccm');
   const nodeNames: string[] = [];
-  let stack: OpenStack;
+  let stack: LabOpenStack;
   let estate: Estate;
   let files: OpenStackCCMFiles;
   let token: string;
@@ -105,7 +104,7 @@ describe('wasm-ccm with the OpenStack plugin against the lab OpenStack', () => {
     variant = openStackVariant(2);
     // Awaited by the swap test; a failed build fails that test, not the process before it gets there.
     variant.catch(() => undefined);
-    stack = await startOpenStack({ log: (m) => console.log(`openstack: ${m}`) });
+    stack = await labOpenStack();
     estate = await makeEstate(stack, 'e2e-osccm', NETWORK_CIDR, SERVERS, []);
     // OCCM's ExternalIP and Hostname sources besides nova's addresses, on one server.
     const a = server('osccm-a');
@@ -132,7 +131,7 @@ describe('wasm-ccm with the OpenStack plugin against the lab OpenStack', () => {
     });
     await ccm.ready(120_000);
     for (const name of ['osccm-a', 'osccm-b', 'osccm-c']) await registerNode(name);
-  }, START_TIMEOUT_MS);
+  }, LAB_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await deleteAllServices(core, namespace, LB_TIMEOUT_MS).catch(() => undefined);
@@ -141,7 +140,6 @@ describe('wasm-ccm with the OpenStack plugin against the lab OpenStack', () => {
     await kwok?.stop();
     await deleteNodes(admin, nodeNames);
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);
-    await stack?.stop();
     expect(code ?? 0).toBe(0);
     expect(swapCode ?? 0).toBe(0);
   }, 10 * 60_000);
