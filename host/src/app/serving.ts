@@ -27,12 +27,12 @@ export interface CCMServerOptions {
   plugins: PluginSet;
 }
 
-/** Calls made to plugins of `providerName` (every module it ran, across swaps). */
-async function pluginCalls(registry: Registry, providerName: string): Promise<number> {
+/** Calls made to the plugins serving `provider` (every module it ran, across swaps). */
+async function pluginCalls(registry: Registry, provider: string): Promise<number> {
   const metric = registry.getSingleMetric('wasm_ccm_plugin_calls_total');
   if (!metric) return 0;
   const { values } = await metric.get();
-  return values.filter((v) => v.labels.plugin === providerName).reduce((sum, v) => sum + v.value, 0);
+  return values.filter((v) => v.labels.provider === provider).reduce((sum, v) => sum + v.value, 0);
 }
 
 /** /healthz: leader election and one check per enabled controller; /readyz: the provider; /livez: leader election. */
@@ -98,7 +98,7 @@ function pluginsDebug(serving: CCMServerOptions): () => Promise<unknown> {
     Promise.all(
       serving.plugins.status().map(async (status) => ({
         ...status,
-        calls: await pluginCalls(serving.registry, status.providerName),
+        calls: await pluginCalls(serving.registry, status.name),
       })),
     );
 }

@@ -1,6 +1,7 @@
 // Work queue metrics with upstream's names, help and buckets (k8s.io/component-base workqueue provider), one
 // series per queue `name`. Several queues share the metric objects of one Registry.
 import { Gauge, type Registry } from 'prom-client';
+import { exponentialBuckets } from '../../metrics/go-float.ts';
 import { CounterVec, GaugeVec, HistogramVec } from '../../metrics/vec.ts';
 import type { Clock } from '../clock.ts';
 import { beta } from '../../metrics/stability.ts';
@@ -22,8 +23,8 @@ const noopQueueMetrics: QueueMetrics<unknown> = {
   close: () => {},
 };
 
-// Upstream: prometheus.ExponentialBuckets(10e-9, 10, 10), 10 ns .. 10 s.
-const DURATION_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
+// Upstream: prometheus.ExponentialBuckets(10e-9, 10, 10), 10 ns .. 10 s, rounded as Go rounds them (9.999999999999999e-06).
+const DURATION_BUCKETS = exponentialBuckets(10e-9, 10, 10);
 
 interface LiveQueue {
   name: string;

@@ -11,6 +11,7 @@ import { type AuthorizedRequest, CredentialRefusal, type CredentialStore } from 
 import { errorMessage } from '../../util/error-message.ts';
 import type { HostAllowList } from './allow-list.ts';
 import { BrokerError } from './broker-error.ts';
+import { type CloudApiMetrics, noopCloudApiMetrics } from './cloud-api-metrics.ts';
 import { buildFrame, errorFrame } from './http-frame.ts';
 import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from './http-json.ts';
 import { LeaseFence, type ReplicaGuard } from './lease-fence.ts';
@@ -37,6 +38,8 @@ export interface HttpBrokerOptions {
   replica?: ReplicaGuard;
   /** Sees every request a plugin asks for, before the allow-list (the conformance kit counts cloud mutations). */
   onPluginRequest?: PluginRequestObserver;
+  /** Counts and times every request sent (wasm_ccm_cloud_api_*). */
+  metrics?: CloudApiMetrics;
 }
 
 export type PluginRequestObserver = (method: string, url: string) => void;
@@ -102,9 +105,11 @@ export class HttpBroker {
   readonly #pools = new Map<string, Http1Pool>();
   /** SigV4 signatures attached lately: an answer showing an earlier request's has it redacted. */
   readonly #recentSignatures = new RecentSignatures();
+  readonly #metrics: CloudApiMetrics;
 
   constructor(options: HttpBrokerOptions) {
     this.#options = options;
+    this.#metrics = options.metrics ?? noopCloudApiMetrics;
     // A credential whose host no allowed request can match is never attached: say so at load and after each reload.
     options.credentials.warnUnreachable(options.allowList);
     options.credentials.onChange(() => options.credentials.warnUnreachable(options.allowList));
@@ -306,7 +311,9 @@ export class HttpBroker {
       // second 401 is the plugin's answer, as is the first when the keeper renews no session.
       if (response.status !== 401 || authorized?.renew === undefined) return response;
       const renewed = await untilAborted(authorized.renew(), signal);
-      return renewed === undefined ? response : await this.#transmit(outgoing, renewed, signal, fence, attached);
+      if (renewed === undefined) return response;
+      this.#metrics.retried(url.host, 'session_renewed');
+      return await this.#transmit(outgoing, renewed, signal, fence, attached);
     } catch (err) {
       throw networkError(url, err, !isEmpty(attached));
     } finally {
@@ -334,7 +341,9 @@ export class HttpBroker {
     if (fence?.expiredError) throw fence.expiredError;
     if (signal.aborted) throw new BrokerError('Network', 'aborted');
     const maxBytes = this.#options.maxResponseBytes;
-    const response = await this.#pool(url).exchange(
+    const started = performance.now();
+    const elapsed = (): number => (performance.now() - started) / 1000;
+    const exchange = this.#pool(url).exchange(
       {
         method,
         path: url.pathname + search,
@@ -352,7 +361,13 @@ export class HttpBroker {
         ...(fence !== undefined ? { beforeWrite: fence.beforeWrite } : {}),
       },
     );
-    return { status: response.statusCode, headers: flattenHeaders(response.headers), chunks: response.chunks };
+    const response = await exchange.catch((err: unknown) => {
+      this.#metrics.request(method, url.host, undefined, elapsed());
+      throw err;
+    });
+    const answer = { status: response.statusCode, headers: flattenHeaders(response.headers), chunks: response.chunks };
+    this.#metrics.request(method, url.host, answer.status, elapsed(), answer.headers['retry-after']);
+    return answer;
   }
 
   /**

@@ -15,6 +15,7 @@ import { CredentialStore } from '../broker/credential-store.ts';
 import { decodeAnswer } from '../sandbox/decode-answer.ts';
 import { HostAllowList } from '../broker/allow-list.ts';
 import { HttpBroker } from '../broker/http-broker.ts';
+import { type CloudApiMetrics, cloudApiMetrics } from '../broker/cloud-api-metrics.ts';
 import { type ExitCause, PluginInstance } from '../sandbox/plugin-instance.ts';
 import { createPluginMetrics, type PluginMetrics } from './plugin-metrics.ts';
 import { type PluginLimits, type PluginLoadOptions, resolveLimits } from '../config/options.ts';
@@ -63,12 +64,13 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
   const fail: Fail = (message, cause) =>
     new PluginLoadError(`cannot load plugin ${source.label}: ${message}`, { cause });
   const module = await checkModule(source, limits, fail);
-  const egress = await openEgress(options, limits, baseLogger, fail);
   const identity: PluginIdentity = {
     providerName: source.label,
     logger: baseLogger.child({ plugin: source.label }),
-    metrics: createPluginMetrics(undefined, source.label),
+    metrics: createPluginMetrics(undefined, source.label, source.label),
   };
+  const cloudApi = cloudApiMetrics(options.registry, () => options.provider ?? identity.providerName);
+  const egress = await openEgress(options, limits, baseLogger, fail, cloudApi);
   const instances = instancePool(options, limits, module.prepared, egress, identity);
   try {
     return await startPool({ options, limits, source, module, egress, identity, instances, baseLogger, fail });
@@ -104,6 +106,7 @@ async function openEgress(
   limits: PluginLimits,
   baseLogger: Logger,
   fail: Fail,
+  metrics: CloudApiMetrics,
 ): Promise<Egress> {
   const credentials = options.credentials
     ? await CredentialStore.open({
@@ -128,6 +131,7 @@ async function openEgress(
     tls: options.tls,
     onPluginRequest: options.onPluginRequest,
     replica: options.replica,
+    metrics,
   });
   return {
     broker,
@@ -238,7 +242,11 @@ async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
   identity.providerName = described.providerName;
   const capabilities = checkDescription(described, ctx.module.exports, ctx.fail);
   identity.logger = ctx.baseLogger.child({ plugin: described.providerName });
-  identity.metrics = createPluginMetrics(ctx.options.registry, described.providerName);
+  identity.metrics = createPluginMetrics(
+    ctx.options.registry,
+    ctx.options.provider ?? described.providerName,
+    described.providerName,
+  );
   try {
     await instances.use(
       (i) => initializeInstance(i, ctx.options, egress, limits, described.providerName),
