@@ -1,6 +1,6 @@
-// The CCM's HTTPS endpoints: /healthz (ping, leaderElection, one check per controller), /readyz (the provider
-// is loaded), /livez, /metrics and /debug/plugins, behind delegated authentication unless the operator binds to
-// loopback and turns it off.
+// The CCM's HTTPS endpoints: /healthz (leaderElection, one check per controller, by upstream's names), /readyz (the
+// provider is loaded), /livez, /metrics, /metrics/slis, /configz and /debug/plugins, behind delegated authentication
+// unless the operator binds to loopback and turns it off.
 import type { Registry } from 'prom-client';
 import { KubeClient } from '../kube/client/client.ts';
 import type { ApiserverCredentials } from '../kube/client/credentials.ts';
@@ -13,7 +13,10 @@ import { DelegatedAuth } from '../server/auth.ts';
 import type { HealthCheck } from '../server/health.ts';
 import { kubeReviewClient } from '../server/kube-reviews.ts';
 import { startServer } from '../server/server.ts';
+import { SliMetrics } from '../server/slis.ts';
 import { loadServingCertificate, selfSignedCertificate } from '../server/tls.ts';
+import { upstreamControllerName } from '../options/controllers.ts';
+import { configz } from './configz.ts';
 import type { RunningController } from './controllers.ts';
 
 export interface CCMServerOptions {
@@ -48,9 +51,9 @@ function healthChecks(serving: CCMServerOptions): {
       if (problem) throw new Error(problem);
     },
   };
-  // One check per enabled controller, as upstream registers them; a controller not (yet) running is healthy.
+  // One check per enabled controller, named as upstream names them; a controller not (yet) running is healthy.
   const controllerChecks: HealthCheck[] = [...serving.options.controllers].map((name) => ({
-    name,
+    name: upstreamControllerName(name),
     check: () =>
       serving
         .controllers()
@@ -126,6 +129,8 @@ export async function startCCMServer(
       curvePreferences: flags['tls-curve-preferences'],
     }),
     reusePort: flags['permit-port-sharing'],
+    configz: () => configz(serving.options),
+    slis: new SliMetrics(),
   });
   serving.logger.info('serving', {
     url: started.url,
