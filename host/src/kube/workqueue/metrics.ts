@@ -121,8 +121,11 @@ export function queueMetrics<T>(name: string, registry: Registry | undefined, cl
   const processingStart = new Map<T, number>();
   const liveQueue: LiveQueue = { name, clock, processingSince: () => processingStart.values() };
   f.live.add(liveQueue);
-  // Zero-valued series from the start, so dashboards see the queue before its first add.
+  // Zero-valued series from the start, so dashboards see the queue before its first add (upstream creates the
+  // histograms' series with the queue too).
   f.adds.withLabelValues(name).inc(0);
+  f.latency.withLabelValues(name);
+  f.workDuration.withLabelValues(name);
   f.retries.withLabelValues(name).inc(0);
   f.depth.withLabelValues(name).set(0);
   return {
