@@ -1,8 +1,6 @@
 #!/usr/bin/env node
 // wasm-ccm: exit 2 for a bad command line or kubeconfig (the message names the flag), 1 for a start-up failure
 // or a lost lease, 0 after a requested stop (SIGTERM/SIGINT).
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { type CCMHandle, StartupError, startCCM } from './app/ccm.ts';
 import { KubeConfigError, loadKubeConfig } from './kube/client/kubeconfig.ts';
 import type { LogFormat } from './log/klog.ts';
@@ -11,21 +9,7 @@ import { CCM_FLAGS, parseCommandLine } from './options/ccm-options.ts';
 import { FlagError } from './options/flagset.ts';
 import { flagLines } from './options/print-flags.ts';
 import { errorMessage } from './util/error-message.ts';
-
-/** Our package.json's version, found upwards from this file: host/src in the sources, dist/host/src when built. */
-function version(): string {
-  let dir = import.meta.dirname;
-  for (let i = 0; i < 5; i++) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'wasm-ccm') return pkg.version ?? 'unknown';
-    } catch {
-      // not here; look further up
-    }
-    dir = dirname(dir);
-  }
-  return 'unknown';
-}
+import { packageVersion } from './util/package-version.ts';
 
 // The subcommand the flag set cannot describe: shown after the flags so a vendor with only the package finds it.
 const SUBCOMMANDS = `Commands:
@@ -58,7 +42,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (parsed.kind === 'version') {
-    process.stdout.write(`wasm-ccm ${version()}\n`);
+    process.stdout.write(`wasm-ccm ${packageVersion()}\n`);
     return 0;
   }
   const { options } = parsed;
@@ -72,7 +56,7 @@ async function main(argv: readonly string[]): Promise<number> {
   // What upstream's command prints before it starts: every flag from -v=1, then its version.
   const flagDump = logger.v(1);
   if (flagDump.enabled) for (const line of flagLines(CCM_FLAGS, options.flags)) flagDump.print(line);
-  logger.v(0).print(`Version: v${version()}`);
+  logger.v(0).print(`Version: v${packageVersion()}`);
   for (const warning of options.warnings) logger.warn(warning);
 
   let kubeConfig;

@@ -5,9 +5,11 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { KubeClient } from '../kube/client/client.ts';
 import type { ApiserverCredentials } from '../kube/client/credentials.ts';
 import type { Logger } from '../log/logger.ts';
+import { buildInfo, registerBuildInfo } from '../metrics/build-info.ts';
 import { eventLoopStall } from '../metrics/event-loop-stall.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
 import { errorMessage } from '../util/error-message.ts';
+import { packageVersion } from '../util/package-version.ts';
 import { StartupError } from './startup-error.ts';
 
 export interface CCMClients {
@@ -19,6 +21,7 @@ export function createClients(options: CCMOptions, kubeConfig: ApiserverCredenti
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   eventLoopStall(registry);
+  registerBuildInfo(registry, buildInfo(packageVersion()));
   const client = new KubeClient(kubeConfig, {
     qps: options.flags['kube-api-qps'],
     burst: options.flags['kube-api-burst'],

@@ -1,6 +1,6 @@
-// The CCM's HTTPS endpoints: /healthz (ping, leaderElection, one check per controller), /readyz (the provider
-// is loaded), /livez, /metrics, /debug/plugins and /debug/flags/v, behind delegated authentication unless the operator binds to
-// loopback and turns it off.
+// The CCM's HTTPS endpoints: /healthz (leaderElection, one check per controller, by upstream's names), /readyz (the
+// provider is loaded), /livez, /metrics, /metrics/slis, /configz, /debug/plugins and /debug/flags/v, behind delegated authentication
+// unless the operator binds to loopback and turns it off.
 import type { Registry } from 'prom-client';
 import { KubeClient } from '../kube/client/client.ts';
 import type { ApiserverCredentials } from '../kube/client/credentials.ts';
@@ -13,7 +13,10 @@ import { DelegatedAuth } from '../server/auth.ts';
 import type { HealthCheck } from '../server/health.ts';
 import { kubeReviewClient } from '../server/kube-reviews.ts';
 import { startServer } from '../server/server.ts';
+import { SliMetrics } from '../server/slis.ts';
 import { loadServingCertificate, selfSignedCertificate } from '../server/tls.ts';
+import { upstreamControllerName } from '../options/controllers.ts';
+import { configz } from './configz.ts';
 import type { RunningController } from './controllers.ts';
 
 export interface CCMServerOptions {
@@ -29,12 +32,12 @@ export interface CCMServerOptions {
   plugins: PluginSet;
 }
 
-/** Calls made to plugins of `providerName` (every module it ran, across swaps). */
-async function pluginCalls(registry: Registry, providerName: string): Promise<number> {
+/** Calls made to the plugins serving `provider` (every module it ran, across swaps). */
+async function pluginCalls(registry: Registry, provider: string): Promise<number> {
   const metric = registry.getSingleMetric('wasm_ccm_plugin_calls_total');
   if (!metric) return 0;
   const { values } = await metric.get();
-  return values.filter((v) => v.labels.plugin === providerName).reduce((sum, v) => sum + v.value, 0);
+  return values.filter((v) => v.labels.provider === provider).reduce((sum, v) => sum + v.value, 0);
 }
 
 /** /healthz: leader election and one check per enabled controller; /readyz: the provider; /livez: leader election. */
@@ -50,9 +53,9 @@ function healthChecks(serving: CCMServerOptions): {
       if (problem) throw new Error(problem);
     },
   };
-  // One check per enabled controller, as upstream registers them; a controller not (yet) running is healthy.
+  // One check per enabled controller, named as upstream names them; a controller not (yet) running is healthy.
   const controllerChecks: HealthCheck[] = [...serving.options.controllers].map((name) => ({
-    name,
+    name: upstreamControllerName(name),
     check: () =>
       serving
         .controllers()
@@ -100,7 +103,7 @@ function pluginsDebug(serving: CCMServerOptions): () => Promise<unknown> {
     Promise.all(
       serving.plugins.status().map(async (status) => ({
         ...status,
-        calls: await pluginCalls(serving.registry, status.providerName),
+        calls: await pluginCalls(serving.registry, status.name),
       })),
     );
 }
@@ -129,6 +132,8 @@ export async function startCCMServer(
       curvePreferences: flags['tls-curve-preferences'],
     }),
     reusePort: flags['permit-port-sharing'],
+    configz: () => configz(serving.options),
+    slis: new SliMetrics(),
   });
   serving.logger.info('serving', {
     url: started.url,

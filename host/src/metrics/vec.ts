@@ -5,6 +5,7 @@
 // two additions. Registered in prom-client registries, they expose the same text and JSON as prom-client's Counter,
 // Gauge and Histogram (test/unit/metrics/vec.test.ts compares them).
 import type { Metric, Registry } from 'prom-client';
+import { goFloat } from './go-float.ts';
 
 type Labels = Record<string, string>;
 
@@ -200,7 +201,8 @@ export class HistogramVec extends Vec<HistogramSeries> {
     let cumulative = 0;
     this.buckets.forEach((bound, i) => {
       cumulative += h.counts[i] as number;
-      out.push(bucket(cumulative, bound));
+      // The text form writes `le` as client_golang does (1e-08, not 1e-8); the JSON form keeps the number.
+      out.push(bucket(cumulative, forText ? goFloat(bound) : bound));
     });
     out.push(bucket(h.count, '+Inf'));
     out.push(value(`${this.name}_sum`, h.sum, {}));

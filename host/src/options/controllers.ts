@@ -10,6 +10,11 @@ const ALIASES: Record<string, ControllerName> = {
   'node-route-controller': 'route',
 };
 
+/** Upstream's canonical name of a controller (its /healthz check, k8s.io/cloud-provider names). */
+export function upstreamControllerName(name: ControllerName): string {
+  return Object.entries(ALIASES).find(([, short]) => short === name)?.[0] ?? name;
+}
+
 function canonical(name: string): ControllerName | undefined {
   if ((CONTROLLER_NAMES as readonly string[]).includes(name)) return name as ControllerName;
   return ALIASES[name];

@@ -8,6 +8,7 @@ import type { Verbosity } from '../log/logger.ts';
 import type { DelegatedAuth } from './auth.ts';
 import { debugFlagRoutes } from './debug-flags.ts';
 import { type HealthEndpoints, healthRoutes } from './health.ts';
+import type { SliMetrics } from './slis.ts';
 import type { ServingCertificate } from './tls.ts';
 
 export interface DebugViews {
@@ -30,6 +31,10 @@ export interface ServerOptions {
   tls?: SecureContextOptions;
   /** SO_REUSEPORT (--permit-port-sharing): several processes may listen on the port. */
   reusePort?: boolean;
+  /** /configz: the configuration in upstream's shape (app/configz.ts). */
+  configz?: () => unknown;
+  /** /metrics/slis, fed by the health checks. */
+  slis?: SliMetrics;
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -40,7 +45,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     connectionTimeout: 30_000,
   });
   if (options.auth) app.addHook('onRequest', options.auth.hook());
-  await app.register(healthRoutes(options.health));
+  const slis = options.slis;
+  await app.register(
+    healthRoutes(slis ? { ...options.health, observe: (...r) => slis.observe(...r) } : options.health),
+  );
+  if (slis) await app.register(slis.routes());
+  const configz = options.configz;
+  if (configz) await app.register(async (routes) => routes.get('/configz', async () => configz()));
   await app.register(async (metrics) => {
     metrics.get('/metrics', async (_req, reply) => {
       reply.type(options.registry.contentType);

@@ -80,23 +80,23 @@ describe('health, metrics and debug endpoints of the wasm-ccm process', () => {
     await core.deleteNamespacedServiceAccount({ name: scraperName, namespace: 'default' }).catch(() => undefined);
   });
 
-  it('answers /healthz, /readyz and /livez anonymously, with one healthz check per controller', async () => {
+  it('answers /healthz, /readyz and /livez anonymously, with one healthz check per controller, upstream-named', async () => {
     for (const path of ['/healthz', '/readyz', '/livez']) {
       expect(await get(`${base}${path}`), path).toEqual({ status: 200, body: 'ok' });
     }
     // Only the listed paths are open (exact match, as upstream's always-allow paths): a single check needs a
     // token whose RBAC allows it (the admin's here).
     expect((await get(`${base}/healthz/leaderElection`)).status).toBe(401);
-    for (const path of ['/healthz/leaderElection', '/healthz/cloud-node', '/livez/leaderElection']) {
+    for (const path of ['/healthz/leaderElection', '/healthz/cloud-node-controller', '/livez/leaderElection']) {
       expect(await get(`${base}${path}`, info.adminToken), path).toEqual({ status: 200, body: 'ok' });
     }
     const verbose = await get(`${base}/healthz?verbose`);
     expect(verbose.status).toBe(200);
+    // Upstream's check names (k8s.io/cloud-provider names), and no ping, as upstream's controller manager.
     expect(verbose.body.trim().split('\n')).toEqual([
-      '[+]ping ok',
       '[+]leaderElection ok',
-      '[+]cloud-node ok',
-      '[+]cloud-node-lifecycle ok',
+      '[+]cloud-node-controller ok',
+      '[+]cloud-node-lifecycle-controller ok',
       'healthz check passed',
     ]);
     expect((await get(`${base}/readyz?verbose`)).body).toContain('[+]provider ok');

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { goFloat } from '../../../host/src/metrics/go-float.ts';
 import { CounterVec, GaugeVec, HistogramVec } from '../../../host/src/metrics/vec.ts';
 
 const BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
@@ -99,7 +100,13 @@ function both(): { theirs: Registry; ours: Registry } {
 describe('metric vectors', () => {
   it('expose the same text as prom-client', async () => {
     const { theirs, ours } = both();
-    expect(await ours.metrics()).toBe(await theirs.metrics());
+    // Bucket bounds the way client_golang writes them (1e-08 where prom-client writes 1e-8): go-float.ts.
+    const theirsText = (await theirs.metrics()).replace(
+      /le="([^"+]+)"/g,
+      (_, bound: string) => `le="${goFloat(Number(bound))}"`,
+    );
+    expect(theirsText).toContain('le="1e-08"');
+    expect(await ours.metrics()).toBe(theirsText);
   });
 
   it('expose the same JSON as prom-client', async () => {

@@ -200,7 +200,7 @@ describe('a misbehaving plugin', () => {
     ).toBe(1);
     const text = await registry.metrics();
     expect(text).toMatch(
-      /wasm_ccm_plugin_call_duration_seconds_count\{plugin="faulty",method="instanceMetadata"\} \d+/,
+      /wasm_ccm_plugin_call_duration_seconds_count\{provider="faulty",plugin="faulty",method="instanceMetadata"\} \d+/,
     );
   });
 

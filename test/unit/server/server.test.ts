@@ -3,6 +3,7 @@ import { Registry, Counter } from 'prom-client';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DelegatedAuth, type ReviewClient, type UserInfo } from '../../../host/src/server/auth.ts';
+import { SliMetrics } from '../../../host/src/server/slis.ts';
 import { buildServer, startServer } from '../../../host/src/server/server.ts';
 import { selfSignedCertificate, type ServingCertificate } from '../../../host/src/server/tls.ts';
 
@@ -29,7 +30,7 @@ beforeAll(() => {
   certificate = selfSignedCertificate();
 });
 
-async function server(options: { failing?: boolean; auth?: DelegatedAuth } = {}) {
+async function server(options: { failing?: boolean; auth?: DelegatedAuth; slis?: SliMetrics } = {}) {
   const registry = new Registry();
   new Counter({ name: 'wasm_ccm_test_total', help: 'a test counter', registers: [registry] }).inc(3);
   return buildServer({
@@ -50,19 +51,23 @@ async function server(options: { failing?: boolean; auth?: DelegatedAuth } = {})
     },
     debug: { plugins: () => [{ name: 'devcloud', version: '1.0.0' }] },
     auth: options.auth,
+    slis: options.slis,
+    configz: () => ({ 'cloudcontrollermanager.config.k8s.io': { kind: 'CloudControllerManagerConfiguration' } }),
   });
 }
 
 describe('health endpoints', () => {
   it('answer ok when every check passes', async () => {
     const app = await server();
-    for (const path of ['/healthz', '/readyz', '/livez', '/healthz/leaderElection', '/healthz/ping']) {
+    for (const path of ['/healthz', '/readyz', '/livez', '/healthz/leaderElection', '/livez/ping']) {
       const res = await app.inject({ method: 'GET', url: path });
       expect(res.statusCode, path).toBe(200);
       expect(res.body).toBe('ok');
     }
     const verbose = await app.inject({ method: 'GET', url: '/healthz?verbose' });
-    expect(verbose.body).toBe('[+]ping ok\n[+]leaderElection ok\n[+]cloud-node ok\nhealthz check passed\n');
+    // As upstream's controller manager: no ping check on /healthz.
+    expect(verbose.body).toBe('[+]leaderElection ok\n[+]cloud-node ok\nhealthz check passed\n');
+    expect((await app.inject({ method: 'GET', url: '/healthz/ping' })).statusCode).toBe(404);
   });
 
   it('list the failing check with its reason and answer 500', async () => {
@@ -81,6 +86,31 @@ describe('health endpoints', () => {
   it('answer 404 for an unknown check', async () => {
     const app = await server();
     expect((await app.inject({ method: 'GET', url: '/healthz/nope' })).statusCode).toBe(404);
+  });
+
+  it('record each check of a /healthz request in /metrics/slis, reset by a DELETE', async () => {
+    const app = await server({ failing: true, slis: new SliMetrics() });
+    await app.inject({ method: 'GET', url: '/healthz' });
+    await app.inject({ method: 'GET', url: '/healthz?exclude=leaderElection' });
+    const slis = (await app.inject({ method: 'GET', url: '/metrics/slis' })).body;
+    expect(slis).toContain(
+      '# HELP kubernetes_healthcheck [STABLE] This metric records the result of a single healthcheck.',
+    );
+    expect(slis).toContain('kubernetes_healthcheck{name="leaderElection",type="healthz"} 0');
+    expect(slis).toContain('kubernetes_healthcheck{name="cloud-node",type="healthz"} 1');
+    expect(slis).toContain('kubernetes_healthchecks_total{name="leaderElection",type="healthz",status="error"} 1');
+    expect(slis).toContain('kubernetes_healthchecks_total{name="cloud-node",type="healthz",status="success"} 2');
+    expect(slis).toMatch(/^process_start_time_seconds \d+/m);
+    expect((await app.inject({ method: 'DELETE', url: '/metrics/slis' })).body).toBe('metrics reset\n');
+    expect((await app.inject({ method: 'GET', url: '/metrics/slis' })).body).not.toContain('kubernetes_healthcheck{');
+  });
+
+  it('serve /configz as JSON', async () => {
+    const res = await (await server()).inject({ method: 'GET', url: '/configz' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      'cloudcontrollermanager.config.k8s.io': { kind: 'CloudControllerManagerConfiguration' },
+    });
   });
 });
 

@@ -1,5 +1,6 @@
-// node_controller_* metrics with upstream's names and help texts.
+// node_controller_* metrics with upstream's names, help texts and buckets.
 import { Histogram, type Registry } from 'prom-client';
+import { exponentialBuckets } from '../../metrics/go-float.ts';
 import { alpha } from '../../metrics/stability.ts';
 
 export interface NodeControllerMetrics {
@@ -12,7 +13,8 @@ const byRegistry = new WeakMap<Registry, NodeControllerMetrics>();
 export function nodeControllerMetrics(registry: Registry): NodeControllerMetrics {
   let m = byRegistry.get(registry);
   if (!m) {
-    const buckets = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000];
+    // Upstream: ExponentialBuckets(1, 4, 6), 1 s .. ~17 min.
+    const buckets = exponentialBuckets(1, 4, 6);
     m = {
       taintRemovalDelay: new Histogram({
         name: 'node_controller_cloud_provider_taint_removal_delay_seconds',

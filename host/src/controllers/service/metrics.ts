@@ -1,5 +1,6 @@
-// service_controller_* metrics with upstream's names.
+// service_controller_* metrics with upstream's names and buckets.
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { exponentialBuckets } from '../../metrics/go-float.ts';
 import { alpha } from '../../metrics/stability.ts';
 
 export interface ServiceControllerMetrics {
@@ -10,7 +11,8 @@ export interface ServiceControllerMetrics {
 }
 
 const byRegistry = new WeakMap<Registry, ServiceControllerMetrics>();
-const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000];
+// Upstream: ExponentialBuckets(1, 2, 15), 1 s .. 16384 s.
+const buckets = exponentialBuckets(1, 2, 15);
 
 export function serviceControllerMetrics(registry: Registry): ServiceControllerMetrics {
   let m = byRegistry.get(registry);

@@ -1,6 +1,7 @@
 // Work queue metrics with upstream's names, help and buckets (k8s.io/component-base workqueue provider), one
 // series per queue `name`. Several queues share the metric objects of one Registry.
 import { Gauge, type Registry } from 'prom-client';
+import { exponentialBuckets } from '../../metrics/go-float.ts';
 import { CounterVec, GaugeVec, HistogramVec } from '../../metrics/vec.ts';
 import type { Clock } from '../clock.ts';
 import { beta } from '../../metrics/stability.ts';
@@ -22,8 +23,8 @@ const noopQueueMetrics: QueueMetrics<unknown> = {
   close: () => {},
 };
 
-// Upstream: prometheus.ExponentialBuckets(10e-9, 10, 10), 10 ns .. 10 s.
-const DURATION_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
+// Upstream: prometheus.ExponentialBuckets(10e-9, 10, 10), 10 ns .. 10 s, rounded as Go rounds them (9.999999999999999e-06).
+const DURATION_BUCKETS = exponentialBuckets(10e-9, 10, 10);
 
 interface LiveQueue {
   name: string;
@@ -120,8 +121,11 @@ export function queueMetrics<T>(name: string, registry: Registry | undefined, cl
   const processingStart = new Map<T, number>();
   const liveQueue: LiveQueue = { name, clock, processingSince: () => processingStart.values() };
   f.live.add(liveQueue);
-  // Zero-valued series from the start, so dashboards see the queue before its first add.
+  // Zero-valued series from the start, so dashboards see the queue before its first add (upstream creates the
+  // histograms' series with the queue too).
   f.adds.withLabelValues(name).inc(0);
+  f.latency.withLabelValues(name);
+  f.workDuration.withLabelValues(name);
   f.retries.withLabelValues(name).inc(0);
   f.depth.withLabelValues(name).set(0);
   return {

@@ -12,6 +12,7 @@ import { type AuthorizedRequest, CredentialRefusal, type CredentialStore } from 
 import { errorMessage } from '../../util/error-message.ts';
 import type { HostAllowList } from './allow-list.ts';
 import { BrokerError } from './broker-error.ts';
+import { type CloudApiMetrics, noopCloudApiMetrics } from './cloud-api-metrics.ts';
 import { buildFrame, errorFrame } from './http-frame.ts';
 import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from './http-json.ts';
 import { LeaseFence, type ReplicaGuard } from './lease-fence.ts';
@@ -42,6 +43,8 @@ export interface HttpBrokerOptions {
   onPluginRequest?: PluginRequestObserver;
   /** Each plugin request at -v=4: method, host, path (never the query), status or error code, duration. */
   logger?: Logger;
+  /** Counts and times every request sent (wasm_ccm_cloud_api_*). */
+  metrics?: CloudApiMetrics;
 }
 
 export type PluginRequestObserver = (method: string, url: string) => void;
@@ -108,10 +111,12 @@ export class HttpBroker {
   /** SigV4 signatures attached lately: an answer showing an earlier request's has it redacted. */
   readonly #recentSignatures = new RecentSignatures();
   readonly #requests: VerboseLogger;
+  readonly #metrics: CloudApiMetrics;
 
   constructor(options: HttpBrokerOptions) {
     this.#options = options;
     this.#requests = (options.logger ?? silentLogger).v(4);
+    this.#metrics = options.metrics ?? noopCloudApiMetrics;
     // A credential whose host no allowed request can match is never attached: say so at load and after each reload.
     options.credentials.warnUnreachable(options.allowList);
     options.credentials.onChange(() => options.credentials.warnUnreachable(options.allowList));
@@ -319,7 +324,9 @@ export class HttpBroker {
       // keeper renews no session.
       if (authorized?.renew === undefined || !(authorized.refused ?? refusedByStatus)(response)) return response;
       const renewed = await untilAborted(authorized.renew(), signal);
-      return renewed === undefined ? response : await this.#transmit(outgoing, renewed, signal, fence, attached);
+      if (renewed === undefined) return response;
+      this.#metrics.retried(url.host, 'session_renewed');
+      return await this.#transmit(outgoing, renewed, signal, fence, attached);
     } catch (err) {
       throw networkError(url, err, !isEmpty(attached));
     } finally {
@@ -347,7 +354,9 @@ export class HttpBroker {
     if (fence?.expiredError) throw fence.expiredError;
     if (signal.aborted) throw new BrokerError('Network', 'aborted');
     const maxBytes = this.#options.maxResponseBytes;
-    const response = await this.#pool(url).exchange(
+    const started = performance.now();
+    const elapsed = (): number => (performance.now() - started) / 1000;
+    const exchange = this.#pool(url).exchange(
       {
         method,
         path: url.pathname + search,
@@ -365,7 +374,13 @@ export class HttpBroker {
         ...(fence !== undefined ? { beforeWrite: fence.beforeWrite } : {}),
       },
     );
-    return { status: response.statusCode, headers: flattenHeaders(response.headers), chunks: response.chunks };
+    const response = await exchange.catch((err: unknown) => {
+      this.#metrics.request(method, url.host, undefined, elapsed());
+      throw err;
+    });
+    const answer = { status: response.statusCode, headers: flattenHeaders(response.headers), chunks: response.chunks };
+    this.#metrics.request(method, url.host, answer.status, elapsed(), answer.headers['retry-after']);
+    return answer;
   }
 
   /**

@@ -107,8 +107,13 @@ export interface PluginLoadOptions {
   pool?: { size?: number; minInstances?: number | undefined; idleTimeoutMs?: number | undefined };
   limits?: Partial<PluginLimits>;
   logger?: Logger;
-  /** Where the wasm_ccm_plugin_* metrics are registered; none when absent. */
+  /** Where the wasm_ccm_plugin_* and wasm_ccm_cloud_api_* metrics are registered; none when absent. */
   registry?: Registry;
+  /**
+   * The configuration's name for the provider this module serves (the metrics' `provider` label); default the name
+   * the module describes itself by.
+   */
+  provider?: string;
   /** Sees the method and URL of every HTTP request the plugin asks for (the conformance kit counts mutations). */
   onPluginRequest?: (method: string, url: string) => void;
   /** TLS options for the broker's HTTPS agent (for example a private CA). */

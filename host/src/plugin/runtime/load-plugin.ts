@@ -15,6 +15,7 @@ import { CredentialStore } from '../broker/credential-store.ts';
 import { decodeAnswer } from '../sandbox/decode-answer.ts';
 import { HostAllowList } from '../broker/allow-list.ts';
 import { HttpBroker } from '../broker/http-broker.ts';
+import { type CloudApiMetrics, cloudApiMetrics } from '../broker/cloud-api-metrics.ts';
 import { type ExitCause, PluginInstance } from '../sandbox/plugin-instance.ts';
 import { createPluginMetrics, type PluginMetrics } from './plugin-metrics.ts';
 import { type PluginLimits, type PluginLoadOptions, resolveLimits } from '../config/options.ts';
@@ -66,9 +67,10 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
   const identity: PluginIdentity = {
     providerName: source.label,
     logger: baseLogger.child({ plugin: source.label }),
-    metrics: createPluginMetrics(undefined, source.label),
+    metrics: createPluginMetrics(undefined, source.label, source.label),
   };
-  const egress = await openEgress(options, limits, baseLogger, identity, fail);
+  const cloudApi = cloudApiMetrics(options.registry, () => options.provider ?? identity.providerName);
+  const egress = await openEgress(options, limits, baseLogger, identity, fail, cloudApi);
   const instances = instancePool(options, limits, module.prepared, egress, identity);
   try {
     return await startPool({ options, limits, source, module, egress, identity, instances, baseLogger, fail });
@@ -105,6 +107,7 @@ async function openEgress(
   baseLogger: Logger,
   identity: PluginIdentity,
   fail: Fail,
+  metrics: CloudApiMetrics,
 ): Promise<Egress> {
   const credentials = options.credentials
     ? await CredentialStore.open({
@@ -130,6 +133,7 @@ async function openEgress(
     onPluginRequest: options.onPluginRequest,
     replica: options.replica,
     logger: delegatingLogger(() => identity.logger),
+    metrics,
   });
   return {
     broker,
@@ -240,7 +244,11 @@ async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
   identity.providerName = described.providerName;
   const capabilities = checkDescription(described, ctx.module.exports, ctx.fail);
   identity.logger = ctx.baseLogger.child({ plugin: described.providerName });
-  identity.metrics = createPluginMetrics(ctx.options.registry, described.providerName);
+  identity.metrics = createPluginMetrics(
+    ctx.options.registry,
+    ctx.options.provider ?? described.providerName,
+    described.providerName,
+  );
   try {
     await instances.use(
       (i) => initializeInstance(i, ctx.options, egress, limits, described.providerName),

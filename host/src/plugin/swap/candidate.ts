@@ -76,6 +76,7 @@ export function wasmCandidateLoader(config: ProviderConfig, options: WasmLoaderO
       },
       logger: options.logger,
       registry: options.registry,
+      provider: config.name,
       replica: options.replica,
     });
     return {
