@@ -5,3 +5,4 @@ export * from './hotswap-env.ts';
 export * from './image.ts';
 export * from './invariants.ts';
 export * from './plugin-config.ts';
+export * from './vsphere-ccm.ts';
