@@ -112,13 +112,15 @@ function credentialsFile(name: string, fields: Record<string, string>): string {
 async function loginTimes(fields: Record<string, string>): Promise<number[]> {
   const file = credentialsFile('timed', fields);
   const [credential] = parseCredentialFile(readFileSync(file, 'utf8'), file);
-  if (credential?.secret.kind !== 'login') throw new Error('not a login entry');
+  if (credential?.secret.kind !== 'login' || credential.secret.login.flow !== 'keystone') {
+    throw new Error('not a keystone entry');
+  }
   // Back to back: no interval between logins for 401s.
   const sessions = new LoginSessions({ logger: silentLogger, minRefusalLoginIntervalMs: 0 });
   sessions.install([await keystoneLoginEntry(credential, credential.secret.login.entry, file)]);
   const times: number[] = [];
   try {
-    let use = await sessions.use('timed');
+    let use = await sessions.use('timed', new URL(keystone.authURL));
     for (let i = 0; i < LOGINS; i++) {
       const started = performance.now();
       const renewed = await use.renew();

@@ -30,7 +30,8 @@ function entryOf(keystone: unknown, extra: Record<string, unknown> = { hostsFrom
     JSON.stringify({ credentials: [{ name: 'os', ...extra, keystone }] }),
     WHERE,
   );
-  if (credential?.secret.kind !== 'login') throw new Error('not a login');
+  if (credential?.secret.kind !== 'login' || credential.secret.login.flow !== 'keystone')
+    throw new Error('not a login');
   return { credential, entry: credential.secret.login.entry };
 }
 

@@ -149,6 +149,22 @@ describe('a secret written by an encoder', () => {
     expect(redactor.body(chunks)).toBe(chunks);
   });
 
+  it("hides vSphere's password and sessions as SOAP and REST answers show them", () => {
+    // A vsphere login's secrets (vsphere-flow.ts): the password, basic auth's base64, the quoted cookie and its value,
+    // the REST session id.
+    const password = `p&<"'>s3cret`;
+    const basic = Buffer.from(`ccm:${password}`).toString('base64');
+    const cookie = '"52a1b2c3-d4e5-f607-1829-3a4b5c6d7e8f"';
+    const restId = 'bd272ede-7f3e-4410-b284-4794a792bd04';
+    const redactor = new SecretRedactor([password, basic, cookie, cookie.slice(1, -1), restId]);
+    const soap = `<returnval><key>${cookie.slice(1, -1)}</key><password>p&amp;&lt;&quot;&#39;&gt;s3cret</password></returnval>`;
+    expect(redactor.text(soap)).toBe(`<returnval><key>${REDACTED}</key><password>${REDACTED}</password></returnval>`);
+    expect(redactor.text(`Cookie: vmware_soap_session=${cookie}`)).toBe(`Cookie: vmware_soap_session=${REDACTED}`);
+    expect(redactor.text(`{"value":"${restId}","auth":"Basic ${basic}"}`)).toBe(
+      `{"value":"${REDACTED}","auth":"Basic ${REDACTED}"}`,
+    );
+  });
+
   it("finds a request's one-time values as sent, and the signature's base64", () => {
     const signature = 'ab'.repeat(32);
     const redactor = new SecretRedactor([], [`AWS4-HMAC-SHA256 Signature=${signature}`, signature]);

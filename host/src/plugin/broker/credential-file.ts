@@ -6,12 +6,14 @@
 //     {"name": "keys", "hosts": ["keys.example.com:8443"], "headers": {"X-Api-Key": "..."}},
 //     {"name": "aws", "hosts": ["ec2.us-east-1.amazonaws.com"], "awsSigV4": {"accessKeyIdFile": "...", ...}},
 //     {"name": "openstack", "hostsFromCatalog": true, "keystone": {"authURL": "...", "passwordFile": "...", ...}},
+//     {"name": "vcenter", "vsphere": {"server": "vcenter.example:443", "username": "...", "passwordFile": "..."}},
 //     {"name": "test", "hosts": ["127.0.0.1:8080"], "bearerToken": "...", "insecure": true}
 //   ]}
 //
-// Each entry has exactly one of bearerToken, basicAuth, headers, awsSigV4 (aws-sigv4-entry.ts) or keystone
-// (keystone-entry.ts: a login, whose session the host attaches), optionally `insecure`, and no other field; `hosts`,
-// unless a login entry takes its hosts from the service catalog it gets (`hostsFromCatalog`). A credential goes over
+// Each entry has exactly one of bearerToken, basicAuth, headers, awsSigV4 (aws-sigv4-entry.ts), keystone
+// (keystone-entry.ts) or vsphere (vsphere-entry.ts; both logins, whose sessions the host attaches), optionally
+// `insecure`, and no other field; `hosts`, unless a login entry takes its hosts from the service catalog it gets
+// (`hostsFromCatalog`), or is a vsphere entry, whose one host is its server. A credential goes over
 // https only; `insecure: true` lets it go over plain http too, and is accepted only when every host of the entry is a
 // loopback address (a test server on the same machine: its traffic never crosses a network). Messages never include
 // secret values.
@@ -20,6 +22,7 @@ import { errorMessage } from '../../util/error-message.ts';
 import { type AwsSigV4Entry, parseAwsSigV4Entry, readAwsAccessKeySync } from './aws-sigv4-entry.ts';
 import { CredentialFileError } from './credential-file-error.ts';
 import { type KeystoneEntry, parseKeystoneEntry, readKeystoneLoginSync } from './keystone-entry.ts';
+import { parseVsphereEntry, readVsphereLoginSync, type VsphereEntry, vsphereHost } from './vsphere-entry.ts';
 
 export { CredentialFileError };
 
@@ -38,7 +41,7 @@ export interface AwsSigV4Secret {
 /** A login the host makes with the entry's secret, for a session it attaches (login-flow.ts). */
 export interface LoginSecret {
   kind: 'login';
-  login: { flow: 'keystone'; entry: KeystoneEntry };
+  login: { flow: 'keystone'; entry: KeystoneEntry } | { flow: 'vsphere'; entry: VsphereEntry };
 }
 
 export type CredentialSecret = StaticSecret | AwsSigV4Secret | LoginSecret;
@@ -53,7 +56,7 @@ export interface Credential {
   hostsFromCatalog: boolean;
 }
 
-const KINDS = ['bearerToken', 'basicAuth', 'headers', 'awsSigV4', 'keystone'];
+const KINDS = ['bearerToken', 'basicAuth', 'headers', 'awsSigV4', 'keystone', 'vsphere'];
 const ENTRY_FIELDS = new Set(['name', 'hosts', 'hostsFromCatalog', 'insecure', ...KINDS]);
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -77,7 +80,10 @@ export function parseCredentialFile(text: string, where: string): Credential[] {
     const unknown = Object.keys(entry).find((key) => !ENTRY_FIELDS.has(key));
     if (unknown !== undefined) throw new CredentialFileError(`${at} (${name}): unknown field '${unknown}'`);
     const hostsFromCatalog = parseHostsFromCatalog(entry, `${at} (${name})`);
-    const hosts = entry.hosts ?? (hostsFromCatalog ? [] : undefined);
+    const hosts =
+      entry.vsphere !== undefined
+        ? vsphereHosts(entry, `${at} (${name})`)
+        : (entry.hosts ?? (hostsFromCatalog ? [] : undefined));
     if (
       !Array.isArray(hosts) ||
       (hosts.length === 0 && !hostsFromCatalog) ||
@@ -95,6 +101,13 @@ export function parseCredentialFile(text: string, where: string): Credential[] {
       hostsFromCatalog,
     };
   });
+}
+
+// A vsphere entry's sessions are its server's: its one host.
+function vsphereHosts(entry: Record<string, unknown>, at: string): string[] {
+  if (entry.hosts !== undefined) throw new CredentialFileError(`${at}: a vsphere entry's host is its server: no hosts`);
+  const host = vsphereHost(entry.vsphere, at);
+  return [`${host.hostname}:${host.port}`];
 }
 
 function parseHostsFromCatalog(entry: Record<string, unknown>, at: string): boolean {
@@ -117,15 +130,17 @@ function jsonErrorWithoutText(message: string): string {
 }
 
 /**
- * Parses the file and reads every file its entries name (AWS keys, Keystone secrets and cloud.conf), as the credential store will: for checking a
+ * Parses the file and reads every file its entries name (AWS keys, Keystone and vSphere secrets, cloud.conf), as the credential store will: for checking a
  * flag or the plugin configuration before anything starts, so that a missing key file is an invalid flag.
  */
 export function checkCredentialFile(text: string, where: string): void {
   parseCredentialFile(text, where).forEach((credential, i) => {
     const at = `${where}: credentials[${i}] (${credential.name})`;
     if (credential.secret.kind === 'awsSigV4') readAwsAccessKeySync(credential.secret.entry, at);
-    if (credential.secret.kind === 'login')
-      readKeystoneLoginSync(credential.secret.login.entry, at, credential.insecure, credential.hosts);
+    if (credential.secret.kind !== 'login') return;
+    const login = credential.secret.login;
+    if (login.flow === 'keystone') readKeystoneLoginSync(login.entry, at, credential.insecure, credential.hosts);
+    else readVsphereLoginSync(login.entry, at);
   });
 }
 
@@ -165,6 +180,9 @@ function parseSecret(
       kind: 'login',
       login: { flow: 'keystone', entry: parseKeystoneEntry(entry.keystone, at, where, insecure) },
     };
+  }
+  if (entry.vsphere !== undefined) {
+    return { kind: 'login', login: { flow: 'vsphere', entry: parseVsphereEntry(entry.vsphere, at, where) } };
   }
   if (entry.awsSigV4 !== undefined) {
     return { kind: 'awsSigV4', entry: parseAwsSigV4Entry(entry.awsSigV4, hosts, at, where) };

@@ -1,10 +1,11 @@
-// One reading of the credentials file and of every file its entries name (AWS keys, Keystone secrets and cloud.conf),
+// One reading of the credentials file and of every file its entries name (AWS keys, Keystone and vSphere secrets, cloud.conf),
 // for the credential store: at start and on every poll.
 import { errorMessage } from '../../util/error-message.ts';
 import { CONFIG_FILE_CAP, readRegularFile } from '../../util/read-regular-file.ts';
 import { readAwsAccessKey } from './aws-sigv4-entry.ts';
 import { type Credential, CredentialFileError, parseCredentialFile } from './credential-file.ts';
 import { keystoneLoginEntry } from './keystone-flow.ts';
+import { vsphereLoginEntry } from './vsphere-flow.ts';
 import type { LoginEntry } from './login-sessions.ts';
 import type { AwsAccessKey } from './sigv4-signer.ts';
 
@@ -32,7 +33,11 @@ export async function loadCredentials(file: string): Promise<Loaded> {
   for (const [i, credential] of credentials.entries()) {
     const at = `${file}: credentials[${i}] (${credential.name})`;
     if (credential.secret.kind === 'login') {
-      const login = await keystoneLoginEntry(credential, credential.secret.login.entry, at);
+      const { login: entry } = credential.secret;
+      const login =
+        entry.flow === 'keystone'
+          ? await keystoneLoginEntry(credential, entry.entry, at)
+          : await vsphereLoginEntry(credential, entry.entry, at);
       logins.push(login);
       parts.push(login.key);
     }

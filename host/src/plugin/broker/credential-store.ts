@@ -2,8 +2,9 @@
 // file changes (polled: Secret volumes are updated by swapping a symlink, which file watchers miss), and attached
 // by the HTTP broker to requests for the hosts they name. They never reach a plugin's worker unless the operator
 // exposed one explicitly (exposeToPlugin), which then lands in that plugin's Extism config.
-// AWS keys (awsSigV4 entries) and the secrets of login entries (keystone) sit in files of their own, read with the
-// credentials file and re-read on every poll (credential-load.ts); login-sessions.ts keeps the logins' sessions.
+// AWS keys (awsSigV4 entries) and the secrets of login entries (keystone, vsphere) sit in files of their own, read
+// with the credentials file and re-read on every poll (credential-load.ts); login-sessions.ts keeps the logins'
+// sessions.
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
@@ -19,6 +20,7 @@ import {
   secretValues,
 } from './credential-file.ts';
 import { type Loaded, loadCredentials } from './credential-load.ts';
+import type { SessionAnswer } from './login-flow.ts';
 import { LoginSessions, type LoginSessionsOptions, type SessionUse } from './login-sessions.ts';
 
 /**
@@ -39,8 +41,10 @@ export interface AuthorizedRequest {
   requestSecrets?: string[];
   /** The SigV4 signature, which later answers must not show either while a replay is possible. */
   signature?: string;
-  /** A login's session, which the cloud refused (401): the request authorized anew, by a new session. */
+  /** A login's session, which the cloud refused (refused): the request authorized anew, by a new session. */
   renew?: () => Promise<AuthorizedRequest | undefined>;
+  /** Whether an answer refuses the login's session (default: a 401). */
+  refused?: (answer: SessionAnswer) => boolean;
 }
 
 // Headers only the signer may set: a plugin's own would be sent beside (or instead of) the signed ones.
@@ -214,7 +218,7 @@ export class CredentialStore {
     const secret = credential.secret;
     if (secret.kind === 'awsSigV4') return this.#sign(credential.name, secret.entry, request);
     if (secret.kind === 'login') {
-      const use = this.#logins.use(credential.name);
+      const use = this.#logins.use(credential.name, request.url);
       return use instanceof Promise ? use.then((u) => withSession(request, u)) : withSession(request, use);
     }
     // Synchronous: most requests carry a static credential or none, and an await per request costs CPU.
@@ -416,6 +420,7 @@ function withSession(request: SignableRequest, use: SessionUse): AuthorizedReque
   return {
     headers: { ...request.headers, ...UNCOMPRESSED, ...use.headers },
     secrets: use.secrets as string[],
+    refused: use.refused,
     renew: async () => {
       const renewed = await use.renew();
       return renewed === undefined ? undefined : withSession(request, renewed);

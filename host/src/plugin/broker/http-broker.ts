@@ -14,6 +14,7 @@ import { BrokerError } from './broker-error.ts';
 import { buildFrame, errorFrame } from './http-frame.ts';
 import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from './http-json.ts';
 import { LeaseFence, type ReplicaGuard } from './lease-fence.ts';
+import { refusedByStatus } from './login-flow.ts';
 import { withExtraCa } from './login-sessions.ts';
 import { RecentSignatures } from './recent-signatures.ts';
 import { SecretRedactor } from './redact.ts';
@@ -302,9 +303,10 @@ export class HttpBroker {
       const authorizing = this.#authorize(method, url, outgoing.headers, body);
       const authorized = authorizing instanceof Promise ? await untilAborted(authorizing, signal) : authorizing;
       const response = await this.#transmit(outgoing, authorized, signal, fence, attached);
-      // A login's session the cloud refused (revoked, or ended early) is renewed and the request sent once more; a
-      // second 401 is the plugin's answer, as is the first when the keeper renews no session.
-      if (response.status !== 401 || authorized?.renew === undefined) return response;
+      // A login's session the cloud refused (revoked, or ended early: a 401, or a vSphere NotAuthenticated fault) is
+      // renewed and the request sent once more; a second refusal is the plugin's answer, as is the first when the
+      // keeper renews no session.
+      if (authorized?.renew === undefined || !(authorized.refused ?? refusedByStatus)(response)) return response;
       const renewed = await untilAborted(authorized.renew(), signal);
       return renewed === undefined ? response : await this.#transmit(outgoing, renewed, signal, fence, attached);
     } catch (err) {

@@ -2,7 +2,7 @@
 // later a vSphere session cookie), over the host's own HTTP client. A flow says how to log in and what the session
 // attaches; the SessionKeeper holds one credential's session for the broker: one login in flight at a time (the
 // requests that need it wait for it), a renewal ahead of expiry while the old session still serves, a renewal once
-// when the cloud refuses the session (401), and a backoff after a failed login, during which requests fail at once
+// when the cloud refuses the session (a 401, or what the flow says a refusal looks like), and a backoff after a failed login, during which requests fail at once
 // with the failure. The plugin never sees the entry's secret or a session's: both are redacted from every answer to
 // a request that carried the session (redact.ts), including the sessions this keeper held before (a request bin may
 // show an earlier request).
@@ -30,10 +30,18 @@ export interface LoginResponse {
 /** The host's HTTP client for logins; rejects on transport errors and its own timeout. */
 export type LoginExchange = (request: LoginRequest) => Promise<LoginResponse>;
 
+/** Headers a session attaches to the requests whose path starts with `pathPrefix` (lower-case names). */
+export interface SessionRoute {
+  pathPrefix: string;
+  headers: Readonly<Record<string, string>>;
+}
+
 /** What a login gives. */
 export interface LoginSession<Data = unknown> {
-  /** Added to every request to the credential's hosts (lower-case names). */
+  /** Added to every request to the credential's hosts (lower-case names) that no route takes. */
   headers: Readonly<Record<string, string>>;
+  /** Sessions of one login that differ by API (vSphere's SOAP cookie for /sdk, its REST session for /rest/). */
+  routes?: readonly SessionRoute[];
   /** How long the session lasts from the moment the login was sent. */
   lifetimeMs: number;
   /** The session's secret values as sent (a token, a cookie): redacted from answers, never in a message. */
@@ -60,7 +68,24 @@ export interface LoginFlow<Data = unknown> {
   endpoints?(data: Data): URL[];
   /** The plugin's cloud config without the secrets this flow logs in with, where it holds them. */
   pluginCloudConfig?(text: string): string;
+  /** Whether an answer refuses the session (a new login is due); default: a 401 (refusedByStatus). */
+  refused?(answer: SessionAnswer): boolean;
 }
+
+/** An answer to a request that carried a session, as the broker received it. */
+export interface SessionAnswer {
+  status: number;
+  chunks: readonly Buffer[];
+}
+
+/** The headers `session` attaches to a request for `url`: its first route's that takes the path, else its own. */
+export function sessionHeaders(session: LoginSession, url: URL): Readonly<Record<string, string>> {
+  const route = session.routes?.find((r) => url.pathname.startsWith(r.pathPrefix));
+  return route?.headers ?? session.headers;
+}
+
+/** Whether an answer says the server refused the session: 401 unless the flow says otherwise. */
+export const refusedByStatus = (answer: SessionAnswer): boolean => answer.status === 401;
 
 /** A login the server refused or answered unusably; `status` when it answered. */
 export class LoginError extends Error {

@@ -10,8 +10,8 @@ import type { Logger } from '../../log/logger.ts';
 import { Http1Pool } from '../../net/http1/pool.ts';
 import { type HostPort, isLoopback } from './allow-list.ts';
 import type { Credential } from './credential-file.ts';
-import type { LoginExchange, LoginFlow, LoginRequest, LoginResponse } from './login-flow.ts';
-import { type HeldSession, SessionKeeper } from './login-flow.ts';
+import type { LoginExchange, LoginFlow, LoginRequest, LoginResponse, SessionAnswer } from './login-flow.ts';
+import { type HeldSession, refusedByStatus, SessionKeeper, sessionHeaders } from './login-flow.ts';
 
 /** One login entry as the credentials file gives it, its files read. */
 export interface LoginEntry {
@@ -29,6 +29,8 @@ export interface LoginEntry {
 export interface SessionUse {
   headers: Readonly<Record<string, string>>;
   secrets: readonly string[];
+  /** Whether an answer refuses the session (LoginFlow.refused). */
+  refused: (answer: SessionAnswer) => boolean;
   /** Undefined: no new session (the cloud refuses fresh ones too; its 401 stands). */
   renew: () => Promise<SessionUse | undefined>;
 }
@@ -142,13 +144,14 @@ export class LoginSessions {
     });
   }
 
-  /** The session to attach to a request for credential `name`: synchronously while one is valid. */
-  use(name: string): SessionUse | Promise<SessionUse> {
+  /** The session to attach to a request for `url` with credential `name`: synchronously while one is valid. */
+  use(name: string, url: URL): SessionUse | Promise<SessionUse> {
     const keeping = this.#keeping.get(name);
     if (keeping === undefined) throw new BrokerError('Network', `credential '${name}' has no login`);
-    const { keeper } = keeping;
+    const { keeper, entry } = keeping;
     const held = keeper.current();
-    return held instanceof Promise ? held.then((h) => sessionUse(keeper, h)) : sessionUse(keeper, held);
+    const use = (h: HeldSession): SessionUse => sessionUse(keeper, h, entry.flow, url);
+    return held instanceof Promise ? held.then(use) : use(held);
   }
 
   close(): void {
@@ -237,13 +240,14 @@ export class LoginSessions {
 }
 
 // A keeper replaced by a reload while a request used it still renews for that request.
-function sessionUse(keeper: SessionKeeper, held: HeldSession): SessionUse {
+function sessionUse(keeper: SessionKeeper, held: HeldSession, flow: LoginFlow, url: URL): SessionUse {
   return {
-    headers: held.session.headers,
+    headers: sessionHeaders(held.session, url),
     secrets: keeper.secrets,
+    refused: flow.refused !== undefined ? (answer) => flow.refused?.(answer) === true : refusedByStatus,
     renew: async () => {
       const renewed = await keeper.renew(held);
-      return renewed === undefined ? undefined : sessionUse(keeper, renewed);
+      return renewed === undefined ? undefined : sessionUse(keeper, renewed, flow, url);
     },
   };
 }
