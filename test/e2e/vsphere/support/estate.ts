@@ -66,20 +66,7 @@ export async function startEstate(): Promise<Vcsim> {
     await addCluster(vc, DATACENTER, CLUSTER_HOST.cluster);
     await addHost(vc, CLUSTER_HOST);
     await addHost(vc, STANDALONE_HOST);
-    for (const vm of VMS) {
-      const host = vm.zone === 'zone-a' ? CLUSTER_HOST : STANDALONE_HOST;
-      await createVm(vc, {
-        name: vm.name,
-        datacenter: DATACENTER,
-        host: host.name,
-        uuid: vm.uuid,
-        ipAddress: vm.ip,
-        hostName: vm.name,
-      });
-      // vcsim's SET.config.uuid leaves summary.config.uuid (what both CCMs read for the providerID) at the UUID it
-      // generated: set that one too.
-      await vc.govc('vm.change', '-dc', DATACENTER, '-vm', vm.name, '-e', `SET.summary.config.uuid=${vm.uuid}`);
-    }
+    for (const vm of VMS) await addVm(vc, vm);
     await createTagCategory(vc, REGION_CATEGORY, ['Datacenter']);
     await createTagCategory(vc, ZONE_CATEGORY, ['ClusterComputeResource', 'HostSystem']);
     for (const tag of ['zone-a', 'zone-b']) await createTag(vc, ZONE_CATEGORY, tag);
@@ -92,6 +79,22 @@ export async function startEstate(): Promise<Vcsim> {
     await vc.stop();
     throw err;
   }
+}
+
+/** A VM of the estate's datacenter on the host of its zone; its guest host name is its name unless given. */
+export async function addVm(vc: Vcsim, vm: EstateVm, guestHostName = vm.name): Promise<void> {
+  const host = vm.zone === 'zone-a' ? CLUSTER_HOST : STANDALONE_HOST;
+  await createVm(vc, {
+    name: vm.name,
+    datacenter: DATACENTER,
+    host: host.name,
+    uuid: vm.uuid,
+    ipAddress: vm.ip,
+    hostName: guestHostName,
+  });
+  // vcsim's SET.config.uuid leaves summary.config.uuid (what both CCMs read for the providerID) at the UUID it
+  // generated: set that one too.
+  await vc.govc('vm.change', '-dc', DATACENTER, '-vm', vm.name, '-e', `SET.summary.config.uuid=${vm.uuid}`);
 }
 
 export function account(vc: Vcsim): VcenterAccount {

@@ -75,7 +75,7 @@ export async function runVsphereParity(impl: VsphereImpl, ctx: ParityContext): P
     ccm = startVsphereCCM(impl, ctx, vc);
     const out: Snapshot = new Map();
     for (const name of names) {
-      const node = await initialized(core, ccm, `${impl}: ${name}`, name);
+      const node = await initialized(core, ccm, impl, name);
       flatten(out, `initialized/node/${seg(name)}`, nodeView(node));
     }
     await stopAndDestroy(ctx.admin, vc);
@@ -105,17 +105,21 @@ export async function runVsphereParity(impl: VsphereImpl, ctx: ParityContext): P
 }
 
 /** The Node once the CCM has initialized it and its addresses are the VM's (they follow the taint's removal). */
-export function initialized(core: CoreV1Api, ccm: Running, what: string, name: string): Promise<V1Node> {
-  return eventually(
-    `${what} initialized`,
-    async () => {
-      if (!ccm.running()) throw new Error(`${what}: the CCM exited`);
-      const n = await core.readNode({ name });
-      const addressed = n.status?.addresses?.some((a) => a.type === 'InternalIP') ?? false;
-      return hasTaint(n, UNINITIALIZED_TAINT.key) || !addressed ? undefined : n;
-    },
-    45_000,
-  );
+export async function initialized(core: CoreV1Api, ccm: Running, what: string, name: string): Promise<V1Node> {
+  try {
+    return await eventually(
+      `${what}: ${name} initialized`,
+      async () => {
+        if (!ccm.running()) throw new Error(`${what}: the CCM exited`);
+        const n = await core.readNode({ name });
+        const addressed = n.status?.addresses?.some((a) => a.type === 'InternalIP') ?? false;
+        return hasTaint(n, UNINITIALIZED_TAINT.key) || !addressed ? undefined : n;
+      },
+      45_000,
+    );
+  } catch (err) {
+    throw new Error(`${String(err)}\nCCM log tail:\n${ccm.tail()}`, { cause: err });
+  }
 }
 
 /** Powers STOPPED off and destroys DESTROYED; their kubelets stop: kwok lets go, and Ready turns False. */
