@@ -58,7 +58,7 @@ export function systemUUIDOf(uuid: string): string {
   return [swap(groups[0]!), swap(groups[1]!), swap(groups[2]!), groups[3], groups[4]].join('-').toUpperCase();
 }
 
-/** vcsim with the estate seeded (~10 s: one govc process per call). */
+/** vcsim with the estate seeded (~5 s: one govc process per call). */
 export async function startEstate(): Promise<Vcsim> {
   const vc = await startVcsim();
   try {
