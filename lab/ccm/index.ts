@@ -6,3 +6,4 @@ export * from './image.ts';
 export * from './invariants.ts';
 export * from './openstack-ccm.ts';
 export * from './plugin-config.ts';
+export * from './vsphere-ccm.ts';

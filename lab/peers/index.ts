@@ -3,3 +3,4 @@ export * from './aws-peer-ccm.ts';
 export * from './aws-seed.ts';
 export * from './moto.ts';
 export * from './peer-ccm.ts';
+export * from './vsphere-ccm.ts';

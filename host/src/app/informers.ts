@@ -6,7 +6,7 @@ import { Informer } from '../kube/informer/informer.ts';
 import { listWatcher } from '../kube/informer/list-watch.ts';
 import type { Logger } from '../log/logger.ts';
 
-/** Keeps metadata, spec, addresses and each condition's type/status: all any controller reads from the cache. */
+/** Keeps metadata, spec, addresses, nodeInfo and each condition's type/status: all any controller reads from the cache. */
 function trimNode(node: WireNode): WireNode {
   const status = node.status;
   return {
@@ -16,6 +16,8 @@ function trimNode(node: WireNode): WireNode {
     spec: node.spec,
     status: {
       addresses: status?.addresses,
+      // Whole (ten short strings): its systemUUID is what the instance methods send (ABI 1.4).
+      nodeInfo: status?.nodeInfo,
       // reason stays: the route controller, like upstream's, skips a NetworkUnavailable write only when it matches too.
       conditions: status?.conditions?.map((c) => ({ type: c.type, status: c.status, reason: c.reason })),
     },

@@ -36,10 +36,13 @@ export interface Fixture {
 }
 
 function parseNode(value: unknown, path: string): Node {
-  if (!isObject(value)) fail(path, 'must be {name, providerID?, uid?, labels?, annotations?, addresses?}');
-  only(value, path, ['name', 'providerID', 'uid', 'labels', 'annotations', 'addresses']);
+  if (!isObject(value)) fail(path, 'must be {name, providerID?, uid?, labels?, annotations?, addresses?, systemUUID?}');
+  only(value, path, ['name', 'providerID', 'uid', 'labels', 'annotations', 'addresses', 'systemUUID']);
   const name = str(value, 'name', path);
+  // status.nodeInfo.systemUUID, as a kubelet reports it: only when given, so a node without one is sent without it.
+  const systemUUID = value.systemUUID === undefined ? {} : { systemUUID: str(value, 'systemUUID', path) };
   return {
+    ...systemUUID,
     name,
     uid: str(value, 'uid', path, randomUUID()),
     providerID: value.providerID === undefined ? '' : str(value, 'providerID', path),

@@ -65,6 +65,15 @@ describe('conformance fixture', () => {
     expect(parseFixture({ nodes }).backendProbe).toBeUndefined();
   });
 
+  it("sends a node's systemUUID only when the fixture gives one, and refuses an empty one", () => {
+    const f = parseFixture({ nodes: { running: [{ name: 'a', systemUUID: 'B2A11042-D4C3-F6E5-0718-293A4B5C6D01' }] } });
+    expect(f.running[0]?.systemUUID).toBe('B2A11042-D4C3-F6E5-0718-293A4B5C6D01');
+    expect(parseFixture({ nodes }).running[0]).not.toHaveProperty('systemUUID');
+    expect(() => parseFixture({ nodes: { running: [{ name: 'a', systemUUID: '' }] } })).toThrow(
+      /nodes\.running\[0\]\.systemUUID.*non-empty string/,
+    );
+  });
+
   it('finds backends by a path of fields and lists, and says where a path does not fit', () => {
     const doc = { lb: { pool: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }], ids: ['i-1', 7] } };
     expect(valuesAt(doc, 'lb.pool[].ip')).toEqual(['10.0.0.1', '10.0.0.2']);
