@@ -16,7 +16,8 @@ import {
 } from '../../../lab/controlplane/index.ts';
 import { diffSnapshots, snapshotText } from '../../support/parity/diff.ts';
 import { OPENSTACK_ALLOWED_DIFFERENCES } from './support/parity-allow-list.ts';
-import { type ParityContext, parityEstate, runOpenStackParity } from './support/parity-run.ts';
+import { parityEstate, runOpenStackParity } from './support/parity-run.ts';
+import type { ParityContext } from './support/parity-side.ts';
 
 // A cold machine initializes the lab's cached state first (minutes), then starts it (~1.5 min on 2 busy cores).
 const START_TIMEOUT_MS = 20 * 60_000;

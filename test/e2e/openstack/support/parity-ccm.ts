@@ -9,16 +9,13 @@ import {
 } from '../../../../lab/ccm/index.ts';
 import { OCCM } from '../../../../lab/peers/index.ts';
 import { type Estate, keystoneLogin } from './estate.ts';
-import { CLUSTER_CIDR, PARITY_CLUSTER, type ParityContext } from './parity-run.ts';
-
-export type OpenStackImpl = 'occm' | 'wasm-ccm';
-
-export interface RunningCCM {
-  stop(): Promise<number | null>;
-  running(): boolean;
-  tail(): string;
-  logPath: string;
-}
+import {
+  CLUSTER_CIDR,
+  type OpenStackImpl,
+  PARITY_CLUSTER,
+  type ParityContext,
+  type RunningCCM,
+} from './parity-side.ts';
 
 /**
  * Octavia's noop worker takes seconds per change on a busy machine: the plugin may wait 16 steps (72 s) in a call,

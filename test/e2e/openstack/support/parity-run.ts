@@ -7,7 +7,7 @@
 import { copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import {
   deleteNodes,
   hasTaint,
@@ -16,16 +16,13 @@ import {
   UNINITIALIZED_TAINT,
 } from '../../../../lab/ccm/index.ts';
 import { deleteServer, type OpenStack } from '../../../../lab/clouds/openstack/index.ts';
-import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
 import { eventually } from '../../../../lab/process/index.ts';
-import type { Snapshot } from '../../../support/parity/flatten.ts';
 import { type Estate, makeEstate, stopServer } from './estate.ts';
-import { activeMembers, idNames, type IdNames, routerRoutes } from './parity-cloud.ts';
-import { type OpenStackImpl, type RunningCCM, startSideCCM } from './parity-ccm.ts';
+import { activeMembers, idNames, routerRoutes } from './parity-cloud.ts';
+import { startSideCCM } from './parity-ccm.ts';
+import { type OpenStackImpl, PARITY_CLUSTER, type ParityContext, SERVICE, type Side } from './parity-side.ts';
 import { clearEvents, eventsOf, snapshotCheckpoint } from './parity-snapshot.ts';
 
-export const PARITY_CLUSTER = 'osparity';
-export const CLUSTER_CIDR = '10.245.0.0/16';
 const SUBNET = '192.168.90.0/24';
 /** Servers and the Nodes named after them, at the same address on both sides. */
 const ADDRESSES: Readonly<Record<string, string>> = {
@@ -43,7 +40,6 @@ const POD_CIDRS: Readonly<Record<string, string>> = {
 };
 const EXCLUDE_LB = 'node.kubernetes.io/exclude-from-external-load-balancers';
 const L = 'loadbalancer.openstack.org/';
-export const SERVICE = 'web';
 /** The annotations operators use most: internal (the lab has no VIP port for a floating IP), method, monitor, limits. */
 const SERVICE_ANNOTATIONS: Readonly<Record<string, string>> = {
   'service.beta.kubernetes.io/openstack-internal-load-balancer': 'true',
@@ -55,32 +51,6 @@ const SERVICE_ANNOTATIONS: Readonly<Record<string, string>> = {
 };
 const WAIT_MS = 150_000;
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-
-export interface ParityContext {
-  info: ControlPlaneInfo;
-  admin: KubeConfig;
-  /** The wasm-ccm ServiceAccount's token (manifests/rbac.yaml). */
-  token: string;
-  stack: OpenStack;
-  namespace: string;
-  /** The Service's two NodePorts, the same on both sides. */
-  nodePorts: [number, number];
-}
-
-/** One side's running parts, for the steps. */
-export interface Side {
-  impl: OpenStackImpl;
-  ctx: ParityContext;
-  core: CoreV1Api;
-  estate: Estate;
-  names: IdNames;
-  ccm: RunningCCM;
-  out: Snapshot;
-  lbName: string;
-  serviceUid: string;
-  /** Seconds since the side started, per step: the report's timings. */
-  steps: string[];
-}
 
 /** A side's project: the network, router and four servers, the same names and addresses on each side. */
 export function parityEstate(stack: OpenStack, impl: OpenStackImpl): Promise<Estate> {

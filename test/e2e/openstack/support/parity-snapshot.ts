@@ -5,7 +5,7 @@
 import type { CoreV1Api, V1Node, V1Service } from '@kubernetes/client-node';
 import { flatten, seg } from '../../../support/parity/flatten.ts';
 import { addressPairs, type IdNames, normalized, octaviaState, routerRoutes } from './parity-cloud.ts';
-import type { Side } from './parity-run.ts';
+import type { Side } from './parity-side.ts';
 
 export async function snapshotCheckpoint(side: Side, checkpoint: string, nodeNames: readonly string[]) {
   const { core, out, names, estate, ctx } = side;
