@@ -5,7 +5,7 @@
 import type { CoreV1Api, V1Node, V1Service } from '@kubernetes/client-node';
 import { flatten, seg } from '../../../support/parity/flatten.ts';
 import { addressPairs, type IdNames, normalized, octaviaState, routerRoutes } from './parity-cloud.ts';
-import type { Side } from './parity-side.ts';
+import { SERVICE, type Side } from './parity-side.ts';
 
 export async function snapshotCheckpoint(side: Side, checkpoint: string, nodeNames: readonly string[]) {
   const { core, out, names, estate, ctx } = side;
@@ -22,10 +22,8 @@ export async function snapshotCheckpoint(side: Side, checkpoint: string, nodeNam
   const services = await core.listNamespacedService({ namespace: ctx.namespace });
   for (const svc of services.items)
     flatten(out, `${checkpoint}/service/${svc.metadata?.name}`, serviceView(svc, names));
-  for (const name of ['web']) {
-    const events = await eventsOf(core, 'Service', name, ctx.namespace, true);
-    flatten(out, `${checkpoint}/events/service/${name}`, countsOf(events));
-  }
+  const events = await eventsOf(core, 'Service', SERVICE, ctx.namespace, true);
+  flatten(out, `${checkpoint}/events/service/${SERVICE}`, countsOf(events));
   const { client } = estate.project;
   flatten(out, `${checkpoint}/octavia`, await octaviaState(client, names));
   flatten(out, `${checkpoint}/router/routes`, await routerRoutes(client, estate.network.routerId));
