@@ -121,13 +121,18 @@ function readRoute(c: Config, e: IniEntry): string | null {
 }
 
 function readEnvironment(c: Config, e: IniEntry): string | null {
-  if (e.key == "occm_wait_lb_active_steps") {
+  // OCCM's gcfg refuses '_' in a name (a fatal error at start): written with '-', the same file starts OCCM too,
+  // which skips the section.
+  const key = e.key.replaceAll("_", "-");
+  if (key == "occm-wait-lb-active-steps") {
     const steps = parseInteger(e.value, 0, 40);
     if (steps == NOT_AN_INTEGER) return '"' + e.value + '" is not a number of steps, 0-40';
     c.waitSteps = <i32>steps;
     return null;
   }
-  if (e.key != "os_ccm_regional") return "unknown variable (OCCM reads OS_CCM_REGIONAL and OCCM_WAIT_LB_ACTIVE_STEPS)";
+  if (key != "os-ccm-regional") {
+    return "unknown variable (OCCM reads OS_CCM_REGIONAL and OCCM_WAIT_LB_ACTIVE_STEPS: os-ccm-regional, occm-wait-lb-active-steps)";
+  }
   // OCCM compares the variable with "true", nothing else.
   c.regionalProviderID = e.value == "true";
   return null;

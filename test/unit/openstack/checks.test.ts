@@ -96,6 +96,8 @@ describe('openstack plugin: catalog and cloud config', () => {
     ['[Networking]\nipv6-support-disabled = 2\n', /ipv6-support-disabled: "2" is not a boolean/],
     ['[Environment]\nOS_CCM_REGION = true\n', /OCCM reads OS_CCM_REGIONAL and OCCM_WAIT_LB_ACTIVE_STEPS/],
     ['[Environment]\nOCCM_WAIT_LB_ACTIVE_STEPS = 41\n', /"41" is not a number of steps, 0-40/],
+    // The spelling OCCM's own parser accepts in the same file (it refuses '_' in a name).
+    ['[Environment]\noccm-wait-lb-active-steps = 41\n', /"41" is not a number of steps, 0-40/],
     ['[Global\nregion = r\n', /line 1: bad section header/],
     ['region = r\n', /line 1: a variable before any \[section\]/],
     ['[Global]\nregion = "r\n', /line 2: expected name = value/],
