@@ -6,7 +6,7 @@
 // differs from OCCM") explains too.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type OpenStack, startOpenStack } from '../../../lab/clouds/openstack/index.ts';
+import type { LabOpenStack } from '../../../lab/clouds/openstack/index.ts';
 import {
   adminKubeConfig,
   applyManifests,
@@ -17,31 +17,28 @@ import {
 import { diffSnapshots, snapshotText } from '../../support/parity/diff.ts';
 import { OPENSTACK_ALLOWED_DIFFERENCES } from './support/parity-allow-list.ts';
 import { parityEstate, runOpenStackParity } from './support/parity-run.ts';
+import { LAB_START_TIMEOUT_MS, labOpenStack } from './support/lab.ts';
 import type { ParityContext } from './support/parity-side.ts';
-
-// A cold machine initializes the lab's cached state first (minutes), then starts it (~1.5 min on 2 busy cores).
-const START_TIMEOUT_MS = 20 * 60_000;
 
 describe('the OpenStack plugin beside OCCM, against the same lab OpenStack', () => {
   const info = inject('controlPlane');
   const admin = adminKubeConfig(info);
   const core = admin.makeApiClient(CoreV1Api);
   const namespace = uniqueName('e2e-osparity');
-  let stack: OpenStack;
+  let stack: LabOpenStack;
   let ctx: ParityContext;
 
   beforeAll(async () => {
-    stack = await startOpenStack({ log: (m) => console.log(`openstack: ${m}`) });
+    stack = await labOpenStack();
     await applyManifests(admin, loadManifests('rbac.yaml'));
     const { token } = await ccmIdentity(info, admin);
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     const base = 30_000 + Math.floor(Math.random() * 2_700);
     ctx = { info, admin, token, stack, namespace, nodePorts: [base, base + 1] };
-  }, START_TIMEOUT_MS);
+  }, LAB_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);
-    await stack?.stop();
   }, 120_000);
 
   it('initializes, routes, balances and cleans up as OCCM does', async () => {

@@ -15,7 +15,7 @@ import {
   SHUTDOWN_TAINT_KEY,
   UNINITIALIZED_TAINT,
 } from '../../../../lab/ccm/index.ts';
-import { deleteServer, type OpenStack } from '../../../../lab/clouds/openstack/index.ts';
+import { deleteServer, type LabOpenStack } from '../../../../lab/clouds/openstack/index.ts';
 import { eventually } from '../../../../lab/process/index.ts';
 import { type Estate, makeEstate, stopServer } from './estate.ts';
 import { activeMembers, idNames, routerRoutes } from './parity-cloud.ts';
@@ -53,7 +53,7 @@ const WAIT_MS = 150_000;
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** A side's project: the network, router and four servers, the same names and addresses on each side. */
-export function parityEstate(stack: OpenStack, impl: OpenStackImpl): Promise<Estate> {
+export function parityEstate(stack: LabOpenStack, impl: OpenStackImpl): Promise<Estate> {
   return makeEstate(stack, `osparity-${impl}`, SUBNET, Object.keys(ADDRESSES), [], ADDRESSES);
 }
 

@@ -1,7 +1,7 @@
 // What the parts of the OpenStack parity test share: the two implementations, the context of the whole file and
 // one side's running parts, and the names both sides use.
 import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import type { OpenStack } from '../../../../lab/clouds/openstack/index.ts';
+import type { LabOpenStack } from '../../../../lab/clouds/openstack/index.ts';
 import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
 import type { Snapshot } from '../../../support/parity/flatten.ts';
 import type { Estate } from './estate.ts';
@@ -25,7 +25,7 @@ export interface ParityContext {
   admin: KubeConfig;
   /** The wasm-ccm ServiceAccount's token (manifests/rbac.yaml). */
   token: string;
-  stack: OpenStack;
+  stack: LabOpenStack;
   namespace: string;
   /** The Service's two NodePorts, the same on both sides. */
   nodePorts: [number, number];
