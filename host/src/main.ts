@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // wasm-ccm: exit 2 for a bad command line or kubeconfig (the message names the flag), 1 for a start-up failure
-// or a lost lease, 0 after a requested stop (SIGTERM/SIGINT).
+// or a lost lease, 0 after a requested stop (SIGTERM/SIGINT, or under npx the exit of npm's shell).
 import { type CCMHandle, StartupError, startCCM } from './app/ccm.ts';
+import { startedByNpm, watchNpmParent } from './app/npm-parent.ts';
 import { KubeConfigError, loadKubeConfig } from './kube/client/kubeconfig.ts';
 import type { LogFormat } from './log/klog.ts';
 import { createKlogLogger, Verbosity } from './log/logger.ts';
@@ -71,21 +72,23 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 
   let handle: CCMHandle | undefined;
-  let earlySignal: string | undefined;
+  let earlyStop: string | undefined;
   const early = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (handle) handle.shutdown(`received ${signal}`);
+  const stop = (reason: string): void => {
+    if (handle) handle.shutdown(reason);
     else {
-      earlySignal = signal;
+      earlyStop = reason;
       early.abort();
     }
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', () => stop('received SIGTERM'));
+  process.on('SIGINT', () => stop('received SIGINT'));
+  // Under npx the signal stops at npm's shell: its exit is the stop request (app/npm-parent.ts).
+  if (startedByNpm()) watchNpmParent((which) => stop(`${which} exited (started by npm, which passes no signal on)`));
   try {
     handle = await startCCM(options, kubeConfig, { logger, verbosity }, early.signal);
   } catch (err) {
-    if (earlySignal) return 0;
+    if (earlyStop) return 0;
     if (err instanceof StartupError) {
       logger.error('start-up failed', { error: err.message });
       process.stderr.write(`wasm-ccm: ${err.message}\n`);
@@ -93,16 +96,16 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     throw err;
   }
-  if (earlySignal) handle.shutdown(`received ${earlySignal}`);
+  if (earlyStop) handle.shutdown(earlyStop);
   return handle.done;
 }
 
-if (import.meta.main) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(`wasm-ccm: ${err instanceof Error ? (err.stack ?? err.message) : errorMessage(err)}\n`);
-      process.exit(1);
-    },
-  );
-}
+// The entry point runs when loaded: `node host/src/main.ts`, the image's `node dist/host/src/main.js`, and the
+// package's bin (bin/wasm-ccm.cjs, which checks the Node.js version first). Nothing imports it as a library.
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`wasm-ccm: ${err instanceof Error ? (err.stack ?? err.message) : errorMessage(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,7 +1,8 @@
-#!/usr/bin/env node
 // `wasm-ccm-check-imports build/my-provider.wasm ...`: the import check `npm run build:plugins` does, for a module
 // built with plain `asc --config asconfig.json` in a provider's own project. Exit 0 when every module imports only
-// what the host provides, 1 when one does not (each forbidden import is named), 2 for a file that is not Wasm.
+// what the host provides, 1 when one does not (each forbidden import is named), 2 for a file that is not Wasm. The
+// package's bin (bin/wasm-ccm-check-imports.cjs, written by `npm run pack`) checks the Node.js version, then calls
+// checkImportsMain.
 import { readFileSync } from 'node:fs';
 import { forbiddenImports, listImports } from './imports.ts';
 
@@ -31,5 +32,3 @@ export function checkImportsMain(files: readonly string[], write: (line: string)
   }
   return status;
 }
-
-if (import.meta.main) process.exitCode = checkImportsMain(process.argv.slice(2), (line) => console.log(line));

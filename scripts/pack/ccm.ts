@@ -12,6 +12,7 @@ import {
   REPO_ROOT,
   writeJson,
 } from './stage.ts';
+import { writeBinShim } from './bin-shim.ts';
 
 interface RootManifest {
   name: string;
@@ -23,6 +24,7 @@ interface RootManifest {
 }
 
 const TESTING = './dist/packages/wasm-ccm/src/testing/index';
+const BIN = 'bin/wasm-ccm.cjs';
 
 export function ccmManifest(root: RootManifest): Record<string, unknown> {
   return {
@@ -32,19 +34,22 @@ export function ccmManifest(root: RootManifest): Record<string, unknown> {
     license: root.license,
     type: 'module',
     engines: root.engines,
-    bin: { 'wasm-ccm': 'dist/host/src/main.js' },
+    bin: { 'wasm-ccm': BIN },
     exports: {
       './testing': { types: `${TESTING}.d.ts`, default: `${TESTING}.js` },
       './package.json': './package.json',
     },
-    files: ['dist/', 'manifests/', 'README.md'],
+    files: ['bin/', 'dist/', 'manifests/', 'README.md'],
     dependencies: root.dependencies,
   };
 }
 
 export function packCcm(): Packed {
   const stage = freshStage('wasm-ccm');
-  writeJson(join(stage, 'package.json'), ccmManifest(readJson<RootManifest>(join(REPO_ROOT, 'package.json'))));
+  const root = readJson<RootManifest>(join(REPO_ROOT, 'package.json'));
+  writeJson(join(stage, 'package.json'), ccmManifest(root));
+  // Importing main.js runs the CCM (or `wasm-ccm plugin test`): it sets its own exit status.
+  writeBinShim(stage, BIN, { command: 'wasm-ccm', engines: root.engines.node ?? '', entry: 'dist/host/src/main.js' });
   copyInto(stage, ['packages/wasm-ccm/README.md', 'manifests']);
   compileTypeScript('packages/wasm-ccm/tsconfig.json', join(stage, 'dist'));
   return npmPack(stage);

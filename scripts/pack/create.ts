@@ -2,7 +2,11 @@
 // copies, and versions.json, the versions of the SDK and the CCM released with it (what a new project depends on).
 import { join } from 'node:path';
 import { repositoryVersions } from '../../packages/create-wasm-ccm-provider/src/versions.ts';
+import { writeBinShim } from './bin-shim.ts';
 import { type Packed, compileTypeScript, copyInto, freshStage, npmPack, REPO_ROOT, writeJson } from './stage.ts';
+
+const BIN = 'bin/create-wasm-ccm-provider.cjs';
+const ENGINES = '>=22.18';
 
 export function packCreate(): Packed {
   const stage = freshStage('create-wasm-ccm-provider');
@@ -15,9 +19,15 @@ export function packCreate(): Packed {
     description: 'Scaffolds a wasm-ccm cloud-provider plugin project: npm create wasm-ccm-provider my-cloud',
     license: 'Apache-2.0',
     type: 'module',
-    engines: { node: '>=22.18' },
-    bin: { 'create-wasm-ccm-provider': 'dist/create.js' },
-    files: ['dist/', 'template/', 'versions.json'],
+    engines: { node: ENGINES },
+    bin: { 'create-wasm-ccm-provider': BIN },
+    files: ['bin/', 'dist/', 'template/', 'versions.json'],
+  });
+  writeBinShim(stage, BIN, {
+    command: 'create-wasm-ccm-provider',
+    engines: ENGINES,
+    entry: 'dist/create.js',
+    run: 'createMain',
   });
   copyInto(stage, ['packages/create-wasm-ccm-provider/template']);
   compileTypeScript('packages/create-wasm-ccm-provider/tsconfig.json', join(stage, 'dist'));

@@ -11,6 +11,7 @@ import {
   readJson,
   REPO_ROOT,
 } from './stage.ts';
+import { writeBinShim } from './bin-shim.ts';
 
 interface AbiFile {
   abi: { major: number; minor: number };
@@ -26,7 +27,10 @@ export function checkSdkVersion(version: string, abi: AbiFile['abi']): void {
 export function packSdk(): Packed {
   const stage = freshStage('plugin-sdk');
   const sdk = join(REPO_ROOT, 'plugin-sdk');
-  const { version } = readJson<{ version: string }>(join(sdk, 'package.json'));
+  const manifest = readJson<{ version: string; engines: { node: string }; bin: Record<string, string> }>(
+    join(sdk, 'package.json'),
+  );
+  const { version } = manifest;
   checkSdkVersion(version, readJson<AbiFile>(join(sdk, 'abi', 'v1.json')).abi);
   copyInto(
     stage,
@@ -35,5 +39,13 @@ export function packSdk(): Packed {
     ),
   );
   compileTypeScript('packages/plugin-sdk/tsconfig.json', join(stage, 'tools'));
+  const bin = manifest.bin['wasm-ccm-check-imports'];
+  if (bin === undefined) throw new PackError('plugin-sdk/package.json has no bin wasm-ccm-check-imports');
+  writeBinShim(stage, bin, {
+    command: 'wasm-ccm-check-imports',
+    engines: manifest.engines.node,
+    entry: 'tools/check-imports.js',
+    run: 'checkImportsMain',
+  });
   return npmPack(stage);
 }

@@ -1,5 +1,5 @@
 // `wasm-ccm plugin test`: runs a provider plugin through the conformance kit against the vendor's cloud and prints
-// a pass/fail table. Exit status: 0 every check passed (skips included), 1 a check failed, 2 bad usage or input.
+// a pass/fail table. Exit status: 0 PASSED (skips included), 1 a check failed, 2 bad usage or input, 3 INCOMPLETE.
 import { parseArgs } from 'node:util';
 import { createJsonLineLogger } from '../log/logger.ts';
 import {
@@ -28,16 +28,21 @@ Runs the plugin through the upstream cloud-provider contract against its cloud a
   --fixture=FILE        JSON or YAML: clusterName, nodes {running, stopped, missing} as {name, providerID?,
                         labels?, annotations?, addresses?}, optional service (with badAnnotation {key, value}),
                         nodeSets {initial, updated, filtered [{name, reason}]}, route {destinationCIDR,
-                        targetNode}, backendProbe {url with {lb} or {ingress}, path, identity instanceID|address}
+                        targetNode}, backendProbe {url with {lb}, {ingress} or {uid}, loadBalancers?, path,
+                        identity instanceID|address}, loadBalancerProbe {url, path}; a probe your cloud
+                        cannot offer: {unavailable: <reason>} in its place
   --cloud-config=FILE   the cloud config handed to ccm_initialize (default: none)
   --credentials=FILE    credentials the host attaches to the plugin's HTTP requests (host format)
   --allowed-hosts=LIST  hosts the plugin may reach, host or host:port, comma-separated (repeatable)
   --timeout=MS          deadline of each plugin call (default 10000)
-  --json                print the report as JSON (results, warnings, summary {passed, failed, skipped, ok})
+  --json                print the report as JSON (results, warnings, notProbed, summary {passed, failed,
+                        skipped, incomplete, verdict, ok})
   --verbose             print the runtime's and the plugin's log records (JSON lines) to stderr
   -h, --help            this text
 
-Exit status: 0 all checks passed or were skipped, 1 a check failed, 2 usage or input error.`;
+Exit status: 0 PASSED (every check passed or was skipped for a stated reason), 1 FAILED (a check failed),
+2 usage or input error, 3 INCOMPLETE (no check failed, but one could not look at the cloud: a probe is missing
+from the fixture and no reason is given).`;
 
 export interface PluginTestIO {
   stdout: (text: string) => void;

@@ -1,10 +1,11 @@
 // The shape of a conformance check and the helpers checks assert with. A check returns a short detail on success,
-// throws CheckFailed with the reason, or CheckSkipped when it cannot run (the report says why).
+// throws CheckFailed with the reason, CheckSkipped when it cannot run for a reason the report shows, or
+// CheckIncomplete when it cannot run and nothing excuses that (no probe, and no reason why the cloud has none).
 import type { Capability, DescribeResponse, LoadBalancerStatus, MethodName, Responses } from '../abi/index.ts';
 import type { Fixture } from './fixture.ts';
 import { describeOutcome, type Outcome, type Probe } from './probe.ts';
 
-export type CheckStatus = 'pass' | 'fail' | 'skip';
+export type CheckStatus = 'pass' | 'fail' | 'skip' | 'incomplete';
 
 export interface CheckResult {
   group: string;
@@ -23,6 +24,18 @@ export class CheckSkipped extends Error {
   override name = 'CheckSkipped';
 }
 
+export class CheckIncomplete extends Error {
+  override name = 'CheckIncomplete';
+}
+
+/** What the load-balancer probe listed at each point of the load balancer's life (or why it could not). */
+export interface LoadBalancerCounts {
+  beforeEnsure?: string[] | Error;
+  afterEnsure?: string[] | Error;
+  afterRepeatedEnsure?: string[] | Error;
+  afterDelete?: string[] | Error;
+}
+
 /** What checks learn and later checks build on. */
 export interface SharedState {
   /** Provider IDs the plugin gave for fixture nodes (by node name), for nodes the fixture lists without one. */
@@ -35,6 +48,8 @@ export interface SharedState {
   updateMutations: number | undefined;
   /** Backends the probe read right after the update, before anything else touched the load balancer. */
   backendsAfterUpdate: string[] | Error | undefined;
+  /** The cloud's load balancers as the fixture's loadBalancerProbe listed them. */
+  lbCounts: LoadBalancerCounts;
   /** Whether the test Service may still have a load balancer (cleaned up at the end). */
   lbCreated: boolean;
   routeCreated: boolean;
@@ -94,6 +109,10 @@ export function fail(reason: string): never {
 
 export function skip(reason: string): never {
   throw new CheckSkipped(reason);
+}
+
+export function incomplete(reason: string): never {
+  throw new CheckIncomplete(reason);
 }
 
 /** The value of a successful call; any other outcome fails the check, saying what came back. */

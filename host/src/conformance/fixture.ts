@@ -8,9 +8,12 @@ import { testService } from './abi-objects.ts';
 import {
   type BackendProbe,
   type BadAnnotation,
+  type LoadBalancerProbe,
   parseBackendProbe,
   parseBadAnnotation,
   parseFiltered,
+  parseLoadBalancerProbe,
+  parseUnavailable,
 } from './fixture-backends.ts';
 import { fail, FixtureError, isObject, list, only, str, stringMap } from './fixture-fields.ts';
 
@@ -29,8 +32,15 @@ export interface Fixture {
   route: { destinationCIDR: string; targetNode: Node };
   /** Nodes of the sets the provider must leave out of the backends, with the reason the fixture gives. */
   filtered: ReadonlyMap<string, string>;
-  /** How the kit reads the load balancer's backends from the cloud; undefined: backend checks are skipped. */
+  /** How the kit reads the load balancer's backends from the cloud; undefined: the backend checks cannot run. */
   backendProbe: BackendProbe | undefined;
+  /** How the kit lists the cloud's load balancers; undefined: the load-balancer count checks cannot run. */
+  loadBalancerProbe: LoadBalancerProbe | undefined;
+  /**
+   * Why the vendor's cloud cannot be probed (`{unavailable: reason}` in place of a probe): those checks are skipped
+   * with the reason. A probe neither given nor excused leaves the run INCOMPLETE.
+   */
+  notProbed: { backends?: string; loadBalancers?: string };
   /** An annotation value ensureLoadBalancer must refuse as Invalid, naming the key, without touching the cloud. */
   badAnnotation: BadAnnotation | undefined;
 }
@@ -137,7 +147,7 @@ export function strangerService(service: Service): Service {
 
 export function parseFixture(doc: unknown): Fixture {
   if (!isObject(doc)) fail('$', 'must be a map');
-  only(doc, '$', ['clusterName', 'nodes', 'service', 'nodeSets', 'route', 'backendProbe']);
+  only(doc, '$', ['clusterName', 'nodes', 'service', 'nodeSets', 'route', 'backendProbe', 'loadBalancerProbe']);
   const clusterName = str(doc, 'clusterName', '$', 'kubernetes');
   const nodes = doc.nodes;
   if (!isObject(nodes)) fail('$.nodes', 'is required: {running: [...], stopped: [...], missing: [...]}');
@@ -177,6 +187,8 @@ export function parseFixture(doc: unknown): Fixture {
       fail('$.backendProbe.identity', `address: node ${unnamed.name} has no ${backendProbe.addressType} address`);
   }
   const service = isObject(doc.service) ? doc.service : {};
+  const backendsUnavailable = parseUnavailable(doc.backendProbe, '$.backendProbe');
+  const loadBalancersUnavailable = parseUnavailable(doc.loadBalancerProbe, '$.loadBalancerProbe');
   return {
     clusterName,
     running,
@@ -188,6 +200,11 @@ export function parseFixture(doc: unknown): Fixture {
     route: { destinationCIDR: str(r, 'destinationCIDR', '$.route', '10.250.0.0/24'), targetNode },
     filtered,
     backendProbe,
+    loadBalancerProbe: parseLoadBalancerProbe(doc.loadBalancerProbe, '$.loadBalancerProbe'),
+    notProbed: {
+      ...(backendsUnavailable === undefined ? {} : { backends: backendsUnavailable }),
+      ...(loadBalancersUnavailable === undefined ? {} : { loadBalancers: loadBalancersUnavailable }),
+    },
     badAnnotation: parseBadAnnotation(service.badAnnotation, '$.service.badAnnotation'),
   };
 }

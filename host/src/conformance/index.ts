@@ -14,7 +14,15 @@ import {
   readModule,
 } from '../plugin/index.ts';
 import { errorMessage } from '../util/error-message.ts';
-import { type Check, type CheckContext, CheckFailed, type CheckResult, CheckSkipped, CloudRequests } from './check.ts';
+import {
+  type Check,
+  type CheckContext,
+  CheckFailed,
+  CheckIncomplete,
+  type CheckResult,
+  CheckSkipped,
+  CloudRequests,
+} from './check.ts';
 import { instanceChecks } from './checks/instance-checks.ts';
 import { cleanUpLoadBalancer, loadBalancerChecks } from './checks/lb-checks.ts';
 import { finalChecks, pluginChecks } from './checks/plugin-checks.ts';
@@ -30,7 +38,7 @@ export { describeOutcome, type Outcome, Probe } from './probe.ts';
 export type { CheckResult, CheckStatus } from './check.ts';
 export { type Fixture, FixtureError, loadFixtureText, parseFixture } from './fixture.ts';
 import { type ConformanceReport, summarize } from './report.ts';
-export { type ConformanceReport, formatReport } from './report.ts';
+export { type ConformanceReport, formatReport, type Verdict } from './report.ts';
 
 export interface ConformanceOptions {
   /** The plugin's .wasm file. */
@@ -60,6 +68,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     pluginPath: options.pluginPath,
     description,
     warnings,
+    notProbed: { ...options.fixture.notProbed },
     results,
     summary: summarize(results),
     elapsedMs: performance.now() - started,
@@ -145,6 +154,7 @@ function checkContext(
       lbName: undefined,
       updateMutations: undefined,
       backendsAfterUpdate: undefined,
+      lbCounts: {},
       lbCreated: false,
       routeCreated: false,
     },
@@ -163,11 +173,13 @@ async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
     return { ...base, status: 'pass', detail, ms: ms() };
   } catch (err) {
     if (err instanceof CheckSkipped) return { ...base, status: 'skip', detail: err.message, ms: ms() };
+    if (err instanceof CheckIncomplete) return { ...base, status: 'incomplete', detail: err.message, ms: ms() };
     if (err instanceof CheckFailed) return { ...base, status: 'fail', detail: err.message, ms: ms() };
     return { ...base, status: 'fail', detail: `the check itself failed: ${errorMessage(err)}`, ms: ms() };
   }
 }
 
+/** 0 PASSED, 1 FAILED (a check failed), 3 INCOMPLETE (none failed, but one could not run and nothing excuses it). */
 export function exitCodeOf(report: ConformanceReport): number {
-  return report.results.some((r) => r.status === 'fail') ? 1 : 0;
+  return { PASSED: 0, FAILED: 1, INCOMPLETE: 3 }[report.summary.verdict];
 }

@@ -1,8 +1,8 @@
-#!/usr/bin/env node
 // create-wasm-ccm-provider <dir> [--capabilities=instancesV2,loadBalancer,routes,zones] [--name=NAME]
 //   [--packages=DIR] [--cloud-host=HOST:PORT]
 // Writes a provider project that builds, passes its own unit tests and, against its cloud, the conformance kit.
-// --packages takes the wasm-ccm packages from a release's tarballs instead of the registry.
+// --packages takes the wasm-ccm packages from a release's tarballs instead of the registry. The package's bin
+// (bin/create-wasm-ccm-provider.cjs, written by `npm run pack`) checks the Node.js version, then calls createMain.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -111,5 +111,3 @@ export function createMain(argv: readonly string[], write: (line: string) => voi
     throw err;
   }
 }
-
-if (import.meta.main) process.exitCode = createMain(process.argv.slice(2), (line) => console.log(line));

@@ -60,8 +60,11 @@ export function fixtureYaml(name: string, cloudHost: string): string {
     'route: { destinationCIDR: 10.250.0.0/24, targetNode: node-a }',
     '# What the load balancer sends traffic to, read by a GET the host makes with your credentials: after ensure and',
     '# update the backends must be exactly the nodes sent (list the ones your provider filters out under',
-    '# nodeSets.filtered, with the reason). Point it at your API; without it those checks are skipped.',
+    '# nodeSets.filtered, with the reason). Point it at your API.',
     `backendProbe: { url: '${cloudUrl(cloudHost)}/v1/load-balancers/{lb}', path: backendInstanceIds, identity: instanceID }`,
+    '# The load balancers in your cloud, listed by another GET: a repeated ensure must add none, delete must leave none.',
+    '# Without a probe the verdict is INCOMPLETE; where your API offers none, say why: { unavailable: <reason> }.',
+    `loadBalancerProbe: { url: '${cloudUrl(cloudHost)}/v1/load-balancers?tag=cluster=conformance', path: 'items[].name' }`,
     '',
   ].join('\n');
 }

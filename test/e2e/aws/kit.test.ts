@@ -48,6 +48,8 @@ describe('wasm-ccm plugin test: aws', () => {
     expect(out).toMatch(/^pass +loadBalancer: ensureLoadBalancer is idempotent/m);
     expect(out).toMatch(/^pass +routes: /m);
     expect(out).toMatch(/^pass +loadBalancer: bad annotation: Invalid naming it/m);
+    expect(out).toMatch(/^skip \(not probed\) +loadBalancer: cloud: a repeated ensure adds none +ELBv2's/m);
+    expect(out).toMatch(/^not probed \(backends\): ELBv2 keeps the backends per target group/m);
     expect(await elbInventory(env.query)).toEqual({ loadBalancers: [], targetGroups: [], listeners: [] });
     const table = await call(env.query, 'ec2', {
       Action: 'DescribeRouteTables',

@@ -2,12 +2,15 @@
 // directory under the OS temp dir a provider is scaffolded from the template's tarball and installed from the
 // tarballs only (third-party packages from the registry, through the machine's npm cache), built, unit-tested with
 // its own tests, run through `wasm-ccm plugin test` from the installed package against devcloud, then shipped in a
-// ConfigMap of the real control plane and served by the installed wasm-ccm until a Node is initialized. Every module
-// resolution of every Node process the vendor runs is recorded, and none may land in the repository's tree.
+// ConfigMap of the real control plane and served by the installed wasm-ccm until a Node is initialized. Every bin of
+// the tarballs refuses an older Node.js, naming the version it needs, and a CCM started with `npx wasm-ccm` stops
+// and releases its Lease when npx is sent SIGTERM. Every module resolution of every Node process the vendor runs is
+// recorded, and none may land in the repository's tree.
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
 import {
@@ -24,17 +27,22 @@ import {
   uniqueName,
   applyManifests,
   ccmIdentity,
+  kubeconfigJSON,
   loadManifests,
 } from '../../../lab/controlplane/index.ts';
+import { descendants, nodeVersion, running, unpackBins } from './support/bins.ts';
 import { REPO_ROOT, resolutionsInsideRepository, run, type VendorShell, vendorShell } from './support/commands.ts';
 import { packedFiles, packRelease, type Release } from './support/release.ts';
 
 const NAME = 'acme-cloud';
+/** An older Node.js than any package supports: the machine's own (Node 20 here), or WASM_CCM_OLD_NODE. */
+const OLD_NODE = process.env.WASM_CCM_OLD_NODE ?? '/usr/bin/node';
 
 describe('a vendor builds, tests and ships a provider from a project of their own', () => {
   const info = inject('controlPlane');
   const admin = adminKubeConfig(info);
   const core = admin.makeApiClient(CoreV1Api);
+  const coordination = admin.makeApiClient(CoordinationV1Api);
   const nodeName = uniqueName('vendor-node');
   const configMap = uniqueName('acme-plugin');
   let home: string;
@@ -118,6 +126,11 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
     // The template's fixture probes devcloud for the backends: node-a and node-b, then node-a alone.
     expect(kit.output).toMatch(/^pass +loadBalancer: backends after ensure: exactly the nodes sent +2 backends$/m);
     expect(kit.output).toMatch(/^pass +loadBalancer: backends after update: exactly the nodes sent +1 backend$/m);
+    // ... and lists its load balancers: one after ensure, still one after the second, none after delete.
+    expect(kit.output).toMatch(
+      /^pass +loadBalancer: cloud: a repeated ensure adds none +1 load balancer, as after the first$/m,
+    );
+    expect(kit.output).toMatch(/^pass +loadBalancer: cloud: none left after delete +0 load balancers, as before/m);
     expect(kit.output).toMatch(/^pass +plugin: every credential reaches an allowed host /m);
     expect(kit.code).toBe(0);
   });
@@ -164,6 +177,74 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
     );
     expect(node.spec?.providerID).toBe(`${NAME}://${instance.id}`);
     expect(node.metadata?.labels?.['topology.kubernetes.io/zone']).toBe('dc-east-1b');
+  });
+
+  it('refuses an older Node.js in every bin of every tarball, naming the version it needs (exit 1)', async () => {
+    const version = nodeVersion(OLD_NODE);
+    const [major = 0, minor = 0] = version.split('.').map(Number);
+    // The check needs a Node.js older than every package's engines (>=22.18): say so rather than pass vacuously.
+    expect(major * 100 + minor, `${OLD_NODE} is Node.js ${version}; set WASM_CCM_OLD_NODE`).toBeLessThan(2218);
+    const bins = [release.sdk, release.ccm, release.create].flatMap((tarball, i) =>
+      unpackBins(tarball, join(home, 'unpacked', String(i))),
+    );
+    expect(bins.map((b) => b.command).sort()).toEqual([
+      'create-wasm-ccm-provider',
+      'wasm-ccm',
+      'wasm-ccm-check-imports',
+    ]);
+    // No --import hook: the shell's hook needs a newer Node.js than the one under test.
+    const { NODE_OPTIONS: _hook, ...env } = shell.env;
+    for (const bin of bins) {
+      const got = await run({ ...shell, env }, home, OLD_NODE, [bin.path, '--help']);
+      expect(got.output).toBe(
+        `${bin.command}: needs Node.js ${bin.engines}; this is Node.js ${version} (${OLD_NODE})\n`,
+      );
+      expect(got.code).toBe(1);
+    }
+  });
+
+  it('stops the CCM that `npx wasm-ccm` started on SIGTERM to npx: the Lease is released, no process is left', async () => {
+    const lease = uniqueName('npx-ccm');
+    const { token } = await ccmIdentity(info, admin);
+    const kubeconfig = join(home, 'npx.kubeconfig');
+    writeFileSync(kubeconfig, kubeconfigJSON(info.server, info.caPem, 'ccm', token));
+    const npx = spawn(
+      'npx',
+      [
+        'wasm-ccm',
+        `--kubeconfig=${kubeconfig}`,
+        `--cloud-provider=${NAME}`,
+        `--plugin-config=${join(home, 'plugins.json')}`,
+        '--controllers=cloud-node',
+        `--leader-elect-resource-name=${lease}`,
+        '--secure-port=0',
+      ],
+      { cwd: project, env: shell.env, stdio: 'ignore' },
+    );
+    const npxExited = new Promise<unknown>((resolve) => npx.once('exit', resolve));
+    const holder = await eventually(
+      `the npx-started CCM holds the Lease ${lease}`,
+      async () => {
+        const l = await coordination.readNamespacedLease({ namespace: 'kube-system', name: lease }).catch(() => null);
+        return l?.spec?.holderIdentity || undefined;
+      },
+      60_000,
+    );
+    const tree = descendants(npx.pid!);
+    expect(tree.length).toBeGreaterThan(0); // npm's shell and the CCM
+    npx.kill('SIGTERM');
+    await npxExited;
+    const released = await eventually(
+      `the Lease ${lease} released`,
+      async () => {
+        const l = await coordination.readNamespacedLease({ namespace: 'kube-system', name: lease });
+        return l.spec?.holderIdentity ? undefined : l;
+      },
+      15_000,
+    );
+    expect(released.spec?.holderIdentity ?? '').toBe('');
+    await eventually('every process npx started gone', async () => tree.every((p) => !running(p)) || undefined, 15_000);
+    expect(holder).toMatch(/.+/);
   });
 
   it('never resolved a module inside the repository', () => {

@@ -10,13 +10,19 @@ const TEMPLATE = 'http://cloud.example:8990/v1/load-balancers/{lb}/backends?ingr
 /** Reads the backends with `lb` as the load balancer's name; resolves to the URL the host asked for, or the failure. */
 async function probedUrl(lb: string, ingress = '198.18.0.1'): Promise<string | CheckFailed> {
   const asked: string[] = [];
-  const backendProbe: BackendProbe = { url: TEMPLATE, path: 'ids', identity: 'instanceID', addressType: 'InternalIP' };
+  const backendProbe: BackendProbe = {
+    url: TEMPLATE,
+    loadBalancers: undefined,
+    path: 'ids',
+    identity: 'instanceID',
+    addressType: 'InternalIP',
+  };
   const state: Partial<SharedState> = {
     lbName: lb,
     lbStatus: { ingress: [{ ip: ingress, hostname: '', ipMode: 'VIP', ports: [] }] },
   };
   const ctx = {
-    fixture: { backendProbe },
+    fixture: { backendProbe, service: { uid: 'u-1' } },
     state,
     hostGet: (url: string) => {
       asked.push(url);

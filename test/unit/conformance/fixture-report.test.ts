@@ -74,6 +74,30 @@ describe('conformance fixture', () => {
     );
   });
 
+  it('reads a list-style backend probe, a load-balancer probe, and reasons in place of probes', () => {
+    const f = parseFixture({
+      nodes,
+      backendProbe: {
+        url: 'http://c/lbs?tag=uid={uid}',
+        loadBalancers: 'items[]',
+        path: 'ids',
+        identity: 'instanceID',
+      },
+      loadBalancerProbe: { url: 'http://c/lbs', path: 'items[].name' },
+    });
+    expect(f.backendProbe).toMatchObject({ url: 'http://c/lbs?tag=uid={uid}', loadBalancers: 'items[]', path: 'ids' });
+    expect(f.loadBalancerProbe).toEqual({ url: 'http://c/lbs', path: 'items[].name' });
+    expect(f.notProbed).toEqual({});
+    const excused = parseFixture({
+      nodes,
+      backendProbe: { unavailable: 'members are per pool' },
+      loadBalancerProbe: { unavailable: 'XML only' },
+    });
+    expect(excused.backendProbe).toBeUndefined();
+    expect(excused.loadBalancerProbe).toBeUndefined();
+    expect(excused.notProbed).toEqual({ backends: 'members are per pool', loadBalancers: 'XML only' });
+  });
+
   it('finds backends by a path of fields and lists, and says where a path does not fit', () => {
     const doc = { lb: { pool: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }], ids: ['i-1', 7] } };
     expect(valuesAt(doc, 'lb.pool[].ip')).toEqual(['10.0.0.1', '10.0.0.2']);
@@ -89,6 +113,21 @@ describe('conformance fixture', () => {
       'a probe without {lb} or {ingress}',
       { nodes, backendProbe: { url: 'http://c/lbs', path: 'x', identity: 'instanceID' } },
       '$.backendProbe.url: must name the load balancer',
+    ],
+    [
+      'an empty reason in place of a probe',
+      { nodes, loadBalancerProbe: { unavailable: '' } },
+      '$.loadBalancerProbe.unavailable: must be a non-empty string',
+    ],
+    [
+      'a reason beside a probe',
+      { nodes, backendProbe: { url: 'http://c/{lb}', path: 'x', identity: 'instanceID', unavailable: 'x' } },
+      '$.backendProbe.url: unknown field (allowed: unavailable)',
+    ],
+    [
+      'a load-balancer probe without a path',
+      { nodes, loadBalancerProbe: { url: 'http://c/lbs' } },
+      '$.loadBalancerProbe.path: must be a non-empty string',
     ],
     [
       'a probe that is not http(s)',
@@ -170,13 +209,15 @@ describe('conformance report', () => {
       { group: 'instancesV2', title: 'exists', status: 'fail', detail: `because ${'y'.repeat(150)}`, ms: 1 },
       { group: 'routes', title: 'round trip', status: 'skip', detail: 'not declared', ms: 0 },
       { group: 'instancesV2', title: 'stopped', status: 'skip', detail: 'the fixture lists no stopped nodes', ms: 0 },
-      { group: 'loadBalancer', title: 'backends', status: 'skip', detail: 'no backend probe', ms: 0 },
+      { group: 'loadBalancer', title: 'backends', status: 'skip', detail: 'not probed: no API', ms: 0 },
+      { group: 'loadBalancer', title: 'count', status: 'incomplete', detail: 'no loadBalancerProbe', ms: 0 },
     ];
     const summary = summarize(results);
-    expect(summary).toEqual({ passed: 1, failed: 1, skipped: 3, ok: false });
+    expect(summary).toEqual({ passed: 1, failed: 1, skipped: 3, incomplete: 1, verdict: 'FAILED', ok: false });
     const text = formatReport({
       pluginPath: 'p.wasm',
       warnings: ['credential c: host h matches no allowed host'],
+      notProbed: { backends: 'no API' },
       summary,
       description: {
         abi: '1.0',
@@ -192,13 +233,37 @@ describe('conformance report', () => {
     expect(lines[0]).toBe('wasm-ccm plugin test: acme 2.1.0 (ABI 1.0) from p.wasm');
     expect(lines[1]).toBe('declared capabilities: instancesV2');
     expect(lines[2]).toBe('WARNING: credential c: host h matches no allowed host');
-    expect(lines[4]).toMatch(/^RESULT {19}CHECK {19}DETAIL$/);
-    expect(lines[5]).toBe(`pass                     plugin: describe        ${'x'.repeat(89)}…`);
-    expect(lines[6]).toBe(`FAIL                     instancesV2: exists     because ${'y'.repeat(150)}`);
-    expect(lines[7]).toBe('skip (not declared)      routes: round trip');
-    expect(lines[8]).toBe('skip                     instancesV2: stopped    (the fixture lists no stopped nodes)');
-    expect(lines[9]).toBe('skip (no backend probe)  loadBalancer: backends');
-    expect(lines[11]).toBe('5 checks: 1 passed, 1 failed, 3 skipped in 1.2 s — FAILED');
+    expect(lines[4]).toMatch(/^RESULT {15}CHECK {19}DETAIL$/);
+    expect(lines[5]).toBe(`pass                 plugin: describe        ${'x'.repeat(89)}…`);
+    expect(lines[6]).toBe(`FAIL                 instancesV2: exists     because ${'y'.repeat(150)}`);
+    expect(lines[7]).toBe('skip (not declared)  routes: round trip');
+    expect(lines[8]).toBe('skip                 instancesV2: stopped    (the fixture lists no stopped nodes)');
+    expect(lines[9]).toBe('skip (not probed)    loadBalancer: backends  no API');
+    expect(lines[10]).toBe('INCOMPLETE           loadBalancer: count     no loadBalancerProbe');
+    expect(lines[12]).toBe('not probed (backends): no API');
+    expect(lines[13]).toBe('6 checks: 1 passed, 1 failed, 3 skipped, 1 incomplete in 1.2 s — FAILED');
+  });
+
+  it('gives the verdict INCOMPLETE when nothing failed but a check is incomplete, and says what to do', () => {
+    const results: CheckResult[] = [
+      { group: 'plugin', title: 'describe', status: 'pass', detail: 'ok', ms: 1 },
+      { group: 'loadBalancer', title: 'count', status: 'incomplete', detail: 'no loadBalancerProbe', ms: 0 },
+    ];
+    const summary = summarize(results);
+    expect(summary).toMatchObject({ incomplete: 1, verdict: 'INCOMPLETE', ok: false });
+    const text = formatReport({
+      pluginPath: 'p.wasm',
+      warnings: [],
+      notProbed: {},
+      summary,
+      description: undefined,
+      elapsedMs: 10,
+      results,
+    });
+    expect(text).toMatch(/2 checks: 1 passed, 0 failed, 0 skipped, 1 incomplete in 0\.0 s — INCOMPLETE\n/);
+    expect(text).toMatch(
+      /\nINCOMPLETE: .*state why your cloud cannot be probed \(\{unavailable: <reason>\} in its place\)\.\n$/,
+    );
   });
 });
 

@@ -6,11 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPluginTest } from '../../../host/src/cli/plugin-test.ts';
 import type { ConformanceReport } from '../../../host/src/conformance/index.ts';
 import { buildPlugin, discoverPlugins } from '../../../scripts/build-plugins.ts';
-import { brokenPluginPath, type CloudEnv, devcloudPluginPath, startCloud } from './support.ts';
+import { brokenPluginPath, type BrokenVariant, type CloudEnv, devcloudPluginPath, startCloud } from './support.ts';
 
 let env: CloudEnv;
 let devcloudWasm: string;
 let brokenWasm: string;
+const VARIANTS = ['ignores-nodes', 'ignores-exclusions', 'every-instance', 'duplicates', 'leaks-on-delete'] as const;
+/** The broken providers, compiled before the tests (a compile can outlast a test's deadline on a busy machine). */
+const broken = {} as Record<Exclude<BrokenVariant, 'index'>, string>;
 let fixtureJson: string;
 let fixtureYaml: string;
 /** The same, every node with its providerID (for providers without instancesV2 to learn them from). */
@@ -20,6 +23,7 @@ const SELECTOR = 'service.beta.kubernetes.io/devcloud-backend-label-selector';
 
 beforeAll(async () => {
   [devcloudWasm, brokenWasm] = await Promise.all([devcloudPluginPath(), brokenPluginPath()]);
+  for (const variant of VARIANTS) broken[variant] = await brokenPluginPath(variant);
   env = await startCloud();
   const { cloud } = env;
   const a = cloud.addInstance({
@@ -52,6 +56,7 @@ beforeAll(async () => {
     },
     service: { annotations: { [SELECTOR]: 'pool=web' }, badAnnotation: { key: SELECTOR, value: '=web' } },
     backendProbe: { url: `${cloud.url}/v1/load-balancers/{lb}`, path: 'backendInstanceIds', identity: 'instanceID' },
+    loadBalancerProbe: { url: `${cloud.url}/v1/load-balancers?tag=k8s-cluster=conformance`, path: 'items[].name' },
     route: { destinationCIDR: '10.251.3.0/24', targetNode: 'node-b' },
   });
   fixtureAllIds = join(env.dir, 'fixture-all-ids.json');
@@ -76,7 +81,7 @@ beforeAll(async () => {
       '  loadBalancerSourceRanges: [10.0.0.0/8]',
     ].join('\n'),
   );
-}, 120_000);
+}, 600_000);
 
 afterAll(async () => {
   await env?.close();
@@ -115,11 +120,14 @@ describe('wasm-ccm plugin test', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^wasm-ccm plugin test: devcloud 1\.0\.0 \(ABI 1\.\d+\)/);
     expect(out).not.toMatch(/^FAIL/m);
-    expect(out).toMatch(/37 checks: 35 passed, 0 failed, 2 skipped in [\d.]+ s — PASSED/);
+    expect(out).toMatch(/40 checks: 38 passed, 0 failed, 2 skipped in [\d.]+ s — PASSED/);
     expect(out.match(/^skip \(not declared\) +instances: /gm)).toHaveLength(2);
     expect(row(out, 'backends after ensure')).toMatch(/^pass .*2 backends, 1 filtered out$/);
     expect(row(out, 'backends after update')).toMatch(/^pass .*1 backend, 1 filtered out$/);
     expect(row(out, 'update with a changed node set')).toMatch(/^pass .*1 mutating request$/);
+    expect(row(out, 'cloud: ensure adds')).toMatch(/^pass .*0 load balancers -> 1: conformance-default-wasm-ccm-conf/);
+    expect(row(out, 'cloud: a repeated ensure adds none')).toMatch(/^pass .*1 load balancer, as after the first$/);
+    expect(row(out, 'cloud: none left after delete')).toMatch(/^pass .*0 load balancers, as before/);
     expect(row(out, 'bad annotation')).toMatch(/^pass .*Invalid: .*devcloud-back/);
     expect(row(out, 'every credential reaches')).toMatch(/^pass /);
     expect(row(out, 'listClusters and master')).toContain('master: 10.0.0.1');
@@ -129,24 +137,70 @@ describe('wasm-ccm plugin test', () => {
     expect(inventory.routes).toEqual([]);
   });
 
-  it('reads YAML fixtures with a Service and node sets of their own', async () => {
+  it('reads YAML fixtures; without probes or reasons the verdict is INCOMPLETE, exit 3', async () => {
     const { code, out } = await run(kitArgs(devcloudWasm, fixtureYaml, ['--json']));
     const report = JSON.parse(out) as ConformanceReport;
     expect(report.results.filter((r) => r.status === 'fail')).toEqual([]);
-    expect(code).toBe(0);
+    expect(code).toBe(3);
     const update = report.results.find((r) => r.title.startsWith('updateLoadBalancer'));
     expect(update?.detail).toBe('3 -> 1 nodes');
-    // No probe: the backend checks are skipped and say so; the cloud was still seen to change on update.
-    const probeSkips = report.results.filter((r) => r.status === 'skip' && r.detail === 'no backend probe');
-    expect(probeSkips.map((r) => r.title)).toEqual([
+    // No probe and no reason: the checks that read the cloud are incomplete and say which field is missing.
+    const incomplete = report.results.filter((r) => r.status === 'incomplete');
+    expect(incomplete.map((r) => r.title)).toEqual([
+      'cloud: ensure adds a load balancer',
       'backends after ensure: exactly the nodes sent',
+      'cloud: a repeated ensure adds none',
       'backends after update: exactly the nodes sent',
+      'cloud: none left after delete',
     ]);
+    expect(incomplete[1]!.detail).toMatch(
+      /^no backendProbe in the fixture, and no backendProbe\.unavailable .*: without it a provider that ignores its node list would pass$/,
+    );
+    expect(incomplete[0]!.detail).toMatch(
+      /^no loadBalancerProbe in the fixture, and no loadBalancerProbe\.unavailable/,
+    );
     expect(report.results.find((r) => r.title.startsWith('update with a changed'))?.status).toBe('pass');
     // The YAML fixture names no bad annotation either.
-    expect(report.summary).toEqual({ passed: report.results.length - 5, failed: 0, skipped: 5, ok: true });
+    expect(report.summary).toEqual({
+      passed: report.results.length - 8,
+      failed: 0,
+      skipped: 3,
+      incomplete: 5,
+      verdict: 'INCOMPLETE',
+      ok: false,
+    });
     const name = report.results.find((r) => r.title.startsWith('getLoadBalancerName'));
     expect(name?.detail).toBe('"conformance-default-yaml-web"');
+  }, 60_000); // the first YAML fixture loads the YAML reader (client-node), slow on a busy machine
+
+  it('passes a fixture that states why the cloud cannot be probed, printing the reasons', async () => {
+    const fixture = join(env.dir, 'fixture-unavailable.yaml');
+    writeFileSync(
+      fixture,
+      `${readFileSync(fixtureYaml, 'utf8')}\n` +
+        'backendProbe: { unavailable: the API keeps backends per pool }\n' +
+        'loadBalancerProbe: { unavailable: the API lists no load balancers }\n',
+    );
+    const { code, out } = await run(kitArgs(devcloudWasm, fixture));
+    expect(code).toBe(0);
+    expect(row(out, 'backends after ensure')).toMatch(
+      /^skip \(not probed\) +loadBalancer: .* the API keeps backends per pool$/,
+    );
+    expect(row(out, 'cloud: none left')).toMatch(/^skip \(not probed\) .* the API lists no load balancers$/);
+    expect(out).toContain('not probed (backends): the API keeps backends per pool\n');
+    expect(out).toContain('not probed (loadBalancers): the API lists no load balancers\n');
+    expect(out).toMatch(/40 checks: \d+ passed, 0 failed, 8 skipped in [\d.]+ s — PASSED\n$/);
+  });
+
+  it('does not pass a provider that ignores its node list when the fixture has no probe: INCOMPLETE', async () => {
+    // Its update still writes (the same backends): only the cloud shows that they are not the nodes sent.
+    const { code, out } = await run(kitArgs(broken['every-instance'], fixtureYaml));
+    expect(code).toBe(3);
+    expect(out).not.toMatch(/^FAIL/m);
+    expect(row(out, 'backends after ensure')).toMatch(/^INCOMPLETE +loadBalancer: .* no backendProbe in the fixture/);
+    expect(row(out, 'update with a changed node set')).toMatch(/^pass /);
+    expect(out).toMatch(/40 checks: \d+ passed, 0 failed, \d+ skipped, 5 incomplete in [\d.]+ s — INCOMPLETE\n/);
+    expect(out).toMatch(/^INCOMPLETE: the checks above marked INCOMPLETE could not look at the cloud/m);
   });
 
   it('fails the broken provider, saying why', async () => {
@@ -171,7 +225,7 @@ describe('wasm-ccm plugin test', () => {
   });
 
   it('fails the provider that ignores node lists, saying what to fix', async () => {
-    const { code, out } = await run(kitArgs(await brokenPluginPath('ignores-nodes'), fixtureAllIds, ['--json']));
+    const { code, out } = await run(kitArgs(broken['ignores-nodes'], fixtureAllIds, ['--json']));
     expect(code).toBe(1);
     const report = JSON.parse(out) as ConformanceReport;
     const failed = report.results.filter((r) => r.status === 'fail');
@@ -188,7 +242,7 @@ describe('wasm-ccm plugin test', () => {
   });
 
   it('fails the provider that ignores exclusions, naming the node and the reason', async () => {
-    const { code, out } = await run(kitArgs(await brokenPluginPath('ignores-exclusions'), fixtureAllIds));
+    const { code, out } = await run(kitArgs(broken['ignores-exclusions'], fixtureAllIds));
     expect(code).toBe(1);
     for (const when of ['ensure', 'update']) {
       expect(row(out, `backends after ${when}`)).toMatch(
@@ -196,7 +250,62 @@ describe('wasm-ccm plugin test', () => {
       );
     }
     expect(row(out, 'update with a changed node set')).toMatch(/^pass/);
-    expect(out).toMatch(/37 checks: \d+ passed, 2 failed, \d+ skipped/);
+    expect(out).toMatch(/40 checks: \d+ passed, 2 failed, \d+ skipped/);
+  });
+
+  it('fails the provider whose backends are every instance, naming the node list as the cause', async () => {
+    const { code, out } = await run(kitArgs(broken['every-instance'], fixtureAllIds));
+    expect(code).toBe(1);
+    // After ensure the only difference is the filtered node: the exclusion is what to fix there.
+    expect(row(out, 'backends after ensure')).toMatch(
+      /^FAIL .*node-d \(i-\S+\) is a backend but must be left out .*: apply the exclusion$/,
+    );
+    const update = row(out, 'backends after update');
+    expect(update).toMatch(
+      /i-\S+ is a backend but no node of the request: the backends must come from the node list sent/,
+    );
+    expect(update).toMatch(
+      /node-d \(i-\S+\) is a backend but must be left out .*, and the other backends are not the nodes sent either/,
+    );
+    expect(update).not.toContain('apply the exclusion');
+  });
+
+  it('fails the provider that creates another load balancer on every ensure, probing each on its own', async () => {
+    const fixture = join(env.dir, 'fixture-by-uid.json');
+    const doc = JSON.parse(readFileSync(fixtureAllIds, 'utf8')) as Record<string, unknown>;
+    // A query for the Service's load balancers: each one found is read on its own, never merged.
+    doc.backendProbe = {
+      url: `${env.cloud.url}/v1/load-balancers?tag=k8s-service-uid={uid}`,
+      loadBalancers: 'items[]',
+      path: 'backendInstanceIds',
+      identity: 'instanceID',
+    };
+    writeFileSync(fixture, JSON.stringify(doc));
+    const { code, out } = await run(kitArgs(broken['duplicates'], fixture));
+    expect(code).toBe(1);
+    // The plugin answers the same status every time: only the cloud shows the second load balancer.
+    expect(row(out, 'ensureLoadBalancer is idempotent')).toMatch(/^pass /);
+    expect(row(out, 'cloud: ensure adds')).toMatch(/^pass .*: bk-[0-9a-f-]{36}$/);
+    expect(row(out, 'cloud: a repeated ensure adds none')).toMatch(
+      /^FAIL .*the second ensureLoadBalancer added bk-[0-9a-f-]{36}-\d+ \((\d+) load balancers? -> (?!\1)\d+\): ensure must find the load balancer it made and update it, not create another$/,
+    );
+    expect(row(out, 'backends after update')).toMatch(
+      /^FAIL .*found \d load balancers for the Service \(#1 \[i-\S+\]; #2 \[i-\S+, i-\S+\]; .*\): a Service has one load balancer/,
+    );
+    expect(row(out, 'cloud: none left after delete')).toMatch(/^FAIL .*still holds bk-[0-9a-f-]{36}-\d+/);
+  });
+
+  it('fails the provider whose delete leaves the load balancer in the cloud', async () => {
+    const { code, out } = await run(kitArgs(broken['leaks-on-delete'], fixtureAllIds, ['--json']));
+    expect(code).toBe(1);
+    const report = JSON.parse(out) as ConformanceReport;
+    const failed = report.results.filter((r) => r.status === 'fail');
+    // getLoadBalancer says it is gone: only the cloud's list shows it is not.
+    expect(failed.map((r) => r.title)).toEqual(['cloud: none left after delete']);
+    expect(failed[0]!.detail).toMatch(
+      /^after ensureLoadBalancerDeleted the cloud still holds bk-[0-9a-f-]{36}, which the run's ensures added: delete must remove every load balancer ensure created$/,
+    );
+    expect(report.summary.verdict).toBe('FAILED');
   });
 
   it('makes the probe GET under the plugin allow-list: another host is refused, and the check says so', async () => {
@@ -235,7 +344,7 @@ describe('wasm-ccm plugin test', () => {
       'WARNING: credential api: host api.example matches allowed host api.example:443 only through the default-port rule',
     );
     expect(row(out, 'every credential reaches')).toMatch(/^FAIL .*credential stale: .*; credential api: /);
-    expect(out).toMatch(/37 checks: \d+ passed, 1 failed/);
+    expect(out).toMatch(/40 checks: \d+ passed, 1 failed/);
   });
 
   it('passes the example plugin (no load balancers) with a probe configured: its LB checks are not declared', async () => {
@@ -268,7 +377,7 @@ describe('wasm-ccm plugin test', () => {
     expect(row(out, 'backends after ensure')).toMatch(/^skip \(not declared\)/);
     expect(row(out, 'instanceMetadata of running nodes')).toMatch(/^pass/);
     expect(out).toMatch(/PASSED\n$/);
-  });
+  }, 120_000); // it builds the example plugin first
 
   it('reports a plugin that does not initialize as a failed load', async () => {
     const badConfig = join(env.dir, 'bad-cloud.json');

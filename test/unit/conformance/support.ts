@@ -19,13 +19,16 @@ export async function devcloudPluginPath(): Promise<string> {
   return (await buildPlugin(plugin)).outFile;
 }
 
+export type BrokenVariant =
+  'index' | 'ignores-nodes' | 'ignores-exclusions' | 'every-instance' | 'duplicates' | 'leaks-on-delete';
+
 /**
  * A deliberately broken provider, compiled once and cached until its source changes: `index` breaks three contract
- * rules, `ignores-nodes` and `ignores-exclusions` get the backends wrong (assembly/backends-lb.ts).
+ * rules; the others break one that only the cloud shows (assembly/backends-lb.ts): `ignores-nodes`,
+ * `ignores-exclusions` and `every-instance` get the backends wrong, `duplicates` creates another load balancer on
+ * every ensure, `leaks-on-delete` leaves its load balancer in the cloud.
  */
-export async function brokenPluginPath(
-  variant: 'index' | 'ignores-nodes' | 'ignores-exclusions' = 'index',
-): Promise<string> {
+export async function brokenPluginPath(variant: BrokenVariant = 'index'): Promise<string> {
   const dir = join(REPO, 'test', 'fixtures', 'broken-provider');
   const outFile = join(dir, 'build', variant === 'index' ? 'broken-provider.wasm' : `broken-${variant}.wasm`);
   await compileAssemblyScript(join(dir, 'assembly', `${variant}.ts`), {

@@ -1,15 +1,14 @@
 // What the load balancer sends traffic to. Upstream's contract is that the node list of EnsureLoadBalancer and
 // UpdateLoadBalancer is the backend set, minus what the provider documents it filters out: the kit reads the backends
 // from the cloud with the fixture's probe (a GET the host makes, never the plugin) and compares them with the nodes
-// it sent, minus the fixture's `filtered` nodes. Without a probe these checks are skipped, visibly.
+// it sent, minus the fixture's `filtered` nodes. Without a probe these checks are incomplete (the verdict is not
+// PASSED), unless the fixture says why the cloud cannot be probed: then they are skipped with that reason.
 import { randomUUID } from 'node:crypto';
 import type { Node } from '../../abi/index.ts';
-import { errorMessage } from '../../util/error-message.ts';
 import { type Check, type CheckContext, count, fail, skip } from '../check.ts';
-import { valuesAt } from '../fixture-backends.ts';
+import { type BackendProbe, itemsAt, valuesAt } from '../fixture-backends.ts';
 import { describeOutcome } from '../probe.ts';
-
-const NO_PROBE = 'no backend probe';
+import { fillProbeUrl, getJson, requireProbe } from './cloud-probe.ts';
 
 /** The instance ID in a provider ID: what follows the last `/` (`devcloud://i-1`, `aws:///us-east-1a/i-1`). */
 function instanceIdOf(providerID: string): string {
@@ -21,85 +20,121 @@ function identityOf(ctx: CheckContext, node: Node): string {
   const probe = ctx.fixture.backendProbe!;
   if (probe.identity === 'address') return node.addresses.find((a) => a.type === probe.addressType)!.address;
   const providerID = node.providerID || ctx.state.providerIDs.get(node.name);
-  if (!providerID) {
-    fail(`no providerID is known for node ${node.name}: give one in the fixture (or let instanceMetadata find it)`);
+  if (providerID) return instanceIdOf(providerID);
+  if (ctx.declared.has('instancesV2')) {
+    fail(
+      `no providerID is known for node ${node.name}: the fixture gives none, and instanceMetadata(${node.name}) ` +
+        'gave none the kit could accept (see the instanceMetadata checks): fix the providerID instanceMetadata answers',
+    );
   }
-  return instanceIdOf(providerID);
+  fail(
+    `no providerID is known for node ${node.name}: the plugin declares no instancesV2 to find it, ` +
+      'so give it in the fixture (nodes[].providerID)',
+  );
 }
 
-function probeUrl(ctx: CheckContext): string {
-  const { url } = ctx.fixture.backendProbe!;
-  const ingress = ctx.state.lbStatus?.ingress[0];
-  const values: Record<string, string | undefined> = {
-    lb: ctx.state.lbName,
-    ingress: ingress ? ingress.ip || ingress.hostname : undefined,
-  };
-  return url.replace(/\{(lb|ingress)\}/g, (_m, key: string) => {
-    const value = values[key];
-    if (!value) skip(`the probe needs {${key}}, which no earlier check found`);
-    // Encoding leaves dots alone, and a URL drops `.` and walks up with `..`: the GET would read another resource.
-    if (value === '.' || value === '..') {
-      fail(`{${key}} is "${value}", a dot segment in a URL: the probe cannot read that load balancer's backends`);
+/** The backends in the probe's answer: of the one load balancer there (with `loadBalancers`, exactly one). */
+function backendsIn(doc: unknown, url: string, probe: BackendProbe): string[] {
+  let lb = doc;
+  if (probe.loadBalancers !== undefined) {
+    const lbs = itemsAt(doc, probe.loadBalancers);
+    if (typeof lbs === 'string') fail(`backend probe GET ${url}: ${lbs}`);
+    if (lbs.length === 0) fail(`backend probe GET ${url} found no load balancer at ${probe.loadBalancers}`);
+    if (lbs.length > 1) {
+      // Each on its own: merged, a second load balancer with the same members would go unseen.
+      const each = lbs.map((one, i) => {
+        const values = valuesAt(one, probe.path);
+        return `#${i + 1} ${typeof values === 'string' ? values : `[${values.sort().join(', ')}]`}`;
+      });
+      fail(
+        `backend probe GET ${url} found ${lbs.length} load balancers for the Service (${each.join('; ')}): ` +
+          'a Service has one load balancer; ensure must find and update it, not create another',
+      );
     }
-    return encodeURIComponent(value);
-  });
-}
-
-/** The backends the cloud holds now, read with the probe; skips without one. */
-export async function readBackends(ctx: CheckContext): Promise<string[]> {
-  const probe = ctx.fixture.backendProbe;
-  if (!probe) skip(NO_PROBE);
-  const url = probeUrl(ctx);
-  let answer;
-  try {
-    answer = await ctx.hostGet(url);
-  } catch (err) {
-    fail(`backend probe GET ${url} failed: ${errorMessage(err)}`);
+    lb = lbs[0];
   }
-  if (answer.status !== 200) fail(`backend probe GET ${url} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
-  let doc: unknown;
-  try {
-    doc = JSON.parse(answer.body);
-  } catch {
-    fail(`backend probe GET ${url} answered no JSON: ${answer.body.slice(0, 200)}`);
-  }
-  const values = valuesAt(doc, probe.path);
+  const values = valuesAt(lb, probe.path);
   if (typeof values === 'string') fail(`backend probe GET ${url}: ${values}`);
   return values;
 }
 
-/** Fails, saying what to fix, unless `observed` are exactly `nodes` minus the fixture's filtered ones. */
-function expectBackends(ctx: CheckContext, after: string, nodes: readonly Node[], observed: string[]): string {
-  const { filtered } = ctx.fixture;
+/** The backends the cloud holds now, read with the probe; skips (or is incomplete) without one. */
+export async function readBackends(ctx: CheckContext): Promise<string[]> {
+  requireProbe(ctx, 'backends');
+  const probe = ctx.fixture.backendProbe!;
+  const url = fillProbeUrl(ctx, probe.url);
+  return backendsIn(await getJson(ctx, url, 'backend probe'), url, probe);
+}
+
+interface Expected {
+  /** Backend identity -> node name, for the nodes that must be backends, and for the filtered ones. */
+  wanted: Map<string, string>;
+  excluded: Map<string, string>;
+}
+
+function expected(ctx: CheckContext, nodes: readonly Node[]): Expected {
   const wanted = new Map<string, string>();
   const excluded = new Map<string, string>();
-  for (const node of nodes) {
-    const id = identityOf(ctx, node);
-    if (filtered.has(node.name)) excluded.set(id, node.name);
-    else wanted.set(id, node.name);
-  }
-  const seen = new Set(observed);
-  const problems: string[] = [];
+  for (const node of nodes)
+    (ctx.fixture.filtered.has(node.name) ? excluded : wanted).set(identityOf(ctx, node), node.name);
+  return { wanted, excluded };
+}
+
+const show = (ids: Iterable<string>): string => `[${[...ids].sort().join(', ')}]`;
+
+/** What is wrong with `seen`, each problem with its likeliest cause. */
+function backendProblems(ctx: CheckContext, { wanted, excluded }: Expected, seen: Set<string>): string[] {
   const missing = [...wanted].filter(([id]) => !seen.has(id)).map(([id, name]) => `${name} (${id})`);
+  const strangers = [...seen].filter((id) => !wanted.has(id) && !excluded.has(id));
+  const leftIn = [...seen].filter((id) => excluded.has(id));
+  const problems: string[] = [];
   if (missing.length > 0) {
     problems.push(
       `missing ${missing.join(', ')}: every node of the request is a backend unless the provider documents filtering it out`,
     );
   }
-  for (const id of seen) {
-    const name = excluded.get(id);
-    if (name !== undefined) {
-      problems.push(`${name} (${id}) is a backend but must be left out (${filtered.get(name)}): apply the exclusion`);
-    } else if (!wanted.has(id)) {
-      problems.push(`${id} is a backend but no node of the request is: drop backends of nodes no longer sent`);
-    }
+  if (strangers.length > 0) {
+    problems.push(
+      `${strangers.join(', ')} ${strangers.length === 1 ? 'is a backend' : 'are backends'} but no node of the ` +
+        'request: the backends must come from the node list sent (dropping nodes no longer sent)',
+    );
   }
-  const show = (ids: Iterable<string>): string => `[${[...ids].sort().join(', ')}]`;
+  for (const id of leftIn) {
+    const name = excluded.get(id)!;
+    const why = ctx.fixture.filtered.get(name);
+    // With other differences the exclusion is not the cause: the node list itself is not followed.
+    problems.push(
+      missing.length + strangers.length === 0
+        ? `${name} (${id}) is a backend but must be left out (${why}): apply the exclusion`
+        : `${name} (${id}) is a backend but must be left out (${why}), and the other backends are not the nodes sent either: build the backends from the node list, then leave out what the provider filters`,
+    );
+  }
+  return problems;
+}
+
+/** Fails, saying what to fix, unless `observed` are exactly `nodes` minus the fixture's filtered ones. */
+function expectBackends(ctx: CheckContext, after: string, nodes: readonly Node[], observed: string[]): string {
+  const want = expected(ctx, nodes);
+  const seen = new Set(observed);
+  const problems = backendProblems(ctx, want, seen);
   if (problems.length > 0) {
-    fail(`after ${after} the backends are ${show(seen)}, expected ${show(wanted.keys())}: ${problems.join('; ')}`);
+    fail(`after ${after} the backends are ${show(seen)}, expected ${show(want.wanted.keys())}: ${problems.join('; ')}`);
   }
-  const left = excluded.size > 0 ? `, ${excluded.size} filtered out` : '';
-  return `${count(wanted.size, 'backend')}${left}`;
+  const left = want.excluded.size > 0 ? `, ${want.excluded.size} filtered out` : '';
+  return `${count(want.wanted.size, 'backend')}${left}`;
+}
+
+/** After an update: backends that are still exactly the ensure's say the update ignored its node list. */
+function expectUpdatedBackends(ctx: CheckContext, observed: string[]): string {
+  const before = [...expected(ctx, ctx.fixture.initialNodes).wanted.keys()].sort().join(',');
+  const after = [...expected(ctx, ctx.fixture.updatedNodes).wanted.keys()].sort().join(',');
+  if (before !== after && [...new Set(observed)].sort().join(',') === before) {
+    fail(
+      `after updateLoadBalancer the backends are ${show(observed)}, still those of ensureLoadBalancer's node list, ` +
+        `expected ${show(after.split(',').filter((s) => s !== ''))}: updateLoadBalancer ignored the nodes it was sent`,
+    );
+  }
+  return expectBackends(ctx, 'updateLoadBalancer', ctx.fixture.updatedNodes, observed);
 }
 
 /** Names of `nodes` that should be backends (the fixture's filtered ones left out), sorted. */
@@ -126,11 +161,11 @@ export const backendsAfterUpdateCheck: Check = {
   capability: 'loadBalancer',
   title: 'backends after update: exactly the nodes sent',
   async run(ctx) {
-    if (!ctx.fixture.backendProbe) skip(NO_PROBE);
+    requireProbe(ctx, 'backends');
     const observed = ctx.state.backendsAfterUpdate;
     if (!observed) skip('needs the update check');
     if (observed instanceof Error) throw observed;
-    return expectBackends(ctx, 'updateLoadBalancer', ctx.fixture.updatedNodes, observed);
+    return expectUpdatedBackends(ctx, observed);
   },
 };
 

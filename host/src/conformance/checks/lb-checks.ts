@@ -1,5 +1,6 @@
 // LoadBalancer through its life: ensure (twice: idempotent), ownership (GetLoadBalancer only for the plugin's own
-// LBs), update with another node set, delete (twice: idempotent, never ImplementedElsewhere), gone afterwards.
+// LBs), update with another node set, delete (twice: idempotent, never ImplementedElsewhere), gone afterwards; the
+// cloud's own list of load balancers (lb-count-checks.ts) is read around the first ensure, the second and the delete.
 // The checks run in order on one test Service with a fresh UID; later ones build on what earlier ones created.
 import type { LoadBalancerStatus, Node, Service } from '../../abi/index.ts';
 import { type Check, type CheckContext, count, expectOk, fail, showStatus, skip, statusKey } from '../check.ts';
@@ -12,6 +13,12 @@ import {
   readBackends,
   updateMutatesCheck,
 } from './backend-checks.ts';
+import {
+  deleteLeavesNoneCheck,
+  ensureAddsCheck,
+  repeatedEnsureAddsNoneCheck,
+  snapshotLoadBalancers,
+} from './lb-count-checks.ts';
 
 const OTHER_CLUSTER_SUFFIX = '-other';
 
@@ -91,11 +98,11 @@ export const loadBalancerChecks: Check[] = [
     title: 'ensureLoadBalancer creates, with an ingress',
     async run(ctx) {
       const { clusterName, service, initialNodes: nodes } = ctx.fixture;
+      await snapshotLoadBalancers(ctx, 'beforeEnsure');
       ctx.state.lbCreated = true;
-      const got = expectOk(
-        await ctx.probe.call('ensureLoadBalancer', { clusterName, service, nodes }),
-        'ensureLoadBalancer',
-      );
+      const outcome = await ctx.probe.call('ensureLoadBalancer', { clusterName, service, nodes });
+      await snapshotLoadBalancers(ctx, 'afterEnsure');
+      const got = expectOk(outcome, 'ensureLoadBalancer');
       if (got.status.ingress.length === 0 || got.status.ingress.every((i) => i.ip === '' && i.hostname === '')) {
         fail(`ensureLoadBalancer answered ${showStatus(got.status)}: no ingress IP or hostname`);
       }
@@ -103,19 +110,26 @@ export const loadBalancerChecks: Check[] = [
       return `${showStatus(got.status)} for ${count(nodes.length, 'node')}`;
     },
   },
+  ensureAddsCheck,
   backendsAfterEnsureCheck,
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
     title: 'ensureLoadBalancer is idempotent',
-    run: (ctx) =>
-      ensureSameStatus(
-        ctx,
-        ctx.fixture.initialNodes,
-        'second ensureLoadBalancer',
-        (got, first) => `${got}, the first ${first}: ensure must update, not create another`,
-      ),
+    async run(ctx) {
+      try {
+        return await ensureSameStatus(
+          ctx,
+          ctx.fixture.initialNodes,
+          'second ensureLoadBalancer',
+          (got, first) => `${got}, the first ${first}: ensure must update, not create another`,
+        );
+      } finally {
+        if (ctx.state.lbStatus) await snapshotLoadBalancers(ctx, 'afterRepeatedEnsure');
+      }
+    },
   },
+  repeatedEnsureAddsNoneCheck,
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
@@ -195,10 +209,9 @@ export const loadBalancerChecks: Check[] = [
     async run(ctx) {
       needStatus(ctx);
       const { clusterName, service } = ctx.fixture;
-      deleteOk(
-        await ctx.probe.call('ensureLoadBalancerDeleted', { clusterName, service }),
-        'ensureLoadBalancerDeleted',
-      );
+      const outcome = await ctx.probe.call('ensureLoadBalancerDeleted', { clusterName, service });
+      await snapshotLoadBalancers(ctx, 'afterDelete');
+      deleteOk(outcome, 'ensureLoadBalancerDeleted');
       if (await exists(ctx, clusterName, service, 'getLoadBalancer after delete')) {
         fail('getLoadBalancer still says it exists after ensureLoadBalancerDeleted');
       }
@@ -206,6 +219,7 @@ export const loadBalancerChecks: Check[] = [
       return 'deleted';
     },
   },
+  deleteLeavesNoneCheck,
   {
     group: 'loadBalancer',
     capability: 'loadBalancer',
