@@ -43,7 +43,11 @@ build_base() {
     >"$rootfs/etc/dpkg/dpkg.cfg.d/slim"
   find "$rootfs/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
   rm -rf "$rootfs"/usr/share/{man,info,locale}/* "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin \
-    "$rootfs"/var/log/*.log "$rootfs"/var/cache/debconf/*-old
+    "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/log/*.log "$rootfs"/var/cache/debconf/*-old
+  # Nor do later installs keep their packages, package caches or translations (what the official images set).
+  printf '%s\n' 'DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/*.bin || true"; };' \
+    'Dir::Cache::pkgcache ""; Dir::Cache::srcpkgcache "";' 'Acquire::Languages "none";' \
+    >"$rootfs/etc/apt/apt.conf.d/docker-clean"
   printf 'Types: deb\nURIs: %s\nSuites: %s %s-updates\nComponents: main\nSigned-By: %s\n\n' "$mirror" "$suite" \
     "$suite" /usr/share/keyrings/debian-archive-keyring.gpg >"$rootfs/etc/apt/sources.list.d/debian.sources"
   printf 'Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: %s-security\nComponents: main\nSigned-By: %s\n' \
