@@ -8,9 +8,12 @@
 # stage drops npm, npx, corepack and yarn, which it does not need and which are most of the base's CVE surface
 # beyond Node itself.
 ARG NODE_VERSION=24.21.0
+# Any image laid out as the official one (node, npm and npx in /usr/local/bin, Debian bookworm, apt) may stand in:
+# scripts/build-image.sh builds one from Debian's packages and the pinned Node where no registry can be pulled from.
+ARG BASE_IMAGE=node:${NODE_VERSION}-bookworm-slim
 
 # Build: compile the host (tsc -> dist/) and the reference plugins, with the dev dependencies.
-FROM node:${NODE_VERSION}-bookworm-slim AS build
+FROM ${BASE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -19,15 +22,17 @@ COPY host ./host
 COPY plugin-sdk ./plugin-sdk
 COPY plugins ./plugins
 COPY scripts ./scripts
+# tsconfig.json compiles scripts/, and scripts/pack/ imports the packages' sources.
+COPY packages ./packages
 RUN npm run build && npm run build:plugins
 
 # Runtime dependencies only (no compiler, test runner or linter); none of them has an install script.
-FROM node:${NODE_VERSION}-bookworm-slim AS deps
+FROM ${BASE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-FROM node:${NODE_VERSION}-bookworm-slim
+FROM ${BASE_IMAGE}
 # libjemalloc2: the allocator LD_PRELOAD names below (~0.8 MB).
 RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
       /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-* \

@@ -24,6 +24,27 @@ function levelOf(record: Record<string, unknown>): LogRecord['level'] {
   return v >= 2 ? 'debug' : 'info';
 }
 
+/** The JSON log records of a wasm-ccm log file (other lines skipped); none while the file does not exist yet. */
+export function readLogRecords(path: string): LogRecord[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  const records: LogRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      records.push({ ...record, level: levelOf(record) });
+    } catch {
+      // a line cut mid-write
+    }
+  }
+  return records;
+}
+
 export interface CCMProcessOptions {
   info: ControlPlaneInfo;
   /** Token of the identity the CCM runs as (from manifests/rbac.yaml in real tests). */
@@ -63,23 +84,7 @@ export class CCMProcess {
   }
 
   logs(): LogRecord[] {
-    let text: string;
-    try {
-      text = readFileSync(this.process.logPath, 'utf8');
-    } catch {
-      return [];
-    }
-    const records: LogRecord[] = [];
-    for (const line of text.split('\n')) {
-      if (!line.startsWith('{')) continue;
-      try {
-        const record = JSON.parse(line) as Record<string, unknown>;
-        records.push({ ...record, level: levelOf(record) });
-      } catch {
-        // a line cut mid-write
-      }
-    }
-    return records;
+    return readLogRecords(this.process.logPath);
   }
 
   async waitForLog(what: string, predicate: (r: LogRecord) => boolean, timeoutMs = 30_000): Promise<LogRecord> {

@@ -49,22 +49,27 @@ export function parseDockerfile(text: string): Dockerfile {
     if (ins.keyword === 'FROM') {
       const m = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(ins.args);
       if (!m) throw new Error(`Dockerfile line ${ins.line}: cannot parse FROM ${ins.args}`);
-      const from = (m[1] as string).replace(/\$\{(\w+)\}|\$(\w+)/g, (_all, a?: string, b?: string) => {
-        const name = (a ?? b) as string;
-        const value = globalArgs[name];
-        if (value === undefined) throw new Error(`Dockerfile line ${ins.line}: ARG ${name} is not declared`);
-        return value;
-      });
+      const from = expandArgs(m[1] as string, globalArgs, ins.line);
       stages.push({ name: m[2] ?? String(stages.length), from, instructions: [] });
     } else if (stages.length === 0) {
       if (ins.keyword !== 'ARG') throw new Error(`Dockerfile line ${ins.line}: ${ins.keyword} before the first FROM`);
       const [name, value = ''] = ins.args.split('=', 2) as [string, string?];
-      globalArgs[name.trim()] = value.trim();
+      globalArgs[name.trim()] = expandArgs(value.trim(), globalArgs, ins.line);
     } else {
       (stages[stages.length - 1] as Stage).instructions.push(ins);
     }
   }
   return { globalArgs, stages };
+}
+
+/** `text` with its ${ARG} and $ARG references replaced by the ARGs declared so far. */
+function expandArgs(text: string, args: Record<string, string>, line: number): string {
+  return text.replace(/\$\{(\w+)\}|\$(\w+)/g, (_all, a?: string, b?: string) => {
+    const name = (a ?? b) as string;
+    const value = args[name];
+    if (value === undefined) throw new Error(`Dockerfile line ${line}: ARG ${name} is not declared`);
+    return value;
+  });
 }
 
 /** The JSON array of an exec-form instruction (ENTRYPOINT ["node", "x"]), or undefined for shell form. */

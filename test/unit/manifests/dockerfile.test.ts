@@ -2,7 +2,7 @@
 // and tests with, the image runs the compiled entry point as user 65532 without dev dependencies or npm, the build
 // stage runs the project's own build scripts, and the build context carries exactly what those stages copy.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyArgs, dockerignore, envArgs, execForm, parseDockerfile, type Stage } from './dockerfile-model.ts';
 import { IMAGE_ENV, IMAGE_NODE_ARGS, imageEnvProblem } from '../../../lab/ccm/index.ts';
@@ -73,6 +73,29 @@ describe('Dockerfile', () => {
     expect(copies.some((c) => c.sources.some((s) => s.endsWith('package.json')) && c.dest === './package.json')).toBe(
       true,
     );
+  });
+
+  it('copies into the build stage every folder that the sources tsc compiles there import from', () => {
+    const copied = (stage('build') as Stage).instructions
+      .filter((i) => i.keyword === 'COPY')
+      .map((i) => copyArgs(i.args))
+      .filter((c) => c.from === undefined)
+      .flatMap((c) => c.sources);
+    const inside = (path: string) => copied.some((c) => path === c || path.startsWith(`${c}/`));
+    const tsconfig = JSON.parse(read('tsconfig.json')) as { include: string[] };
+    const compiled = tsconfig.include
+      .filter((dir) => existsSync(join(ROOT, dir)) && statSync(join(ROOT, dir)).isDirectory() && inside(dir))
+      .flatMap((dir) => files(dir))
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !/^packages\/[^/]+\/template\//.test(f));
+    expect(compiled.length).toBeGreaterThan(0);
+    const outside: string[] = [];
+    for (const file of compiled) {
+      for (const m of read(file).matchAll(/\bfrom '(\.{1,2}\/[^']+)'/g)) {
+        const target = relative(ROOT, join(ROOT, dirname(file), m[1] as string));
+        if (!inside(target)) outside.push(`${file} imports ${m[1]}`);
+      }
+    }
+    expect(outside).toEqual([]);
   });
 
   it('sets the environment benchmarks run with (IMAGE_ENV), and installs the allocator it preloads', () => {
