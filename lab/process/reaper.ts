@@ -13,7 +13,8 @@ export function writeOwnerFile(dir: string, pids: readonly number[]): void {
   writeFileSync(join(dir, 'owner.json'), JSON.stringify(owner));
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (signal 0: nothing is sent). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -48,9 +49,9 @@ export function reapStaleControlPlanes(parent: string, prefix: string): void {
     } catch {
       continue;
     }
-    if (alive(owner.owner)) continue;
+    if (processAlive(owner.owner)) continue;
     for (const pid of owner.pids) {
-      if (alive(pid) && belongsTo(pid, dir)) process.kill(pid, 'SIGKILL');
+      if (processAlive(pid) && belongsTo(pid, dir)) process.kill(pid, 'SIGKILL');
     }
     rmSync(dir, { recursive: true, force: true });
   }

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, closeSync, openSync, readFileSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../../process/index.ts';
 
 /** The environment variable that marks a process as part of one running stack; its value is the stack's id. */
 export const STACK_MARKER = 'WASM_CCM_OPENSTACK_RUN';
@@ -199,21 +200,12 @@ export function killStack(runId: string): number {
   return pids.length;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Kills the processes of stacks whose owner has died (a test run killed too hard to clean up); returns their ids. */
 export function reapOrphanStacks(): string[] {
   const orphans: string[] = [];
   for (const [runId, pids] of stacks()) {
     const owner = ownerOf(runId);
-    if (owner > 0 && !alive(owner)) {
+    if (owner > 0 && !processAlive(owner)) {
       killAll(pids);
       orphans.push(runId);
     }

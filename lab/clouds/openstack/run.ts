@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { freePort } from '../../process/index.ts';
+import { freePort, processAlive } from '../../process/index.ts';
 import type { Ports } from './config.ts';
 import { deleteNetns, listNetns } from './infra.ts';
 import { killStack, reapOrphanStacks } from './process.ts';
@@ -22,21 +22,12 @@ export function netnsName(runId: string): string {
   return `${NETNS_PREFIX}${runId}`;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Kills the processes and deletes the network namespaces of stacks whose owning process is gone. */
 export async function reapStaleStacks(): Promise<string[]> {
   const reaped = reapOrphanStacks();
   for (const netns of await listNetns(NETNS_PREFIX)) {
     const owner = Number(netns.slice(NETNS_PREFIX.length).split('-')[0]);
-    if (owner > 0 && !alive(owner)) {
+    if (owner > 0 && !processAlive(owner)) {
       await deleteNetns(netns);
       reaped.push(netns);
     }

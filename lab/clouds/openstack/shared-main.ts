@@ -5,6 +5,7 @@
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorMessage } from '../../../host/src/util/error-message.ts';
+import { processAlive } from '../../process/index.ts';
 import { type OpenStack, startOpenStack } from './index.ts';
 import { SHARED_FILES, type SharedStackInfo } from './shared.ts';
 
@@ -16,14 +17,7 @@ if (!(owner > 0) || dir === undefined) {
 }
 const log = (message: string): void => console.log(`${new Date().toISOString()} ${message}`);
 
-function ownerAlive(): boolean {
-  try {
-    process.kill(owner, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const ownerAlive = (): boolean => processAlive(owner);
 
 const stopAsked = (): boolean => existsSync(join(dir, SHARED_FILES.stop)) || !ownerAlive();
 

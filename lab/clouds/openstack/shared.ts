@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../../process/index.ts';
 import { type Credentials, OpenStackClient } from './api.ts';
 import type { Ports } from './config.ts';
 import type { LabResources } from './resources.ts';
@@ -45,15 +46,6 @@ export const SHARED_FILES = {
   log: 'supervisor.log',
 } as const;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function tail(file: string): string {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-30).join('\n') : '(no log)';
 }
@@ -85,7 +77,7 @@ export async function sharedOpenStack(ownerPid: number, timeoutMs = 20 * 60_000)
     writeFileSync(join(dir, 'supervisor.pid'), String(child.pid));
   }
   const info = await waitForInfo(dir, timeoutMs);
-  if (!alive(info.supervisorPid)) throw new SharedStackError(`the supervisor is gone:\n${tail(file('log'))}`);
+  if (!processAlive(info.supervisorPid)) throw new SharedStackError(`the supervisor is gone:\n${tail(file('log'))}`);
   const { supervisorPid: _pid, ...stack } = info;
   return { ...stack, adminClient: () => new OpenStackClient(stack.admin) };
 }
@@ -101,7 +93,7 @@ async function waitForInfo(dir: string, timeoutMs: number): Promise<SharedStackI
     if (existsSync(file('error'))) throw new SharedStackError(readFileSync(file('error'), 'utf8'));
     const pidFile = join(dir, 'supervisor.pid');
     const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : 0;
-    if (pid > 0 && !alive(pid)) throw new SharedStackError(`the supervisor exited:\n${tail(file('log'))}`);
+    if (pid > 0 && !processAlive(pid)) throw new SharedStackError(`the supervisor exited:\n${tail(file('log'))}`);
     if (Date.now() > deadline) throw new SharedStackError(`no shared lab OpenStack after ${timeoutMs} ms`);
     await sleep(500);
   }
@@ -118,7 +110,7 @@ export async function stopSharedOpenStack(ownerPid: number, timeoutMs = 120_000)
   writeFileSync(join(dir, SHARED_FILES.stop), '');
   const pid = Number(existsSync(join(dir, 'supervisor.pid')) ? readFileSync(join(dir, 'supervisor.pid'), 'utf8') : 0);
   const deadline = Date.now() + timeoutMs;
-  while (pid > 0 && alive(pid)) {
+  while (pid > 0 && processAlive(pid)) {
     if (Date.now() > deadline) throw new SharedStackError(`the shared lab OpenStack still runs after ${timeoutMs} ms`);
     await sleep(200);
   }
