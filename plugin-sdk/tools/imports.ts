@@ -19,7 +19,15 @@ export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
     'error_set',
     'config_get',
   ],
-  'extism:host/user': ['ccm_http', 'ccm_log', 'ccm_now_ms', 'ccm_input_read', 'ccm_http_bytes', 'ccm_http_answer_read', 'ccm_sleep_ms'],
+  'extism:host/user': [
+    'ccm_http',
+    'ccm_log',
+    'ccm_now_ms',
+    'ccm_input_read',
+    'ccm_http_bytes',
+    'ccm_http_answer_read',
+    'ccm_sleep_ms',
+  ],
 };
 
 const WHY: Record<string, string> = {

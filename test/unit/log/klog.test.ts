@@ -12,7 +12,15 @@ import { FlagError } from '../../../host/src/options/flagset.ts';
 const at = new Date('2026-11-04T03:04:05.678Z');
 
 function record(over: Partial<KlogRecord>): KlogRecord {
-  return { level: 'info', message: 'Synced node', fields: {}, time: at.getTime() * 1000, caller: 'node.js:12', pid: 4321, ...over };
+  return {
+    level: 'info',
+    message: 'Synced node',
+    fields: {},
+    time: at.getTime() * 1000,
+    caller: 'node.js:12',
+    pid: 4321,
+    ...over,
+  };
 }
 
 function capture(

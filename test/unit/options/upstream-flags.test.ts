@@ -135,7 +135,12 @@ describe('--feature-gates', () => {
 
 describe('inert and refused upstream flags', () => {
   it('warns about an inert flag given another value than its default, and not about its default', () => {
-    const warned = run([...OURS, '--contention-profiling=true', '--cert-dir=/var/run/certs', '--webhook-secure-port=10260']);
+    const warned = run([
+      ...OURS,
+      '--contention-profiling=true',
+      '--cert-dir=/var/run/certs',
+      '--webhook-secure-port=10260',
+    ]);
     expect(warned.warnings).toEqual([
       '--contention-profiling is accepted for compatibility and has no effect: wasm-ccm serves no /debug/pprof',
       '--cert-dir is accepted for compatibility and has no effect: the self-signed certificate stays in memory',
