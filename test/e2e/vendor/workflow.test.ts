@@ -7,7 +7,7 @@
 // and releases its Lease when npx is sent SIGTERM. Every module resolution of every Node process the vendor runs is
 // recorded, and none may land in the repository's tree.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
@@ -59,7 +59,7 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
     cloud = await startDevcloud({ token: 'vendor-api-token' });
     // A release is downloaded, not read from the repository: the tarballs are copied out first.
     release = packRelease(join(home, 'release'));
-  });
+  }, 600_000); // three tsc builds and npm pack: minutes on a busy machine
 
   afterAll(async () => {
     const code = await ccm?.stop();
@@ -204,9 +204,13 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
   });
 
   it('stops the CCM that `npx wasm-ccm` started on SIGTERM to npx: the Lease is released, no process is left', async () => {
-    const lease = uniqueName('npx-ccm');
+    // The manifests' RBAC grants the one Lease: the CCM of the ConfigMap test hands it back first (exit 0).
+    const lease = 'cloud-controller-manager';
+    expect(await ccm?.stop()).toBe(0);
+    ccm = undefined;
     const { token } = await ccmIdentity(info, admin);
     const kubeconfig = join(home, 'npx.kubeconfig');
+    const log = openSync(join(home, 'npx-ccm.log'), 'w');
     writeFileSync(kubeconfig, kubeconfigJSON(info.server, info.caPem, 'ccm', token));
     const npx = spawn(
       'npx',
@@ -216,10 +220,9 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
         `--cloud-provider=${NAME}`,
         `--plugin-config=${join(home, 'plugins.json')}`,
         '--controllers=cloud-node',
-        `--leader-elect-resource-name=${lease}`,
         '--secure-port=0',
       ],
-      { cwd: project, env: shell.env, stdio: 'ignore' },
+      { cwd: project, env: shell.env, stdio: ['ignore', log, log] },
     );
     const npxExited = new Promise<unknown>((resolve) => npx.once('exit', resolve));
     const holder = await eventually(
@@ -245,6 +248,7 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
     expect(released.spec?.holderIdentity ?? '').toBe('');
     await eventually('every process npx started gone', async () => tree.every((p) => !running(p)) || undefined, 15_000);
     expect(holder).toMatch(/.+/);
+    expect(readFileSync(join(home, 'npx-ccm.log'), 'utf8')).toContain('released leader lease');
   });
 
   it('never resolved a module inside the repository', () => {
