@@ -211,6 +211,7 @@ describe('generated ABI codecs', () => {
       { type: 'InternalIP', address: '10.0.0.1' },
       { type: 'Hostname', address: 'node-ü' },
     ],
+    systemUUID: '4C4C4544-0042-3510-8052-B4C04F4E4B31',
   };
 
   it('decode and encode a Node without loss, dropping unknown fields', async () => {
@@ -227,6 +228,8 @@ describe('generated ABI codecs', () => {
       labels: {},
       annotations: {},
       addresses: [],
+      // ABI 1.4's optional field, at its default.
+      systemUUID: '',
     });
   });
 

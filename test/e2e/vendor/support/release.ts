@@ -1,6 +1,6 @@
 // The release a vendor downloads: `npm run pack`'s tarballs, copied out of the repository into the vendor's folder.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './commands.ts';
 
@@ -13,9 +13,11 @@ export interface Release {
 
 /** Runs `npm run pack` in the repository and copies dist/packages/*.tgz to `dir`. */
 export function packRelease(dir: string): Release {
+  const packed = join(REPO_ROOT, 'dist', 'packages');
+  // Tarballs of earlier versions (an SDK of a former ABI minor) would match the patterns below as well.
+  rmSync(packed, { recursive: true, force: true });
   execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'pack', 'main.ts')], { cwd: REPO_ROOT, stdio: 'pipe' });
   mkdirSync(dir, { recursive: true });
-  const packed = join(REPO_ROOT, 'dist', 'packages');
   const find = (pattern: RegExp): string => {
     const file = readdirSync(packed).find((f) => pattern.test(f));
     if (file === undefined) throw new Error(`npm run pack made no ${pattern} in ${packed}`);
