@@ -3,14 +3,11 @@ import { IniSection, parseIni } from "@wasm-ccm/plugin-sdk";
 import { Config, VCenter } from "./config-model";
 import {
   Option,
-  readApiDisable,
-  readFamilies,
   readNodeOption,
-  readPort,
+  readScopeOption,
   resolve,
   Scope,
-  setDatacenters,
-  setServer,
+  ScopeKeys,
   vcenterOf,
   want,
 } from "./config-options";
@@ -26,6 +23,7 @@ const HOST_KEYS_INI = [
   "thumbprint",
   "soap-roundtrip-count",
 ];
+const INI_KEYS = new ScopeKeys(HOST_KEYS_INI, "ip-family", "api-disable", "api-binding", false, "option");
 const NODE_KEYS_INI = [
   "internal-network-subnet-cidr",
   "external-network-subnet-cidr",
@@ -72,17 +70,7 @@ function iniOption(section: IniSection, i: i32): Option {
 function readIniScope(section: IniSection, scope: Scope, c: Config, global: bool): string {
   for (let i = 0; i < section.entries.length; i++) {
     const o = iniOption(section, i);
-    const k = o.key;
-    let error = "";
-    if (HOST_KEYS_INI.includes(k)) c.notes.push(o.where + " ignored: the host's vsphere credentials entry logs in");
-    else if (k == "server") error = want(o, false, scope, setServer);
-    else if (k == "port") error = readPort(o, scope);
-    else if (k == "datacenters") error = want(o, false, scope, setDatacenters);
-    else if (k == "ip-family") error = readFamilies(o, scope);
-    else if (global && k == "api-disable") error = readApiDisable(o, c);
-    else if (global && k == "api-binding")
-      error = o.text == "" ? "" : o.where + ": not supported (the plugin serves no API)";
-    else error = "unknown option " + o.where;
+    const error = readScopeOption(o, INI_KEYS, scope, c, global);
     if (error != "") return error;
   }
   return "";

@@ -21,6 +21,37 @@ export class Scope {
   ipFamilies: string[] = [];
 }
 
+/** How one form of vsphere.conf spells the keys of a scope (Global and each vCenter). */
+export class ScopeKeys {
+  constructor(
+    /** Keys the host's credentials entry reads instead: noted, not refused. */
+    public hostKeys: string[],
+    public ipFamily: string,
+    public apiDisable: string,
+    public apiBinding: string,
+    /** Whether datacenters may come as a list (YAML) or only as one comma-separated value (INI). */
+    public datacentersAsList: bool,
+    /** How a key the form does not know is named in the error: "option" (INI) or "key" (YAML). */
+    public noun: string,
+  ) {}
+}
+
+/** Reads one option of a scope as either form spells it; the error, or "". */
+export function readScopeOption(o: Option, keys: ScopeKeys, scope: Scope, c: Config, global: bool): string {
+  const k = o.key;
+  if (keys.hostKeys.includes(k)) {
+    c.notes.push(o.where + " ignored: the host's vsphere credentials entry logs in");
+    return "";
+  }
+  if (k == "server") return want(o, false, scope, setServer);
+  if (k == "port") return readPort(o, scope);
+  if (k == "datacenters") return want(o, keys.datacentersAsList, scope, setDatacenters);
+  if (k == keys.ipFamily) return readFamilies(o, scope);
+  if (global && k == keys.apiDisable) return readApiDisable(o, c);
+  if (global && k == keys.apiBinding) return o.text == "" ? "" : o.where + ": not supported (the plugin serves no API)";
+  return "unknown " + keys.noun + " " + o.where;
+}
+
 export function want(o: Option, listAllowed: bool, scope: Scope, set: (s: Scope, o: Option) => string): string {
   if (o.isList && !listAllowed) return o.where + ": want a single value, not a list";
   return set(scope, o);

@@ -2,14 +2,11 @@
 import { Config, VCenter } from "./config-model";
 import {
   Option,
-  readApiDisable,
-  readFamilies,
   readNodeOption,
-  readPort,
+  readScopeOption,
   resolve,
   Scope,
-  setDatacenters,
-  setServer,
+  ScopeKeys,
   vcenterOf,
   want,
 } from "./config-options";
@@ -26,6 +23,7 @@ const HOST_KEYS_YAML = [
   "thumbprint",
   "soapRoundtripCount",
 ];
+const YAML_KEYS = new ScopeKeys(HOST_KEYS_YAML, "ipFamily", "apiDisable", "apiBinding", true, "key");
 const NODE_KEYS_YAML = [
   "internalNetworkSubnetCidr",
   "externalNetworkSubnetCidr",
@@ -78,17 +76,7 @@ function readYamlScope(node: YamlNode, where: string, scope: Scope, c: Config, g
     if (value.kind == YamlKind.Null) continue;
     if (value.kind == YamlKind.Map) return where + "." + node.keys[i] + ": want a value, not a mapping";
     const o = yamlOption(node.keys[i], value, where);
-    const k = o.key;
-    let error = "";
-    if (HOST_KEYS_YAML.includes(k)) c.notes.push(o.where + " ignored: the host's vsphere credentials entry logs in");
-    else if (k == "server") error = want(o, false, scope, setServer);
-    else if (k == "port") error = readPort(o, scope);
-    else if (k == "datacenters") error = want(o, true, scope, setDatacenters);
-    else if (k == "ipFamily") error = readFamilies(o, scope);
-    else if (global && k == "apiDisable") error = readApiDisable(o, c);
-    else if (global && k == "apiBinding")
-      error = o.text == "" ? "" : o.where + ": not supported (the plugin serves no API)";
-    else error = "unknown key " + o.where;
+    const error = readScopeOption(o, YAML_KEYS, scope, c, global);
     if (error != "") return error;
   }
   return "";
