@@ -18,6 +18,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/smoke/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          setupFiles: ['test/support/e2e-file-setup.ts'],
           // One control plane for the run, and a CCM acts on every Node: files must not run at the same time.
           fileParallelism: false,
           testTimeout: 120_000,
