@@ -5,5 +5,6 @@ import { adminKubeConfig, releaseLeftoverServices } from '../../lab/controlplane
 
 beforeAll(async () => {
   const released = await releaseLeftoverServices(adminKubeConfig(inject('controlPlane')));
-  if (released.length > 0) console.log(`released ${released.length} Services earlier files left: ${released.join(', ')}`);
+  if (released.length > 0)
+    console.log(`released ${released.length} Services earlier files left: ${released.join(', ')}`);
 }, 60_000);
