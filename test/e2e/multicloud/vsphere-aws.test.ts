@@ -1,15 +1,16 @@
 // vSphere next to AWS in one cluster: one wasm-ccm process with two providers, both modules shipped in ConfigMaps.
 // plugins/vsphere is the default provider (against vcsim: it initializes the Nodes of its VMs with vsphere://
-// providerIDs, zones and addresses, and deletes the Node of a destroyed VM); plugins/aws serves the LoadBalancer
-// Services of one loadBalancerClass (against moto). Those Nodes are no EC2 instances, so the NLB's target group is of
-// type ip and holds their InternalIPs on the NodePort; it follows the node set; deleting the Service leaves nothing in
-// moto.
+// providerIDs, zones and addresses, and deletes the Node of a destroyed VM) and serves no load balancers, so classless
+// Services are left alone; plugins/aws serves the LoadBalancer Services of one loadBalancerClass (against moto).
+// Those Nodes are no EC2 instances, so the NLB's target group is of type ip and holds their InternalIPs on the
+// NodePort; it follows the node set; deleting the Service leaves nothing in moto.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   CCMProcess,
   deleteNodes,
+  eventsAbout,
   type Kube,
   lbService,
   PLUGIN_NAMESPACE,
@@ -148,6 +149,8 @@ describe('vSphere nodes with AWS load balancers in one wasm-ccm', () => {
   });
 
   it("gives a Service of the AWS class an NLB with ip targets: the Nodes' InternalIPs on the NodePort", async () => {
+    // A classless Service first: the default provider serves no load balancers, so it is left alone.
+    await kube.core.createNamespacedService({ namespace, body: lbService('plain') });
     await kube.core.createNamespacedService({ namespace, body: lbService('web', AWS_CLASS) });
     const svc = await eventually(
       'ingress hostname',
@@ -163,6 +166,12 @@ describe('vSphere nodes with AWS load balancers in one wasm-ccm', () => {
     const lb = await nlbTargets(aws, uid);
     expect(svc.status?.loadBalancer?.ingress?.[0]?.hostname).toMatch(/\.elb\.amazonaws\.com$/);
     expect(lb).toEqual({ types: ['ip'], targets: VMS.map((vm) => `${vm.ip}:${nodePort}`).sort() });
+    // The controller has had its turn at 'plain' (one informer delivers the Services in order): no finalizer, no
+    // status, no events.
+    const plain = await kube.core.readNamespacedService({ namespace, name: 'plain' });
+    expect(plain.metadata?.finalizers ?? []).toEqual([]);
+    expect(plain.status?.loadBalancer?.ingress ?? []).toEqual([]);
+    expect(await eventsAbout(kube.core, namespace, 'Service', 'plain')).toEqual([]);
   });
 
   it('drops an excluded Node and the Node of a destroyed VM from the targets', async () => {
@@ -194,6 +203,7 @@ describe('vSphere nodes with AWS load balancers in one wasm-ccm', () => {
 
   it('deletes the NLB and its target group with the Service, leaving nothing in moto', async () => {
     await kube.core.deleteNamespacedService({ namespace, name: 'web' });
+    await kube.core.deleteNamespacedService({ namespace, name: 'plain' });
     await eventually('Service gone', async () => {
       const left = await kube.core.listNamespacedService({ namespace });
       return left.items.length === 0 ? true : undefined;
