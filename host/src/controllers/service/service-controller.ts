@@ -43,6 +43,8 @@ export interface ServiceControllerOptions {
   workers: number;
   /** loadBalancerClass values this controller also serves (none by default, as upstream). */
   classes?: ReadonlySet<string>;
+  /** Whether Services without a class are served (default true; false when the default provider has no balancer). */
+  classless?: boolean;
   /** False when the lease may be stale: no cloud mutation may start then. */
   leaseFresh: () => boolean;
   /** The Service handler's resync period (default upstream's 30 s; tests shorten it). */
@@ -73,6 +75,7 @@ export class ServiceController {
   private readonly v4: VerboseLogger;
   private readonly metrics;
   private readonly classes: ReadonlySet<string>;
+  private readonly classless: boolean;
   /** The last version of each Service we acted on: a new UID under the same key means delete the old LB first. */
   private readonly seen = new Map<string, WireService>();
   /** key -> identity of the node set its load balancer was last given (LoadBalancerNodeSet.identity). */
@@ -86,6 +89,7 @@ export class ServiceController {
     this.v4 = this.log.v(4);
     this.metrics = serviceControllerMetrics(options.registry);
     this.classes = options.classes ?? new Set();
+    this.classless = options.classless ?? true;
     this.queue = new RateLimitingQueue<string>({
       name: 'service',
       registry: options.registry,
@@ -96,12 +100,12 @@ export class ServiceController {
     options.services.addEventHandler(
       {
         onAdd: (svc) => {
-          if (wantsLoadBalancer(svc, this.classes) || needsCleanup(svc)) {
+          if (wantsLoadBalancer(svc, this.classes, this.classless) || needsCleanup(svc)) {
             this.queue.add(objectKey(svc));
           }
         },
         onUpdate: (old, svc) => {
-          if (needsUpdate(old, svc, this.classes) || needsCleanup(svc)) {
+          if (needsUpdate(old, svc, this.classes, this.classless) || needsCleanup(svc)) {
             this.queue.add(objectKey(svc));
           }
         },
@@ -205,7 +209,7 @@ export class ServiceController {
     const previousStatus = svc.status?.loadBalancer;
     const abiService = toABIService(svc);
     const cluster = this.options.clusterName;
-    if (!wantsLoadBalancer(svc, this.classes) || needsCleanup(svc)) {
+    if (!wantsLoadBalancer(svc, this.classes, this.classless) || needsCleanup(svc)) {
       this.v2.info('Deleting existing load balancer for service', { service: objectKey(svc) });
       await this.deleteLoadBalancer(svc, abiService);
       await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, { ingress: [] }));
@@ -291,7 +295,7 @@ export class ServiceController {
   }
 
   private async deleteStaleLoadBalancer(old: WireService): Promise<void> {
-    if (!wantsLoadBalancer(old, this.classes)) return;
+    if (!wantsLoadBalancer(old, this.classes, this.classless)) return;
     this.requireFreshLease();
     this.options.recorder.recordEvent(old, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
     try {
@@ -329,7 +333,7 @@ export class ServiceController {
       const last = this.lastSyncedNodes.get(objectKey(s));
       // Not yet ensured (no record): its full sync will pass the current nodes.
       if (last === undefined || last === setKey) return false;
-      return wantsLoadBalancer(s, this.classes) && !needsCleanup(s);
+      return wantsLoadBalancer(s, this.classes, this.classless) && !needsCleanup(s);
     });
     // Taken with the identity, before any await: the nodes given are the set recorded as given.
     const abiNodes = services.length > 0 ? this.nodeSet.nodes() : keptList<Node>([]);
