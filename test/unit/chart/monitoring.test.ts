@@ -2,6 +2,7 @@
 // (files/dashboard.json, in a ConfigMap) render only when asked for, and every metric their queries name is one the CCM
 // registers (host/src/app/metric-catalog.ts, the list docs/metrics.md is written from), so an alert can never watch a
 // series that does not exist.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1ConfigMap } from '@kubernetes/client-node';
@@ -15,6 +16,7 @@ import {
   helmTemplate,
   only,
   type RenderedObject,
+  ROOT,
 } from '../../support/chart-model.ts';
 
 interface Rule {
@@ -31,6 +33,28 @@ interface PrometheusRule {
 }
 
 const DASHBOARD_FILE = join(CHART_DIR, 'files', 'dashboard.json');
+const PROMQL_BUILD_TIMEOUT_MS = 20 * 60_000;
+let promqlCheck: string | undefined;
+
+/** Prometheus' own parser (scripts/build-promql.sh, cached; minutes on a cold machine) over `exprs`: "" or its error. */
+function promqlProblems(exprs: readonly string[]): string[] {
+  promqlCheck ??= execFileSync('bash', [join(ROOT, 'scripts', 'build-promql.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: PROMQL_BUILD_TIMEOUT_MS,
+  })
+    .trim()
+    .split('\n')
+    .at(-1);
+  const out = execFileSync(promqlCheck as string, { input: JSON.stringify(exprs), encoding: 'utf8' });
+  return JSON.parse(out) as string[];
+}
+
+/** `expr: problem` for each expression Prometheus' parser refuses. */
+const unparsable = (exprs: readonly string[]): string[] =>
+  promqlProblems(exprs)
+    .map((problem, i) => (problem === '' ? '' : `${exprs[i]}: ${problem}`))
+    .filter((line) => line !== '');
 // PromQL's (and Grafana's label_values) functions and keywords with an underscore: any other such token is a metric.
 const FUNCTIONS = new Set(['histogram_quantile', 'label_values', 'label_replace', 'label_join', 'absent_over_time']);
 // Series Prometheus makes itself for every target.
@@ -78,6 +102,10 @@ chartTestSetup('wasm-ccm-chart-monitoring-');
 describe('charts/wasm-ccm monitoring', () => {
   let enabled: RenderedObject[] = [];
   let rule: PrometheusRule;
+
+  beforeAll(() => {
+    promqlProblems([]);
+  }, PROMQL_BUILD_TIMEOUT_MS);
 
   beforeAll(async () => {
     const result = await helmTemplate({
@@ -141,6 +169,14 @@ describe('charts/wasm-ccm monitoring', () => {
     expect(named.filter((name) => !exposed.has(name))).toEqual([]);
   });
 
+  it("writes every alert in PromQL Prometheus' own parser accepts", () => {
+    const exprs = rule.spec.groups.flatMap((g) => g.rules).map((r) => r.expr);
+    expect(exprs.length).toBeGreaterThan(15);
+    expect(unparsable(exprs)).toEqual([]);
+    // The parser itself refuses what is wrong.
+    expect(unparsable(['sum by (pod (up)'])).toHaveLength(1);
+  });
+
   it('uses the series selector given instead of the default', async () => {
     const result = await helmTemplate({
       setFiles: DEVCLOUD_MODULE,
@@ -177,5 +213,13 @@ describe('charts/wasm-ccm monitoring', () => {
     const named = queries.flatMap(metricNames);
     expect(named).toEqual(expect.arrayContaining(['wasm_ccm_plugin_calls_total', 'workqueue_depth']));
     expect(named.filter((name) => !exposed.has(name))).toEqual([]);
+  });
+
+  it("writes every dashboard query in PromQL Prometheus' own parser accepts", () => {
+    const dashboard = JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')) as unknown;
+    // Grafana's label_values() of the variables is Grafana's, not PromQL: only the panels' expressions are parsed.
+    const exprs = dashboardQueries(dashboard).filter((q) => !q.startsWith('label_values('));
+    expect(exprs.length).toBeGreaterThan(25);
+    expect(unparsable(exprs)).toEqual([]);
   });
 });
