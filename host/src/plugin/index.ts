@@ -50,3 +50,9 @@ export type { PluginConfig } from './config/types.ts';
 // broker's SigV4 signer (requests to moto) and the LEB128 encoder of module sections.
 export { type AwsAccessKey, awsUriEncode, SigV4Signer } from './broker/sigv4-signer.ts';
 export { encodeUnsigned } from './module/leb128.ts';
+
+// The runtime's metric families, registered by what serves calls; the metric catalog (host/src/app) registers them
+// all at once for the reference.
+export { createPluginMetrics } from './runtime/plugin-metrics.ts';
+export { createSwapMetrics } from './swap/swap-metrics.ts';
+export { cloudApiMetrics } from './broker/cloud-api-metrics.ts';

@@ -1,6 +1,6 @@
 // charts/wasm-ccm on the real apiserver: every object `helm template` renders for the default values and each
-// example is accepted by a server-side dry run with strict field validation (a minimal ServiceMonitor CRD is
-// installed for the one kind the apiserver does not serve itself); `helm install` and `helm uninstall` work, and
+// example is accepted by a server-side dry run with strict field validation (minimal ServiceMonitor and
+// PrometheusRule CRDs are installed for the kinds the apiserver does not serve itself); `helm install` and `helm uninstall` work, and
 // refuse a bad value; then one rendering is applied for real in a
 // namespace of its own, and wasm-ccm runs as the chart's ServiceAccount (a token from the TokenRequest API) with
 // the chart's rendered arguments and plugin configuration (the module read through the API from the chart's
@@ -36,7 +36,9 @@ import {
 } from '../../support/chart-model.ts';
 import { Apiserver } from './support/apply.ts';
 
-const CRD_PATH = join(import.meta.dirname, 'support', 'servicemonitor-crd.yaml');
+const CRD_PATHS = ['servicemonitor-crd.yaml', 'prometheusrule-crd.yaml'].map((f) =>
+  join(import.meta.dirname, 'support', f),
+);
 /** Server-side apply answers 201 when it (would) create the object and 200 when it (would) change it. */
 const APPLIED = [200, 201];
 
@@ -46,24 +48,26 @@ describe('charts/wasm-ccm on the real apiserver', () => {
   const core = admin.makeApiClient(CoreV1Api);
   const apiserver = new Apiserver(info);
   const namespace = uniqueName('chart');
-  const crd = {
-    text: readFileSync(CRD_PATH, 'utf8'),
-    object: load(readFileSync(CRD_PATH, 'utf8')) as RenderedObject['object'],
-  };
+  const crds = CRD_PATHS.map((path) => ({
+    text: readFileSync(path, 'utf8'),
+    object: load(readFileSync(path, 'utf8')) as RenderedObject['object'],
+  }));
   const installed: RenderedObject[] = [];
   const cleanup: (() => Promise<unknown>)[] = [];
 
   beforeAll(async () => {
     helmBinary();
     await core.createNamespace({ body: { metadata: { name: namespace } } });
-    const reply = await apiserver.apply(crd, false);
-    expect(APPLIED, reply.message).toContain(reply.status);
-    await eventually('the ServiceMonitor CRD to be served', async () => {
-      const list = await apiserver.request(
-        'GET',
-        `/apis/monitoring.coreos.com/v1/namespaces/${namespace}/servicemonitors`,
+    for (const crd of crds) {
+      const reply = await apiserver.apply(crd, false);
+      expect(APPLIED, reply.message).toContain(reply.status);
+    }
+    await eventually('the ServiceMonitor and PrometheusRule CRDs to be served', async () => {
+      const path = (plural: string): string => `/apis/monitoring.coreos.com/v1/namespaces/${namespace}/${plural}`;
+      const lists = await Promise.all(
+        ['servicemonitors', 'prometheusrules'].map((p) => apiserver.request('GET', path(p))),
       );
-      return list.status === 200;
+      return lists.every((list) => list.status === 200);
     });
   }, 20 * 60_000);
 
@@ -71,7 +75,7 @@ describe('charts/wasm-ccm on the real apiserver', () => {
     for (const step of cleanup.reverse()) await step().catch(() => undefined);
     for (const doc of installed.filter((d) => !d.object.metadata?.namespace)) await apiserver.delete(doc.object);
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);
-    await apiserver.delete(crd.object);
+    for (const crd of crds) await apiserver.delete(crd.object);
     await apiserver.close();
   });
 

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import type { Provider } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import type { EventRecorder } from '../../kube/events/recorder.ts';
+import { recordReason } from '../../kube/events/reasons.ts';
 import type { Informer } from '../../kube/informer/informer.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
 import type { Logger } from '../../log/logger.ts';
@@ -121,7 +122,7 @@ export class CloudNodeController {
     );
     // About the node as this sync found it (upstream records on its copy from before the update), so the
     // event's involvedObject.resourceVersion is the same as upstream's.
-    this.options.recorder.recordEvent(cached, 'Normal', 'Synced', 'Node synced successfully');
+    recordReason(this.options.recorder, cached, 'Synced', 'Node synced successfully');
   }
 
   private track(work: Promise<void>): void {

@@ -5,6 +5,7 @@ import type { Provider } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isNotFound } from '../../kube/client/errors.ts';
 import type { EventRecorder } from '../../kube/events/recorder.ts';
+import { recordReason } from '../../kube/events/reasons.ts';
 import type { Informer } from '../../kube/informer/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
@@ -79,9 +80,9 @@ export class CloudNodeLifecycleController {
     if (!exists) {
       // V(2) as upstream: the DeletingNode Event below is logged at 0.
       this.log.v(2).info('deleting node since it is no longer present in cloud provider', { node: name });
-      this.options.recorder.recordEvent(
+      recordReason(
+        this.options.recorder,
         node,
-        'Normal',
         'DeletingNode',
         `Deleting node ${name} because it does not exist in the cloud provider`,
       );
@@ -90,9 +91,9 @@ export class CloudNodeLifecycleController {
       } catch (err) {
         if (isNotFound(err)) return;
         this.log.error('unable to delete node', { node: name, error: errorMessage(err) });
-        this.options.recorder.recordEvent(
+        recordReason(
+          this.options.recorder,
           node,
-          'Warning',
           'DeletingNodeFailed',
           `Error deleting node ${name}: ${errorMessage(err)}`,
         );

@@ -6,6 +6,7 @@ import type { Routes } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isNotFound } from '../../kube/client/errors.ts';
 import type { EventRecorder } from '../../kube/events/recorder.ts';
+import { recordReason } from '../../kube/events/reasons.ts';
 import type { Informer } from '../../kube/informer/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { CIDR } from '../../net/cidr.ts';
@@ -118,7 +119,7 @@ export class RouteController {
           const message = `Could not create route ${nameHint} ${route.destinationCIDR} for node ${route.targetNode} after ${Date.now() - started}ms: ${errorMessage(err)}`;
           this.log.error('could not create route', { node: route.targetNode, error: message });
           const node = byName.get(route.targetNode);
-          if (node) this.options.recorder.recordEvent(node, 'Warning', 'FailedToCreateRoute', message);
+          if (node) recordReason(this.options.recorder, node, 'FailedToCreateRoute', message);
         }
       }),
     ];

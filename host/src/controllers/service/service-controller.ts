@@ -8,6 +8,7 @@ import type { KubeClient } from '../../kube/client/client.ts';
 import { isNotFound } from '../../kube/client/errors.ts';
 import { objectKey, type Wire } from '../../kube/client/wire.ts';
 import type { EventRecorder } from '../../kube/events/recorder.ts';
+import { recordReason } from '../../kube/events/reasons.ts';
 import type { Informer } from '../../kube/informer/informer.ts';
 import { ItemExponentialFailureRateLimiter } from '../../kube/workqueue/rate-limiters.ts';
 import { RateLimitingQueue } from '../../kube/workqueue/rate-limiting.ts';
@@ -194,12 +195,7 @@ export class ServiceController {
       }
     } catch (err) {
       const message = errorMessage(err);
-      this.options.recorder.recordEvent(
-        svc,
-        'Warning',
-        'SyncLoadBalancerFailed',
-        `Error syncing load balancer: ${message}`,
-      );
+      recordReason(this.options.recorder, svc, 'SyncLoadBalancerFailed', `Error syncing load balancer: ${message}`);
       throw err;
     }
   }
@@ -217,7 +213,7 @@ export class ServiceController {
     }
     this.requireFreshLease();
     this.v2.info('Ensuring load balancer for service', { service: objectKey(svc) });
-    this.options.recorder.recordEvent(svc, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
+    recordReason(this.options.recorder, svc, 'EnsuringLoadBalancer', 'Ensuring load balancer');
     // The finalizer goes on before the first cloud call, so a load balancer can never outlive its Service.
     if (!hasCleanupFinalizer(svc)) {
       this.v2.info('Adding finalizer to service', { service: objectKey(svc) });
@@ -241,7 +237,7 @@ export class ServiceController {
       }
       throw new Error(`failed to ensure load balancer: ${errorMessage(err)}`, { cause: err });
     }
-    this.options.recorder.recordEvent(svc, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
+    recordReason(this.options.recorder, svc, 'EnsuredLoadBalancer', 'Ensured load balancer');
     await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, status));
     return false;
   }
@@ -255,7 +251,7 @@ export class ServiceController {
     );
     if (exists) {
       this.requireFreshLease();
-      this.options.recorder.recordEvent(svc, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
+      recordReason(this.options.recorder, svc, 'DeletingLoadBalancer', 'Deleting load balancer');
       try {
         await this.options.balancer.ensureLoadBalancerDeleted(cluster, abiService);
       } catch (err) {
@@ -270,7 +266,7 @@ export class ServiceController {
         this.ignoreNotFound(removeFinalizer(this.options.client, svc)),
       );
     }
-    this.options.recorder.recordEvent(svc, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
+    recordReason(this.options.recorder, svc, 'DeletedLoadBalancer', 'Deleted load balancer');
   }
 
   private async writeStatus(
@@ -297,19 +293,19 @@ export class ServiceController {
   private async deleteStaleLoadBalancer(old: WireService): Promise<void> {
     if (!wantsLoadBalancer(old, this.classes, this.classless)) return;
     this.requireFreshLease();
-    this.options.recorder.recordEvent(old, 'Normal', 'DeletingLoadBalancer', 'Deleting load balancer');
+    recordReason(this.options.recorder, old, 'DeletingLoadBalancer', 'Deleting load balancer');
     try {
       await this.options.balancer.ensureLoadBalancerDeleted(this.options.clusterName, toABIService(old));
     } catch (err) {
-      this.options.recorder.recordEvent(
+      recordReason(
+        this.options.recorder,
         old,
-        'Warning',
         'DeleteLoadBalancerFailed',
         `Error deleting load balancer: ${errorMessage(err)}`,
       );
       throw err;
     }
-    this.options.recorder.recordEvent(old, 'Normal', 'DeletedLoadBalancer', 'Deleted load balancer');
+    recordReason(this.options.recorder, old, 'DeletedLoadBalancer', 'Deleted load balancer');
   }
 
   /** Re-checks every served load balancer's node set; updates those whose set changed. */
@@ -386,9 +382,9 @@ export class ServiceController {
         .catch(() => ({ exists: true }));
       if (!exists) return;
       const names = nodes.map((n) => n.name).slice(0, 20);
-      this.options.recorder.recordEvent(
+      recordReason(
+        this.options.recorder,
         svc,
-        'Warning',
         'UpdateLoadBalancerFailed',
         `Error updating load balancer with new hosts ${JSON.stringify(names)} [node names limited, total number of nodes: ${nodes.length}], error: ${errorMessage(err)}`,
       );
@@ -402,14 +398,14 @@ export class ServiceController {
     if (nodes.length === 0) {
       this.warnNoNodes(svc);
     } else {
-      this.options.recorder.recordEvent(svc, 'Normal', 'UpdatedLoadBalancer', 'Updated load balancer with new hosts');
+      recordReason(this.options.recorder, svc, 'UpdatedLoadBalancer', 'Updated load balancer with new hosts');
     }
   }
 
   private warnNoNodes(svc: WireService): void {
-    this.options.recorder.recordEvent(
+    recordReason(
+      this.options.recorder,
       svc,
-      'Warning',
       'UnAvailableLoadBalancer',
       'There are no available nodes for LoadBalancer',
     );

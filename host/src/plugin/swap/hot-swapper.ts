@@ -6,6 +6,7 @@
 // Warning Event on the ConfigMap, a log line and wasm_ccm_plugin_swaps_total{result="rejected"} say why. Revisions
 // arriving during a swap are coalesced: only the newest one is judged next.
 import type { KubeObject } from '../../kube/client/wire.ts';
+import { type EventReason, type EventSinkOf, recordReason } from '../../kube/events/reasons.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Capability } from '../../abi/index.ts';
 import { errorMessage } from '../../util/error-message.ts';
@@ -20,9 +21,7 @@ import type { SwapMetrics } from './swap-metrics.ts';
 import { SwappableProvider } from './swappable-provider.ts';
 
 /** Where PluginRejected / PluginSwapped go: an EventRecorder in the process. */
-export interface SwapEvents {
-  recordEvent(object: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
-}
+export type SwapEvents = EventSinkOf;
 
 export interface HotSwapperOptions {
   config: ProviderConfig;
@@ -281,7 +280,6 @@ export class HotSwapper {
     });
     this.#event(
       revision.object,
-      'Normal',
       'PluginSwapped',
       `Provider ${this.name} now runs ${candidate.info.providerName} ${candidate.info.version} (sha256 ${short(candidate.info.sha256)}), was ${previous.version} (sha256 ${short(previous.sha256)})`,
     );
@@ -317,14 +315,14 @@ export class HotSwapper {
     const what = version === undefined ? '' : `, version ${version}`;
     this.#event(
       revision.object,
-      'Warning',
       'PluginRejected',
       `Refused plugin module (sha256 ${short(sha256)}${what}) for provider ${this.name}: ${clip(reason, 700)}; still serving ${current.version} (sha256 ${short(current.sha256)})`,
     );
   }
 
-  #event(object: KubeObject | undefined, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    if (object !== undefined) this.#options.events?.recordEvent(object, type, reason, message);
+  #event(object: KubeObject | undefined, reason: EventReason, message: string): void {
+    const events = this.#options.events;
+    if (object !== undefined && events !== undefined) recordReason(events, object, reason, message);
   }
 }
 
