@@ -4,7 +4,7 @@
 // exposed one explicitly (exposeToPlugin), which then lands in that plugin's Extism config.
 // AWS keys (awsSigV4 entries) and the secrets of login entries (keystone, vsphere) sit in files of their own, read
 // with the credentials file and re-read on every poll (credential-load.ts); login-sessions.ts keeps the logins'
-// sessions.
+// sessions, and the temporary credentials of AWS entries without key files (aws-credential-flow.ts).
 import type { ConnectionOptions } from 'node:tls';
 import { type Logger, silentLogger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
