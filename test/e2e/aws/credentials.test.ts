@@ -2,6 +2,8 @@
 // AssumeRoleWithWebIdentity, signatures checked: moto accepts the assumed role's key only with its session token) and
 // the instance profile (moto's instance metadata service over IMDSv2; moto's IMDS hands out a key it never issued,
 // so that moto takes any signature, and the signatures are checked here against its recorded requests).
+// moto checks a signature on AssumeRoleWithWebIdentity too, which AWS takes unsigned: the tests let exactly the host's
+// STS calls through unchecked (Moto.allowUnsigned), every other request is checked.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
