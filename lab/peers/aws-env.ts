@@ -1,6 +1,7 @@
 // Everything the AWS plugin's tests run against: moto with signature checks on, a seeded cluster in it, the cloud
 // config (cloud-provider-aws's INI with ServiceOverride sections pointing at moto) and the host's credentials file
-// with awsSigV4 entries holding moto's access key (in files, as a mounted Secret holds them).
+// with awsSigV4 entries holding moto's access key (in files, as a mounted Secret holds them), or naming another source
+// of credentials (moto's STS, its instance metadata).
 //
 // moto serves every service on one port and tells them apart by the signature's service, and a credentials entry
 // signs for one service: EC2 is reached as 127.0.0.1:<port> and ELBv2 as localhost:<port>, one entry each.
@@ -8,13 +9,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AwsQuery, type SeededCluster, seedCluster } from './aws-seed.ts';
-import { type Moto, startMoto } from './moto.ts';
+import { type Moto, type MotoOptions, startMoto } from './moto.ts';
 import { builtPlugin } from '../plugins/index.ts';
 
 export const AWS_FIXTURE = new URL('../../plugins/aws/conformance/fixture.yaml', import.meta.url).pathname;
 
 export interface AwsEnv {
   moto: Moto;
+  /** The directory of the credentials file and the files it names. */
+  dir: string;
   query: AwsQuery;
   cluster: string;
   seeded: SeededCluster;
@@ -25,12 +28,22 @@ export interface AwsEnv {
   close(): Promise<void>;
 }
 
-export async function startAwsEnv(options: {
+export interface AwsEnvOptions {
   cluster: string;
   zones?: string[];
   instancesPerZone?: number;
-}): Promise<AwsEnv> {
-  const moto = await startMoto();
+  moto?: MotoOptions;
+  /**
+   * The awsSigV4 fields of both entries but region and service (default: the key files of moto's IAM user), called
+   * once moto is seeded; `dir` is the credentials file's directory, where the fields' files go.
+   */
+  credentials?: (moto: Moto, dir: string) => Promise<Record<string, unknown>>;
+  /** Whether the cloud config names Region and Zone (default true); without, the plugin takes the host's. */
+  placementInConfig?: boolean;
+}
+
+export async function startAwsEnv(options: AwsEnvOptions): Promise<AwsEnv> {
+  const moto = await startMoto(options.moto);
   const dir = mkdtempSync(join(tmpdir(), 'wasm-ccm-aws-'));
   try {
     const query: AwsQuery = (service, params) => moto.query(service, params);
@@ -44,8 +57,7 @@ export async function startAwsEnv(options: {
     const elbHost = `localhost:${port}`;
     const cloudConfig = [
       '[Global]',
-      `Region = ${moto.region}`,
-      `Zone = ${moto.region}a`,
+      ...(options.placementInConfig === false ? [] : [`Region = ${moto.region}`, `Zone = ${moto.region}a`]),
       `VPC = ${seeded.vpcId}`,
       // No KubernetesClusterID: tags are read and written with each call's cluster name (--cluster-name).
       '[ServiceOverride "1"]',
@@ -64,23 +76,22 @@ export async function startAwsEnv(options: {
     writeFileSync(cloudConfigFile, cloudConfig);
     writeFileSync(join(dir, 'access-key-id'), moto.accessKey.accessKeyId);
     writeFileSync(join(dir, 'secret-access-key'), moto.accessKey.secretAccessKey);
+    const fields = options.credentials
+      ? await options.credentials(moto, dir)
+      : { accessKeyIdFile: 'access-key-id', secretAccessKeyFile: 'secret-access-key' };
     // moto serves plain http on loopback.
     const entry = (name: string, host: string, service: string) => ({
       name,
       hosts: [host],
       insecure: true,
-      awsSigV4: {
-        accessKeyIdFile: 'access-key-id',
-        secretAccessKeyFile: 'secret-access-key',
-        region: moto.region,
-        service,
-      },
+      awsSigV4: { ...fields, region: moto.region, service },
     });
     const credentialsFile = join(dir, 'credentials.json');
     const credentials = [entry('ec2', ec2Host, 'ec2'), entry('elbv2', elbHost, 'elasticloadbalancing')];
     writeFileSync(credentialsFile, JSON.stringify({ credentials }));
     return {
       moto,
+      dir,
       query,
       cluster: options.cluster,
       seeded,

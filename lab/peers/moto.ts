@@ -7,7 +7,7 @@
 //   const res = await moto.query('ec2', { Action: 'DescribeInstances', Version: '2016-11-15' });
 //   moto.accessKey; // { accessKeyId, secretAccessKey } for the CCM's credentials files
 //   await moto.stop();
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AwsAccessKey, SigV4Signer, awsUriEncode } from '../../host/src/plugin/index.ts';
@@ -34,6 +34,18 @@ export interface MotoOptions {
   /** The region `query` signs for (default us-east-1). */
   region?: string;
   readyTimeoutMs?: number;
+  /** Check every request's signature (default true); false: moto takes any key (its IMDS answers one it never issued). */
+  verifySignatures?: boolean;
+  /** Keep every request moto receives (moto's recorder), for `recorded()`. */
+  recordRequests?: boolean;
+}
+
+/** A request as moto's recorder kept it (header names as sent). */
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
 }
 
 export interface MotoAnswer {
@@ -84,9 +96,15 @@ export class Moto {
     const removeExitHook = onProcessExit(() => rmSync(dir, { recursive: true, force: true }));
     const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}`;
+    const env: Record<string, string | undefined> = { ...globalThis.process.env };
+    if (options.verifySignatures ?? true) env.INITIAL_NO_AUTH_ACTION_COUNT = String(BOOTSTRAP_ACTIONS);
+    if (options.recordRequests === true) {
+      env.MOTO_ENABLE_RECORDING = 'true';
+      env.MOTO_RECORDER_FILEPATH = join(dir, 'recording.jsonl');
+    }
     const process = new ManagedProcess('moto', server, ['-H', '127.0.0.1', '-p', String(port)], {
       logPath: join(dir, 'moto.log'),
-      env: { ...globalThis.process.env, INITIAL_NO_AUTH_ACTION_COUNT: String(BOOTSTRAP_ACTIONS) },
+      env,
     });
     try {
       await waitFor(
@@ -129,6 +147,36 @@ export class Moto {
       body: formBody(params),
     });
     return { status: res.status, body: await res.text() };
+  }
+
+  /**
+   * Lets the next `count` actions through unchecked, then checks every request again. For calls AWS takes unsigned
+   * that moto checks anyway: STS AssumeRoleWithWebIdentity ("does not require the use of AWS security credentials",
+   * https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRoleWithWebIdentity.html) answers 500 from moto
+   * with signature checks on and no Authorization.
+   */
+  async allowUnsigned(count: number): Promise<void> {
+    const res = await fetch(`${this.endpoint}/moto-api/reset-auth`, { method: 'POST', body: String(count) });
+    if (!res.ok) throw new Error(`moto reset-auth answered ${res.status}: ${await res.text()}`);
+  }
+
+  /** The requests moto received so far (MotoOptions.recordRequests), oldest first; bodies decoded as UTF-8. */
+  recorded(): RecordedRequest[] {
+    const file = join(this.#dir, 'recording.jsonl');
+    if (!existsSync(file)) return [];
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => {
+        const entry = JSON.parse(line) as RecordedRequest & { body: string | null; body_encoded: boolean };
+        const body = entry.body ?? '';
+        return {
+          method: entry.method,
+          url: entry.url,
+          headers: entry.headers,
+          body: entry.body_encoded ? Buffer.from(body, 'base64').toString('utf8') : body,
+        };
+      });
   }
 
   get running(): boolean {

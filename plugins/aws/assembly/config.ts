@@ -1,7 +1,10 @@
 // The cloud config: cloud-provider-aws's own INI file (gcfg), so one file configures this plugin and the upstream
 // CCM alike. Read: [Global] Region, Zone, VPC, RouteTableID, KubernetesClusterID, and [ServiceOverride "<n>"]
 // sections (Service, Region, URL, SigningRegion) that point ec2 and elasticloadbalancing at other endpoints (moto in
-// the tests, VPC endpoints in production). Keys are matched without regard to case, as gcfg does.
+// the tests, VPC endpoints in production). Keys are matched without regard to case, as gcfg does. What the cloud
+// config leaves out of Region and Zone comes from the host (`aws.region`, `aws.zone` in the plugin's Extism config:
+// its awsSigV4 credentials entry's region, and the zone of the instance metadata service), where upstream asks the
+// instance metadata service itself.
 import { IniConfig, invalid, PluginError } from "@wasm-ccm/plugin-sdk";
 
 export class Config {
@@ -23,7 +26,8 @@ export class ConfigResult {
 const GLOBAL_KEYS = ["region", "zone", "vpc", "routetableid", "kubernetesclusterid", "kubernetesclustertag"];
 const OVERRIDE_KEYS = ["service", "region", "url", "signingregion", "signingmethod", "signingname"];
 
-export function parseConfig(text: string, clusterName: string): ConfigResult {
+/** `hostRegion` and `hostZone`: what the host says (empty: nothing), used where the cloud config says nothing. */
+export function parseConfig(text: string, clusterName: string, hostRegion: string = "", hostZone: string = ""): ConfigResult {
   const out = new ConfigResult();
   const ini = IniConfig.parse(text);
   if (ini.problems.length > 0) return fail(out, ini.problems[0]);
@@ -50,8 +54,12 @@ export function parseConfig(text: string, clusterName: string): ConfigResult {
       return fail(out, "unknown section [" + section + "] (want [Global] or [ServiceOverride \"<n>\"])");
     }
   }
+  if (c.zone == "") c.zone = hostZone;
   if (c.region == "" && c.zone.length > 1) c.region = regionOfZone(c.zone);
-  if (c.region == "") return fail(out, "[Global] Region (or Zone) is required: there is no instance metadata to ask");
+  if (c.region == "") c.region = hostRegion;
+  if (c.region == "") {
+    return fail(out, "[Global] Region (or Zone) is required: no awsSigV4 credentials entry of the host gives the region");
+  }
   if (c.vpc == "") return fail(out, "[Global] VPC is required: load balancers and route tables are found in it");
   if (c.clusterID == "") c.clusterID = clusterName;
   c.ec2Url = "https://ec2." + c.region + ".amazonaws.com";

@@ -30,6 +30,7 @@ import {
   ListRoutesResponse,
   LoadBalancerStatus,
   Log,
+  PluginConfig,
   PluginError,
   Provider,
   UpdateLoadBalancerRequest,
@@ -61,7 +62,9 @@ class AwsProvider extends Provider {
   }
 
   initialize(req: InitializeRequest, out: InitializeResponse): PluginError | null {
-    const parsed = parseConfig(req.cloudConfig, "");
+    const region = PluginConfig.get("aws.region");
+    const zone = PluginConfig.get("aws.zone");
+    const parsed = parseConfig(req.cloudConfig, "", region !== null ? region : "", zone !== null ? zone : "");
     if (parsed.error !== null) return parsed.error;
     this.config = parsed.config;
     this.fixedClusterID = this.config.clusterID;

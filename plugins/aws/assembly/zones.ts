@@ -1,4 +1,4 @@
-// Zones: the configured zone for the CCM's own (there is no instance metadata service to ask), else the instance's
+// Zones: the configured zone (or the host's, from the instance metadata service) for the CCM's own, else the instance's
 // placement, with the configured region (cloud-provider-aws answers its own region too).
 import { instanceNotFound, internal, PluginError, Zone } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";

@@ -1,10 +1,15 @@
-// The `awsSigV4` kind of credentials entry: an AWS access key the host signs requests with (SigV4), never handed to
-// a plugin. The key lives in files of a mounted Secret (one value per file, as `kubectl create secret
-// generic --from-file` makes them), read at start and re-read with the credentials file. Example:
+// The `awsSigV4` kind of credentials entry: AWS credentials the host signs requests with (SigV4), never handed to a
+// plugin. Either an access key in files of a mounted Secret (one value per file, as `kubectl create secret generic
+// --from-file` makes them), read at start and re-read with the credentials file:
 //
 //   {"name": "aws", "hosts": ["ec2.us-east-1.amazonaws.com", "elasticloadbalancing.us-east-1.amazonaws.com"],
 //    "awsSigV4": {"accessKeyIdFile": "aws/access-key-id", "secretAccessKeyFile": "aws/secret-access-key",
 //                 "sessionTokenFile": "aws/session-token", "region": "us-east-1"}}
+//
+// or, without key files, temporary credentials from the sources of the AWS SDKs' chain (IRSA, Pod Identity, the
+// instance profile: aws-credential-sources.ts), which the host keeps and renews (aws-credential-flow.ts):
+//
+//   {"name": "aws", "hosts": [...], "awsSigV4": {"region": "us-east-1", "source": "webIdentity"}}
 //
 // Relative file names are relative to the credentials file's directory. `service` (the signing name: ec2,
 // elasticloadbalancing, ...) is optional for `<service>.<region>.amazonaws.com` hosts, where it comes from the
@@ -16,24 +21,49 @@ import type { HostPort } from './allow-list.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { KEY_FILE_CAP, readRegularFile, readRegularFileSync } from '../../util/read-regular-file.ts';
 import { CredentialFileError } from './credential-file-error.ts';
+import {
+  type AwsCredentialSettings,
+  parseCredentialSettings,
+  parseSource,
+  SETTINGS_FIELDS,
+} from './aws-credential-settings.ts';
 
-export interface AwsSigV4Entry {
-  /** Absolute paths. */
-  accessKeyIdFile: string;
-  secretAccessKeyFile: string;
-  sessionTokenFile?: string;
+interface AwsSigV4Scope {
   region: string;
   /** The signing name for every host of the entry; undefined: taken from each host. */
   service?: string;
 }
 
-const FIELDS = new Set(['accessKeyIdFile', 'secretAccessKeyFile', 'sessionTokenFile', 'region', 'service']);
+/** An access key in files (absolute paths). */
+export interface StaticAwsSigV4Entry extends AwsSigV4Scope {
+  accessKeyIdFile: string;
+  secretAccessKeyFile: string;
+  sessionTokenFile?: string;
+}
+
+/** Temporary credentials the host gets from a source of the chain. */
+export interface SourcedAwsSigV4Entry extends AwsSigV4Scope {
+  credentials: AwsCredentialSettings;
+}
+
+export type AwsSigV4Entry = StaticAwsSigV4Entry | SourcedAwsSigV4Entry;
+
+export function isStaticEntry(entry: AwsSigV4Entry): entry is StaticAwsSigV4Entry {
+  return !('credentials' in entry);
+}
+
+const KEY_FILE_FIELDS = ['accessKeyIdFile', 'secretAccessKeyFile', 'sessionTokenFile'];
+const FIELDS = new Set([...KEY_FILE_FIELDS, 'region', 'service', ...SETTINGS_FIELDS]);
 // Region and service names are lower-case words joined by hyphens (us-east-1, elasticloadbalancing, ec2-fips...).
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const AMAZON_HOST = /^([a-z0-9-]+)\.(?:([a-z0-9-]+)\.)?amazonaws\.com(?:\.cn)?$/;
 
 /** Parses the `awsSigV4` object of the entry at `at` (whose hosts are `hosts`) in the credentials file `where`. */
-export function parseAwsSigV4Entry(value: unknown, hosts: HostPort[], at: string, where: string): AwsSigV4Entry {
+export function parseAwsSigV4Entry(
+  value: unknown,
+  hosts: HostPort[],
+  { at, where, insecure }: { at: string; where: string; insecure: boolean },
+): AwsSigV4Entry {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new CredentialFileError(`${at}.awsSigV4 must be an object`);
   }
@@ -60,15 +90,29 @@ export function parseAwsSigV4Entry(value: unknown, hosts: HostPort[], at: string
     }
     return v;
   };
-  const sessionTokenFile = path('sessionTokenFile', false);
   const service = name('service', false);
-  const entry: AwsSigV4Entry = {
-    accessKeyIdFile: path('accessKeyIdFile', true) as string,
-    secretAccessKeyFile: path('secretAccessKeyFile', true) as string,
-    ...(sessionTokenFile !== undefined ? { sessionTokenFile } : {}),
+  const scope: AwsSigV4Scope = {
     region: name('region', true) as string,
     ...(service !== undefined ? { service } : {}),
   };
+  const hasKeyFiles = KEY_FILE_FIELDS.some((key) => fields[key] !== undefined);
+  const source = parseSource(fields.source, hasKeyFiles, at);
+  let entry: AwsSigV4Entry;
+  if (source === 'static') {
+    const sessionTokenFile = path('sessionTokenFile', false);
+    entry = {
+      accessKeyIdFile: path('accessKeyIdFile', true) as string,
+      secretAccessKeyFile: path('secretAccessKeyFile', true) as string,
+      ...(sessionTokenFile !== undefined ? { sessionTokenFile } : {}),
+      ...scope,
+    };
+  } else {
+    if (hasKeyFiles) {
+      throw new CredentialFileError(`${at}.awsSigV4: key files are for source static (or no source), not ${source}`);
+    }
+    const credentials = parseCredentialSettings(fields, source, scope.region, { at, base, insecure });
+    entry = { ...scope, credentials };
+  }
   for (const host of hosts) checkHost(entry, host.hostname, at);
   return entry;
 }
@@ -109,7 +153,7 @@ export function signingService(entry: AwsSigV4Entry, hostname: string): string {
 }
 
 /** Reads the key files (at start and on every reload of the credentials file). */
-export async function readAwsAccessKey(entry: AwsSigV4Entry, at: string): Promise<AwsAccessKey> {
+export async function readAwsAccessKey(entry: StaticAwsSigV4Entry, at: string): Promise<AwsAccessKey> {
   const read = async (file: string): Promise<string> => {
     try {
       return (await readRegularFile(file, KEY_FILE_CAP)).toString('utf8');
@@ -126,7 +170,7 @@ export async function readAwsAccessKey(entry: AwsSigV4Entry, at: string): Promis
 }
 
 /** The same, synchronously: for checking flags and the plugin configuration before anything starts. */
-export function readAwsAccessKeySync(entry: AwsSigV4Entry, at: string): AwsAccessKey {
+export function readAwsAccessKeySync(entry: StaticAwsSigV4Entry, at: string): AwsAccessKey {
   const read = (file: string): string => {
     try {
       return readRegularFileSync(file, KEY_FILE_CAP).toString('utf8');
@@ -144,7 +188,7 @@ function unreadable(at: string, file: string, err: unknown): CredentialFileError
 }
 
 // Files written by `echo` or an editor end with a newline: one at the end is not part of the value.
-function accessKey(entry: AwsSigV4Entry, at: string, id: string, secret: string, token?: string): AwsAccessKey {
+function accessKey(entry: StaticAwsSigV4Entry, at: string, id: string, secret: string, token?: string): AwsAccessKey {
   const value = (text: string, file: string, pattern: RegExp, what: string): string => {
     const v = text.replace(/\r?\n$/, '');
     if (v === '') throw new CredentialFileError(`${at}.awsSigV4: ${file} is empty`);

@@ -19,7 +19,7 @@
 // secret values.
 import { type HostPort, isLoopback, parseEntry } from './allow-list.ts';
 import { errorMessage } from '../../util/error-message.ts';
-import { type AwsSigV4Entry, parseAwsSigV4Entry, readAwsAccessKeySync } from './aws-sigv4-entry.ts';
+import { type AwsSigV4Entry, isStaticEntry, parseAwsSigV4Entry, readAwsAccessKeySync } from './aws-sigv4-entry.ts';
 import { CredentialFileError } from './credential-file-error.ts';
 import { type KeystoneEntry, parseKeystoneEntry, readKeystoneLoginSync } from './keystone-entry.ts';
 import { parseVsphereEntry, readVsphereLoginSync, type VsphereEntry, vsphereHost } from './vsphere-entry.ts';
@@ -32,7 +32,7 @@ export type StaticSecret =
   | { kind: 'basic'; username: string; password: string }
   | { kind: 'headers'; headers: Record<string, string> };
 
-/** An AWS access key in files, with which the host signs each request (SigV4). */
+/** AWS credentials (an access key in files, or a source of the chain) with which the host signs each request (SigV4). */
 export interface AwsSigV4Secret {
   kind: 'awsSigV4';
   entry: AwsSigV4Entry;
@@ -136,7 +136,8 @@ function jsonErrorWithoutText(message: string): string {
 export function checkCredentialFile(text: string, where: string): void {
   parseCredentialFile(text, where).forEach((credential, i) => {
     const at = `${where}: credentials[${i}] (${credential.name})`;
-    if (credential.secret.kind === 'awsSigV4') readAwsAccessKeySync(credential.secret.entry, at);
+    const secret = credential.secret;
+    if (secret.kind === 'awsSigV4' && isStaticEntry(secret.entry)) readAwsAccessKeySync(secret.entry, at);
     if (credential.secret.kind !== 'login') return;
     const login = credential.secret.login;
     if (login.flow === 'keystone') readKeystoneLoginSync(login.entry, at, credential.insecure, credential.hosts);
@@ -185,7 +186,7 @@ function parseSecret(
     return { kind: 'login', login: { flow: 'vsphere', entry: parseVsphereEntry(entry.vsphere, at, where) } };
   }
   if (entry.awsSigV4 !== undefined) {
-    return { kind: 'awsSigV4', entry: parseAwsSigV4Entry(entry.awsSigV4, hosts, at, where) };
+    return { kind: 'awsSigV4', entry: parseAwsSigV4Entry(entry.awsSigV4, hosts, { at, where, insecure }) };
   }
   if (entry.bearerToken !== undefined) {
     if (typeof entry.bearerToken !== 'string' || entry.bearerToken === '' || /[\r\n]/.test(entry.bearerToken)) {

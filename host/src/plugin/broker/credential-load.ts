@@ -1,8 +1,10 @@
 // One reading of the credentials file and of every file its entries name (AWS keys, Keystone and vSphere secrets, cloud.conf),
-// for the credential store: at start and on every poll.
+// for the credential store: at start and on every poll. An AWS entry without key files is a login entry
+// (aws-credential-flow.ts): its source is asked at load and whenever its credentials near their end.
 import { errorMessage } from '../../util/error-message.ts';
 import { CONFIG_FILE_CAP, readRegularFile } from '../../util/read-regular-file.ts';
-import { readAwsAccessKey } from './aws-sigv4-entry.ts';
+import { isStaticEntry, readAwsAccessKey } from './aws-sigv4-entry.ts';
+import { awsLoginEntry } from './aws-credential-flow.ts';
 import { type Credential, CredentialFileError, parseCredentialFile } from './credential-file.ts';
 import { keystoneLoginEntry } from './keystone-flow.ts';
 import { vsphereLoginEntry } from './vsphere-flow.ts';
@@ -42,7 +44,14 @@ export async function loadCredentials(file: string): Promise<Loaded> {
       parts.push(login.key);
     }
     if (credential.secret.kind !== 'awsSigV4') continue;
-    const key = await readAwsAccessKey(credential.secret.entry, at);
+    const { entry } = credential.secret;
+    if (!isStaticEntry(entry)) {
+      const login = awsLoginEntry(credential, entry.credentials);
+      logins.push(login);
+      parts.push(login.key);
+      continue;
+    }
+    const key = await readAwsAccessKey(entry, at);
     awsKeys.set(credential.name, key);
     parts.push(key.accessKeyId, key.secretAccessKey, key.sessionToken ?? '');
   }

@@ -4,7 +4,7 @@
 // exposed one explicitly (exposeToPlugin), which then lands in that plugin's Extism config.
 // AWS keys (awsSigV4 entries) and the secrets of login entries (keystone, vsphere) sit in files of their own, read
 // with the credentials file and re-read on every poll (credential-load.ts); login-sessions.ts keeps the logins'
-// sessions.
+// sessions, and the temporary credentials of AWS entries without key files (aws-credential-flow.ts).
 import type { ConnectionOptions } from 'node:tls';
 import { type Logger, silentLogger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
@@ -22,6 +22,7 @@ import {
 import { type Loaded, loadCredentials } from './credential-load.ts';
 import type { SessionAnswer } from './login-flow.ts';
 import { LoginSessions, type LoginSessionsOptions, type SessionUse } from './login-sessions.ts';
+import { type AwsSession, REGION_CONFIG_KEY } from './aws-credential-flow.ts';
 
 /**
  * A request the broker must not make: plain http to the endpoint a credential names, which would put the secret (or a
@@ -121,7 +122,7 @@ export class CredentialStore {
   #credentials: Credential[] = [];
   #awsKeys = new Map<string, AwsAccessKey>();
   /** Per credential and signing service; rebuilt when the files change. */
-  #signers = new Map<string, SigV4Signer>();
+  #signers = new Map<string, { key: AwsAccessKey; signer: SigV4Signer }>();
   #snapshot = '';
   #hasCa = false;
   #timer: NodeJS.Timeout | undefined;
@@ -230,27 +231,38 @@ export class CredentialStore {
         `request to ${request.url.host} refused: the host signs it, and the plugin's query parameter ${presigned} would be a second signature's`,
       );
     }
-    const key = this.#awsKeys.get(name) as AwsAccessKey;
+    const { key, secrets } = await this.#awsKey(name);
     const service = signingService(entry, request.url.hostname);
     const signerKey = `${name}\0${service}`;
     let signer = this.#signers.get(signerKey);
-    if (signer === undefined) {
-      signer = new SigV4Signer(key, { region: entry.region, service });
+    // Temporary credentials are renewed: a signer holds one key.
+    if (signer?.key !== key) {
+      signer = { key, signer: new SigV4Signer(key, { region: entry.region, service }) };
       this.#signers.set(signerKey, signer);
     }
     const headers: Record<string, string> = { ...request.headers, ...UNCOMPRESSED };
     for (const header of SIGV4_HEADERS) delete headers[header];
-    const signed = await signer.sign({ ...request, headers });
+    const signed = await signer.signer.sign({ ...request, headers });
     const authorization = signed.headers.authorization ?? '';
     const signature = /Signature=([0-9a-f]+)/.exec(authorization)?.[1];
     return {
       headers: { ...headers, ...signed.headers },
       search: signed.search,
-      // The secret key never goes on the wire, but a server could still show it: redacted like a token.
-      secrets: [key.secretAccessKey, ...(key.sessionToken ? [key.sessionToken] : [])],
+      secrets: [...secrets],
       requestSecrets: [authorization, ...(signature ? [signature] : [])],
       ...(signature ? { signature } : {}),
     };
+  }
+
+  // A static key as read from its files; temporary credentials as their keeper holds them (a source asked at load,
+  // renewed ahead of expiry), with the secrets of every set it held that has not expired.
+  async #awsKey(name: string): Promise<{ key: AwsAccessKey; secrets: readonly string[] }> {
+    const key = this.#awsKeys.get(name);
+    // The secret key never goes on the wire, but a server could still show it: redacted like a token.
+    if (key !== undefined)
+      return { key, secrets: [key.secretAccessKey, ...(key.sessionToken ? [key.sessionToken] : [])] };
+    const session = await this.#logins.data(name);
+    return { key: (session.data as AwsSession).key, secrets: session.secrets };
   }
 
   /**
@@ -364,7 +376,14 @@ export class CredentialStore {
 
   /** The plugin's Extism config: the exposed credentials and what the logins at load gave (a catalog). */
   pluginConfig(): Record<string, string> {
-    return { ...this.exposedConfig(), ...this.#logins.pluginConfig() };
+    return { ...this.#staticAwsRegion(), ...this.exposedConfig(), ...this.#logins.pluginConfig() };
+  }
+
+  // The region an AWS key signs for (no secret), as the AWS entries with sources give it: the plugin's region when
+  // its cloud config names none.
+  #staticAwsRegion(): Record<string, string> {
+    const aws = this.#credentials.find((c) => c.secret.kind === 'awsSigV4' && this.#awsKeys.has(c.name));
+    return aws?.secret.kind === 'awsSigV4' ? { [REGION_CONFIG_KEY]: aws.secret.entry.region } : {};
   }
 
   /** The plugin's cloud config (ccm_initialize) without the secrets the host logs in with. */

@@ -18,6 +18,8 @@ export interface LoginRequest {
   /** Lower-case names. */
   headers: Record<string, string>;
   body?: Uint8Array;
+  /** How long the exchange may take (default 30 s): a metadata service on this machine answers in milliseconds. */
+  timeoutMs?: number;
 }
 
 export interface LoginResponse {

@@ -42,6 +42,12 @@ export interface SessionUse {
   renew: () => Promise<SessionUse | undefined>;
 }
 
+/** A session's data (what the flow learnt: an AWS key) and the secrets an answer must not show. */
+export interface SessionData {
+  data: unknown;
+  secrets: readonly string[];
+}
+
 export interface LoginSessionsOptions {
   /** The broker's TLS options (a private CA...), for the logins too. */
   tls?: ConnectionOptions;
@@ -166,6 +172,19 @@ export class LoginSessions {
     return held instanceof Promise ? held.then(use) : use(held);
   }
 
+  /**
+   * The data of credential `name`'s current session (an AWS key) and the secrets to redact: synchronously while one
+   * is valid, as use() gives headers.
+   */
+  data(name: string): SessionData | Promise<SessionData> {
+    const keeping = this.#keeping.get(name);
+    if (keeping === undefined) throw new BrokerError('Network', `credential '${name}' has no login`);
+    const { keeper } = keeping;
+    const held = keeper.current();
+    const data = (h: HeldSession): SessionData => ({ data: h.session.data, secrets: keeper.secrets });
+    return held instanceof Promise ? held.then(data) : data(held);
+  }
+
   close(): void {
     for (const pool of this.#pools.values()) pool.destroy();
     this.#pools.clear();
@@ -189,18 +208,19 @@ export class LoginSessions {
   #exchange(ca: string | undefined): LoginExchange {
     return async (request: LoginRequest): Promise<LoginResponse> => {
       const pool = this.#pool(request.url, ca);
+      const timeoutMs = request.timeoutMs ?? LOGIN_TIMEOUT_MS;
       const response = await pool.exchange(
         {
           method: request.method,
           path: request.url.pathname + request.url.search,
           headers: request.headers,
           ...(request.body !== undefined ? { body: request.body } : {}),
-          headersTimeoutMs: LOGIN_TIMEOUT_MS,
-          bodyTimeoutMs: LOGIN_TIMEOUT_MS,
+          headersTimeoutMs: timeoutMs,
+          bodyTimeoutMs: timeoutMs,
         },
         {
-          signal: AbortSignal.timeout(LOGIN_TIMEOUT_MS),
-          onAbort: () => new Error(`no answer within ${LOGIN_TIMEOUT_MS / 1000} s`),
+          signal: AbortSignal.timeout(timeoutMs),
+          onAbort: () => new Error(`no answer within ${timeoutMs / 1000} s`),
           maxBytes: MAX_LOGIN_RESPONSE_BYTES,
           tooLarge: (max) => new Error(`the answer is larger than ${max} bytes`),
         },
