@@ -4,4 +4,5 @@ export * from './https-probe.ts';
 export * from './identity.ts';
 export * from './kube.ts';
 export * from './kwok.ts';
+export * from './leftovers.ts';
 export * from './manifests.ts';

@@ -33,7 +33,7 @@ export interface ControllerContext {
    * With loadBalancerClasses configured (--plugin-config): one balancer routing each Service to its class's
    * provider, and the classes the service controller serves besides classless Services.
    */
-  loadBalancing?: { balancer: LoadBalancer; classes: ReadonlySet<string> };
+  loadBalancing?: { balancer: LoadBalancer; classes: ReadonlySet<string>; classless: boolean };
 }
 
 /** An event recorder writing through `client`, with `component` as the events' source. */
@@ -127,6 +127,7 @@ function startService(ctx: ControllerContext, ownClient: () => KubeClient): Cont
     registry: ctx.registry,
     workers: options.flags['concurrent-service-syncs'],
     classes: ctx.loadBalancing?.classes,
+    classless: ctx.loadBalancing?.classless,
     leaseFresh: ctx.leaseFresh,
   });
   return { controller };

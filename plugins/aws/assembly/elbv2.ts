@@ -25,8 +25,11 @@ export class Listener {
 }
 
 export class Target {
+  /** An instance ID, or an IP address in an `ip` group. */
   id: string = "";
   port: i32 = 0;
+  /** An IP target's AvailabilityZone: "all" outside the VPC; "" to let ELBv2 find it. */
+  zone: string = "";
 }
 
 /** A list read from ELBv2, or the error that stopped it. */
@@ -125,6 +128,7 @@ export function describeTargets(aws: Aws, tgArn: string): Listed<Target> {
     const t = new Target();
     t.id = found[i].pathText("Target/Id");
     t.port = I32.parseInt(found[i].pathText("Target/Port"));
+    t.zone = found[i].pathText("Target/AvailabilityZone");
     out.items.push(t);
   }
   return out;
@@ -140,13 +144,14 @@ export function addTags(q: QueryRequest, tags: Map<string, string>): QueryReques
   return q;
 }
 
-/** Targets.member.N.Id / .Port. */
-export function changeTargets(aws: Aws, action: string, tgArn: string, ids: string[], port: i32): PluginError | null {
-  if (ids.length == 0) return null;
+/** Targets.member.N.Id / .Port (/ .AvailabilityZone), each target on its own port. */
+export function changeTargets(aws: Aws, action: string, tgArn: string, targets: Target[]): PluginError | null {
+  if (targets.length == 0) return null;
   const q = aws.elbRequest(action).add("TargetGroupArn", tgArn);
-  for (let i = 0; i < ids.length; i++) {
+  for (let i = 0; i < targets.length; i++) {
     const member = QueryRequest.member("Targets", i + 1);
-    q.add(member + ".Id", ids[i]).add(member + ".Port", port.toString());
+    q.add(member + ".Id", targets[i].id).add(member + ".Port", targets[i].port.toString());
+    if (targets[i].zone != "") q.add(member + ".AvailabilityZone", targets[i].zone);
   }
   return aws.callElb(q).error;
 }

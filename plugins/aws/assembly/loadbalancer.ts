@@ -1,6 +1,6 @@
 // LoadBalancer as a network load balancer through ELBv2, as cloud-provider-aws makes it: one NLB per Service named
-// from its UID, one listener and one instance target group per Service port (targets: the nodes' instances on the
-// NodePort), the cluster and service-name tags on both. Ownership is the cluster tag with the value "owned".
+// from its UID, one listener and one target group per Service port (targets: the nodes' instances on the NodePort, or
+// their InternalIPs when the nodes are another cloud's, see targets.ts), the cluster and service-name tags on both. Ownership is the cluster tag with the value "owned".
 import {
   implementedElsewhere,
   internal,
@@ -14,12 +14,22 @@ import {
 } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
 import { Config } from "./config";
-import { addTags, create, describeLoadBalancer, describeListeners, describeTargetGroups, Nlb, simpleCall } from "./elbv2";
+import {
+  addTags,
+  create,
+  describeLoadBalancer,
+  describeListeners,
+  describeTargetGroups,
+  Listener,
+  Nlb,
+  simpleCall,
+  TargetGroup,
+} from "./elbv2";
 import { LbOptions, readOptions } from "./lb-options";
 import { clusterTag, loadBalancerName, SERVICE_NAME_TAG } from "./names";
 import { chooseSubnets } from "./subnets";
-import { describeInstances, instanceIdOf } from "./instances";
 import { PortSync, removeTargetGroups, syncPort, targetGroupsOfService } from "./target-groups";
+import { chooseTargets } from "./targets";
 
 export class Found {
   lb: Nlb | null = null;
@@ -149,9 +159,10 @@ function syncListeners(aws: Aws, cfg: Config, service: Service, nodes: Node[], o
   if (listeners.error !== null) return listeners.error;
   const attached = describeTargetGroups(aws, lb.arn);
   if (attached.error !== null) return attached.error;
-  const targets = instanceTargets(aws, nodes, opts);
+  addListenerGroups(attached.items, listeners.items);
+  const targets = chooseTargets(aws, nodes, opts);
   if (targets.error !== null) return targets.error;
-  const sync = new PortSync(aws, cfg, service, opts, lb, listeners.items, attached.items, targets.ids);
+  const sync = new PortSync(aws, cfg, service, opts, lb, listeners.items, attached.items, targets);
   for (let i = 0; i < service.ports.length; i++) {
     const error = syncPort(sync, service.ports[i]);
     if (error !== null) return error;
@@ -166,49 +177,22 @@ function syncListeners(aws: Aws, cfg: Config, service: Service, nodes: Node[], o
   return removeTargetGroups(aws, attached.items, sync.keep);
 }
 
-export class InstanceIds {
-  ids: string[] = [];
-  error: PluginError | null = null;
-}
-
 /**
- * The running instances behind `nodes` that carry the target node labels: by providerID, else by private DNS name.
- * Stopped, terminated and unknown instances are left out (ELBv2 refuses to register a terminated one).
+ * The groups the listeners forward to, where the load balancer's own list lacks them: moto lists a group under a load
+ * balancer only once a CreateListener made it so, not after a ModifyListener, and a group left out would never be
+ * removed.
  */
-export function instanceTargets(aws: Aws, nodes: Node[], opts: LbOptions): InstanceIds {
-  const out = new InstanceIds();
-  const byId: string[] = [];
-  const byName: string[] = [];
-  for (let i = 0; i < nodes.length; i++) {
-    if (!hasLabels(nodes[i], opts.targetNodeLabels)) continue;
-    const id = instanceIdOf(nodes[i].providerID);
-    if (id != "") byId.push(id);
-    else if (nodes[i].providerID == "") byName.push(nodes[i].name);
+function addListenerGroups(groups: TargetGroup[], listeners: Listener[]): void {
+  for (let i = 0; i < listeners.length; i++) {
+    const arn = listeners[i].targetGroupArn;
+    if (arn == "") continue;
+    let known = false;
+    for (let k = 0; k < groups.length; k++) if (groups[k].arn == arn) known = true;
+    if (known) continue;
+    const tg = new TargetGroup();
+    tg.arn = arn;
+    groups.push(tg);
   }
-  for (let pass = 0; pass < 2; pass++) {
-    const ids = pass == 0 ? byId : new Array<string>();
-    const names = pass == 0 ? new Array<string>() : byName;
-    if (ids.length + names.length == 0) continue;
-    const found = describeInstances(aws, ids, names);
-    if (found.error !== null) {
-      out.error = found.error;
-      return out;
-    }
-    for (let i = 0; i < found.instances.length; i++) {
-      const inst = found.instances[i];
-      if (inst.state == "running" && !out.ids.includes(inst.id)) out.ids.push(inst.id);
-    }
-  }
-  out.ids.sort();
-  return out;
-}
-
-function hasLabels(node: Node, want: Map<string, string>): bool {
-  const keys = want.keys();
-  for (let i = 0; i < keys.length; i++) {
-    if (!node.labels.has(keys[i]) || node.labels.get(keys[i]) != want.get(keys[i])) return false;
-  }
-  return true;
 }
 
 export function ensureLoadBalancerDeleted(aws: Aws, cfg: Config, service: Service): PluginError | null {

@@ -22,11 +22,12 @@ export function targetGroupName(
   port: i32,
   nodePort: i32,
   protocol: string,
+  targetType: string,
   healthProtocol: string,
   healthInterval: i32,
 ): string {
   const hash = sha1Hex(
-    clusterID + service.namespace + service.name + port.toString() + nodePort.toString() + protocol + "instance" +
+    clusterID + service.namespace + service.name + port.toString() + nodePort.toString() + protocol + targetType +
       healthProtocol + healthInterval.toString(),
   );
   return "k8s-" + prefix(alnum(service.namespace), 8) + "-" + prefix(alnum(service.name), 8) + "-" + hash.substring(0, 10);

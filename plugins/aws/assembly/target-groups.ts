@@ -1,5 +1,5 @@
-// Target groups and listeners of an NLB, one of each per Service port: the target group holds the nodes' instances
-// on the port's NodePort and carries the health check; the listener forwards the port to it.
+// Target groups and listeners of an NLB, one of each per Service port: the target group holds the nodes (instances or
+// IP addresses, targets.ts) on the port's NodePort and carries the health check; the listener forwards the port to it.
 import { PluginError, QueryRequest, Service, ServicePort } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
 import { Config } from "./config";
@@ -12,13 +12,16 @@ import {
   Nlb,
   readTags,
   simpleCall,
+  Target,
   TargetGroup,
 } from "./elbv2";
 import { HealthCheck, LbOptions, readOptions } from "./lb-options";
 import { clusterTag, SERVICE_NAME_TAG, targetGroupName } from "./names";
+import { TARGET_INSTANCE, TARGET_IP, Targets } from "./targets";
 
-function nameFor(cfg: Config, service: Service, port: ServicePort, health: HealthCheck): string {
-  return targetGroupName(cfg.clusterID, service, port.port, port.nodePort, port.protocol, health.protocol, health.interval);
+function nameFor(cfg: Config, service: Service, port: ServicePort, targetType: string, health: HealthCheck): string {
+  const h = health;
+  return targetGroupName(cfg.clusterID, service, port.port, port.nodePort, port.protocol, targetType, h.protocol, h.interval);
 }
 
 /** What the ports of one NLB are synced against: its current listeners and groups, and the wanted targets. */
@@ -34,7 +37,7 @@ export class PortSync {
     public lb: Nlb,
     public listeners: Listener[],
     public attached: TargetGroup[],
-    public targetIds: string[],
+    public targets: Targets,
   ) {}
 }
 
@@ -47,7 +50,7 @@ export function syncPort(sync: PortSync, port: ServicePort): PluginError | null 
   const listeners = sync.listeners;
   const attached = sync.attached;
   const keep = sync.keep;
-  const name = nameFor(cfg, service, port, opts.health);
+  const name = nameFor(cfg, service, port, sync.targets.type, opts.health);
   let arn = "";
   for (let i = 0; i < attached.length; i++) if (attached[i].name == name) arn = attached[i].arn;
   if (arn == "") {
@@ -56,12 +59,12 @@ export function syncPort(sync: PortSync, port: ServicePort): PluginError | null 
     arn = found.arn;
   }
   if (arn == "") {
-    const made = createTargetGroup(aws, cfg, service, port, opts, name);
+    const made = createTargetGroup(sync, port, name);
     if (made.error !== null) return made.error;
     arn = made.arn;
   }
   keep.push(arn);
-  const targetsError = syncTargets(aws, arn, sync.targetIds, port.nodePort);
+  const targetsError = syncTargets(aws, arn, sync.targets.items, port.nodePort);
   if (targetsError !== null) return targetsError;
   for (let i = 0; i < listeners.length; i++) {
     if (listeners[i].port != port.port) continue;
@@ -97,10 +100,14 @@ function findTargetGroup(aws: Aws, name: string): FoundArn {
   return out;
 }
 
-function createTargetGroup(aws: Aws, cfg: Config, service: Service, port: ServicePort, opts: LbOptions, name: string): FoundArn {
+function createTargetGroup(sync: PortSync, port: ServicePort, name: string): FoundArn {
+  const aws = sync.aws;
+  const cfg = sync.cfg;
+  const opts = sync.opts;
+  const service = sync.service;
   const h = opts.health;
   const q = aws.elbRequest("CreateTargetGroup").add("Name", name).add("Protocol", port.protocol);
-  q.add("Port", port.nodePort.toString()).add("VpcId", cfg.vpc).add("TargetType", "instance");
+  q.add("Port", port.nodePort.toString()).add("VpcId", cfg.vpc).add("TargetType", sync.targets.type);
   q.add("HealthCheckProtocol", h.protocol).add("HealthCheckPort", h.port);
   if (h.protocol != "TCP") q.add("HealthCheckPath", h.path);
   q.add("HealthCheckIntervalSeconds", h.interval.toString()).add("HealthCheckTimeoutSeconds", h.timeout.toString());
@@ -117,22 +124,34 @@ function createTargetGroup(aws: Aws, cfg: Config, service: Service, port: Servic
   return out;
 }
 
-/** Registers the instances missing from the group and deregisters those no longer wanted. */
-function syncTargets(aws: Aws, tgArn: string, want: string[], nodePort: i32): PluginError | null {
+/** Registers the targets missing from the group and deregisters those no longer wanted. */
+function syncTargets(aws: Aws, tgArn: string, want: Target[], nodePort: i32): PluginError | null {
   const current = describeTargets(aws, tgArn);
   if (current.error !== null) return current.error;
   const have: string[] = [];
-  const extra: string[] = [];
+  const extra: Target[] = [];
   for (let i = 0; i < current.items.length; i++) {
     const t = current.items[i];
-    if (want.includes(t.id) && t.port == nodePort) have.push(t.id);
-    else extra.push(t.id);
+    if (wanted(want, t.id) && t.port == nodePort) have.push(t.id);
+    else extra.push(t);
   }
-  const missing: string[] = [];
-  for (let i = 0; i < want.length; i++) if (!have.includes(want[i])) missing.push(want[i]);
-  const error = changeTargets(aws, "RegisterTargets", tgArn, missing, nodePort);
+  const missing: Target[] = [];
+  for (let i = 0; i < want.length; i++) {
+    if (have.includes(want[i].id)) continue;
+    const t = new Target();
+    t.id = want[i].id;
+    t.port = nodePort;
+    t.zone = want[i].zone;
+    missing.push(t);
+  }
+  const error = changeTargets(aws, "RegisterTargets", tgArn, missing);
   if (error !== null) return error;
-  return changeTargets(aws, "DeregisterTargets", tgArn, extra, nodePort);
+  return changeTargets(aws, "DeregisterTargets", tgArn, extra);
+}
+
+function wanted(want: Target[], id: string): bool {
+  for (let i = 0; i < want.length; i++) if (want[i].id == id) return true;
+  return false;
 }
 
 /** Deletes the groups of `groups` whose ARN is not in `keep`. */
@@ -150,17 +169,24 @@ export function removeTargetGroups(aws: Aws, groups: TargetGroup[], keep: string
 export function targetGroupsOfService(aws: Aws, cfg: Config, service: Service): PluginError | null {
   const opts = readOptions(service);
   const health = opts.error === null ? opts.health : new HealthCheck();
+  const types = [TARGET_INSTANCE, TARGET_IP];
   for (let i = 0; i < service.ports.length; i++) {
-    const found = findTargetGroup(aws, nameFor(cfg, service, service.ports[i], health));
-    if (found.error !== null) return found.error;
-    if (found.arn == "") continue;
-    const tags = new Map<string, string>();
-    const tagError = readTags(aws, found.arn, tags);
-    if (tagError !== null) return tagError;
-    const tag = clusterTag(cfg.clusterID);
-    if (!tags.has(tag) || tags.get(tag) != "owned") continue;
-    const error = simpleCall(aws, aws.elbRequest("DeleteTargetGroup").add("TargetGroupArn", found.arn), "TargetGroupNotFound");
-    if (error !== null) return error;
+    for (let k = 0; k < types.length; k++) {
+      const error = deleteOwnedGroup(aws, cfg, nameFor(cfg, service, service.ports[i], types[k], health));
+      if (error !== null) return error;
+    }
   }
   return null;
+}
+
+function deleteOwnedGroup(aws: Aws, cfg: Config, name: string): PluginError | null {
+  const found = findTargetGroup(aws, name);
+  if (found.error !== null) return found.error;
+  if (found.arn == "") return null;
+  const tags = new Map<string, string>();
+  const tagError = readTags(aws, found.arn, tags);
+  if (tagError !== null) return tagError;
+  const tag = clusterTag(cfg.clusterID);
+  if (!tags.has(tag) || tags.get(tag) != "owned") return null;
+  return simpleCall(aws, aws.elbRequest("DeleteTargetGroup").add("TargetGroupArn", found.arn), "TargetGroupNotFound");
 }

@@ -131,7 +131,7 @@ describe('buildControllers', () => {
   it('serves Services through the class balancer even when the provider has no load balancer', () => {
     const balancer = new FakeProvider({ capabilities: ['loadBalancer'] }).loadBalancer() as LoadBalancer;
     const built = setup(['--controllers=service'], ['instancesV2'], {
-      loadBalancing: { balancer, classes: new Set(['example.com/lb']) },
+      loadBalancing: { balancer, classes: new Set(['example.com/lb']), classless: false },
     });
     expect(built.names).toEqual(['service']);
     expect(built.components).toEqual(['service-controller']);

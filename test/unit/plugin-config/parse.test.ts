@@ -122,6 +122,19 @@ ${PEM.trim()
     expect(config.providers[0]?.allowedHosts).toEqual([]);
   });
 
+  it('takes a default provider without load balancers next to one serving a class', () => {
+    const config = parse({
+      providers: [
+        { name: 'vsphere', source: cm, capabilities: ['instancesV2', 'zones'] },
+        { name: 'aws', source: { file: 'p.wasm' }, capabilities: ['loadBalancer'] },
+      ],
+      defaultProvider: 'vsphere',
+      loadBalancerClasses: { 'example.com/aws-nlb': 'aws' },
+    });
+    expect(config.defaultProvider).toBe('vsphere');
+    expect([...config.loadBalancerClasses]).toEqual([['example.com/aws-nlb', 'aws']]);
+  });
+
   it('loads a file from disk and names the file when it cannot', () => {
     const path = join(dir, 'plugins.yaml');
     writeFileSync(path, 'providers:\n  - name: a\n    source: {file: p.wasm}\n');
@@ -403,18 +416,6 @@ describe('plugin configuration: every error names its field', () => {
         loadBalancerClasses: { 'example.com/a': 'internal' },
       },
       'loadBalancerClasses.example.com/a: provider "internal" does not serve loadBalancer',
-    ],
-    [
-      'default without loadBalancer while classes are routed',
-      {
-        providers: [
-          { name: 'dc', source: cm, capabilities: ['instancesV2'] },
-          { name: 'internal', source: { file: 'p.wasm' } },
-        ],
-        defaultProvider: 'dc',
-        loadBalancerClasses: { 'example.com/a': 'internal' },
-      },
-      'defaultProvider: provider "dc" must serve loadBalancer',
     ],
   ])('%s', (_what, doc, message) => {
     expect(errorOf(doc)).toContain(message);

@@ -8,12 +8,17 @@ const TAINT_TO_BE_DELETED_BY_CA = 'ToBeDeletedByClusterAutoscaler';
 
 /**
  * Which Services this controller serves: type LoadBalancer and, by default, no loadBalancerClass (upstream).
- * `classes` lets a later multi-provider setup claim specific classes.
+ * `classes` are the classes other providers serve; `classless` is false when the default provider serves no load
+ * balancers, and classless Services are then left alone, as upstream leaves them with a cloud without load balancers.
  */
-export function wantsLoadBalancer(svc: WireService, classes: ReadonlySet<string> = new Set()): boolean {
+export function wantsLoadBalancer(
+  svc: WireService,
+  classes: ReadonlySet<string> = new Set(),
+  classless = true,
+): boolean {
   if (svc.spec?.type !== 'LoadBalancer') return false;
   const cls = svc.spec.loadBalancerClass;
-  return cls === undefined || cls === '' ? true : classes.has(cls);
+  return cls === undefined || cls === '' ? classless : classes.has(cls);
 }
 
 export function hasCleanupFinalizer(svc: WireService): boolean {
@@ -52,11 +57,12 @@ export function needsUpdate(
   oldSvc: WireService,
   newSvc: WireService,
   classes?: ReadonlySet<string>,
+  classless = true,
 ): string | undefined {
   const o = oldSvc.spec ?? {};
   const n = newSvc.spec ?? {};
-  if (wantsLoadBalancer(oldSvc, classes) !== wantsLoadBalancer(newSvc, classes)) return 'type';
-  if (!wantsLoadBalancer(newSvc, classes)) return undefined;
+  if (wantsLoadBalancer(oldSvc, classes, classless) !== wantsLoadBalancer(newSvc, classes, classless)) return 'type';
+  if (!wantsLoadBalancer(newSvc, classes, classless)) return undefined;
   // Order counts, as in upstream's reflect.DeepEqual: a reordered list is re-ensured.
   if (!sameJSON(o.loadBalancerSourceRanges ?? [], n.loadBalancerSourceRanges ?? [])) return 'loadBalancerSourceRanges';
   if (portsKey(oldSvc) !== portsKey(newSvc)) return 'ports';

@@ -124,15 +124,8 @@ export function parsePluginConfig(text: string, options: ParseOptions): PluginCo
       }
       loadBalancerClasses.set(cls, provider);
     }
-    const defaults = byName.get(defaultProvider) as ProviderConfig;
-    if (
-      loadBalancerClasses.size > 0 &&
-      defaults.capabilities !== undefined &&
-      !defaults.capabilities.includes('loadBalancer')
-    ) {
-      // One service controller serves every class and the classless Services: the default must take the latter.
-      defaultField.fail(`provider "${defaultProvider}" must serve loadBalancer when loadBalancerClasses are routed`);
-    }
+    // A default provider without loadBalancer is fine (vSphere's nodes with AWS's load balancers, say): the service
+    // controller then serves only the routed classes and leaves classless Services alone.
   }
   return { providers, defaultProvider, loadBalancerClasses };
 }

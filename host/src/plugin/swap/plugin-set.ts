@@ -106,10 +106,11 @@ export class PluginSet {
   }
 
   /**
-   * The service controller's balancer and the classes it also serves; undefined without classes (the default
-   * provider's own LoadBalancer then, exactly as with one provider).
+   * The service controller's balancer, the classes it also serves and whether it serves classless Services (when
+   * the default provider has a balancer); undefined without classes (the default provider's own LoadBalancer then,
+   * exactly as with one provider).
    */
-  loadBalancing(): { balancer: LoadBalancer; classes: Set<string> } | undefined {
+  loadBalancing(): { balancer: LoadBalancer; classes: Set<string>; classless: boolean } | undefined {
     if (this.config.loadBalancerClasses.size === 0) return undefined;
     const byClass = new Map<string, LoadBalancer>();
     for (const [cls, name] of this.config.loadBalancerClasses) {
@@ -118,9 +119,11 @@ export class PluginSet {
         throw new PluginSetError(`provider "${name}" (class "${cls}") serves no load balancers`);
       byClass.set(cls, balancer);
     }
+    const byDefault = this.defaultProvider.loadBalancer();
     return {
-      balancer: classRoutingBalancer(this.defaultProvider.loadBalancer(), byClass),
+      balancer: classRoutingBalancer(byDefault, byClass),
       classes: new Set(byClass.keys()),
+      classless: byDefault !== undefined,
     };
   }
 

@@ -30,6 +30,15 @@ describe('which Services the controller serves', () => {
     expect(wantsLoadBalancer(svc({ loadBalancerClass: 'example.com/lb' }), new Set(['example.com/lb']))).toBe(true);
   });
 
+  it('leaves classless Services alone when the default provider serves no load balancers', () => {
+    const classes = new Set(['example.com/lb']);
+    expect(wantsLoadBalancer(svc(), classes, false)).toBe(false);
+    expect(wantsLoadBalancer(svc({ loadBalancerClass: 'example.com/lb' }), classes, false)).toBe(true);
+    // Gaining the class is a change to act on; an update of a classless one is not.
+    expect(needsUpdate(svc(), svc({ loadBalancerClass: 'example.com/lb' }), classes, false)).toBe('type');
+    expect(needsUpdate(svc(), svc({ ports: [] }), classes, false)).toBeUndefined();
+  });
+
   it('needs cleanup only with our finalizer and a deletion or a type change', () => {
     const fin = { finalizers: ['service.kubernetes.io/load-balancer-cleanup'] };
     expect(needsCleanup(svc({}, fin))).toBe(false);
