@@ -90,7 +90,8 @@ describe('service controller', () => {
   afterAll(async () => {
     await harness?.stop();
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);
-    for (const name of [...nodeNames, `${prefix}-c`]) await core.deleteNode({ name }).catch(() => undefined);
+    for (const name of [...nodeNames, `${prefix}-c`, `${prefix}-d`])
+      await core.deleteNode({ name }).catch(() => undefined);
   });
 
   beforeEach(() => {
@@ -233,7 +234,7 @@ describe('service controller', () => {
     );
   });
 
-  it('leaves the load balancer of a Service deleted after its finalizer was removed by hand (upstream)', async () => {
+  it('keeps a Service deleted without its finalizer cached: its LB stays, follows the nodes, goes after a failed update (upstream)', async () => {
     await createService('stripped');
     await eventually('ensured', () => calls('create', 'stripped').length === 1);
     const uid = (calls('create', 'stripped')[0]!.args[1] as { uid: string }).uid;
@@ -247,6 +248,28 @@ describe('service controller', () => {
     expect(calls('delete', 'stripped')).toHaveLength(0);
     expect(cloud.balancers.has(`${namespace}/stripped/${uid}`)).toBe(true);
     expect(await events('stripped')).not.toContain('DeletingLoadBalancer');
+
+    // Upstream's service cache keeps it: its load balancer follows node changes...
+    const joined = `${prefix}-d`;
+    await core.createNode({ body: { metadata: { name: joined }, spec: { providerID: `fake://${joined}` } } });
+    await eventually('updated with the node that joined', () =>
+      calls('update', 'stripped').some((c) => nodesOf(c).includes(joined)),
+    );
+    // ...and a failed update queues a sync, which finds the Service gone and deletes the load balancer.
+    cloud.errorsOnce = false;
+    cloud.errors.set('update', new Error('the cloud refuses'));
+    try {
+      await core.deleteNode({ name: joined });
+      await eventually('deleted after the failed update', () => calls('delete', 'stripped').length === 1);
+    } finally {
+      cloud.errors.delete('update');
+      cloud.errorsOnce = true;
+    }
+    expect(cloud.balancers.has(`${namespace}/stripped/${uid}`)).toBe(false);
+    await eventually('DeletedLoadBalancer', async () => (await events('stripped')).includes('DeletedLoadBalancer'));
+    expect(await events('stripped')).toEqual(
+      expect.arrayContaining(['UpdatedLoadBalancer', 'UpdateLoadBalancerFailed', 'DeletingLoadBalancer']),
+    );
   });
 
   it('leaves Services with a loadBalancerClass alone', async () => {

@@ -95,8 +95,8 @@ describe('load balancer cleanup and devcloud faults end to end', () => {
     await core.createNamespacedService({ namespace, body: lbService('forced') });
     await waitForIngress(core, env.cloud, namespace, 'forced');
     // Someone strips the finalizer and deletes the Service: the apiserver removes it at once. Upstream's service
-    // controller has no delete handler, so the load balancer stays; removing the finalizer by hand is how an
-    // operator takes a load balancer out of the controller's hands.
+    // controller has no delete handler, so the load balancer stays (its service cache keeps the Service: node
+    // changes still update the load balancer, and one that fails has the load balancer deleted).
     await patchService(core, namespace, 'forced', { metadata: { finalizers: null } });
     await core.deleteNamespacedService({ name: 'forced', namespace });
     await gone('forced', 5_000);

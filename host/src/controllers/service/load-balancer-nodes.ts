@@ -30,6 +30,11 @@ interface Entry {
 // 8 lanes of 32 bits: the whole SHA-256 of each member.
 const LANES = 8;
 
+const identityOf = (members: number, digest: Uint32Array): string => `${members}:${digest.join(',')}`;
+
+/** The identity of the empty node set: what a load balancer never given a node set is compared as (upstream). */
+export const EMPTY_NODE_SET_IDENTITY = identityOf(0, new Uint32Array(LANES));
+
 export class LoadBalancerNodeSet {
   /** Every node in the informer's order (included or not), so the list keeps the order a cache listing had. */
   private readonly entries = new Map<string, Entry>();
@@ -70,7 +75,7 @@ export class LoadBalancerNodeSet {
     if (this.identityCache?.version !== this.membershipVersion) {
       for (const entry of this.unhashed) this.hash(entry);
       this.unhashed.clear();
-      this.identityCache = { version: this.membershipVersion, value: `${this.members}:${this.digest.join(',')}` };
+      this.identityCache = { version: this.membershipVersion, value: identityOf(this.members, this.digest) };
     }
     return this.identityCache.value;
   }

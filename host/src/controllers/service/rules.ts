@@ -135,3 +135,16 @@ export function loadBalancerStatusEqual(
 ): boolean {
   return sameJSON(normalizeStatus(a), normalizeStatus(b));
 }
+
+/** Node names an "Updating backends" record and an UpdateLoadBalancerFailed Event list at most (upstream). */
+const LOGGABLE_NODE_NAMES = 20;
+
+/**
+ * Upstream's loggableNodeNames: the names of the first 20 nodes given, sorted and without repeats, then
+ * `<N more>` for the rest.
+ */
+export function loggableNodeNames(names: readonly string[]): string[] {
+  const shown = [...new Set(names.slice(0, LOGGABLE_NODE_NAMES))].sort();
+  const skipped = names.length - LOGGABLE_NODE_NAMES;
+  return skipped > 0 ? [...shown, `<${skipped} more>`] : shown;
+}

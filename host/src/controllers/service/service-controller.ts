@@ -18,12 +18,14 @@ import { errorMessage } from '../../util/error-message.ts';
 import { toABIService } from '../convert.ts';
 import type { WireNode, WireService } from '../framework/wire-objects.ts';
 import { elapsed, runWorkers } from '../framework/workers.ts';
-import { LoadBalancerNodeSet } from './load-balancer-nodes.ts';
+import { EMPTY_NODE_SET_IDENTITY, LoadBalancerNodeSet } from './load-balancer-nodes.ts';
 import { serviceControllerMetrics } from './metrics.ts';
+import { ServiceCache } from './service-cache.ts';
 import { step, SyncStepError } from './sync-step.ts';
 import {
   hasCleanupFinalizer,
   loadBalancerStatusEqual,
+  loggableNodeNames,
   needsCleanup,
   needsUpdate,
   nodeChangeAffectsLoadBalancers,
@@ -53,8 +55,6 @@ export interface ServiceControllerOptions {
 }
 
 const NODE_SYNC_KEY = 'node-sync';
-/** Node names an "Updating backends" record lists at most (upstream's loggableNodeNames: 100 for V(5), else 20). */
-const LOGGED_NODE_NAMES = 20;
 
 /** Upstream's serviceSyncPeriod: the Service handler's resync, which re-queues Services that still need cleanup. */
 const SERVICE_SYNC_PERIOD_MS = 30_000;
@@ -77,10 +77,8 @@ export class ServiceController {
   private readonly metrics;
   private readonly classes: ReadonlySet<string>;
   private readonly classless: boolean;
-  /** The last version of each Service we acted on: a new UID under the same key means delete the old LB first. */
-  private readonly seen = new Map<string, WireService>();
-  /** key -> identity of the node set its load balancer was last given (LoadBalancerNodeSet.identity). */
-  private readonly lastSyncedNodes = new Map<string, string>();
+  /** Upstream's service cache: the Services synced and not yet cleaned up, which node syncs walk. */
+  private readonly cache = new ServiceCache();
   private readonly nodeSet: LoadBalancerNodeSet;
 
   constructor(options: ServiceControllerOptions) {
@@ -168,31 +166,28 @@ export class ServiceController {
 
   private async syncServiceKey(key: string): Promise<void> {
     const svc = this.options.services.cache.get(key);
-    const previous = this.seen.get(key);
+    const previous = this.cache.get(key)?.service;
     if (!svc) {
-      // Gone from the cluster while its key was queued (a retry, or an update just before the deletion). With the
-      // finalizer, its load balancer was removed (and forgotten) before the Service could go. Still remembered means
-      // it went without the finalizer: delete the load balancer from what we last saw, as upstream's
-      // processServiceDeletion does. A failure keeps the memory for the retry.
+      // Gone from the cluster while its key was queued (a retry, a failed node sync of a Service deleted without
+      // its finalizer, or an update just before the deletion). With the finalizer, its load balancer was removed
+      // (and the Service uncached) before the Service could go. Still cached means it went without the finalizer:
+      // delete the load balancer from the version cached, as upstream's processServiceDeletion does. A failure
+      // keeps it cached for the retry.
       if (previous) {
         this.v2.info('Service has been deleted. Attempting to cleanup load balancer resources', { service: key });
         await this.deleteStaleLoadBalancer(previous);
       }
-      this.seen.delete(key);
-      this.lastSyncedNodes.delete(key);
+      this.cache.delete(key);
       return;
     }
     if (previous && previous.metadata?.uid !== svc.metadata?.uid) {
       // Deleted and re-created under the same name: the old load balancer goes first.
       await this.deleteStaleLoadBalancer(previous);
     }
-    this.seen.set(key, svc);
+    this.cache.set(key, svc);
     try {
-      const deleted = await this.syncLoadBalancerIfNeeded(svc);
-      if (deleted) {
-        this.seen.delete(key);
-        this.lastSyncedNodes.delete(key);
-      }
+      // Only a successful deletion of the load balancer uncaches the Service (upstream).
+      if (await this.syncLoadBalancerIfNeeded(svc)) this.cache.delete(key);
     } catch (err) {
       const message = errorMessage(err);
       recordReason(this.options.recorder, svc, 'SyncLoadBalancerFailed', `Error syncing load balancer: ${message}`);
@@ -223,7 +218,7 @@ export class ServiceController {
     if (nodes.length === 0) {
       this.warnNoNodes(svc);
     }
-    this.lastSyncedNodes.set(objectKey(svc), this.nodeSet.identity());
+    this.cache.recordNodes(objectKey(svc), this.nodeSet.identity());
     let status: LoadBalancerStatus;
     try {
       this.metrics.loadBalancerSync.inc();
@@ -308,45 +303,50 @@ export class ServiceController {
     recordReason(this.options.recorder, old, 'DeletedLoadBalancer', 'Deleted load balancer');
   }
 
-  /** Re-checks every served load balancer's node set; updates those whose set changed. */
+  /**
+   * Upstream's syncNodes: walks the service cache (not the Services that exist now) and gives every cached load
+   * balancer whose node set changed the current one, Services being deleted and Services deleted without their
+   * finalizer included.
+   */
   async nodeSync(): Promise<void> {
     const started = performance.now();
     this.v2.info('Syncing backends for all LB services.');
-    // No load balancer was given a node set yet (none ensured): nothing to compare.
-    const { updated, of } = this.lastSyncedNodes.size > 0 ? await this.updateChangedNodeSets() : { updated: 0, of: 0 };
+    const { failed, of } = await this.updateChangedNodeSets();
     this.v2.info('Successfully updated load balancers to direct traffic to the updated set of nodes', {
-      updated,
+      updated: of - failed,
       services: of,
     });
     this.metrics.nodeSyncLatency.observe((performance.now() - started) / 1000);
     if (this.v4.enabled) this.v4.info('Finished syncNodes', { duration: elapsed(started) });
   }
 
-  /** Updates the load balancers whose node set changed; resolves with how many of how many were updated. */
-  private async updateChangedNodeSets(): Promise<{ updated: number; of: number }> {
+  /** Upstream's updateLoadBalancerHosts over the cache; resolves with how many of how many cached Services failed. */
+  private async updateChangedNodeSets(): Promise<{ failed: number; of: number }> {
+    const cached = this.cache.snapshot();
     const setKey = this.nodeSet.identity();
-    const services = this.options.services.cache.list().filter((s) => {
-      const last = this.lastSyncedNodes.get(objectKey(s));
-      // Not yet ensured (no record): its full sync will pass the current nodes.
-      if (last === undefined || last === setKey) return false;
-      return wantsLoadBalancer(s, this.classes, this.classless) && !needsCleanup(s);
-    });
+    // Upstream's nodeSyncService filters: the cached version wants a load balancer, and its node set changed (one
+    // never given a set compares as empty).
+    const changed = cached.filter(
+      (e) =>
+        wantsLoadBalancer(e.service, this.classes, this.classless) && (e.nodes ?? EMPTY_NODE_SET_IDENTITY) !== setKey,
+    );
     // Taken with the identity, before any await: the nodes given are the set recorded as given.
-    const abiNodes = services.length > 0 ? this.nodeSet.nodes() : keptList<Node>([]);
+    const abiNodes = changed.length > 0 ? this.nodeSet.nodes() : keptList<Node>([]);
     let next = 0;
-    let updated = 0;
+    let failed = 0;
     const worker = async (): Promise<void> => {
-      while (next < services.length) {
-        const svc = services[next++] as WireService;
-        const key = objectKey(svc);
-        // A full sync may have given it the current set meanwhile, or it may be gone.
-        const last = this.lastSyncedNodes.get(key);
-        if (last === undefined || last === setKey) continue;
+      while (next < changed.length) {
+        const { key, service } = changed[next++]!;
+        // A full sync may have given it the current set meanwhile, or deleted its load balancer.
+        const entry = this.cache.get(key);
+        if (!entry || (entry.nodes ?? EMPTY_NODE_SET_IDENTITY) === setKey) continue;
+        // Recorded before the update, as upstream: a failure is retried by the full sync it queues, not by the
+        // next node sync.
+        this.cache.recordNodes(key, setKey);
         try {
-          await this.updateLoadBalancerHosts(svc, abiNodes);
-          this.lastSyncedNodes.set(key, setKey);
-          updated++;
+          await this.updateLoadBalancerHosts(service, abiNodes);
         } catch (err) {
+          failed++;
           this.metrics.nodeSyncErrors.inc();
           this.log.error('failed to update load balancer hosts; queueing a full sync', {
             service: key,
@@ -357,7 +357,7 @@ export class ServiceController {
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, this.options.workers) }, worker));
-    return { updated, of: services.length };
+    return { failed, of: cached.length };
   }
 
   private async updateLoadBalancerHosts(svc: WireService, nodes: KeptList<Node>): Promise<void> {
@@ -368,7 +368,7 @@ export class ServiceController {
       this.v2.info('Updating backends for load balancer', {
         service: objectKey(svc),
         nodeCount: nodes.length,
-        nodes: nodes.map((n) => n.name).slice(0, LOGGED_NODE_NAMES),
+        nodes: loggableNodeNames(nodes.map((n) => n.name)),
       });
     }
     try {
@@ -381,12 +381,13 @@ export class ServiceController {
         .getLoadBalancer(this.options.clusterName, abiService)
         .catch(() => ({ exists: true }));
       if (!exists) return;
-      const names = nodes.map((n) => n.name).slice(0, 20);
+      // Worded as upstream's Eventf with %v of a []string: [a b c].
+      const names = loggableNodeNames(nodes.map((n) => n.name)).join(' ');
       recordReason(
         this.options.recorder,
         svc,
         'UpdateLoadBalancerFailed',
-        `Error updating load balancer with new hosts ${JSON.stringify(names)} [node names limited, total number of nodes: ${nodes.length}], error: ${errorMessage(err)}`,
+        `Error updating load balancer with new hosts [${names}] [node names limited, total number of nodes: ${nodes.length}], error: ${errorMessage(err)}`,
       );
       throw err;
     } finally {

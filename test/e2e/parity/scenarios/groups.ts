@@ -15,6 +15,7 @@ import {
   orphanScenario,
   sourceRangesScenario,
 } from './lb-nodes.ts';
+import { serviceCacheScenario } from './lb-cache.ts';
 import { serviceChangesScenario } from './lb-changes.ts';
 import { deleteRetryScenario, preexistingScenario } from './lb-retry.ts';
 import { addressScenario, initScenario, lifecycleScenario, noCidrScenario, providedIpScenario } from './nodes.ts';
@@ -62,6 +63,7 @@ export const GROUPS: readonly Group[] = [
       orphanScenario,
       serviceChangesScenario,
       deleteRetryScenario,
+      serviceCacheScenario,
     ],
     settle: ['service'],
   },

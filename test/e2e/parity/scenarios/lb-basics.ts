@@ -211,6 +211,13 @@ export const noNodePortsScenario: Scenario = {
       act: (world) => world.patchService('nonp-none', { spec: { ports: [port('http', 80, 30381)] } }),
       until: hasLB('nonp-none'),
     },
+    {
+      // The failed first sync is retried after its 5 s backoff, re-ensuring and recording the node set: a node sync
+      // of a later scenario before that retry updates the LB, one after it does not, so the group waits for it.
+      name: 'the failed sync retried after its backoff',
+      until: async (world) => (await world.eventCount('Service', 'nonp-none', 'EnsuringLoadBalancer')) >= 3,
+      withinMs: 15_000,
+    },
   ],
 };
 

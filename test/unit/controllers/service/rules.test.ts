@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { toABINode, toABIService } from '../../../../host/src/controllers/convert.ts';
 import {
   loadBalancerStatusEqual,
+  loggableNodeNames,
   needsCleanup,
   needsUpdate,
   nodeChangeAffectsLoadBalancers,
@@ -203,5 +204,18 @@ describe('names, status and conversion', () => {
       annotations: {},
       addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
     });
+  });
+});
+
+describe('loggableNodeNames', () => {
+  it('sorts the first 20 names, drops repeats and counts the rest, as upstream', () => {
+    expect(loggableNodeNames(['c', 'a', 'b'])).toEqual(['a', 'b', 'c']);
+    expect(loggableNodeNames([])).toEqual([]);
+    const names = Array.from({ length: 23 }, (_, i) => `n${String(22 - i).padStart(2, '0')}`);
+    const shown = loggableNodeNames(names);
+    expect(shown).toHaveLength(21);
+    expect(shown[0]).toBe('n03');
+    expect(shown[19]).toBe('n22');
+    expect(shown[20]).toBe('<3 more>');
   });
 });
