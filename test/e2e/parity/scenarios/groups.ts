@@ -20,6 +20,8 @@ import { deleteRetryScenario, preexistingScenario } from './lb-retry.ts';
 import { addressScenario, initScenario, lifecycleScenario, noCidrScenario, providedIpScenario } from './nodes.ts';
 import { cloudFailureScenario, labelsScenario, readinessScenario } from './nodes-more.ts';
 import { dualStackScenario, routeFailureScenario, strayRoutesScenario } from './routes.ts';
+import { budgetScenario, routeAggregationScenario } from './events.ts';
+import { gatedGroup } from './gated.ts';
 
 export const GROUPS: readonly Group[] = [
   {
@@ -36,6 +38,7 @@ export const GROUPS: readonly Group[] = [
       dualStackScenario,
       strayRoutesScenario,
       routeFailureScenario,
+      routeAggregationScenario,
       labelsScenario,
       readinessScenario,
       cloudFailureScenario,
@@ -61,10 +64,12 @@ export const GROUPS: readonly Group[] = [
       sourceRangesScenario,
       orphanScenario,
       serviceChangesScenario,
+      budgetScenario,
       deleteRetryScenario,
     ],
     settle: ['service'],
   },
+  gatedGroup,
 ];
 
 /** The groups with only the scenarios PARITY_SCENARIOS names (comma-separated), for running one while developing. */
