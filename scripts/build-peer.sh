@@ -10,6 +10,10 @@ module="$root/lab/peers/devcloud-go"
 cache="${WASM_CCM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/wasm-ccm}"
 bin="$cache/bin"
 version=v0.36.3 # k8s.io/cloud-provider, matching kube-apiserver v1.36.3
+# The binary reports the Kubernetes release its libraries belong to, as a release build of a CCM does: component-base
+# derives the emulated version from gitVersion, and a v0.x stamp makes every feature gate (and the JSON log format,
+# itself gated) "PreAlpha at emulated version 0.36", so the peer would refuse them.
+stamp=v1.36.3
 
 die() { echo "build-peer: $*" >&2; exit 1; }
 
@@ -20,14 +24,15 @@ grep -q "k8s.io/cloud-provider $version\$" "$module/go.mod" || die "$module/go.m
 mkdir -p "$bin"
 
 # The provider's sources are part of the key too: editing them must rebuild.
-h=$(cd "$module" && cat go.mod go.sum $(find . -name '*.go' | LC_ALL=C sort) | sha256sum | cut -c1-10)
+# The stamp is part of the key as well, so changing it rebuilds.
+h=$( (echo "gitVersion=$stamp"; cd "$module" && cat go.mod go.sum $(find . -name '*.go' | LC_ALL=C sort)) | sha256sum | cut -c1-10)
 out="$bin/upstream-ccm-$version-$h"
 if [ -x "$out" ]; then
   echo "build-peer: upstream-ccm $version cached at $out"
 else
   echo "build-peer: building upstream-ccm $version (a cold build takes minutes; output cached at $out)"
   start=$SECONDS tmp="$out.tmp.$$"
-  (cd "$module" && go build -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$version" -o "$tmp" .) ||
+  (cd "$module" && go build -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$stamp" -o "$tmp" .) ||
     { rm -f "$tmp"; die "building the upstream CCM peer failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"; }
   mv -f "$tmp" "$out"
   echo "build-peer: built upstream-ccm in $((SECONDS - start)) s"

@@ -6,6 +6,7 @@ import { startedByNpm, watchNpmParent } from './app/npm-parent.ts';
 import { KubeConfigError, loadKubeConfig } from './kube/client/kubeconfig.ts';
 import type { LogFormat } from './log/klog.ts';
 import { createKlogLogger, Verbosity } from './log/logger.ts';
+import { buildInfo, rawVersion } from './metrics/build-info.ts';
 import { CCM_FLAGS, parseCommandLine } from './options/ccm-options.ts';
 import { FlagError } from './options/flagset.ts';
 import { flagLines } from './options/print-flags.ts';
@@ -43,7 +44,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (parsed.kind === 'version') {
-    process.stdout.write(`wasm-ccm ${packageVersion()}\n`);
+    const version = packageVersion();
+    process.stdout.write(parsed.raw ? `${rawVersion(buildInfo(version))}\n` : `wasm-ccm ${version}\n`);
     return 0;
   }
   const { options } = parsed;

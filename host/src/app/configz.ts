@@ -63,7 +63,7 @@ export function configz(options: CCMOptions): Record<string, unknown> {
         AllocateNodeCIDRs: f['allocate-node-cidrs'],
         CIDRAllocatorType: f['cidr-allocator-type'],
         ConfigureCloudRoutes: f['configure-cloud-routes'],
-        NodeSyncPeriod: '0s',
+        NodeSyncPeriod: goDuration(f['node-sync-period']),
       },
       NodeController: {
         ConcurrentNodeSyncs: f['concurrent-node-syncs'],

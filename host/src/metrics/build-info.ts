@@ -53,3 +53,23 @@ export function registerBuildInfo(registry: Registry, info: BuildInfo): void {
     .withLabelValues(...LABELS.map((label) => info[label]))
     .set(1);
 }
+
+/** `--version=raw`: the build's fields in the shape upstream prints (Go's %#v of version.Info). */
+export function rawVersion(info: BuildInfo): string {
+  const fields: [string, string][] = [
+    ['Major', info.major],
+    ['Minor', info.minor],
+    ['EmulationMajor', ''],
+    ['EmulationMinor', ''],
+    ['MinCompatibilityMajor', ''],
+    ['MinCompatibilityMinor', ''],
+    ['GitVersion', info.git_version],
+    ['GitCommit', info.git_commit],
+    ['GitTreeState', info.git_tree_state],
+    ['BuildDate', info.build_date],
+    ['GoVersion', info.go_version],
+    ['Compiler', info.compiler],
+    ['Platform', info.platform],
+  ];
+  return `version.Info{${fields.map(([k, v]) => `${k}:${JSON.stringify(v)}`).join(', ')}}`;
+}

@@ -194,6 +194,7 @@ export const CCM_FLAGS = {
   v: {
     type: 'int',
     default: 0,
+    shorthand: 'v',
     help: 'number for the log level verbosity (docs/logging.md: what each level adds)',
     validate: nonNegative,
   },
@@ -225,7 +226,8 @@ export interface CCMOptions {
   warnings: string[];
 }
 
-export type ParsedCommand = { kind: 'help'; text: string } | { kind: 'version' } | { kind: 'run'; options: CCMOptions };
+export type ParsedCommand =
+  { kind: 'help'; text: string } | { kind: 'version'; raw: boolean } | { kind: 'run'; options: CCMOptions };
 
 const CCM_SUMMARY =
   'wasm-ccm runs the Kubernetes cloud controllers (cloud-node, cloud-node-lifecycle, service, route) with the cloud provider loaded as a sandboxed WebAssembly plugin.';
@@ -233,7 +235,7 @@ const CCM_SUMMARY =
 export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   const parsed = parseFlags(CCM_FLAGS, argv);
   if (parsed.help) return { kind: 'help', text: usage('wasm-ccm', CCM_SUMMARY, CCM_FLAGS) };
-  if (parsed.version) return { kind: 'version' };
+  if (parsed.version) return { kind: 'version', raw: parsed.version === 'raw' };
   const flags = parsed.values;
   const featureGates = parseFeatureGates(flags['feature-gates']);
   for (const split of ['log-json-split-stream', 'log-text-split-stream'] as const) {

@@ -1,5 +1,6 @@
-// A small declarative flag parser with Go pflag conventions (--name=value, --name value, bare booleans), so
-// upstream cloud-controller-manager command lines work unchanged. Every error names the flag.
+// A small declarative flag parser with Go pflag conventions (--name=value, --name value, bare booleans, a
+// shorthand's value attached as in -v2), so upstream cloud-controller-manager command lines work unchanged. Every
+// error names the flag.
 import { formatDuration, parseDuration } from '../util/duration.ts';
 import { errorMessage } from '../util/error-message.ts';
 
@@ -28,6 +29,8 @@ export interface FlagSpec<T extends FlagType = FlagType> {
   help: string;
   /** Upstream still accepts the flag but deprecated it: parsing says so, with this text (pflag's MarkDeprecated). */
   deprecated?: string;
+  /** One letter that also names the flag after a single dash: -v 2, -v=2, -v2 (pflag's shorthand). */
+  shorthand?: string;
   /** Extra check; throw an Error whose message says what is wrong with the value. */
   // Method syntax on purpose: it lets a FlagSpec<'int'> stand in a table of FlagSpec<FlagType>.
   validate?(value: FlagTypes[T]): void;
@@ -41,10 +44,13 @@ export interface ParseResult<S extends FlagSpecs> {
   /** Flags given explicitly on the command line. */
   set: ReadonlySet<keyof S & string>;
   help: boolean;
-  version: boolean;
+  /** --version as component-base's verflag takes it: print the version (true), its raw form (raw), or run. */
+  version: VersionRequest;
   /** One line per deprecated flag given, as pflag prints them. */
   deprecations: string[];
 }
+
+export type VersionRequest = false | 'true' | 'raw';
 
 // strconv.ParseBool, which pflag uses for boolean flags.
 const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
@@ -86,27 +92,25 @@ export function parseFlags<S extends FlagSpecs>(specs: S, argv: readonly string[
   const set = new Set<string>();
   const deprecations: string[] = [];
   let help = false;
-  let version = false;
+  let version: VersionRequest = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--help' || arg === '-h') {
       help = true;
       continue;
     }
-    if (arg === '--version') {
-      version = true;
+    if (arg === '--version' || arg.startsWith('--version=')) {
+      version = versionRequest(arg.slice('--version='.length), arg === '--version');
       continue;
     }
     if (!arg.startsWith('-') || arg === '-' || arg === '--') {
       throw new FlagError('', `unexpected argument "${arg}" (this command takes flags only)`);
     }
-    const body = arg.replace(/^--?/, '');
-    const eq = body.indexOf('=');
-    const name = eq === -1 ? body : body.slice(0, eq);
+    const { name, attached } = splitArg(specs, arg);
     const spec = specs[name];
     if (!spec) throw new FlagError(name, 'unknown flag (see --help)');
     let raw: string;
-    if (eq !== -1) raw = body.slice(eq + 1);
+    if (attached !== undefined) raw = attached;
     else if (spec.type === 'bool') raw = 'true';
     else {
       const next = argv[i + 1];
@@ -131,6 +135,36 @@ export function parseFlags<S extends FlagSpecs>(specs: S, argv: readonly string[
   return { values: values as FlagValues<S>, set: set as ReadonlySet<keyof S & string>, help, version, deprecations };
 }
 
+/**
+ * The flag an argument names and the value attached to it, if any. After a single dash, a shorthand followed by
+ * more than "=" takes the rest as its value, as pflag does (-v2 is -v=2); other single-dash names are taken as
+ * long names (-kubeconfig=x), which pflag refuses and Go's flag package accepts.
+ */
+function splitArg(specs: FlagSpecs, arg: string): { name: string; attached: string | undefined } {
+  const body = arg.replace(/^--?/, '');
+  const eq = body.indexOf('=');
+  const name = eq === -1 ? body : body.slice(0, eq);
+  if (!arg.startsWith('--') && !(name in specs)) {
+    const short = Object.entries(specs).find(([, spec]) => spec.shorthand === body[0]);
+    if (short) {
+      const rest = body.slice(1);
+      return { name: short[0], attached: rest === '' ? undefined : rest.replace(/^=/, '') };
+    }
+  }
+  return { name, attached: eq === -1 ? undefined : body.slice(eq + 1) };
+}
+
+/** --version's value: a boolean (strconv.ParseBool) or raw; verflag's vX.Y.Z override of the version is refused. */
+function versionRequest(raw: string, bare: boolean): VersionRequest {
+  if (bare || TRUE.has(raw)) return 'true';
+  if (FALSE.has(raw)) return false;
+  if (raw === 'raw') return 'raw';
+  if (raw.startsWith('v')) {
+    throw new FlagError('version', `"${raw}": setting the reported version is not supported by wasm-ccm`);
+  }
+  throw new FlagError('version', `invalid value "${raw}" (use true, false or raw)`);
+}
+
 /** A flag's default as --help and the flag reference print it (durations as 10s, lists joined with commas). */
 export function formatDefault(spec: FlagSpec): string {
   switch (spec.type) {
@@ -151,14 +185,17 @@ export function usage(command: string, summary: string, specs: FlagSpecs): strin
   const names = Object.keys(specs)
     .filter((n) => !(specs[n] as FlagSpec).deprecated)
     .sort();
-  const width = Math.max(...names.map((n) => n.length + specTypeLabel(specs[n] as FlagSpec).length)) + 6;
+  const width = Math.max(...names.map((n) => n.length + specTypeLabel(specs[n] as FlagSpec).length)) + 10;
   for (const name of names) {
     const spec = specs[name] as FlagSpec;
-    const left = `  --${name} ${specTypeLabel(spec)}`;
+    const left = `  ${spec.shorthand ? `-${spec.shorthand}, ` : ''}--${name} ${specTypeLabel(spec)}`;
     const def = formatDefault(spec);
     lines.push(`${left.padEnd(width)} ${spec.help}${def !== '' ? ` (default ${def})` : ''}`);
   }
-  lines.push(`${'  -h, --help'.padEnd(width)} show this help`, `${'  --version'.padEnd(width)} print the version`);
+  lines.push(
+    `${'  -h, --help'.padEnd(width)} show this help`,
+    `${'  --version[=raw]'.padEnd(width)} print the version (raw: every field of it) and quit`,
+  );
   return lines.join('\n');
 }
 

@@ -51,6 +51,10 @@ export const UPSTREAM_FLAGS = {
     deprecated:
       'This flag is deprecated and will be removed in a future release. A cluster-id will be required on cloud instances.',
   },
+  'node-sync-period': {
+    ...duration('no effect upstream either; see --node-monitor-period and --route-reconciliation-period', 0),
+    deprecated: 'This flag is currently no-op and will be deleted.',
+  },
   'use-service-account-credentials': bool(
     'each controller talks to the apiserver with a token of its own ServiceAccount in kube-system (TokenRequest)',
     false,

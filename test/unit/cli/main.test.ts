@@ -19,6 +19,12 @@ describe('wasm-ccm command', () => {
     const version = run(['--version']);
     expect(version.status).toBe(0);
     expect(version.stdout).toMatch(/^wasm-ccm \d+\.\d+\.\d+/);
+    // component-base's --version=raw: the version.Info fields, in Go's %#v form.
+    const raw = run(['--version=raw']);
+    expect(raw.status).toBe(0);
+    expect(raw.stdout).toMatch(
+      /^version\.Info\{Major:"\d+", Minor:"\d+", .*GitVersion:"v\d+\.\d+\.\d+", .*Platform:"[a-z]+\/[a-z0-9]+"\}\n$/,
+    );
   });
 
   it('exits 2 naming the flag for a bad command line or kubeconfig', () => {

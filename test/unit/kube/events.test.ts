@@ -231,11 +231,11 @@ describe('EventRecorder', () => {
 });
 
 describe('EventCorrelator', () => {
-  function event(name: string, message = 'm'): EventJson {
+  function event(name: string, message = 'm', reason = 'R'): EventJson {
     return {
       metadata: { name: `${name}.1`, namespace: 'default' },
       involvedObject: { kind: 'Node', name, uid: name },
-      reason: 'R',
+      reason,
       message,
       type: 'Normal',
       count: 1,
@@ -250,13 +250,14 @@ describe('EventCorrelator', () => {
   it('filters spam per object: burst 25, then one per 5 minutes', () => {
     const clock = new FakeClock();
     const c = new EventCorrelator({ clock });
-    const actions = Array.from({ length: 30 }, (_, i) => c.correlate(event('n1', `m${i}`)).action);
+    // Distinct reasons: distinct messages of one reason would be aggregated after 10.
+    const actions = Array.from({ length: 30 }, (_, i) => c.correlate(event('n1', 'm', `R${i}`)).action);
     expect(actions.filter((a) => a === 'create')).toHaveLength(25);
     expect(actions.slice(25)).toEqual(['drop', 'drop', 'drop', 'drop', 'drop']);
     expect(c.correlate(event('n2')).action).toBe('create'); // another object has its own budget
     clock.step(300_000);
-    expect(c.correlate(event('n1', 'later')).action).toBe('create');
-    expect(c.correlate(event('n1', 'later2')).action).toBe('drop');
+    expect(c.correlate(event('n1', 'later', 'L1')).action).toBe('create');
+    expect(c.correlate(event('n1', 'later', 'L2')).action).toBe('drop');
   });
 
   it('forgets the least recently seen events beyond its cache size', () => {

@@ -15,6 +15,7 @@ const specs = {
   rate: { type: 'float', default: 2.5, help: 'a rate' } satisfies FlagSpec<'float'>,
   every: { type: 'duration', default: 5000, help: 'a period' } satisfies FlagSpec<'duration'>,
   list: { type: 'stringList', default: ['*'], help: 'a list' } satisfies FlagSpec<'stringList'>,
+  level: { type: 'int', default: 0, help: 'a level', shorthand: 'l' } satisfies FlagSpec<'int'>,
 };
 
 function flagError(fn: () => unknown): FlagError {
@@ -30,7 +31,7 @@ function flagError(fn: () => unknown): FlagError {
 describe('parseFlags', () => {
   it('keeps defaults when nothing is given', () => {
     const { values, set } = parseFlags(specs, []);
-    expect(values).toEqual({ name: 'x', on: true, count: 1, rate: 2.5, every: 5000, list: ['*'] });
+    expect(values).toEqual({ name: 'x', on: true, count: 1, rate: 2.5, every: 5000, list: ['*'], level: 0 });
     expect(set.size).toBe(0);
   });
 
@@ -44,7 +45,14 @@ describe('parseFlags', () => {
       '--every=1m',
       '--list=a,-b, c',
     ]);
-    expect(values).toEqual({ name: 'a=b', on: false, count: 3, rate: 0.5, every: 60_000, list: ['a', '-b', 'c'] });
+    expect(values).toMatchObject({
+      name: 'a=b',
+      on: false,
+      count: 3,
+      rate: 0.5,
+      every: 60_000,
+      list: ['a', '-b', 'c'],
+    });
     expect([...set].sort()).toEqual(['count', 'every', 'list', 'name', 'on', 'rate']);
     expect(parseFlags(specs, ['--on']).values.on).toBe(true);
   });
@@ -65,10 +73,30 @@ describe('parseFlags', () => {
     expect(flagError(() => parseFlags(specs, ['stray'])).message).toMatch(/unexpected argument "stray"/);
   });
 
-  it('recognises --help and --version', () => {
+  it("takes a shorthand's value as pflag does: attached (-l2, -l=2) or the next argument", () => {
+    for (const args of [['-l2'], ['-l=2'], ['-l', '2'], ['--level=2'], ['-level=2']]) {
+      expect(parseFlags(specs, args).values.level, args.join(' ')).toBe(2);
+    }
+    expect(parseFlags(specs, ['-l2']).set).toEqual(new Set(['level']));
+    expect(flagError(() => parseFlags(specs, ['-lx'])).message).toBe('--level: invalid integer "x"');
+    expect(flagError(() => parseFlags(specs, ['-x2'])).message).toBe('--x2: unknown flag (see --help)');
+    expect(usage('cmd', 'does things', specs)).toMatch(/\n {2}-l, --level int +a level/);
+  });
+
+  it('recognises --help and --version, whose value is a boolean or raw (component-base verflag)', () => {
     expect(parseFlags(specs, ['--help']).help).toBe(true);
     expect(parseFlags(specs, ['-h']).help).toBe(true);
-    expect(parseFlags(specs, ['--version']).version).toBe(true);
+    expect(parseFlags(specs, []).version).toBe(false);
+    expect(parseFlags(specs, ['--version']).version).toBe('true');
+    expect(parseFlags(specs, ['--version=T']).version).toBe('true');
+    expect(parseFlags(specs, ['--version=raw']).version).toBe('raw');
+    expect(parseFlags(specs, ['--version', '--version=false']).version).toBe(false);
+    expect(flagError(() => parseFlags(specs, ['--version=yes'])).message).toBe(
+      '--version: invalid value "yes" (use true, false or raw)',
+    );
+    expect(flagError(() => parseFlags(specs, ['--version=v1.36.3'])).message).toMatch(
+      /^--version: "v1.36.3": setting the reported version is not supported/,
+    );
   });
 
   it('prints every flag with its default in usage', () => {

@@ -101,6 +101,28 @@ describe('upstream charts', () => {
   });
 });
 
+describe('flags upstream takes that change nothing there either', () => {
+  it('--node-sync-period: accepted with the deprecation pflag prints, shown in /configz, left out of --help', () => {
+    const options = run([...OURS, '--node-sync-period=5s']);
+    expect(options.flags['node-sync-period']).toBe(5000);
+    expect(options.warnings).toEqual([
+      'Flag --node-sync-period has been deprecated, This flag is currently no-op and will be deleted.',
+    ]);
+    const help = parseCommandLine(['--help']);
+    expect(help.kind === 'help' && help.text).not.toContain('--node-sync-period');
+    expect(() => run([...OURS, '--node-sync-period=soon'])).toThrow(/--node-sync-period: invalid duration "soon"/);
+  });
+
+  it('-v2, -v=2 and -v 2 set the verbosity, as pflag reads the shorthand', () => {
+    for (const v of [['-v2'], ['-v=2'], ['-v', '2']]) expect(run([...OURS, ...v]).flags.v).toBe(2);
+  });
+
+  it('--version=raw asks for the raw version', () => {
+    expect(parseCommandLine(['--version=raw'])).toEqual({ kind: 'version', raw: true });
+    expect(parseCommandLine(['--version'])).toEqual({ kind: 'version', raw: false });
+  });
+});
+
 describe('--feature-gates', () => {
   it("parses Name=bool pairs with ParseBool's forms, merges repeated flags, and applies AllAlpha to unset gates", () => {
     const options = run([

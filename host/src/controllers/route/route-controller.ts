@@ -11,6 +11,7 @@ import type { Informer } from '../../kube/informer/informer.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { CIDR } from '../../net/cidr.ts';
 import type { NodeAddress } from '../../abi/index.ts';
+import { goDuration } from '../../util/duration.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
 import { runPeriodically, runWorkers } from '../framework/workers.ts';
@@ -110,13 +111,13 @@ export class RouteController {
         }
       }),
       ...plan.create.map(({ nameHint, route }) => async () => {
-        const started = Date.now();
+        const started = performance.now();
         try {
           await this.options.routes.createRoute(this.options.clusterName, nameHint, route);
           plan.actions.get(route.targetNode)?.set(route.destinationCIDR, 'keep');
           this.log.info('created route', { node: route.targetNode, cidr: route.destinationCIDR, nameHint });
         } catch (err) {
-          const message = `Could not create route ${nameHint} ${route.destinationCIDR} for node ${route.targetNode} after ${Date.now() - started}ms: ${errorMessage(err)}`;
+          const message = `Could not create route ${nameHint} ${route.destinationCIDR} for node ${route.targetNode} after ${elapsedSince(started)}: ${errorMessage(err)}`;
           this.log.error('could not create route', { node: route.targetNode, error: message });
           const node = byName.get(route.targetNode);
           if (node) recordReason(this.options.recorder, node, 'FailedToCreateRoute', message);
@@ -184,4 +185,12 @@ export class RouteController {
     const stale = this.lastRun !== 0 && Date.now() - this.lastRun > 3 * this.options.periodMs + 60_000;
     if (stale) throw new Error(`no route reconciliation for ${Math.round((Date.now() - this.lastRun) / 1000)} s`);
   }
+}
+
+/**
+ * Time since `started` (performance.now()) as Go prints a time.Duration, to the nanosecond ("1.234567ms"), as
+ * upstream's message has it: each failure's message is then distinct, which is what makes client-go aggregate them.
+ */
+function elapsedSince(started: number): string {
+  return goDuration(Math.round((performance.now() - started) * 1e6) / 1e6);
 }

@@ -1,45 +1,14 @@
-// client-go's EventCorrelator, reduced to what the CCM needs: identical events (same source, involved object,
-// type, reason and message) become one Event whose count and lastTimestamp grow -- a PATCH instead of a new
-// object -- and a per-object spam filter (burst 25, then one per 5 minutes) stops a hot loop from flooding etcd.
-// Upstream's aggregation of similar events with different messages is not reproduced.
+// client-go's EventCorrelator, in its order: similar events with many distinct messages are aggregated (see
+// aggregator.ts); identical events (same source, involved object, type, reason and message) become one Event whose
+// count and lastTimestamp grow -- a PATCH instead of a new object; then a spam filter per object and event type
+// (burst 25, then one per 5 minutes) stops a hot loop from flooding etcd. As upstream, an event is counted before
+// the spam filter sees it, so the count the next written repeat carries includes the repeats dropped as spam.
 import { type Clock, realClock } from '../clock.ts';
 import { TokenBucket } from '../token-bucket.ts';
-import type { WireObjectMeta } from '../client/wire.ts';
+import { type AggregatorOptions, EventAggregator } from './aggregator.ts';
+import type { EventJson, EventPatch } from './event.ts';
 
-export type EventType = 'Normal' | 'Warning';
-
-export interface ObjectReference {
-  kind?: string;
-  apiVersion?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
-
-/** core/v1 Event as JSON. */
-export interface EventJson {
-  apiVersion?: 'v1';
-  kind?: 'Event';
-  metadata: WireObjectMeta & { name: string; namespace: string };
-  involvedObject: ObjectReference;
-  reason: string;
-  message: string;
-  type: EventType;
-  count: number;
-  firstTimestamp: string;
-  lastTimestamp: string;
-  source: { component: string; host?: string };
-  reportingComponent: string;
-  reportingInstance: string;
-}
-
-export interface EventPatch {
-  count: number;
-  lastTimestamp: string;
-  message: string;
-}
+export type { EventJson, EventPatch, EventType, ObjectReference } from './event.ts';
 
 export type Correlation =
   | { action: 'create'; event: EventJson }
@@ -54,8 +23,9 @@ interface Seen {
 }
 
 export interface CorrelatorOptions {
-  /** How many distinct events to remember for deduplication (upstream: 4096). */
+  /** How many distinct events (and spam keys, and kinds of similar events) to remember (upstream: 4096). */
   cacheSize?: number;
+  aggregation?: AggregatorOptions;
   spamBurst?: number;
   spamQps?: number;
   clock?: Clock;
@@ -78,9 +48,10 @@ function eventKey(e: EventJson): string {
   ].join('\u0000');
 }
 
-function spamKey(e: EventJson): string {
+/** client-go's getSpamKey: the budget is per object and event type, so Normal events cannot use up a Warning's. */
+export function spamKey(e: EventJson): string {
   const o = e.involvedObject;
-  return [e.source.component, e.source.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion].join('\u0000');
+  return [e.source.component, e.source.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion, e.type].join('\u0000');
 }
 
 export class EventCorrelator {
@@ -90,18 +61,25 @@ export class EventCorrelator {
   private readonly spamBurst: number;
   private readonly spamQps: number;
   private readonly clock: Clock;
+  private readonly aggregator: EventAggregator;
 
   constructor(options: CorrelatorOptions = {}) {
     this.cacheSize = options.cacheSize ?? 4096;
     this.spamBurst = options.spamBurst ?? 25;
     this.spamQps = options.spamQps ?? 1 / 300;
     this.clock = options.clock ?? realClock;
+    this.aggregator = new EventAggregator(this.clock, { cacheSize: this.cacheSize, ...options.aggregation });
   }
 
   /** Decides whether `event` (count 1, fresh name) is created, merged into an earlier one, or dropped. */
-  correlate(event: EventJson): Correlation {
-    if (!this.spamBucket(spamKey(event)).tryAccept()) return { action: 'drop', why: 'spam' };
-    const key = eventKey(event);
+  correlate(incoming: EventJson): Correlation {
+    const { event, aggregateKey } = this.aggregator.aggregate(incoming);
+    const correlation = this.observe(event, aggregateKey ?? eventKey(event));
+    if (!this.spamBucket(spamKey(correlation.event)).tryAccept()) return { action: 'drop', why: 'spam' };
+    return correlation;
+  }
+
+  private observe(event: EventJson, key: string): Exclude<Correlation, { action: 'drop' }> {
     const last = this.remember(key);
     if (!last) {
       this.store(key, {
@@ -126,7 +104,10 @@ export class EventCorrelator {
     };
   }
 
-  /** Records what the apiserver stored (its name and count win, e.g. after a re-create). */
+  /**
+   * Records what the apiserver stored (its name and count win, e.g. after a re-create). Keyed by the stored Event's
+   * own key, as client-go's updateState: an aggregate Event keeps being deduplicated under its aggregate key.
+   */
   update(stored: EventJson): void {
     const key = eventKey(stored);
     const last = this.seen.get(key);

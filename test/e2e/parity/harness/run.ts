@@ -43,6 +43,7 @@ export async function runGroup({ group, impl, logDir, log }: GroupRun): Promise<
         if (step.checkpoint === false) continue;
         const prefix = `checkpoint/${scenario.name}/${i + 1}-${seg(step.name)}/`;
         for (const [k, v] of await takeSnapshot(world, withPrefix(`${scenario.name}-`), prefix)) out.set(k, v);
+        for (const [k, v] of Object.entries((await step.observe?.(world)) ?? {})) out.set(`${prefix}observed/${k}`, v);
       }
     }
     await marks.settle(group.settle);

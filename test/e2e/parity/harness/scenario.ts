@@ -16,6 +16,8 @@ export interface Step {
   settle?: readonly WatermarkKind[];
   /** Snapshot the scenario's objects after the step (default true). */
   checkpoint?: boolean;
+  /** More to compare at the checkpoint than objects (e.g. what the CCM's log says), as key = value. */
+  observe?: (world: World) => Promise<Record<string, string>> | Record<string, string>;
 }
 
 export interface Scenario {

@@ -74,21 +74,26 @@ function serviceView(s: V1Service): object {
   };
 }
 
-/** Events grouped by (object, type, reason): the total count and the distinct messages. */
+/**
+ * Events grouped by (object, type, reason): the total count, how many Event objects hold it (aggregation and
+ * deduplication decide that) and the distinct messages.
+ */
 function eventsInto(out: Snapshot, prefix: string, events: CoreV1Event[], scope: Scope, world: World): void {
-  const groups = new Map<string, { count: number; messages: Set<string> }>();
+  const groups = new Map<string, { count: number; objects: number; messages: Set<string> }>();
   for (const e of events) {
     const o = e.involvedObject;
     if (!o.name || !scope(o.name) || (o.kind !== 'Node' && o.kind !== 'Service')) continue;
     if (APISERVER_COMPONENTS.test(e.reportingComponent || e.source?.component || '')) continue;
     const key = `${prefix}event/${o.kind}/${seg(o.name)}/${e.type}/${e.reason}`;
-    const group = groups.get(key) ?? { count: 0, messages: new Set<string>() };
+    const group = groups.get(key) ?? { count: 0, objects: 0, messages: new Set<string>() };
     group.count += e.count ?? e.series?.count ?? 1;
+    group.objects++;
     group.messages.add(world.names.humanize(e.message ?? '').replace(ELAPSED, 'after <duration>'));
     groups.set(key, group);
   }
   for (const [key, g] of groups) {
     out.set(`${key}/count`, String(g.count));
+    out.set(`${key}/objects`, String(g.objects));
     out.set(`${key}/messages`, JSON.stringify([...g.messages].sort()));
   }
 }

@@ -91,6 +91,11 @@ export class World {
     await proc.ready(60_000);
   }
 
+  /** Where the running CCM writes its log. */
+  ccmLogPath(): string | undefined {
+    return this.#ccm?.process.logPath;
+  }
+
   /** The CCM's log file (copied to the log directory on stop). */
   logFile(): string {
     return join(this.options.logDir, `${this.options.label}-${this.impl}.log`);

@@ -21,6 +21,8 @@ import { deleteRetryScenario, preexistingScenario } from './lb-retry.ts';
 import { addressScenario, initScenario, lifecycleScenario, noCidrScenario, providedIpScenario } from './nodes.ts';
 import { cloudFailureScenario, labelsScenario, readinessScenario } from './nodes-more.ts';
 import { dualStackScenario, routeFailureScenario, strayRoutesScenario } from './routes.ts';
+import { budgetScenario, routeAggregationScenario } from './events.ts';
+import { gatedGroup } from './gated.ts';
 
 export const GROUPS: readonly Group[] = [
   {
@@ -37,6 +39,7 @@ export const GROUPS: readonly Group[] = [
       dualStackScenario,
       strayRoutesScenario,
       routeFailureScenario,
+      routeAggregationScenario,
       labelsScenario,
       readinessScenario,
       cloudFailureScenario,
@@ -62,11 +65,13 @@ export const GROUPS: readonly Group[] = [
       sourceRangesScenario,
       orphanScenario,
       serviceChangesScenario,
+      budgetScenario,
       deleteRetryScenario,
       serviceCacheScenario,
     ],
     settle: ['service'],
   },
+  gatedGroup,
 ];
 
 /** The groups with only the scenarios PARITY_SCENARIOS names (comma-separated), for running one while developing. */
