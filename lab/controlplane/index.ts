@@ -5,3 +5,4 @@ export * from './identity.ts';
 export * from './kube.ts';
 export * from './kwok.ts';
 export * from './manifests.ts';
+export * from './plugin-configmap.ts';
