@@ -67,7 +67,7 @@ describe('create-wasm-ccm-provider', () => {
   it('writes a project declaring only the asked capabilities, with registry versions by default', () => {
     const dir = join(scratch, 'edge-cloud');
     const { code, out } = create([dir, '--capabilities=zones,instancesV2']);
-    expect(out).toContain('wrote 14 files of the edge-cloud provider (instancesV2, zones)');
+    expect(out).toContain('wrote 15 files of the edge-cloud provider (instancesV2, zones)');
     expect(code).toBe(0);
     const index = readFileSync(join(dir, 'assembly', 'index.ts'), 'utf8');
     expect(index).toContain('super(PROVIDER_NAME, "0.1.0", [Capability.instancesV2, Capability.zones]);');
