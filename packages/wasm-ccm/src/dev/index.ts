@@ -30,15 +30,19 @@ function readInput(path: string, what: string): string {
   }
 }
 
-/** The provider's name as its module describes itself; the module is loaded as the CCM would load it. */
-async function providerName(module: Uint8Array, options: DevOptions, cloudConfig: string): Promise<string> {
+/** The provider as its module describes itself; the module is loaded as the CCM would load it. */
+async function describeProvider(
+  module: Uint8Array,
+  options: DevOptions,
+  cloudConfig: string,
+): Promise<{ providerName: string; version: string }> {
   const plugin = await loadTestPlugin(module, {
     cloudConfig,
     allowedHosts: options.allowedHosts,
     ...(options.credentials === undefined ? {} : { credentialsFile: options.credentials }),
   });
   await plugin.close();
-  return plugin.description.providerName;
+  return plugin.description;
 }
 
 /**
@@ -60,10 +64,9 @@ export async function startDev(
   } catch (err) {
     throw new DevUsageError(`cannot read plugin ${options.plugin}: ${errorMessage(err)}`);
   }
-  const name = await providerName(module, options, cloudConfig);
-  say(
-    `provider ${name} from ${options.plugin}; nodes of ${options.fixture}: ${fixture.running.map((n) => n.name).join(', ')}`,
-  );
+  const { providerName: name, version } = await describeProvider(module, options, cloudConfig);
+  const nodeNames = fixture.running.map((n) => n.name).join(', ');
+  say(`provider ${name} ${version} from ${options.plugin}; nodes of ${options.fixture}: ${nodeNames}`);
   ensureControlPlaneBinaries(say);
   const cluster = new DevCluster({
     providerName: name,
