@@ -89,8 +89,14 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
     const ccmFiles = packedFiles(release.ccm);
     expect(ccmFiles).toEqual(expect.arrayContaining(['dist/host/src/main.js', 'package.json']));
     expect(ccmFiles.filter((f) => /(?<!\.d)\.ts$/.test(f))).toEqual([]);
+    // wasm-ccm dev's lab parts come without the rest of the lab (devcloud is a package of its own).
+    expect(ccmFiles).toEqual(
+      expect.arrayContaining(['dist/lab/controlplane/index.js', 'scripts/build-controlplane.sh']),
+    );
+    expect(ccmFiles.filter((f) => /^dist\/(devcloud|lab\/ccm)\//.test(f))).toEqual([]);
+    expect(packedFiles(release.devcloud)).toEqual(expect.arrayContaining(['dist/index.js', 'README.md']));
     expect(packedFiles(release.create)).toEqual(
-      expect.arrayContaining(['dist/create.js', 'template/assembly/loadbalancer.ts', 'versions.json']),
+      expect.arrayContaining(['dist/create.js', 'template/assembly/loadbalancer.ts', 'versions.json', 'README.md']),
     );
   });
 
