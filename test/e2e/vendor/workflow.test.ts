@@ -73,7 +73,7 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
 
   afterAll(async () => {
     const code = await ccm?.stop();
-    dev?.kill();
+    await dev?.stop();
     await core.deleteNode({ name: nodeName }).catch(() => undefined);
     await core.deleteNamespacedConfigMap({ name: configMap, namespace: PLUGIN_NAMESPACE }).catch(() => undefined);
     await cloud?.stop();
@@ -196,8 +196,7 @@ describe('a vendor builds, tests and ships a provider from a project of their ow
 
   it('is served from a ConfigMap by the installed wasm-ccm until a Node is initialized', async () => {
     // After a failed dev test its session may still hold the port.
-    dev?.kill();
-    await dev?.closed;
+    await dev?.stop();
     // The cloud the project's conformance files name, as `npm run dev` left it: devcloud on that port, its token.
     cloud = await startDevcloud({ port: cloudPort, token: 'devcloud-token' });
     await applyManifests(admin, loadManifests('rbac.yaml'));

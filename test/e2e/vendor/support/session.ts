@@ -38,12 +38,18 @@ export class Session {
     process.kill(-this.pid, 'SIGINT');
   }
 
-  /** SIGKILL to whatever of the group is left (a failed test's cleanup). */
-  kill(): void {
-    try {
-      process.kill(-this.pid, 'SIGKILL');
-    } catch {
-      // the group is gone
-    }
+  /** A failed test's cleanup: Ctrl-C, so the session removes what it made, then SIGKILL to what is left. */
+  async stop(graceMs = 30_000): Promise<void> {
+    const signal = (name: NodeJS.Signals): void => {
+      try {
+        process.kill(-this.pid, name);
+      } catch {
+        // the group is gone
+      }
+    };
+    signal('SIGINT');
+    const timer = setTimeout(() => signal('SIGKILL'), graceMs);
+    await this.closed;
+    clearTimeout(timer);
   }
 }
