@@ -1,4 +1,4 @@
-// Command-line parsing for `npm run devcloud`. Pure (argv + env in, options or an error out) so it
+// Command-line parsing for the devcloud command (`npm run devcloud --` in the repository). Pure (argv + env in, options or an error out) so it
 // is tested without spawning; main.ts turns an error into exit code 2.
 import { parseArgs } from 'node:util';
 import { ApiError } from './errors.ts';
@@ -6,10 +6,12 @@ import type { DevcloudOptions } from './index.ts';
 import { defaultKnobs, type KnobsPatch, mergeKnobs } from './knobs.ts';
 import { IpPool } from './net/ip-pool.ts';
 
-export const HELP = `Usage: npm run devcloud -- --token T [options]
+export const HELP = `Usage: devcloud --token T [options] [-- COMMAND [ARG...]]
 
 devcloud: a small simulated IaaS (instances, load balancers, routes) for wasm-ccm tests and demos.
-API reference: devcloud/README.md
+API reference: the README.md of @wasm-ccm/devcloud (devcloud/README.md in the wasm-ccm repository).
+With a COMMAND after --, devcloud serves while the command runs, then stops and exits with its status
+(SIGINT and SIGTERM are passed on to it).
 
 Server
   --port N                 listen port (default 8990; 0 = any free port)
@@ -21,6 +23,8 @@ Server
   --vip-pool CIDR          IPv4 CIDR for LB VIPs; repeat or comma-separate (default 198.18.0.0/16)
   --internal-cidr CIDR     IPv4 CIDR for generated instance InternalIPs (default 10.0.0.0/16)
   --zone ZONE=REGION       a zone and its region; repeat (default dc-east-1a/b/c=dc-east-1, dc-west-1a=dc-west-1)
+  --instances FILE         create these instances at start: {"instances": [{"id"?, "name", "zone"?,
+                           "type"?, "labels"?, "state"?: "running"|"stopped"}]}
   --log                    log every request to stdout
 
 Faults (also settable at run time: PATCH /v1/admin/knobs)
@@ -35,8 +39,16 @@ Faults (also settable at run time: PATCH /v1/admin/knobs)
   -h, --help               show this help
 `;
 
-export type CliResult =
-  { kind: 'help' } | { kind: 'run'; options: DevcloudOptions } | { kind: 'error'; message: string };
+export interface CliRun {
+  kind: 'run';
+  options: DevcloudOptions;
+  /** --instances: the file of instances to create at start. */
+  instancesFile?: string;
+  /** What follows `--`: a command to run while devcloud serves. */
+  command?: string[];
+}
+
+export type CliResult = { kind: 'help' } | CliRun | { kind: 'error'; message: string };
 
 class FlagError extends Error {}
 
@@ -64,6 +76,7 @@ const flags = {
   'vip-pool': { type: 'string', multiple: true },
   'internal-cidr': { type: 'string' },
   zone: { type: 'string', multiple: true },
+  instances: { type: 'string' },
   log: { type: 'boolean' },
   'latency-ms': { type: 'string' },
   latency: { type: 'string', multiple: true },
@@ -87,8 +100,12 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = {}): 
 }
 
 function parse(argv: readonly string[], env: NodeJS.ProcessEnv): CliResult {
-  const { values: v } = parseArgs({ args: [...argv], options: flags, strict: true, allowPositionals: false });
+  const dashes = argv.indexOf('--');
+  const own = dashes === -1 ? argv : argv.slice(0, dashes);
+  const command = dashes === -1 ? undefined : argv.slice(dashes + 1);
+  const { values: v } = parseArgs({ args: [...own], options: flags, strict: true, allowPositionals: false });
   if (v.help) return { kind: 'help' };
+  if (command?.length === 0) throw new FlagError('--: name the command to run after it');
 
   const token = v.token ?? env.DEVCLOUD_TOKEN;
   if (!token) throw new FlagError('--token: required (or set DEVCLOUD_TOKEN)');
@@ -123,7 +140,12 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): CliResult {
   }
   if (v.log) options.logger = true;
   options.knobs = knobsFrom(v);
-  return { kind: 'run', options };
+  return {
+    kind: 'run',
+    options,
+    ...(v.instances === undefined ? {} : { instancesFile: v.instances }),
+    ...(command === undefined ? {} : { command }),
+  };
 }
 
 function checkPool(flag: string, cidrs: string[]): void {

@@ -16,7 +16,9 @@ import { packageVersion } from './util/package-version.ts';
 // The subcommand the flag set cannot describe: shown after the flags so a vendor with only the package finds it.
 const SUBCOMMANDS = `Commands:
   wasm-ccm plugin test --plugin=<file.wasm> --fixture=<file>   run a provider plugin through the conformance kit
-                                                             against its cloud (see wasm-ccm plugin test --help)`;
+                                                             against its cloud (see wasm-ccm plugin test --help)
+  wasm-ccm dev --plugin=<file.wasm> --fixture=<file> [--watch] run it in a local cluster (the npm package's
+                                                             command; see wasm-ccm dev --help)`;
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'plugin') {

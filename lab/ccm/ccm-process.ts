@@ -1,8 +1,8 @@
 // Runs wasm-ccm as a real child process for end-to-end tests, with its logs (klog's JSON shape) parsed and searchable.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ControlPlaneInfo, kubeconfigJSON } from '../controlplane/index.ts';
-import { ManagedProcess } from '../process/index.ts';
+import { ManagedProcess, readJsonLines } from '../process/index.ts';
 
 export const CCM_MAIN = join(import.meta.dirname, '..', '..', 'host', 'src', 'main.ts');
 /** The compiled entry point (`npm run build`), which is what the image runs. */
@@ -26,23 +26,7 @@ function levelOf(record: Record<string, unknown>): LogRecord['level'] {
 
 /** The JSON log records of a wasm-ccm log file (other lines skipped); none while the file does not exist yet. */
 export function readLogRecords(path: string): LogRecord[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
-  }
-  const records: LogRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    try {
-      const record = JSON.parse(line) as Record<string, unknown>;
-      records.push({ ...record, level: levelOf(record) });
-    } catch {
-      // a line cut mid-write
-    }
-  }
-  return records;
+  return readJsonLines(path).map((record) => ({ ...record, level: levelOf(record) }));
 }
 
 export interface CCMProcessOptions {

@@ -2,31 +2,9 @@
 // --plugin-config file naming it, with the cloud config, allow-list and brokered credentials of a devcloud.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CoreV1Api } from '@kubernetes/client-node';
 import type { Devcloud } from '../../devcloud/src/index.ts';
 
-export const PLUGIN_NAMESPACE = 'kube-system';
-
-/** Creates or replaces the plugin ConfigMap holding `module` under `key` (and its signature under `<key>.sig`). */
-export async function putPluginConfigMap(
-  core: CoreV1Api,
-  name: string,
-  key: string,
-  module: Uint8Array,
-  signature?: string,
-): Promise<void> {
-  const body = {
-    metadata: { name, namespace: PLUGIN_NAMESPACE },
-    binaryData: { [key]: Buffer.from(module).toString('base64') },
-    ...(signature === undefined ? {} : { data: { [`${key}.sig`]: signature } }),
-  };
-  try {
-    await core.replaceNamespacedConfigMap({ name, namespace: PLUGIN_NAMESPACE, body });
-  } catch (err) {
-    if ((err as { code?: number }).code !== 404) throw err;
-    await core.createNamespacedConfigMap({ namespace: PLUGIN_NAMESPACE, body });
-  }
-}
+export { PLUGIN_NAMESPACE, putPluginConfigMap } from '../controlplane/index.ts';
 
 /** A provider entry for devcloud `cloud`: its URL as cloud config, the brokered token, the one allowed host. */
 export function devcloudProvider(

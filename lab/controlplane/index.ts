@@ -6,3 +6,4 @@ export * from './kube.ts';
 export * from './kwok.ts';
 export * from './leftovers.ts';
 export * from './manifests.ts';
+export * from './plugin-configmap.ts';

@@ -15,9 +15,12 @@ import { kubeConfigFor } from './kube.ts';
 
 export const MANIFESTS_DIR = join(import.meta.dirname, '..', '..', 'manifests');
 
-/** The documents exactly as written: client-node's loadAllYaml would drop (and so hide) misspelled fields. */
-export function loadManifests(file: string): KubernetesObject[] {
-  return (loadAll(readFileSync(join(MANIFESTS_DIR, file), 'utf8')) as unknown[]).filter(
+/**
+ * The documents exactly as written: client-node's loadAllYaml would drop (and so hide) misspelled fields. `dir` is
+ * where the manifests are: the repository's by default, the installed package's for `wasm-ccm dev`.
+ */
+export function loadManifests(file: string, dir = MANIFESTS_DIR): KubernetesObject[] {
+  return (loadAll(readFileSync(join(dir, file), 'utf8')) as unknown[]).filter(
     (o): o is KubernetesObject => o !== null && typeof o === 'object',
   );
 }

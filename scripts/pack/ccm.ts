@@ -6,6 +6,7 @@ import {
   type Packed,
   compileTypeScript,
   copyInto,
+  copyKeepingPaths,
   freshStage,
   npmPack,
   readJson,
@@ -25,6 +26,14 @@ interface RootManifest {
 
 const TESTING = './dist/packages/wasm-ccm/src/testing/index';
 const BIN = 'bin/wasm-ccm.cjs';
+/** What `wasm-ccm dev` builds the control plane with when the cache lacks it: the script and its Go modules. */
+const CONTROL_PLANE_BUILD = [
+  'scripts/build-controlplane.sh',
+  'scripts/lib/go-build.sh',
+  ...['etcd', 'kube-apiserver', 'kwok'].flatMap((m) =>
+    ['go.mod', 'go.sum', 'tools.go'].map((f) => `lab/controlplane/go/${m}/${f}`),
+  ),
+];
 
 export function ccmManifest(root: RootManifest): Record<string, unknown> {
   return {
@@ -39,7 +48,7 @@ export function ccmManifest(root: RootManifest): Record<string, unknown> {
       './testing': { types: `${TESTING}.d.ts`, default: `${TESTING}.js` },
       './package.json': './package.json',
     },
-    files: ['bin/', 'dist/', 'manifests/', 'README.md'],
+    files: ['bin/', 'dist/', 'manifests/', 'scripts/', 'lab/', 'host/', 'README.md'],
     dependencies: root.dependencies,
   };
 }
@@ -48,9 +57,12 @@ export function packCcm(): Packed {
   const stage = freshStage('wasm-ccm');
   const root = readJson<RootManifest>(join(REPO_ROOT, 'package.json'));
   writeJson(join(stage, 'package.json'), ccmManifest(root));
-  // Importing main.js runs the CCM (or `wasm-ccm plugin test`): it sets its own exit status.
-  writeBinShim(stage, BIN, { command: 'wasm-ccm', engines: root.engines.node ?? '', entry: 'dist/host/src/main.js' });
+  // Importing cli.js runs `wasm-ccm dev`, or the CCM (and `wasm-ccm plugin test`): it sets its own exit status.
+  const entry = 'dist/packages/wasm-ccm/src/cli.js';
+  writeBinShim(stage, BIN, { command: 'wasm-ccm', engines: root.engines.node ?? '', entry });
   copyInto(stage, ['packages/wasm-ccm/README.md', 'manifests']);
+  // manifests/README.md links the credentials file's and login flows' reference where it is in the repository.
+  copyKeepingPaths(stage, [...CONTROL_PLANE_BUILD, 'host/src/plugin/README.md']);
   compileTypeScript('packages/wasm-ccm/tsconfig.json', join(stage, 'dist'));
   return npmPack(stage);
 }

@@ -21,7 +21,7 @@ export function packCreate(): Packed {
     type: 'module',
     engines: { node: ENGINES },
     bin: { 'create-wasm-ccm-provider': BIN },
-    files: ['bin/', 'dist/', 'template/', 'versions.json'],
+    files: ['bin/', 'dist/', 'template/', 'versions.json', 'README.md'],
   });
   writeBinShim(stage, BIN, {
     command: 'create-wasm-ccm-provider',
@@ -29,7 +29,7 @@ export function packCreate(): Packed {
     entry: 'dist/create.js',
     run: 'createMain',
   });
-  copyInto(stage, ['packages/create-wasm-ccm-provider/template']);
+  copyInto(stage, ['packages/create-wasm-ccm-provider/template', 'packages/create-wasm-ccm-provider/README.md']);
   compileTypeScript('packages/create-wasm-ccm-provider/tsconfig.json', join(stage, 'dist'));
   return npmPack(stage);
 }

@@ -2,7 +2,7 @@
 // compiled with the project's own tsc, and `npm pack` of the staged folder into dist/packages/.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -33,6 +33,14 @@ export function copyInto(stage: string, paths: readonly string[], skip: RegExp =
       recursive: true,
       filter: (source) => !skip.test(source.slice(REPO_ROOT.length)),
     });
+  }
+}
+
+/** Copies repository files into the stage at the same relative paths (a script that finds its peers by path). */
+export function copyKeepingPaths(stage: string, paths: readonly string[]): void {
+  for (const path of paths) {
+    mkdirSync(join(stage, dirname(path)), { recursive: true });
+    cpSync(join(REPO_ROOT, path), join(stage, path), { recursive: true });
   }
 }
 

@@ -4,17 +4,20 @@
 // --packages takes the wasm-ccm packages from a release's tarballs instead of the registry. The package's bin
 // (bin/create-wasm-ccm-provider.cjs, written by `npm run pack`) checks the Node.js version, then calls createMain.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CapabilityError, DEFAULT_CAPABILITIES, parseCapabilities, TEMPLATE_CAPABILITIES } from './capabilities.ts';
 import {
   asconfigJson,
   cloudJson,
   credentialsJson,
+  DEVCLOUD_INSTANCES,
+  devcloudInstancesJson,
   fixtureYaml,
   GITIGNORE,
   packageJson,
   type ProjectOptions,
+  type Tarballs,
 } from './project-files.ts';
 import { indexSource, nameSource, PROVIDER_NAME } from './provider-source.ts';
 import { readmeSource } from './readme.ts';
@@ -30,13 +33,25 @@ export class CreateError extends Error {
   readonly code = 'CREATE_FAILED';
 }
 
-/** The release tarballs in `dir`: @wasm-ccm/plugin-sdk's and wasm-ccm's. */
-export function findTarballs(dir: string): { sdk: string; ccm: string } {
+/** The release tarballs in `dir`: @wasm-ccm/plugin-sdk's, wasm-ccm's and @wasm-ccm/devcloud's (absolute paths). */
+export function findTarballs(dir: string): Tarballs {
   const files = existsSync(dir) ? readdirSync(dir) : [];
-  const sdk = files.find((f) => /^wasm-ccm-plugin-sdk-\d.*\.tgz$/.test(f));
-  const ccm = files.find((f) => /^wasm-ccm-\d.*\.tgz$/.test(f));
-  if (!sdk || !ccm) throw new CreateError(`--packages: ${dir} lacks wasm-ccm-plugin-sdk-*.tgz or wasm-ccm-*.tgz`);
-  return { sdk: resolve(dir, sdk), ccm: resolve(dir, ccm) };
+  const find = (pattern: RegExp): string | undefined => files.find((f) => pattern.test(f));
+  const sdk = find(/^wasm-ccm-plugin-sdk-\d.*\.tgz$/);
+  const ccm = find(/^wasm-ccm-\d.*\.tgz$/);
+  const devcloud = find(/^wasm-ccm-devcloud-\d.*\.tgz$/);
+  if (!sdk || !ccm || !devcloud) {
+    throw new CreateError(
+      `--packages: ${dir} lacks wasm-ccm-plugin-sdk-*.tgz, wasm-ccm-*.tgz or wasm-ccm-devcloud-*.tgz`,
+    );
+  }
+  return { sdk: resolve(dir, sdk), ccm: resolve(dir, ccm), devcloud: resolve(dir, devcloud) };
+}
+
+/** The tarballs as the project's package.json names them: relative, so the project and release can move together. */
+export function relativeTarballs(projectDir: string, tarballs: Tarballs): Tarballs {
+  const rel = (path: string): string => relative(projectDir, path).split('\\').join('/');
+  return { sdk: rel(tarballs.sdk), ccm: rel(tarballs.ccm), devcloud: rel(tarballs.devcloud) };
 }
 
 /** Writes the project into `dir` (which must not exist or be empty). */
@@ -54,6 +69,7 @@ export function createProject(dir: string, options: ProjectOptions): string[] {
     'conformance/fixture.yaml': fixtureYaml(name, cloudHost),
     'conformance/cloud.json': cloudJson(cloudHost),
     'conformance/credentials.json': credentialsJson(cloudHost),
+    [DEVCLOUD_INSTANCES]: devcloudInstancesJson(),
   };
   for (const dirName of ['assembly', 'test', 'conformance']) mkdirSync(join(dir, dirName), { recursive: true });
   for (const [path, text] of Object.entries(files)) writeFileSync(join(dir, path), text);
@@ -97,11 +113,11 @@ export function createMain(argv: readonly string[], write: (line: string) => voi
       throw new CreateError(`provider name "${name}" must be a DNS label (a-z, 0-9, -); pass --name=`);
     }
     const capabilities = parseCapabilities(values.capabilities ?? DEFAULT_CAPABILITIES.join(','));
-    const tarballs = values.packages === undefined ? undefined : findTarballs(values.packages);
+    const tarballs = values.packages === undefined ? undefined : relativeTarballs(dir, findTarballs(values.packages));
     const cloudHost = values['cloud-host'] ?? '127.0.0.1:8990';
     const files = createProject(dir, { name, capabilities, versions: currentVersions(), tarballs, cloudHost });
     write(`wrote ${files.length} files of the ${name} provider (${capabilities.join(', ')}) in ${dir}`);
-    write(`next: cd ${target} && npm install && npm test`);
+    write(`next: cd ${target} && npm install && npm test && npm run conformance   (README.md: what comes after)`);
     return 0;
   } catch (err) {
     if (err instanceof CreateError || err instanceof CapabilityError) {

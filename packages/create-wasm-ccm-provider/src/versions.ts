@@ -6,6 +6,8 @@ import { join } from 'node:path';
 export interface Versions {
   sdk: string;
   ccm: string;
+  /** @wasm-ccm/devcloud's: released with the CCM, at its version. */
+  devcloud: string;
   assemblyscript: string;
   asPdk: string;
 }
@@ -23,6 +25,7 @@ export function repositoryVersions(repoRoot: string): Versions {
   return {
     sdk: sdk.version,
     ccm: ccm.version,
+    devcloud: ccm.version,
     assemblyscript: sdk.peerDependencies.assemblyscript ?? '',
     asPdk: sdk.peerDependencies['@extism/as-pdk'] ?? '',
   };

@@ -1,5 +1,6 @@
 // `npm run demo` is the README's first command: run it (with --once) exactly as a user would and check what it
-// promises: nodes initialized, an external IP, the hot swap to v2, and nothing left running afterwards.
+// promises: nodes initialized by `wasm-ccm dev` with devcloud, an external IP, the hot swap to v2 through --watch,
+// and nothing left running afterwards.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,14 +22,17 @@ describe('npm run demo', () => {
   it('initializes nodes, prints an external IP, hot-swaps to v2, and cleans up', async () => {
     const { code, out } = await runDemo();
     expect(code, out).toBe(0);
-    expect(out).toMatch(/node demo-node-1: devcloud:\/\/i-[0-9a-f]+, dc\.large, zone dc-east-1a, taint removed/);
+    expect(out).toMatch(/node demo-node-1 initialized: devcloud:\/\/i-[0-9a-f]+, dc\.large, zone dc-east-1a/);
     const ip = /demo\/web EXTERNAL-IP (\d+\.\d+\.\d+\.\d+)/.exec(out)?.[1];
     expect(ip, out).toBeDefined();
-    expect(out).toContain('serving devcloud 1.0.0');
-    expect(out).toMatch(/hot-swapped: wasm-ccm now serves devcloud 2\.0\.0/);
+    expect(out).toContain('provider devcloud 1.0.0 from');
+    expect(out).toMatch(/wasm-ccm swapped it in: 1\.0\.0 -> 2\.0\.0/);
     expect(out).toContain(`EXTERNAL-IP still ${ip}`);
     expect(out).toContain('done: everything the demo started is stopped and removed');
-    const dir = /logs: (\S+)\/ccm-\d+\.log/.exec(out)?.[1];
-    expect(dir && existsSync(dir)).toBe(false);
+    const dir = /log: (\S+)\/wasm-ccm\.log/.exec(out)?.[1];
+    expect(dir, out).toBeDefined();
+    expect(existsSync(dir ?? '')).toBe(false);
+    const kubeconfig = /kubeconfig: (\S+)\/admin\.kubeconfig/.exec(out)?.[1];
+    expect(kubeconfig === undefined || !existsSync(kubeconfig)).toBe(true);
   }, 240_000);
 });

@@ -15,8 +15,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   devcloud: [],
   // Providers are built with the SDK only.
   plugins: ['plugin-sdk'],
-  // Release packages wrap the CCM's kit and CLI.
-  packages: ['host'],
+  // Release packages wrap the CCM's kit and CLI; `wasm-ccm dev` runs the lab's control plane and processes
+  // (lab/controlplane, lab/process: compiled into the package, and importing nothing outside the two).
+  packages: ['host', 'lab'],
   // Code generation and packing: the ABI model, the CCM's flags, the packages.
   scripts: ['host', 'plugin-sdk', 'packages'],
   // The harness: runs the CCM, devcloud and the plugins (which it builds with the SDK's tools).
@@ -24,7 +25,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   // Checks, measurements and the demo stand on the lab, never on each other.
   test: ['lab', 'host', 'devcloud', 'plugin-sdk', 'plugins', 'packages', 'scripts'],
   bench: ['lab', 'host', 'devcloud', 'plugins', 'scripts'],
-  demo: ['lab', 'devcloud', 'plugins'],
+  // The demo is `wasm-ccm dev` (packages/wasm-ccm) with devcloud.
+  demo: ['lab', 'devcloud', 'plugins', 'packages'],
   // Root configuration files.
   '.': [],
 };

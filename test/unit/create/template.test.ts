@@ -10,7 +10,7 @@ import {
   parseCapabilities,
 } from '../../../packages/create-wasm-ccm-provider/src/capabilities.ts';
 import { ABI_MAJOR, ABI_MINOR } from '../../../host/src/abi/index.ts';
-import { createMain } from '../../../packages/create-wasm-ccm-provider/src/create.ts';
+import { createMain, relativeTarballs } from '../../../packages/create-wasm-ccm-provider/src/create.ts';
 import { type Credential, parseCredentialFile } from '../../../host/src/plugin/broker/credential-file.ts';
 import { SDK_DIR } from '../../../plugin-sdk/tools/compile.ts';
 
@@ -67,7 +67,7 @@ describe('create-wasm-ccm-provider', () => {
   it('writes a project declaring only the asked capabilities, with registry versions by default', () => {
     const dir = join(scratch, 'edge-cloud');
     const { code, out } = create([dir, '--capabilities=zones,instancesV2']);
-    expect(out).toContain('wrote 14 files of the edge-cloud provider (instancesV2, zones)');
+    expect(out).toContain('wrote 15 files of the edge-cloud provider (instancesV2, zones)');
     expect(code).toBe(0);
     const index = readFileSync(join(dir, 'assembly', 'index.ts'), 'utf8');
     expect(index).toContain('super(PROVIDER_NAME, "0.1.0", [Capability.instancesV2, Capability.zones]);');
@@ -78,6 +78,33 @@ describe('create-wasm-ccm-provider', () => {
     expect(pkg.scripts?.build).toBe('asc --config asconfig.json && wasm-ccm-check-imports build/edge-cloud.wasm');
     expect(existsSync(join(dir, 'assembly', 'loadbalancer.ts'))).toBe(false);
     expect(create([dir]).out).toContain('exists and is not empty');
+  });
+
+  it('runs the kit and wasm-ccm dev inside devcloud for a local cloud host, names tarballs relatively', () => {
+    const scripts = (dir: string, host: string): Record<string, string> => {
+      expect(create([dir, `--cloud-host=${host}`]).code).toBe(0);
+      return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+        .scripts;
+    };
+    const local = scripts(join(scratch, 'scripts-local'), '127.0.0.1:8991');
+    const devcloud =
+      'devcloud --host=127.0.0.1 --port=8991 --token=devcloud-token --instances=conformance/devcloud-instances.json --';
+    expect(local.conformance).toBe(`npm run build && ${devcloud} ${local.kit}`);
+    expect(local.dev).toMatch(
+      new RegExp(`^npm run build && ${devcloud} wasm-ccm dev --plugin=build/scripts-local\\.wasm .* --watch$`),
+    );
+    const instances = JSON.parse(
+      readFileSync(join(scratch, 'scripts-local', 'conformance', 'devcloud-instances.json'), 'utf8'),
+    ) as { instances: { name: string }[] };
+    expect(instances.instances.map((i) => i.name)).toEqual(['node-a', 'node-b', 'node-c']);
+    const remote = scripts(join(scratch, 'scripts-remote'), 'api.mycloud.example');
+    expect(remote.conformance).toBe(`npm run build && ${remote.kit}`);
+    const tarballs = { sdk: '/r/sdk.tgz', ccm: '/r/ccm.tgz', devcloud: '/r/dc.tgz' };
+    expect(relativeTarballs('/home/v/project', tarballs)).toEqual({
+      sdk: '../../../r/sdk.tgz',
+      ccm: '../../../r/ccm.tgz',
+      devcloud: '../../../r/dc.tgz',
+    });
   });
 
   it('points the conformance files at a local cloud over http, with an insecure credential, and at others over https', () => {

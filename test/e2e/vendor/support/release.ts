@@ -8,6 +8,7 @@ export interface Release {
   dir: string;
   sdk: string;
   ccm: string;
+  devcloud: string;
   create: string;
 }
 
@@ -28,6 +29,7 @@ export function packRelease(dir: string): Release {
     dir,
     sdk: find(/^wasm-ccm-plugin-sdk-\d.*\.tgz$/),
     ccm: find(/^wasm-ccm-\d.*\.tgz$/),
+    devcloud: find(/^wasm-ccm-devcloud-\d.*\.tgz$/),
     create: find(/^create-wasm-ccm-provider-\d.*\.tgz$/),
   };
 }
