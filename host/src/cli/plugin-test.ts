@@ -12,6 +12,7 @@ import {
 } from '../conformance/index.ts';
 import { DEFAULT_MAX_MODULE_MB } from '../plugin/index.ts';
 import { errorMessage } from '../util/error-message.ts';
+import { allowedHostList, PROVIDER_FLAG_OPTIONS } from './provider-flags.ts';
 import {
   checkRegularFileSync,
   CONFIG_FILE_CAP,
@@ -76,11 +77,7 @@ function parse(args: readonly string[]): Parsed {
       strict: true,
       allowPositionals: false,
       options: {
-        plugin: { type: 'string' },
-        fixture: { type: 'string' },
-        'cloud-config': { type: 'string' },
-        credentials: { type: 'string' },
-        'allowed-hosts': { type: 'string', multiple: true },
+        ...PROVIDER_FLAG_OPTIONS,
         timeout: { type: 'string' },
         json: { type: 'boolean' },
         verbose: { type: 'boolean' },
@@ -99,10 +96,7 @@ function parse(args: readonly string[]): Parsed {
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
       throw new UsageError(`--timeout: "${values.timeout}" is not a positive integer`);
   }
-  const allowedHosts = (values['allowed-hosts'] ?? [])
-    .flatMap((h) => h.split(','))
-    .map((h) => h.trim())
-    .filter((h) => h !== '');
+  const allowedHosts = allowedHostList(values['allowed-hosts']);
   return {
     plugin: values.plugin ?? '',
     fixture: values.fixture ?? '',

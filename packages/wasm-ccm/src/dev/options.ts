@@ -1,5 +1,6 @@
 // `wasm-ccm dev` flags: the plugin and its conformance files, as `wasm-ccm plugin test` takes them, and --watch.
 import { parseArgs } from 'node:util';
+import { allowedHostList, PROVIDER_FLAG_OPTIONS } from '../../../../host/src/cli/provider-flags.ts';
 
 export const DEV_USAGE = `Usage: wasm-ccm dev --plugin=<file.wasm> --fixture=<file.json|yaml> [options]
 
@@ -42,11 +43,7 @@ export function parseDevArgs(args: readonly string[]): DevOptions | 'help' {
       strict: true,
       allowPositionals: false,
       options: {
-        plugin: { type: 'string' },
-        fixture: { type: 'string' },
-        'cloud-config': { type: 'string' },
-        credentials: { type: 'string' },
-        'allowed-hosts': { type: 'string', multiple: true },
+        ...PROVIDER_FLAG_OPTIONS,
         watch: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -62,10 +59,7 @@ export function parseDevArgs(args: readonly string[]): DevOptions | 'help' {
     fixture: values.fixture,
     cloudConfig: values['cloud-config'],
     credentials: values.credentials,
-    allowedHosts: (values['allowed-hosts'] ?? [])
-      .flatMap((h) => h.split(','))
-      .map((h) => h.trim())
-      .filter((h) => h !== ''),
+    allowedHosts: allowedHostList(values['allowed-hosts']),
     watch: values.watch ?? false,
   };
 }
