@@ -121,6 +121,13 @@ build_image() {
   mv "$tmp" "$out"
 }
 
+# An image of sources that changed since is not used again: after a build, the newest three stay (other work trees
+# may be a change or two behind), with the layers only older builds used.
+prune_old_images() {
+  ls -1dt "$dir"/wasm-ccm-*-*/ 2>/dev/null | tail -n +4 | while IFS= read -r old; do rm -rf "$old"; done
+  bah rmi --prune >/dev/null 2>&1 || true
+}
+
 out="$dir/wasm-ccm-$version-$(context_hash)"
 if [ "${1:-}" = "--print-dir" ]; then echo "$out"; exit 0; fi
 [ -z "${1:-}" ] || die "unknown argument $1 (only --print-dir)"
@@ -149,5 +156,6 @@ if ! bah inspect --type image "$base" >/dev/null 2>&1; then
 fi
 build_image
 ln -sfn "$(basename "$out")" "$dir/wasm-ccm"
+prune_old_images
 echo "build-image: built wasm-ccm $version in $((SECONDS - start)) s ($(du -sh "$out" | cut -f1) compressed)" >&2
 echo "$out"
