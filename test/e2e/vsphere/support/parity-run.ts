@@ -89,6 +89,12 @@ export async function runVsphereParity(impl: VsphereImpl, ctx: ParityContext): P
       30_000,
     );
     await eventually(`${impl}: ${DESTROYED.name} deleted`, () => gone(core, DESTROYED.name), 30_000);
+    // Both CCMs write the deletion's Event on its own, after the decision: the Node can be gone before it is there.
+    await eventually(
+      `${impl}: DeletingNode Event of ${DESTROYED.name}`,
+      async () => (await nodeEventReasons(core, DESTROYED.name)).includes('DeletingNode'),
+      30_000,
+    );
     flatten(out, `lifecycle/node/${seg(STOPPED.name)}`, nodeView(tainted));
     const left = (await core.listNode()).items.map((n) => n.metadata?.name ?? '').filter((n) => names.includes(n));
     flatten(out, 'lifecycle/nodes', left.sort());
