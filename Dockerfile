@@ -22,8 +22,11 @@ COPY host ./host
 COPY plugin-sdk ./plugin-sdk
 COPY plugins ./plugins
 COPY scripts ./scripts
-# tsconfig.json compiles scripts/, and scripts/pack/ imports the packages' sources.
+# tsconfig.json compiles scripts/, and scripts/pack/ imports the packages' sources; `wasm-ccm dev` (packages/) starts
+# the lab's control plane.
 COPY packages ./packages
+COPY lab/controlplane ./lab/controlplane
+COPY lab/process ./lab/process
 RUN npm run build && npm run build:plugins
 
 # Runtime dependencies only (no compiler, test runner or linter); none of them has an install script.

@@ -18,7 +18,8 @@ mirror=http://deb.debian.org/debian
 npm_version=11.19.1 # the npm of the base's /usr/local/lib/node_modules/npm (the build stage's `npm ci`)
 debs=(buildah runc umoci skopeo debootstrap)
 # What the build context holds (.dockerignore's allow-list), hashed as the key of the image.
-context=(Dockerfile .dockerignore package.json package-lock.json tsconfig.json host plugin-sdk plugins scripts packages)
+context=(Dockerfile .dockerignore package.json package-lock.json tsconfig.json host plugin-sdk plugins scripts packages
+  lab/controlplane lab/process)
 
 die() { echo "build-image: $*" >&2; exit 1; }
 
