@@ -71,6 +71,8 @@ export async function runVsphereParity(impl: VsphereImpl, ctx: ParityContext): P
   const names = VMS.map((vm) => vm.name);
   let ccm: Running | undefined;
   try {
+    // Other files name their Nodes after the same VMs (test/e2e/multicloud): their Events are not this run's.
+    await clearEvents(core, names);
     for (const vm of VMS) await core.createNode({ body: vmNode(vm) });
     ccm = startVsphereCCM(impl, ctx, vc);
     const out: Snapshot = new Map();
