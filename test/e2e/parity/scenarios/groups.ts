@@ -16,6 +16,7 @@ import {
   sourceRangesScenario,
 } from './lb-nodes.ts';
 import { serviceCacheScenario } from './lb-cache.ts';
+import { churnScenario } from './lb-churn.ts';
 import { serviceChangesScenario } from './lb-changes.ts';
 import { deleteRetryScenario, preexistingScenario } from './lb-retry.ts';
 import { addressScenario, initScenario, lifecycleScenario, noCidrScenario, providedIpScenario } from './nodes.ts';
@@ -68,6 +69,8 @@ export const GROUPS: readonly Group[] = [
       budgetScenario,
       deleteRetryScenario,
       serviceCacheScenario,
+      // Last: its node-set changes update every other scenario's load balancers too.
+      churnScenario,
     ],
     settle: ['service'],
   },
