@@ -70,28 +70,35 @@ async function applyEdit(world: World, edit: ChurnEdit, before: ChurnState): Pro
   }
 }
 
-/** Whether the cluster and the cloud show `want`: which Nodes exist, and every Service's load balancer. */
-async function shows(world: World, want: ChurnState): Promise<boolean> {
+/** What the cluster or the cloud shows that `want` does not (which Nodes exist, every Service's load balancer). */
+async function mismatch(world: World, want: ChurnState): Promise<string | undefined> {
   const [nodeList, serviceList] = await Promise.all([
     world.core.listNode(),
     world.core.listNamespacedService({ namespace: NAMESPACE }),
   ]);
   const nodes = nodeList.items.map((n) => n.metadata!.name!).filter((n) => n.startsWith(`${GROUP}-`));
-  if (nodes.sort().join(' ') !== [...want.nodes.keys()].sort().join(' ')) return false;
+  if (nodes.sort().join(' ') !== [...want.nodes.keys()].sort().join(' ')) return 'the Nodes';
   const existing = new Set(serviceList.items.map((s) => s.metadata!.name!));
   const lbs = new Map(world.cloud.inventory().loadBalancers.map((l) => [l.tags['k8s-service'], l]));
   const backends = includedNodes(want).join(' ');
   for (const [name, s] of want.services) {
     const lb = lbs.get(`${NAMESPACE}/${name}`);
-    if (existing.has(name) !== (s.type !== null)) return false;
+    if (existing.has(name) !== (s.type !== null)) return `${name}: ${s.type === null ? 'not deleted' : 'absent'}`;
     if (s.type !== 'LoadBalancer') {
-      if (lb) return false;
+      if (lb) return `${name}: a load balancer`;
       continue;
     }
-    if (lb?.listeners[0]?.port !== s.port) return false;
-    if (s.description !== undefined && lb.description !== s.description) return false;
-    if (lb.backends.map((b) => b.name).join(' ') !== backends) return false;
+    if (lb?.listeners[0]?.port !== s.port) return `${name}: no load balancer on port ${s.port}`;
+    if (s.description !== undefined && lb.description !== s.description) return `${name}: not described`;
+    if (lb.backends.map((b) => b.name).join(' ') !== backends) return `${name}: other backends`;
   }
+  return undefined;
+}
+
+/** Polled by `until`: throws what differs, which the timeout names. */
+async function expectShown(world: World, want: ChurnState): Promise<true> {
+  const problem = await mismatch(world, want);
+  if (problem) throw new Error(problem);
   return true;
 }
 
@@ -104,7 +111,12 @@ const updateCalls = (world: World): number => world.cloud.inventory().counters.u
  */
 async function cachedLoadBalancers(world: World): Promise<number> {
   const services = (await world.core.listNamespacedService({ namespace: NAMESPACE })).items;
-  const withLB = new Set(world.cloud.inventory().loadBalancers.map((l) => l.tags['k8s-service']));
+  const withLB = new Set(
+    world.cloud
+      .inventory()
+      .loadBalancers.filter((l) => l.tags['k8s-cluster'] === 'kubernetes')
+      .map((l) => l.tags['k8s-service']),
+  );
   return services.filter(
     (s) =>
       s.spec?.type === 'LoadBalancer' &&
@@ -129,9 +141,13 @@ function churnStep(step: ChurnStep, n: number, before: ChurnState, last: boolean
       callsBefore = updateCalls(world);
       for (const edit of step.edits) await applyEdit(world, edit, before);
     },
-    until: async (world) =>
-      (await shows(world, step.after)) &&
-      (!step.nodeSetChanged || updateCalls(world) - callsBefore >= (await cachedLoadBalancers(world))),
+    until: async (world) => {
+      await expectShown(world, step.after);
+      if (!step.nodeSetChanged) return true;
+      const [done, of] = [updateCalls(world) - callsBefore, await cachedLoadBalancers(world)];
+      if (done < of) throw new Error(`the node sync updated ${done} of ${of} load balancers`);
+      return true;
+    },
     checkpoint: n % CHECKPOINT_EVERY === 0 || last,
   };
 }
@@ -172,7 +188,7 @@ export const churnScenario: Scenario = {
         for (const name of seedServices)
           await world.createService({ name, group: GROUP, ports: [port('http', 80, nodePortOf(name))] });
       },
-      until: (world) => shows(world, initialChurnState(CHURN_SIZE)),
+      until: (world) => expectShown(world, initialChurnState(CHURN_SIZE)),
       checkpoint: false,
     },
     ...churnSteps(),
