@@ -21,9 +21,13 @@ import type { World } from './world.ts';
 export type WatermarkKind = 'service' | 'route' | 'lifecycle' | 'node' | 'refresh';
 
 const WAIT_MS = 45_000;
-/** Both CCMs drop an object's events past 25 (client-go's spam filter): each marker Service takes 10 marks of 2
- * events each (EnsuringLoadBalancer, EnsuredLoadBalancer), then the next one is created. */
-const MARKS_PER_SERVICE = 10;
+/** Both CCMs drop an object's Normal events past 25 (client-go's spam filter): each marker Service takes 5 marks of
+ * 2 events each (EnsuringLoadBalancer, EnsuredLoadBalancer), then the next one is created. Every node-set change
+ * adds an UpdatedLoadBalancer to every marker: the other 15 leave room for three per step (`churn` makes one). */
+const MARKS_PER_SERVICE = 5;
+/** Marker node ports are 32700 + the marker's number, up to the end of the default range. */
+const MARKER_PORT_BASE = 32700;
+const MARKERS = 32767 - MARKER_PORT_BASE + 1;
 const markerService = (n: number): string => `${HARNESS_PREFIX}marker-${Math.floor(n / MARKS_PER_SERVICE)}`;
 const ROUTE_TARGET = `${HARNESS_PREFIX}route-target`;
 const REFRESH_NODE = `${HARNESS_PREFIX}refresh`;
@@ -75,10 +79,12 @@ export class Watermarks {
   /** A marker Service whose LB has no backends (no node carries its group), described `mark-<n>`. */
   async #createMarker(n: number): Promise<void> {
     const name = markerService(n);
+    const marker = Math.floor(n / MARKS_PER_SERVICE);
+    if (marker >= MARKERS) throw new Error(`service watermark ${n}: all ${MARKERS} marker node ports are taken`);
     await this.world.createService({
       name,
       group: `${HARNESS_PREFIX}none`,
-      ports: [port('mark', 9, 32700 + Math.floor(n / MARKS_PER_SERVICE))],
+      ports: [port('mark', 9, MARKER_PORT_BASE + marker)],
       annotations: { [DESCRIPTION]: `mark-${n}` },
     });
     await this.#waitMarked(name, n, 1);
