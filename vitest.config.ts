@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * End-to-end files of the second lane (scripts/run-tests.ts runs the lanes as two vitest processes; the first has
  * the unit tests and the other e2e files): the files of the run's one lab OpenStack, which must share a process, and
- * the upstream parity run, chosen by measured time so that the lanes end together (a full run: unit ~7 min + e2e-a
- * ~14 min, e2e-b ~16 min).
+ * the upstream parity run, chosen by measured time so that the lanes end together (a full run: unit + e2e-a ~20 min,
+ * e2e-b ~16 min).
  */
 const LANE_B = ['test/e2e/openstack/**/*.test.ts', 'test/e2e/parity/**/*.test.ts'];
 
