@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTestPlugin, type TestPlugin, testNode } from '../../../packages/wasm-ccm/src/testing/index.ts';
+import { type TestPlugin, testNode } from '../../../packages/wasm-ccm/src/testing/index.ts';
 import {
   ALLOW_ALL_POLICY,
   type AwsEnv,
@@ -15,7 +15,7 @@ import {
   type RecordedRequest,
   startAwsEnv,
 } from '../../../lab/peers/index.ts';
-import { builtPlugin } from '../../../lab/plugins/index.ts';
+import { loadAwsPlugin } from './support/plugin.ts';
 import { CredentialStore, SigV4Signer } from '../../../host/src/plugin/index.ts';
 import { silentLogger } from '../../../host/src/log/logger.ts';
 
@@ -39,14 +39,6 @@ async function createRole(moto: Moto): Promise<void> {
     if (answer.status !== 200) throw new Error(`moto IAM ${step.Action} answered ${answer.status}: ${answer.body}`);
   }
 }
-
-const plugin = (env: AwsEnv, cluster: string): Promise<TestPlugin> =>
-  loadTestPlugin(builtPlugin('aws'), {
-    cloudConfig: env.cloudConfig,
-    clusterName: cluster,
-    allowedHosts: env.allowedHosts,
-    credentialsFile: env.credentialsFile,
-  });
 
 /** The plugin's requests to EC2 or ELBv2 as moto recorded them: signed, and not with the key that seeded moto. */
 const pluginCalls = (moto: Moto): RecordedRequest[] =>
@@ -91,7 +83,7 @@ describe('aws plugin with IRSA credentials (STS AssumeRoleWithWebIdentity)', () 
     });
     // The host's two AssumeRoleWithWebIdentity calls at load (one per entry), unsigned as AWS takes them.
     await env.moto.allowUnsigned(2);
-    ccm = await plugin(env, CLUSTER);
+    ccm = await loadAwsPlugin(env, CLUSTER);
   }, 120_000);
 
   afterAll(async () => {
@@ -207,7 +199,7 @@ describe('aws plugin with instance profile credentials (IMDSv2)', () => {
       placementInConfig: false,
       credentials: (moto) => Promise.resolve({ source: 'instanceProfile', instanceMetadataEndpoint: moto.endpoint }),
     });
-    ccm = await plugin(env, CLUSTER);
+    ccm = await loadAwsPlugin(env, CLUSTER);
   }, 120_000);
 
   afterAll(async () => {

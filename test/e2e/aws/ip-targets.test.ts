@@ -4,15 +4,9 @@
 // groups again; deletion leaves nothing.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  loadTestPlugin,
-  type TestPlugin,
-  testNode,
-  testPort,
-  testService,
-} from '../../../packages/wasm-ccm/src/testing/index.ts';
+import { type TestPlugin, testNode, testPort, testService } from '../../../packages/wasm-ccm/src/testing/index.ts';
 import { call, elbInventory, xmlTexts, type AwsEnv, startAwsEnv } from '../../../lab/peers/index.ts';
-import { builtPlugin } from '../../../lab/plugins/index.ts';
+import { loadAwsPlugin } from './support/plugin.ts';
 import type { Node } from '../../../host/src/abi/index.ts';
 
 const CLUSTER = 'aws-ip-targets';
@@ -21,12 +15,7 @@ let plugin: TestPlugin;
 
 beforeAll(async () => {
   env = await startAwsEnv({ cluster: CLUSTER, zones: ['us-east-1a'], instancesPerZone: 1 });
-  plugin = await loadTestPlugin(builtPlugin('aws'), {
-    cloudConfig: env.cloudConfig,
-    clusterName: CLUSTER,
-    allowedHosts: env.allowedHosts,
-    credentialsFile: env.credentialsFile,
-  });
+  plugin = await loadAwsPlugin(env, CLUSTER);
 }, 120_000);
 
 afterAll(async () => {

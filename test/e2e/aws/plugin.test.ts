@@ -22,6 +22,7 @@ import {
   startAwsEnv,
 } from '../../../lab/peers/index.ts';
 import { builtPlugin } from '../../../lab/plugins/index.ts';
+import { loadAwsPlugin } from './support/plugin.ts';
 
 const CLUSTER = 'aws-plugin-test';
 let env: AwsEnv;
@@ -29,12 +30,7 @@ let plugin: TestPlugin;
 
 beforeAll(async () => {
   env = await startAwsEnv({ cluster: CLUSTER });
-  plugin = await loadTestPlugin(builtPlugin('aws'), {
-    cloudConfig: env.cloudConfig,
-    clusterName: CLUSTER,
-    allowedHosts: env.allowedHosts,
-    credentialsFile: env.credentialsFile,
-  });
+  plugin = await loadAwsPlugin(env, CLUSTER);
 }, 120_000);
 
 afterAll(async () => {
