@@ -6,9 +6,9 @@ import {
   CHURN_SIZE,
   includedNodes,
   initialChurnState,
-  mulberry32,
   planChurn,
 } from '../../e2e/parity/scenarios/churn-plan.ts';
+import { mulberry32 } from '../../../devcloud/src/index.ts';
 
 describe('churn plan', () => {
   it('is the same for the same seed and differs for another', () => {

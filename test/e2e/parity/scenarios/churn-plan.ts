@@ -4,6 +4,7 @@
 // One step is one Node edit or a few Service edits on distinct Services, never both: a Service ensured while a node
 // sync runs may or may not be given the new node set before the sync reaches it (either CCM records the set it gave
 // and skips the Service then), so mixing them would make the UpdatedLoadBalancer counts depend on timing.
+import { mulberry32 } from '../../../../devcloud/src/index.ts';
 
 export interface ChurnSize {
   seed: number;
@@ -68,18 +69,6 @@ export const churnServiceName = (i: number): string => `churn-s-${String(i).padS
 const PORTS = [80, 443, 8080, 8443, 9090, 3000] as const;
 /** Node steps keep at least this many nodes. */
 const MIN_NODES = 100;
-
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The state before the first edit: every node Ready and included, every Service a LoadBalancer on port 80. */
 export function initialChurnState(size: ChurnSize): ChurnState {
