@@ -22,9 +22,10 @@ const LANES: readonly Lane[] = [
   { name: 'b', projects: ['e2e-b'] },
 ];
 
-/** Runs vitest with `args`, each output line prefixed with `[lane]` when there is more than one; resolves its code. */
+/** The vitest processes running, to pass a signal on to. */
 const children = new Set<ChildProcess>();
 
+/** Runs vitest with `args`, each output line prefixed with `[lane]` when there is more than one; resolves its code. */
 function runVitest(args: string[], label: string | undefined): Promise<number> {
   const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -41,9 +42,10 @@ function runVitest(args: string[], label: string | undefined): Promise<number> {
   }
   children.add(child);
   return new Promise((resolve) => {
-    child.on('close', (code, signal) => {
+    child.on('close', (code) => {
       children.delete(child);
-      resolve(code ?? (signal ? 128 : 1));
+      // No code: ended by a signal.
+      resolve(code ?? 128);
     });
   });
 }
