@@ -126,8 +126,7 @@ function startService(ctx: ControllerContext, ownClient: () => KubeClient): Cont
     logger,
     registry: ctx.registry,
     workers: options.flags['concurrent-service-syncs'],
-    classes: ctx.loadBalancing?.classes,
-    classless: ctx.loadBalancing?.classless,
+    served: ctx.loadBalancing,
     leaseFresh: ctx.leaseFresh,
   });
   return { controller };

@@ -7,18 +7,23 @@ const LABEL_EXCLUDE_FROM_EXTERNAL_LB = 'node.kubernetes.io/exclude-from-external
 const TAINT_TO_BE_DELETED_BY_CA = 'ToBeDeletedByClusterAutoscaler';
 
 /**
- * Which Services this controller serves: type LoadBalancer and, by default, no loadBalancerClass (upstream).
- * `classes` are the classes other providers serve; `classless` is false when the default provider serves no load
- * balancers, and classless Services are then left alone, as upstream leaves them with a cloud without load balancers.
+ * The loadBalancerClass values a service controller serves: `classes`, the classes other providers serve, and
+ * Services without a class unless `classless` is false (the default provider serves no load balancers: they are then
+ * left alone, as upstream leaves them with a cloud without load balancers).
  */
-export function wantsLoadBalancer(
-  svc: WireService,
-  classes: ReadonlySet<string> = new Set(),
-  classless = true,
-): boolean {
+export interface ServedClasses {
+  readonly classes: ReadonlySet<string>;
+  readonly classless: boolean;
+}
+
+/** Upstream's: Services without a loadBalancerClass only. */
+export const UPSTREAM_SERVED: ServedClasses = { classes: new Set(), classless: true };
+
+/** Which Services this controller serves: type LoadBalancer, of a class it serves. */
+export function wantsLoadBalancer(svc: WireService, served: ServedClasses = UPSTREAM_SERVED): boolean {
   if (svc.spec?.type !== 'LoadBalancer') return false;
   const cls = svc.spec.loadBalancerClass;
-  return cls === undefined || cls === '' ? classless : classes.has(cls);
+  return cls === undefined || cls === '' ? served.classless : served.classes.has(cls);
 }
 
 export function hasCleanupFinalizer(svc: WireService): boolean {
@@ -56,13 +61,12 @@ function portsKey(svc: WireService): string {
 export function needsUpdate(
   oldSvc: WireService,
   newSvc: WireService,
-  classes?: ReadonlySet<string>,
-  classless = true,
+  served: ServedClasses = UPSTREAM_SERVED,
 ): string | undefined {
   const o = oldSvc.spec ?? {};
   const n = newSvc.spec ?? {};
-  if (wantsLoadBalancer(oldSvc, classes, classless) !== wantsLoadBalancer(newSvc, classes, classless)) return 'type';
-  if (!wantsLoadBalancer(newSvc, classes, classless)) return undefined;
+  if (wantsLoadBalancer(oldSvc, served) !== wantsLoadBalancer(newSvc, served)) return 'type';
+  if (!wantsLoadBalancer(newSvc, served)) return undefined;
   // Order counts, as in upstream's reflect.DeepEqual: a reordered list is re-ensured.
   if (!sameJSON(o.loadBalancerSourceRanges ?? [], n.loadBalancerSourceRanges ?? [])) return 'loadBalancerSourceRanges';
   if (portsKey(oldSvc) !== portsKey(newSvc)) return 'ports';

@@ -29,6 +29,8 @@ import {
   needsCleanup,
   needsUpdate,
   nodeChangeAffectsLoadBalancers,
+  type ServedClasses,
+  UPSTREAM_SERVED,
   wantsLoadBalancer,
 } from './rules.ts';
 import { addFinalizer, patchLoadBalancerStatus, removeFinalizer, wireLoadBalancerStatus } from './service-updates.ts';
@@ -44,10 +46,8 @@ export interface ServiceControllerOptions {
   registry: Registry;
   /** --concurrent-service-syncs */
   workers: number;
-  /** loadBalancerClass values this controller also serves (none by default, as upstream). */
-  classes?: ReadonlySet<string>;
-  /** Whether Services without a class are served (default true; false when the default provider has no balancer). */
-  classless?: boolean;
+  /** The loadBalancerClass values it serves (upstream's by default: Services without a class only). */
+  served?: ServedClasses;
   /** False when the lease may be stale: no cloud mutation may start then. */
   leaseFresh: () => boolean;
   /** The Service handler's resync period (default upstream's 30 s; tests shorten it). */
@@ -75,8 +75,7 @@ export class ServiceController {
   private readonly v2: VerboseLogger;
   private readonly v4: VerboseLogger;
   private readonly metrics;
-  private readonly classes: ReadonlySet<string>;
-  private readonly classless: boolean;
+  private readonly served: ServedClasses;
   /** Upstream's service cache: the Services synced and not yet cleaned up, which node syncs walk. */
   private readonly cache = new ServiceCache();
   private readonly nodeSet: LoadBalancerNodeSet;
@@ -87,8 +86,7 @@ export class ServiceController {
     this.v2 = this.log.v(2);
     this.v4 = this.log.v(4);
     this.metrics = serviceControllerMetrics(options.registry);
-    this.classes = options.classes ?? new Set();
-    this.classless = options.classless ?? true;
+    this.served = options.served ?? UPSTREAM_SERVED;
     this.queue = new RateLimitingQueue<string>({
       name: 'service',
       registry: options.registry,
@@ -99,12 +97,12 @@ export class ServiceController {
     options.services.addEventHandler(
       {
         onAdd: (svc) => {
-          if (wantsLoadBalancer(svc, this.classes, this.classless) || needsCleanup(svc)) {
+          if (wantsLoadBalancer(svc, this.served) || needsCleanup(svc)) {
             this.queue.add(objectKey(svc));
           }
         },
         onUpdate: (old, svc) => {
-          if (needsUpdate(old, svc, this.classes, this.classless) || needsCleanup(svc)) {
+          if (needsUpdate(old, svc, this.served) || needsCleanup(svc)) {
             this.queue.add(objectKey(svc));
           }
         },
@@ -200,7 +198,7 @@ export class ServiceController {
     const previousStatus = svc.status?.loadBalancer;
     const abiService = toABIService(svc);
     const cluster = this.options.clusterName;
-    if (!wantsLoadBalancer(svc, this.classes, this.classless) || needsCleanup(svc)) {
+    if (!wantsLoadBalancer(svc, this.served) || needsCleanup(svc)) {
       this.v2.info('Deleting existing load balancer for service', { service: objectKey(svc) });
       await this.deleteLoadBalancer(svc, abiService);
       await step('failed to update load balancer status', this.writeStatus(svc, previousStatus, { ingress: [] }));
@@ -286,7 +284,7 @@ export class ServiceController {
   }
 
   private async deleteStaleLoadBalancer(old: WireService): Promise<void> {
-    if (!wantsLoadBalancer(old, this.classes, this.classless)) return;
+    if (!wantsLoadBalancer(old, this.served)) return;
     this.requireFreshLease();
     recordReason(this.options.recorder, old, 'DeletingLoadBalancer', 'Deleting load balancer');
     try {
@@ -327,8 +325,7 @@ export class ServiceController {
     // Upstream's nodeSyncService filters: the cached version wants a load balancer, and its node set changed (one
     // never given a set compares as empty).
     const changed = cached.filter(
-      (e) =>
-        wantsLoadBalancer(e.service, this.classes, this.classless) && (e.nodes ?? EMPTY_NODE_SET_IDENTITY) !== setKey,
+      (e) => wantsLoadBalancer(e.service, this.served) && (e.nodes ?? EMPTY_NODE_SET_IDENTITY) !== setKey,
     );
     // Taken with the identity, before any await: the nodes given are the set recorded as given.
     const abiNodes = changed.length > 0 ? this.nodeSet.nodes() : keptList<Node>([]);

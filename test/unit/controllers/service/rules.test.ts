@@ -27,16 +27,21 @@ describe('which Services the controller serves', () => {
     expect(wantsLoadBalancer(svc())).toBe(true);
     expect(wantsLoadBalancer(svc({ type: 'ClusterIP' }))).toBe(false);
     expect(wantsLoadBalancer(svc({ loadBalancerClass: 'example.com/lb' }))).toBe(false);
-    expect(wantsLoadBalancer(svc({ loadBalancerClass: 'example.com/lb' }), new Set(['example.com/lb']))).toBe(true);
+    expect(
+      wantsLoadBalancer(svc({ loadBalancerClass: 'example.com/lb' }), {
+        classes: new Set(['example.com/lb']),
+        classless: true,
+      }),
+    ).toBe(true);
   });
 
   it('leaves classless Services alone when the default provider serves no load balancers', () => {
-    const classes = new Set(['example.com/lb']);
-    expect(wantsLoadBalancer(svc(), classes, false)).toBe(false);
-    expect(wantsLoadBalancer(svc({ loadBalancerClass: 'example.com/lb' }), classes, false)).toBe(true);
+    const served = { classes: new Set(['example.com/lb']), classless: false };
+    expect(wantsLoadBalancer(svc(), served)).toBe(false);
+    expect(wantsLoadBalancer(svc({ loadBalancerClass: 'example.com/lb' }), served)).toBe(true);
     // Gaining the class is a change to act on; an update of a classless one is not.
-    expect(needsUpdate(svc(), svc({ loadBalancerClass: 'example.com/lb' }), classes, false)).toBe('type');
-    expect(needsUpdate(svc(), svc({ ports: [] }), classes, false)).toBeUndefined();
+    expect(needsUpdate(svc(), svc({ loadBalancerClass: 'example.com/lb' }), served)).toBe('type');
+    expect(needsUpdate(svc(), svc({ ports: [] }), served)).toBeUndefined();
   });
 
   it('needs cleanup only with our finalizer and a deletion or a type change', () => {
