@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { printSummary } from './test-summary.ts';
 
 const REPORTS = 'node_modules/.cache/wasm-ccm';
 const REPORT_PREFIX = 'test-results';
@@ -50,6 +51,11 @@ function runVitest(args: string[], label: string | undefined): Promise<number> {
   });
 }
 
+/** The JSON report of a lane (`''`: of a plain run). */
+function report(lane: string): string {
+  return `${REPORTS}/${REPORT_PREFIX}${lane === '' ? '' : `-${lane}`}.json`;
+}
+
 function clearReports(): void {
   mkdirSync(REPORTS, { recursive: true });
   for (const f of readdirSync(REPORTS)) if (f.startsWith(REPORT_PREFIX)) rmSync(`${REPORTS}/${f}`);
@@ -59,7 +65,9 @@ async function main(): Promise<void> {
   clearReports();
   const extra = process.argv.slice(2);
   if (extra.length > 0) {
-    process.exitCode = await runVitest(extra, undefined);
+    const code = await runVitest([...extra, `--outputFile.json=${report('')}`], undefined);
+    const passed = printSummary([{ label: 'vitest', path: report('') }]);
+    process.exitCode = code === 0 && passed ? 0 : 1;
     return;
   }
   const codes = await Promise.all(
@@ -67,14 +75,15 @@ async function main(): Promise<void> {
       runVitest(
         [
           ...lane.projects.flatMap((p) => ['--project', p]),
-          `--outputFile.json=${REPORTS}/${REPORT_PREFIX}-${lane.name}.json`,
+          `--outputFile.json=${report(lane.name)}`,
         ],
         lane.name,
       ),
     ),
   );
   LANES.forEach((lane, i) => console.log(`lane ${lane.name} (${lane.projects.join(', ')}): exit ${codes[i]}`));
-  process.exitCode = codes.some((c) => c !== 0) ? 1 : 0;
+  const passed = printSummary(LANES.map((lane) => ({ label: `lane ${lane.name}`, path: report(lane.name) })));
+  process.exitCode = codes.some((c) => c !== 0) || !passed ? 1 : 0;
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
