@@ -73,10 +73,7 @@ async function main(): Promise<void> {
   const codes = await Promise.all(
     LANES.map((lane) =>
       runVitest(
-        [
-          ...lane.projects.flatMap((p) => ['--project', p]),
-          `--outputFile.json=${report(lane.name)}`,
-        ],
+        [...lane.projects.flatMap((p) => ['--project', p]), `--outputFile.json=${report(lane.name)}`],
         lane.name,
       ),
     ),

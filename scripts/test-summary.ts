@@ -28,13 +28,15 @@ interface Report {
 const ERROR_HEAD_LINES = 12;
 
 function head(text: string): string {
-  return text
-    .split('\n')
-    // Frames inside vitest say nothing about the failure.
-    .filter((line) => !line.includes('/node_modules/'))
-    .slice(0, ERROR_HEAD_LINES)
-    .map((line) => `      ${line}`)
-    .join('\n');
+  return (
+    text
+      .split('\n')
+      // Frames inside vitest say nothing about the failure.
+      .filter((line) => !line.includes('/node_modules/'))
+      .slice(0, ERROR_HEAD_LINES)
+      .map((line) => `      ${line}`)
+      .join('\n')
+  );
 }
 
 function failures(report: Report, cwd: string): string[] {
