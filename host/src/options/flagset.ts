@@ -136,22 +136,22 @@ export function parseFlags<S extends FlagSpecs>(specs: S, argv: readonly string[
 }
 
 /**
- * The flag an argument names and the value attached to it, if any. After a single dash, a shorthand followed by
- * more than "=" takes the rest as its value, as pflag does (-v2 is -v=2); other single-dash names are taken as
- * long names (-kubeconfig=x), which pflag refuses and Go's flag package accepts.
+ * The flag an argument names and the value attached to it, if any. After a single dash comes a shorthand, as pflag
+ * has it: followed by more than "=" it takes the rest as its value (-v2 is -v=2). A long name after a single dash
+ * (-kubeconfig=x, which Go's flag package accepts) is refused as pflag refuses it, so a command line upstream's CCM
+ * refuses is not started here.
  */
 function splitArg(specs: FlagSpecs, arg: string): { name: string; attached: string | undefined } {
-  const body = arg.replace(/^--?/, '');
-  const eq = body.indexOf('=');
-  const name = eq === -1 ? body : body.slice(0, eq);
-  if (!arg.startsWith('--') && !(name in specs)) {
-    const short = Object.entries(specs).find(([, spec]) => spec.shorthand === body[0]);
-    if (short) {
-      const rest = body.slice(1);
-      return { name: short[0], attached: rest === '' ? undefined : rest.replace(/^=/, '') };
-    }
+  if (arg.startsWith('--')) {
+    const body = arg.slice(2);
+    const eq = body.indexOf('=');
+    return eq === -1 ? { name: body, attached: undefined } : { name: body.slice(0, eq), attached: body.slice(eq + 1) };
   }
-  return { name, attached: eq === -1 ? undefined : body.slice(eq + 1) };
+  const letter = arg.slice(1, 2);
+  const short = Object.entries(specs).find(([, spec]) => spec.shorthand === letter);
+  if (!short) throw new FlagError('', `unknown shorthand flag: '${letter}' in ${arg}`);
+  const rest = arg.slice(2);
+  return { name: short[0], attached: rest === '' ? undefined : rest.replace(/^=/, '') };
 }
 
 /** --version's value: a boolean (strconv.ParseBool) or raw; verflag's vX.Y.Z override of the version is refused. */

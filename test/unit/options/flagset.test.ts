@@ -35,12 +35,12 @@ describe('parseFlags', () => {
     expect(set.size).toBe(0);
   });
 
-  it('accepts --name=value, --name value, single dash, bare and explicit booleans', () => {
+  it('accepts --name=value, --name value, bare and explicit booleans', () => {
     const { values, set } = parseFlags(specs, [
       '--name=a=b',
       '--count',
       '3',
-      '-rate=0.5',
+      '--rate=0.5',
       '--on=false',
       '--every=1m',
       '--list=a,-b, c',
@@ -74,12 +74,15 @@ describe('parseFlags', () => {
   });
 
   it("takes a shorthand's value as pflag does: attached (-l2, -l=2) or the next argument", () => {
-    for (const args of [['-l2'], ['-l=2'], ['-l', '2'], ['--level=2'], ['-level=2']]) {
+    for (const args of [['-l2'], ['-l=2'], ['-l', '2'], ['--level=2']]) {
       expect(parseFlags(specs, args).values.level, args.join(' ')).toBe(2);
     }
     expect(parseFlags(specs, ['-l2']).set).toEqual(new Set(['level']));
     expect(flagError(() => parseFlags(specs, ['-lx'])).message).toBe('--level: invalid integer "x"');
-    expect(flagError(() => parseFlags(specs, ['-x2'])).message).toBe('--x2: unknown flag (see --help)');
+    expect(flagError(() => parseFlags(specs, ['-x2'])).message).toBe("unknown shorthand flag: 'x' in -x2");
+    // A long name after one dash is a shorthand and its value to pflag: refused unless its letter is a shorthand.
+    expect(flagError(() => parseFlags(specs, ['-rate=0.5'])).message).toBe("unknown shorthand flag: 'r' in -rate=0.5");
+    expect(flagError(() => parseFlags(specs, ['-level=2'])).message).toBe('--level: invalid integer "evel=2"');
     expect(usage('cmd', 'does things', specs)).toMatch(/\n {2}-l, --level int +a level/);
   });
 
