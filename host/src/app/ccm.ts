@@ -39,7 +39,7 @@ export async function startCCM(
   { logger, verbosity }: CCMLogging,
   startSignal?: AbortSignal,
 ): Promise<CCMHandle> {
-  const clients = createClients(options, kubeConfig);
+  const clients = createClients(options, kubeConfig, logger);
   // Aborted by a signal during start-up, and by shutdown(): it ends the start, the controllers and the informers.
   const stopping = new AbortController();
   const abortStart = (): void => stopping.abort();

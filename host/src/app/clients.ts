@@ -17,7 +17,11 @@ export interface CCMClients {
   client: KubeClient;
 }
 
-export function createClients(options: CCMOptions, kubeConfig: ApiserverCredentials | KubeConfig): CCMClients {
+export function createClients(
+  options: CCMOptions,
+  kubeConfig: ApiserverCredentials | KubeConfig,
+  logger: Logger,
+): CCMClients {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   eventLoopStall(registry);
@@ -27,6 +31,7 @@ export function createClients(options: CCMOptions, kubeConfig: ApiserverCredenti
     burst: options.flags['kube-api-burst'],
     registry,
     userAgent: 'wasm-ccm',
+    logger,
   });
   return { registry, client };
 }

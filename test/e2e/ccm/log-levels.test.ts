@@ -159,6 +159,23 @@ describe('log levels (wasm-ccm process, devcloud plugin)', () => {
     expect(messages(run)).toContain('Listing and watching');
     expect(messages(run)).toContain('Finished syncing service');
     expect(run.lines).toBeGreaterThan(runs.get(2)!.lines);
+    expect(messages(run)).not.toContain('Response');
+  });
+
+  it("-v=6: each request to the apiserver and its answer, as client-go's round trippers log them", async () => {
+    const run = await runAt(6);
+    const responses = run.records.filter((r) => r.msg === 'Response');
+    for (const r of responses) {
+      expect(r).toMatchObject({ v: 6, verb: expect.any(String), milliseconds: expect.any(Number) });
+      expect(String(r.url)).toMatch(/^https:\/\/127\.0\.0\.1:\d+\//);
+    }
+    expect(responses).toContainEqual(
+      expect.objectContaining({ verb: 'PATCH', url: expect.stringContaining('/api/v1/nodes/'), status: '200 OK' }),
+    );
+    expect(responses).toContainEqual(
+      expect.objectContaining({ verb: 'GET', url: expect.stringContaining('watch=true'), status: '200 OK' }),
+    );
+    expect(JSON.stringify(responses)).not.toContain(info.adminToken);
   });
 
   it('PUT /debug/flags/v raises the level of a running CCM: V(4) records follow', async () => {

@@ -6,6 +6,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../../host/src/kube/client/client.ts';
+import { createKlogLogger } from '../../../host/src/log/logger.ts';
 import type { ApiserverCredentials } from '../../../host/src/kube/client/credentials.ts';
 import { apiErrorInfo, isConflict, isGone, isNotFound, KubeApiError } from '../../../host/src/kube/client/errors.ts';
 import { patchOptions, typedApi } from '../../../host/src/kube/client/typed-api.ts';
@@ -49,6 +50,41 @@ function json(res: ServerResponse, code: number, body: unknown): void {
   res.writeHead(code, { 'Content-Type': 'application/json' });
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 }
+
+describe('KubeClient at -v=6', () => {
+  const logged = (verbosity: number) => {
+    const lines: string[] = [];
+    const logger = createKlogLogger({ format: 'json', verbosity, write: (l) => lines.push(l) });
+    return { lines, client: new KubeClient(kubeConfig(), { logger }) };
+  };
+
+  it("logs each response as client-go's round trippers do, raw and typed requests alike", async () => {
+    handler = (req, res) =>
+      req.url?.startsWith('/api/v1/nodes')
+        ? json(res, 200, { kind: 'NodeList', apiVersion: 'v1', metadata: {}, items: [] })
+        : json(res, 404, { kind: 'Status', reason: 'NotFound', code: 404 });
+    const { lines, client } = logged(6);
+    await client.request({ path: '/api/v1/nodes', query: { limit: 5 } });
+    await expect(client.request({ path: '/api/v1/namespaces/x' })).rejects.toThrow(KubeApiError);
+    await typedApi(client, CoreV1Api).listNode();
+    const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records.map(({ msg, v, verb, url, status }) => ({ msg, v, verb, url, status }))).toEqual([
+      { msg: 'Response', v: 6, verb: 'GET', url: `${base}/api/v1/nodes?limit=5`, status: '200 OK' },
+      { msg: 'Response', v: 6, verb: 'GET', url: `${base}/api/v1/namespaces/x`, status: '404 Not Found' },
+      { msg: 'Response', v: 6, verb: 'GET', url: `${base}/api/v1/nodes`, status: '200 OK' },
+    ]);
+    expect(records.every((r) => typeof r['milliseconds'] === 'number')).toBe(true);
+  });
+
+  it('logs nothing below -v=6', async () => {
+    handler = (_req, res) => json(res, 200, { kind: 'NodeList', apiVersion: 'v1', metadata: {}, items: [] });
+    const { lines, client } = logged(5);
+    await client.request({ path: '/api/v1/nodes' });
+    // The positive sign the request went out: the server saw it.
+    expect(seen.at(-1)?.url).toBe('/api/v1/nodes');
+    expect(lines).toEqual([]);
+  });
+});
 
 describe('KubeClient transport', () => {
   it('holds requests to qps after the burst, for raw and typed clients alike', async () => {

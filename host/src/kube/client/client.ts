@@ -3,6 +3,7 @@
 // --kube-api-burst, default 20 / 30), (2) records rest_client_* metrics and (3) shares one transport, the HTTP/1.1
 // connections of apiserver-transport.ts, built from ApiserverCredentials (credentials.ts).
 import type { KubeConfig } from '@kubernetes/client-node';
+import { STATUS_CODES } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
 import { type Clock, realClock } from '../clock.ts';
@@ -18,6 +19,7 @@ import type { PoolRequest } from '../../net/http1/request.ts';
 import { type RestMetrics, restMetrics } from './rest-metrics.ts';
 import { readWatchEvents, type WatchEvent } from './watch.ts';
 import { serviceAccountCredentials } from './service-account-credentials.ts';
+import type { Logger, VerboseLogger } from '../../log/logger.ts';
 
 export interface KubeClientOptions {
   /** Sustained requests per second to the apiserver (upstream --kube-api-qps, default 20). */
@@ -29,6 +31,13 @@ export interface KubeClientOptions {
   userAgent?: string;
   /** Per-request timeout for non-watch requests (default 60 s). */
   timeoutMs?: number;
+  /** Where each response is logged at -v=6, as client-go's round trippers log it. */
+  logger?: Logger;
+}
+
+/** The request a metered exchange sent, once it is built: its URL for the -v=6 response line. */
+interface Sent {
+  url: string;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -83,6 +92,7 @@ export class KubeClient {
   readonly limiter: TokenBucket;
   private readonly host: string;
   private readonly metrics: RestMetrics;
+  private readonly v6: VerboseLogger | undefined;
   private readonly clock: Clock;
   readonly userAgent: string;
   private readonly timeoutMs: number;
@@ -107,6 +117,7 @@ export class KubeClient {
     this.clock = options.clock ?? realClock;
     this.limiter = new TokenBucket(options.qps ?? DEFAULT_QPS, options.burst ?? DEFAULT_BURST, this.clock);
     this.metrics = restMetrics(options.registry);
+    this.v6 = options.logger?.v(6);
     this.userAgent = options.userAgent ?? 'wasm-ccm';
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
@@ -181,11 +192,18 @@ export class KubeClient {
     const response = await this.exchange(
       HttpMethod.GET,
       signal,
-      (conn) =>
-        conn.transport.stream(
-          this.poolRequest(conn, HttpMethod.GET, path, { ...query, watch: true }, { headersTimeout: this.timeoutMs }),
-          signal,
-        ),
+      (conn, sent) => {
+        const request = this.poolRequest(
+          conn,
+          HttpMethod.GET,
+          path,
+          { ...query, watch: true },
+          {
+            headersTimeout: this.timeoutMs,
+          },
+        );
+        return conn.transport.stream(this.recorded(sent, request), signal);
+      },
       statusCode,
     );
     if (response.statusCode !== 200) {
@@ -210,8 +228,8 @@ export class KubeClient {
     return this.exchange(
       method,
       signal,
-      (conn) =>
-        conn.transport.exchange(this.poolRequest(conn, method, path, query, extra), {
+      (conn, sent) =>
+        conn.transport.exchange(this.recorded(sent, this.poolRequest(conn, method, path, query, extra)), {
           signal,
           discardBody: extra.discardBody,
           ...(extra.beforeWrite !== undefined ? { beforeWrite: extra.beforeWrite } : {}),
@@ -227,17 +245,23 @@ export class KubeClient {
   private exchange<R>(
     method: string,
     signal: AbortSignal | undefined,
-    send: (conn: Connection) => Promise<R>,
+    send: (conn: Connection, sent: Sent) => Promise<R>,
     statusOf: (response: R) => number,
   ): Promise<R> {
-    return this.metered(method, signal, async () => {
+    return this.metered(method, signal, async (sent) => {
       // Taken after the limiter's wait, which can outlast the pool: a pool replaced meanwhile is closed.
       const conn = await this.connection();
-      const response = await send(conn);
+      const response = await send(conn, sent);
       const statusCode = statusOf(response);
       if (statusCode === 401) this.authRejected();
       return { response, statusCode };
     });
+  }
+
+  /** `request`, its URL noted in `sent`. */
+  private recorded(sent: Sent, request: PoolRequest): PoolRequest {
+    sent.url = this.origin + request.path;
+    return request;
   }
 
   private poolRequest(
@@ -270,24 +294,42 @@ export class KubeClient {
     };
   }
 
-  /** Waits on the rate limiter, then runs the request and records its rest_client_* metrics. */
+  /**
+   * Waits on the rate limiter, then runs the request and records its rest_client_* metrics and, at -v=6, the
+   * response line.
+   */
   private async metered<R>(
     method: string,
     signal: AbortSignal | undefined,
-    run: () => Promise<{ response: R; statusCode: number }>,
+    run: (sent: Sent) => Promise<{ response: R; statusCode: number }>,
   ): Promise<R> {
     const waited = await this.limiter.wait(signal);
     this.metrics.rateLimited(method, this.host, waited / 1000);
     signal?.throwIfAborted();
     const started = this.clock.now();
+    const sent: Sent = { url: '' };
     let code = '<error>';
     try {
-      const { response, statusCode } = await run();
+      const { response, statusCode } = await run(sent);
       code = String(statusCode);
       return response;
     } finally {
-      this.metrics.request(method, this.host, code, (this.clock.now() - started) / 1000);
+      const ms = this.clock.now() - started;
+      this.metrics.request(method, this.host, code, ms / 1000);
+      if (this.v6?.enabled) this.logResponse(method, sent.url, code, ms);
     }
+  }
+
+  /** client-go's round_trippers line at -v=6: `"Response" verb="GET" url="…" status="200 OK" milliseconds=4`. */
+  private logResponse(method: string, url: string, code: string, ms: number): void {
+    // No answer (a refused connection, a timeout): client-go logs an empty status.
+    const status = code === '<error>' ? '' : `${code} ${STATUS_CODES[Number(code)] ?? ''}`.trim();
+    this.v6?.info('Response', {
+      verb: method,
+      url,
+      status,
+      milliseconds: Math.round(ms),
+    });
   }
 
   /**
@@ -339,18 +381,22 @@ export class KubeClient {
   }
 
   /**
-   * For generated typed clients (typed-api.ts): `run` sends on the current connection's dispatcher with its auth
-   * headers, after the rate limiter, with rest_client_* metrics.
+   * For generated typed clients (typed-api.ts): `run` sends to `url` on the current connection's dispatcher with its
+   * auth headers, after the rate limiter, with rest_client_* metrics.
    */
   sendTyped<R extends { httpStatusCode: number }>(
     method: string,
+    url: string,
     signal: AbortSignal | undefined,
     run: (dispatcher: Dispatcher, headers: Readonly<Record<string, string>>) => Promise<R>,
   ): Promise<R> {
     return this.exchange(
       method,
       signal,
-      async (conn) => run(await conn.transport.typed(), conn.headers),
+      async (conn, sent) => {
+        sent.url = url;
+        return run(await conn.transport.typed(), conn.headers);
+      },
       (r) => r.httpStatusCode,
     );
   }

@@ -21,7 +21,7 @@ export function typedApi<T extends ApiType>(client: KubeClient, apiClass: ApiCon
   const inner = new IsomorphicFetchHttpLibrary();
   const httpApi = wrapHttpLibrary({
     send: (ctx) =>
-      client.sendTyped(ctx.getHttpMethod(), ctx.getSignal(), (dispatcher, headers) => {
+      client.sendTyped(ctx.getHttpMethod(), ctx.getUrl(), ctx.getSignal(), (dispatcher, headers) => {
         for (const [name, value] of Object.entries(headers)) ctx.setHeaderParam(name, value);
         ctx.setDispatcher(dispatcher as NonNullable<ReturnType<typeof ctx.getDispatcher>>);
         return inner.send(ctx).toPromise();
