@@ -2,9 +2,11 @@
 // one cluster with the same flags (each its own lease): every metric both expose has the same type, label names and
 // histogram buckets (`le` text included), unless DIFFERENCES says why not; /healthz has the same checks; /configz the
 // same fields.
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devcloud, startDevcloud } from '../../../devcloud/src/index.ts';
 import { type CCMProcess, startDevcloudCCM } from '../../../lab/ccm/index.ts';
+import { adminKubeConfig, uniqueName } from '../../../lab/controlplane/index.ts';
 import { eventually, freePort, httpsGetInsecure } from '../../../lab/process/index.ts';
 import { PeerCCM } from '../../../lab/peers/index.ts';
 
@@ -64,6 +66,11 @@ function families(text: string): Map<string, Family> {
   return out;
 }
 
+/** A histogram's `_count` sample in Prometheus text (0 when absent). */
+function histogramCount(text: string, name: string): number {
+  return Number(new RegExp(`^${name}_count(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+}
+
 /** The key paths of a JSON document (values aside). */
 function keyPaths(value: unknown, prefix = ''): string[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [prefix];
@@ -75,6 +82,9 @@ describe("wasm-ccm's serving endpoints against upstream's", () => {
   let cloud: Devcloud;
   let peer: PeerCCM;
   let ccm: CCMProcess;
+  const core = adminKubeConfig(info).makeApiClient(CoreV1Api);
+  // There before either CCM starts: the informers' initial lists hold a Node.
+  const nodeName = uniqueName('metrics-node');
   const base = { upstream: '', wasm: '' };
   const get = async (which: keyof typeof base, path: string): Promise<string> => {
     const res = await httpsGetInsecure(`${base[which]}${path}`, { token: info.adminToken });
@@ -84,6 +94,10 @@ describe("wasm-ccm's serving endpoints against upstream's", () => {
 
   beforeAll(async () => {
     cloud = await startDevcloud();
+    const instance = cloud.addInstance({ name: nodeName });
+    await core.createNode({
+      body: { metadata: { name: nodeName }, spec: { providerID: `devcloud://${instance.id}` } },
+    });
     const [upstreamPort, wasmPort] = [await freePort(), await freePort()];
     base.upstream = `https://127.0.0.1:${upstreamPort}`;
     base.wasm = `https://127.0.0.1:${wasmPort}`;
@@ -110,6 +124,7 @@ describe("wasm-ccm's serving endpoints against upstream's", () => {
     await ccm?.stop();
     await peer?.stop();
     await cloud?.stop();
+    await core.deleteNode({ name: nodeName }).catch(() => undefined);
   });
 
   it('exposes the metrics both have with the same type, label names and buckets', async () => {
@@ -140,6 +155,16 @@ describe("wasm-ccm's serving endpoints against upstream's", () => {
     for (const name of Object.keys(DIFFERENCES)) {
       expect(upstream.get(name)?.type, name).toBe(wasm.get(name)?.type);
     }
+  });
+
+  it("runs one node sync at start-up from the Node informer's initial list, as upstream", async () => {
+    const count = async (which: keyof typeof base): Promise<number> =>
+      histogramCount(await get(which, '/metrics'), 'service_controller_nodesync_latency_seconds');
+    await eventually('upstream ran its start-up node sync', async () =>
+      (await count('upstream')) > 0 ? true : undefined,
+    );
+    await eventually('wasm-ccm ran its start-up node sync', async () => ((await count('wasm')) > 0 ? true : undefined));
+    expect(await count('wasm')).toBe(await count('upstream'));
   });
 
   it('serves /metrics/slis with the same metrics, and /healthz with the same checks', async () => {

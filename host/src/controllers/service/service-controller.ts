@@ -113,9 +113,9 @@ export class ServiceController {
     );
     options.nodes.addEventHandler(
       {
-        onAdd: (_node, initial) => {
-          if (!initial) this.nodeQueue.add(NODE_SYNC_KEY);
-        },
+        // The informer's initial list too, as upstream: one node sync at start-up, over whatever the service
+        // workers have cached by then.
+        onAdd: () => this.nodeQueue.add(NODE_SYNC_KEY),
         onUpdate: (old, node) => {
           if (nodeChangeAffectsLoadBalancers(old, node)) this.nodeQueue.add(NODE_SYNC_KEY);
         },
