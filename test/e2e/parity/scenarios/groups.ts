@@ -74,7 +74,7 @@ export const GROUPS: readonly Group[] = [
   },
   {
     // A group of its own: its 200 Nodes would be in the startup node sync of the other load-balancer scenarios
-    // (upstream runs one from the informer's initial list; whether it reaches a Service being ensured is timing).
+    // (both CCMs run one from the informer's initial list; whether it reaches a Service being ensured is timing).
     // Each node sync writes an Event per load balancer (~110): at the default 20 QPS that alone takes 5 s.
     name: 'churn',
     clusterCIDRs: ['10.244.0.0/16'],
