@@ -72,9 +72,15 @@ describe('the code reader', () => {
       body.push(0x0b);
       const bytes = moduleWithBody(body);
       await find(bytes, new Set()); // warm-up
-      const started = performance.now();
-      for (let i = 0; i < 3; i++) await find(bytes, new Set());
-      return (performance.now() - started) / 3;
+      // The fastest of five: another process or a collection can only slow a run down, so the minimum is the
+      // reader's own time on a loaded machine too.
+      let fastest = Infinity;
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        await find(bytes, new Set());
+        fastest = Math.min(fastest, performance.now() - started);
+      }
+      return fastest;
     };
     const small = await timeOf(50_000);
     const large = await timeOf(200_000);

@@ -16,8 +16,8 @@ import {
   fromWebIdentity,
   SourceNotFound,
 } from './aws-credential-sources.ts';
-import { type LoginExchange, LoginError, type LoginFlow, type LoginSession } from './login-flow.ts';
-import type { LoginEntry } from './login-sessions.ts';
+import { type LoginExchange, LoginError, type LoginFlow, type LoginSession, type SessionAnswer } from './login-flow.ts';
+import type { LoginEntry, SessionData } from './login-sessions.ts';
 import type { AwsAccessKey } from './sigv4-signer.ts';
 import { errorMessage } from '../../util/error-message.ts';
 
@@ -131,4 +131,37 @@ export function awsLoginEntry(credential: Credential, settings: AwsCredentialSet
     insecure: credential.insecure,
     hostsFromCatalog: false,
   };
+}
+
+/** An AWS key to sign with, the secrets to redact, and for temporary credentials how to get new ones. */
+export interface AwsKeyHeld {
+  key: AwsAccessKey;
+  secrets: readonly string[];
+  renew?: () => Promise<AwsKeyHeld | undefined>;
+}
+
+export function awsKeyOf(session: SessionData): AwsKeyHeld {
+  return {
+    key: (session.data as AwsSession).key,
+    secrets: session.secrets,
+    renew: async () => {
+      const renewed = await session.renew();
+      return renewed === undefined ? undefined : awsKeyOf(renewed);
+    },
+  };
+}
+
+// AWS's answer to a request signed with temporary credentials past their end: ExpiredToken (Query and XML APIs, 400)
+// or ExpiredTokenException (JSON APIs, 400 or 403). Its error code is near the start of the body.
+const EXPIRED_TOKEN = /\bExpiredToken(?:Exception)?\b/;
+const ERROR_CODE_WINDOW = 2_048;
+
+export function refusesAwsSession(answer: SessionAnswer): boolean {
+  if (answer.status !== 400 && answer.status !== 403) return false;
+  let head = '';
+  for (const chunk of answer.chunks) {
+    head += chunk.toString('latin1', 0, Math.min(chunk.length, ERROR_CODE_WINDOW - head.length));
+    if (head.length >= ERROR_CODE_WINDOW) break;
+  }
+  return EXPIRED_TOKEN.test(head);
 }

@@ -8,10 +8,18 @@
 import type { ConnectionOptions } from 'node:tls';
 import { type Logger, silentLogger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
-import type { HostAllowList, HostPort } from './allow-list.ts';
+import type { HostAllowList } from './allow-list.ts';
+import {
+  credentialNaming,
+  defaultPortMatches,
+  postReads,
+  type UnreachableCredentialHost,
+  unreachableHosts,
+} from './credential-hosts.ts';
 import type { PostReads } from './request-effect.ts';
 import { type AwsAccessKey, presigningParameter, type SignableRequest, SigV4Signer } from './sigv4-signer.ts';
 import { type AwsSigV4Entry, signingService } from './aws-sigv4-entry.ts';
+export type { UnreachableCredentialHost } from './credential-hosts.ts';
 import {
   type Credential,
   CredentialFileError,
@@ -22,7 +30,7 @@ import {
 import { type Loaded, loadCredentials } from './credential-load.ts';
 import type { SessionAnswer } from './login-flow.ts';
 import { LoginSessions, type LoginSessionsOptions, type SessionUse } from './login-sessions.ts';
-import { type AwsSession, REGION_CONFIG_KEY } from './aws-credential-flow.ts';
+import { type AwsKeyHeld, awsKeyOf, REGION_CONFIG_KEY, refusesAwsSession } from './aws-credential-flow.ts';
 
 /**
  * A request the broker must not make: plain http to the endpoint a credential names, which would put the secret (or a
@@ -52,57 +60,6 @@ export interface AuthorizedRequest {
 const SIGV4_HEADERS = ['authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token'];
 // A request with a credential asks for an answer the redactor can read: a compressed echo would hide the secrets.
 const UNCOMPRESSED = { 'accept-encoding': 'identity' } as const;
-
-export interface UnreachableCredentialHost {
-  credential: string;
-  /** As the credentials file names it. */
-  host: string;
-  /** An allowed host of the same name (with another port), which the credential probably meant. */
-  allowedHost?: string;
-}
-
-// The AWS services (signing names) that speak the Query API, whose reads are POSTs of Describe*, Get* or List*
-// actions (request-effect.ts). The rest (JSON and REST protocols) are judged by method alone.
-const QUERY_API_SERVICES = new Set([
-  'autoscaling',
-  'cloudformation',
-  'ec2',
-  'elasticache',
-  'elasticloadbalancing',
-  'email',
-  'iam',
-  'monitoring',
-  'rds',
-  'redshift',
-  'sns',
-  'sqs',
-  'sts',
-]);
-
-const DEFAULT_PORTS = [80, 443];
-const HTTPS_PORT = 443;
-
-// Whether `url` goes to the endpoint a credential host names: the same name and port, a host without a port standing
-// for https's (credentials go over TLS). Whether the request may then carry it is the scheme's question (#credentialFor).
-function namesEndpoint(host: HostPort, url: URL): boolean {
-  if (host.hostname !== url.hostname.toLowerCase()) return false;
-  const port = url.port === '' ? (url.protocol === 'https:' ? HTTPS_PORT : 80) : Number(url.port);
-  return (host.port ?? HTTPS_PORT) === port;
-}
-
-// Whether some http(s) URL the allowed entry admits gets the credential host's secret: the same name, and the same
-// port for a scheme (an entry without a port stands for the scheme's default port; a credential host without one,
-// for https's only, attachable()).
-function sameEndpoint(allowed: HostPort, host: HostPort): boolean {
-  if (allowed.hostname !== host.hostname) return false;
-  if (host.port === undefined) return allowed.port === undefined || allowed.port === HTTPS_PORT;
-  if (allowed.port === undefined) return DEFAULT_PORTS.includes(host.port);
-  return allowed.port === host.port;
-}
-
-function formatHostPort(h: HostPort): string {
-  return h.port === undefined ? h.hostname : `${h.hostname}:${h.port}`;
-}
 
 export interface CredentialStoreOptions {
   file: string;
@@ -231,7 +188,28 @@ export class CredentialStore {
         `request to ${request.url.host} refused: the host signs it, and the plugin's query parameter ${presigned} would be a second signature's`,
       );
     }
-    const { key, secrets } = await this.#awsKey(name);
+    const held = await this.#awsKey(name);
+    const signed = await this.#signWith(name, entry, held, request);
+    const { renew } = held;
+    if (renew === undefined) return signed;
+    // Temporary credentials AWS calls expired (revoked early, or a clock ahead of AWS's) are fetched again and the
+    // request signed with them once more, as a login's refused session is renewed.
+    return {
+      ...signed,
+      refused: refusesAwsSession,
+      renew: async () => {
+        const renewed = await renew();
+        return renewed === undefined ? undefined : this.#signWith(name, entry, renewed, request);
+      },
+    };
+  }
+
+  async #signWith(
+    name: string,
+    entry: AwsSigV4Entry,
+    { key, secrets }: AwsKeyHeld,
+    request: SignableRequest,
+  ): Promise<AuthorizedRequest> {
     const service = signingService(entry, request.url.hostname);
     const signerKey = `${name}\0${service}`;
     let signer = this.#signers.get(signerKey);
@@ -256,73 +234,37 @@ export class CredentialStore {
 
   // A static key as read from its files; temporary credentials as their keeper holds them (a source asked at load,
   // renewed ahead of expiry), with the secrets of every set it held that has not expired.
-  async #awsKey(name: string): Promise<{ key: AwsAccessKey; secrets: readonly string[] }> {
+  async #awsKey(name: string): Promise<AwsKeyHeld> {
     const key = this.#awsKeys.get(name);
     // The secret key never goes on the wire, but a server could still show it: redacted like a token.
     if (key !== undefined)
       return { key, secrets: [key.secretAccessKey, ...(key.sessionToken ? [key.sessionToken] : [])] };
-    const session = await this.#logins.data(name);
-    return { key: (session.data as AwsSession).key, secrets: session.secrets };
+    return awsKeyOf(await this.#logins.data(name));
   }
 
-  /**
-   * What the credential of `url`'s endpoint says about its POSTs: 'awsQuery' for an AWS key signing for a service of
-   * the Query API, whose Describe/Get/List POSTs only read. Never throws (the request may yet be refused).
-   */
+  /** What the credential of `url`'s endpoint says about its POSTs (credential-hosts.ts); never throws. */
   postReadsFor(url: URL): PostReads | undefined {
-    const credential = this.#credentials.find((c) => c.hosts.some((h) => namesEndpoint(h, url)));
-    if (credential?.secret.kind !== 'awsSigV4') return undefined;
-    return QUERY_API_SERVICES.has(signingService(credential.secret.entry, url.hostname)) ? 'awsQuery' : undefined;
+    return postReads(this.#credentials, url);
   }
 
   // A plugin choosing http:// for a credential's endpoint (keys.example:8443 serves both, or an attacker on the path
   // answers plain http) would have the secret sent in clear text: refused, unless the entry is a loopback test host's.
   #credentialFor(url: URL): Credential | undefined {
-    const credential = this.#credentials.find((c) => c.hosts.some((h) => namesEndpoint(h, url)));
+    const credential = credentialNaming(this.#credentials, url);
     if (credential === undefined || url.protocol === 'https:' || credential.insecure) return credential;
     throw new CredentialRefusal(
       `plain http to ${url.host} refused: credential '${credential.name}' goes over https only (an entry says "insecure": true only for a loopback test host)`,
     );
   }
 
-  /**
-   * Credential hosts no request the plugin may make can match (`api.example` allows only the default port, so it
-   * never matches an allowed `api.example:8990`): such a credential is silently never attached. Each comes with the
-   * allowed host of the same name it probably meant, if any.
-   */
+  /** See credential-hosts.ts. */
   unreachableHosts(allowList: HostAllowList): UnreachableCredentialHost[] {
-    const out: UnreachableCredentialHost[] = [];
-    for (const credential of this.#credentials) {
-      for (const host of credential.hosts) {
-        if (allowList.entries.some((allowed) => sameEndpoint(allowed, host))) continue;
-        const sameName = allowList.entries.find((allowed) => allowed.hostname === host.hostname);
-        out.push({
-          credential: credential.name,
-          host: formatHostPort(host),
-          ...(sameName !== undefined ? { allowedHost: formatHostPort(sameName) } : {}),
-        });
-      }
-    }
-    return out;
+    return unreachableHosts(this.#credentials, allowList);
   }
 
-  /**
-   * Credential hosts that match an allowed host only through the default-port rule (`api.example` and
-   * `api.example:443`): attached for one scheme's default port only, which an operator writing one side without a
-   * port may not expect. Each comes with the allowed host it matched.
-   */
+  /** See credential-hosts.ts. */
   defaultPortMatches(allowList: HostAllowList): Required<UnreachableCredentialHost>[] {
-    const out: Required<UnreachableCredentialHost>[] = [];
-    for (const credential of this.#credentials) {
-      for (const host of credential.hosts) {
-        const exact = allowList.entries.some((a) => a.hostname === host.hostname && a.port === host.port);
-        const via = exact ? undefined : allowList.entries.find((allowed) => sameEndpoint(allowed, host));
-        if (via !== undefined) {
-          out.push({ credential: credential.name, host: formatHostPort(host), allowedHost: formatHostPort(via) });
-        }
-      }
-    }
-    return out;
+    return defaultPortMatches(this.#credentials, allowList);
   }
 
   /** Logs a warning for each of unreachableHosts(allowList): at start and after every reload. */
@@ -394,7 +336,7 @@ export class CredentialStore {
   /** The CA a login entry trusts besides the system's, for a request to `url`. */
   caFor(url: URL): string | undefined {
     if (!this.#hasCa) return undefined;
-    const credential = this.#credentials.find((c) => c.hosts.some((h) => namesEndpoint(h, url)));
+    const credential = credentialNaming(this.#credentials, url);
     return credential === undefined ? undefined : this.#logins.caOf(credential.name);
   }
 

@@ -46,6 +46,8 @@ export interface SessionUse {
 export interface SessionData {
   data: unknown;
   secrets: readonly string[];
+  /** The data of a new session, after the cloud refused this one (SessionKeeper.renew); undefined when none is got. */
+  renew: () => Promise<SessionData | undefined>;
 }
 
 export interface LoginSessionsOptions {
@@ -181,7 +183,14 @@ export class LoginSessions {
     if (keeping === undefined) throw new BrokerError('Network', `credential '${name}' has no login`);
     const { keeper } = keeping;
     const held = keeper.current();
-    const data = (h: HeldSession): SessionData => ({ data: h.session.data, secrets: keeper.secrets });
+    const data = (h: HeldSession): SessionData => ({
+      data: h.session.data,
+      secrets: keeper.secrets,
+      renew: async () => {
+        const renewed = await keeper.renew(h);
+        return renewed === undefined ? undefined : data(renewed);
+      },
+    });
     return held instanceof Promise ? held.then(data) : data(held);
   }
 
