@@ -25,6 +25,7 @@ export function startLeaderElection(
     burst: flags['kube-api-burst'],
     registry,
     userAgent: 'wasm-ccm/leader-election',
+    logger,
   });
   // A renewal that comes late, or not at all, says how long the event loop stalled meanwhile.
   const stalls = eventLoopStall(registry);

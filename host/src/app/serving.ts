@@ -84,6 +84,7 @@ function delegatedAuth(serving: CCMServerOptions): DelegatedAuth | undefined {
       burst: 400,
       registry: serving.registry,
       userAgent: 'wasm-ccm/delegated-auth',
+      logger: serving.logger,
     });
   return new DelegatedAuth({
     reviews: kubeReviewClient(

@@ -170,7 +170,10 @@ describe('log levels (wasm-ccm process, devcloud plugin)', () => {
       expect(String(r.url)).toMatch(/^https:\/\/127\.0\.0\.1:\d+\//);
     }
     expect(responses).toContainEqual(
-      expect.objectContaining({ verb: 'PATCH', url: expect.stringContaining('/api/v1/nodes/'), status: '200 OK' }),
+      expect.objectContaining({ verb: 'PUT', url: expect.stringContaining('/api/v1/nodes/'), status: '200 OK' }),
+    );
+    expect(responses).toContainEqual(
+      expect.objectContaining({ verb: 'PATCH', url: expect.stringMatching(/\/services\/[^/]+\/status$/) }),
     );
     expect(responses).toContainEqual(
       expect.objectContaining({ verb: 'GET', url: expect.stringContaining('watch=true'), status: '200 OK' }),
