@@ -23,7 +23,9 @@ export function syncListener(
     keep.push(l.arn);
     if (l.targetGroupArn == tgArn && !tlsDiffers(l, protocol, nlb)) return null;
     const q = aws.elbRequest("ModifyListener").add("ListenerArn", l.arn).add("Port", port.port.toString());
-    return simpleCall(aws, tls(forward(q.add("Protocol", protocol), tgArn), protocol, nlb));
+    // The protocol only when it changes: moto refuses TLS in ModifyListener, where AWS takes it.
+    if (l.protocol != protocol) q.add("Protocol", protocol);
+    return simpleCall(aws, tls(forward(q, tgArn), protocol, nlb));
   }
   const q = aws.elbRequest("CreateListener").add("LoadBalancerArn", lbArn);
   q.add("Protocol", protocol).add("Port", port.port.toString());

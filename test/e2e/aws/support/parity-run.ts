@@ -13,6 +13,8 @@ import {
   call,
   elbInventory,
   privateSubnet,
+  tagResource,
+  xmlText,
 } from '../../../../lab/peers/index.ts';
 import { CCMProcess, deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../../../lab/ccm/index.ts';
 import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
@@ -27,8 +29,13 @@ export const PARITY_CLUSTER = 'aws-parity';
 /** Instances seeded (two per zone) and which of them register as Nodes: the last one is no Node, so no target. */
 const NODE_INSTANCES = [0, 1, 2];
 const ANNOTATION = 'service.beta.kubernetes.io/aws-load-balancer-';
-/** An internet-facing NLB with the defaults, and an internal one with an HTTP health check and tags of its own. */
-const SERVICES: ReadonlyArray<{ name: string; annotations: Record<string, string> }> = [
+/** An IAM server certificate's ARN: moto checks ACM certificates exist, not IAM ones (neither CCM uploads one). */
+const CERTIFICATE = 'arn:aws:iam::123456789012:server-certificate/parity';
+/**
+ * An internet-facing NLB with the defaults; an internal one with an HTTP health check and tags of its own; and an
+ * externalTrafficPolicy Local one (kube-proxy's health check) with a TLS listener on 443 and cross-zone on.
+ */
+const SERVICES: ReadonlyArray<{ name: string; annotations: Record<string, string>; local?: boolean }> = [
   { name: 'web', annotations: { [`${ANNOTATION}type`]: 'nlb' } },
   {
     name: 'api',
@@ -40,6 +47,17 @@ const SERVICES: ReadonlyArray<{ name: string; annotations: Record<string, string
       [`${ANNOTATION}additional-resource-tags`]: 'team=api,tier=backend',
     },
   },
+  {
+    name: 'local',
+    local: true,
+    annotations: {
+      [`${ANNOTATION}type`]: 'nlb',
+      [`${ANNOTATION}ssl-cert`]: CERTIFICATE,
+      [`${ANNOTATION}ssl-ports`]: '443',
+      [`${ANNOTATION}ssl-negotiation-policy`]: 'ELBSecurityPolicy-TLS13-1-2-2021-06',
+      [`${ANNOTATION}cross-zone-load-balancing-enabled`]: 'true',
+    },
+  },
 ];
 
 export interface ParityContext {
@@ -48,7 +66,10 @@ export interface ParityContext {
   /** The wasm-ccm ServiceAccount's token (manifests/rbac.yaml). */
   token: string;
   namespace: string;
-  /** Four NodePorts (two per Service), the same in both runs: upstream's target group names hash them. */
+  /**
+   * Two NodePorts per Service and the Local Service's health check NodePort last, the same in both runs: upstream's
+   * target group names hash them.
+   */
   nodePorts: number[];
 }
 
@@ -86,6 +107,7 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
     // A third zone with only a private subnet: an internet-facing NLB must leave it out. Normalized as {subnet-2}.
     const hidden = { vpcId: env.seeded.vpcId, cluster: PARITY_CLUSTER, cidr: '10.0.9.0/24', zone: 'us-east-1c' };
     env.seeded.subnetIds.push(await privateSubnet(env.query, hidden));
+    await discoverySubnets(env);
     for (const name of nodeNames) await core.createNode({ body: kubeletNode(name) });
     ccm = startCCM(impl, ctx, env);
     const out: Snapshot = new Map();
@@ -137,6 +159,28 @@ async function nameInstances(env: AwsEnv): Promise<void> {
       'Tag.2.Key': `kubernetes.io/cluster/${PARITY_CLUSTER}`,
       'Tag.2.Value': 'owned',
     });
+  }
+}
+
+/**
+ * Subnet discovery's cases (public, by the main table): in us-east-1d another cluster's role-tagged subnet, which
+ * neither CCM may use, and an untagged one, which both take ({subnet-3}, {subnet-4}).
+ */
+async function discoverySubnets(env: AwsEnv): Promise<void> {
+  const cases: Array<[string, Record<string, string>]> = [
+    ['10.0.21.0/24', { 'kubernetes.io/cluster/another': 'owned', 'kubernetes.io/role/elb': '1' }],
+    ['10.0.22.0/24', {}],
+  ];
+  for (const [cidr, tags] of cases) {
+    const created = await call(env.query, 'ec2', {
+      Action: 'CreateSubnet',
+      VpcId: env.seeded.vpcId,
+      CidrBlock: cidr,
+      AvailabilityZone: 'us-east-1d',
+    });
+    const id = xmlText(created, 'subnetId');
+    if (Object.keys(tags).length > 0) await tagResource(env.query, id, tags);
+    env.seeded.subnetIds.push(id);
   }
 }
 
@@ -204,11 +248,13 @@ function portNormalizer({ ctx, env }: Run): Normalizer {
     names.set(String(ctx.nodePorts[2 * i]), `${svc.name}:80`);
     names.set(String(ctx.nodePorts[2 * i + 1]), `${svc.name}:443`);
   });
+  names.set(String(ctx.nodePorts[2 * SERVICES.length]), 'local:health-check');
   return normalizer(env, names);
 }
 
 async function createService(core: CoreV1Api, ctx: ParityContext, name: string, index: number): Promise<void> {
   const [http, https] = ctx.nodePorts.slice(2 * index, 2 * index + 2);
+  const local = SERVICES[index]!.local === true;
   await core.createNamespacedService({
     namespace: ctx.namespace,
     body: {
@@ -216,6 +262,7 @@ async function createService(core: CoreV1Api, ctx: ParityContext, name: string, 
       spec: {
         type: 'LoadBalancer',
         selector: { app: name },
+        ...(local ? { externalTrafficPolicy: 'Local', healthCheckNodePort: ctx.nodePorts[2 * SERVICES.length] } : {}),
         ports: [
           { name: 'http', port: 80, targetPort: 8080, nodePort: http, protocol: 'TCP' },
           { name: 'https', port: 443, targetPort: 8443, nodePort: https, protocol: 'TCP' },
