@@ -17,6 +17,7 @@ import {
 } from '../../../lab/peers/index.ts';
 import type { Service } from '../../../host/src/abi/index.ts';
 import { loadAwsPlugin } from './support/plugin.ts';
+import { parseXml, select, textAt } from './support/xml-tree.ts';
 
 const CLUSTER = 'aws-nlb-options';
 const A = 'service.beta.kubernetes.io/aws-load-balancer-';
@@ -52,6 +53,12 @@ async function withLoadBalancer(svc: Service, nodes: ReturnType<typeof testNode>
     await plugin.call('ensureLoadBalancerDeleted', { clusterName: CLUSTER, service: svc });
   }
   expect(await elbInventory(env.query)).toEqual({ loadBalancers: [], targetGroups: [], listeners: [] });
+}
+
+/** Key -> Value of a Describe*Attributes answer (moto writes an empty value as <Value/>). */
+function attributes(body: string): Record<string, string> {
+  const members = select(parseXml(body), '*/*/Attributes/member');
+  return Object.fromEntries(members.map((m) => [textAt(m, 'Key') ?? '', textAt(m, 'Value') ?? '']));
 }
 
 async function subnet(zone: string, cidr: string, tags: Record<string, string>): Promise<string> {
@@ -162,7 +169,7 @@ describe('aws plugin: NLB health checks and attributes', () => {
     });
     const lbAttribute = async (key: string) => {
       const body = await elb({ Action: 'DescribeLoadBalancerAttributes', LoadBalancerArn: await lbArn(svc) });
-      return xmlTexts(body, 'Value')[xmlTexts(body, 'Key').indexOf(key)];
+      return attributes(body)[key];
     };
     await withLoadBalancer(svc, nodes(), async () => {
       expect(await lbAttribute('load_balancing.cross_zone.enabled')).toBe('true');
@@ -171,8 +178,10 @@ describe('aws plugin: NLB health checks and attributes', () => {
         'TargetGroupArn',
       );
       const attrs = await elb({ Action: 'DescribeTargetGroupAttributes', TargetGroupArn: tgArn });
-      const map = Object.fromEntries(xmlTexts(attrs, 'Key').map((k, i) => [k, xmlTexts(attrs, 'Value')[i]]));
-      expect(map).toMatchObject({ 'proxy_protocol_v2.enabled': 'true', 'preserve_client_ip.enabled': 'false' });
+      expect(attributes(attrs)).toMatchObject({
+        'proxy_protocol_v2.enabled': 'true',
+        'preserve_client_ip.enabled': 'false',
+      });
       delete svc.annotations[`${A}cross-zone-load-balancing-enabled`];
       await plugin.call('updateLoadBalancer', { clusterName: CLUSTER, service: svc, nodes: nodes() });
       expect(await lbAttribute('load_balancing.cross_zone.enabled')).toBe('false');
