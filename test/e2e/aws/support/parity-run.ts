@@ -1,6 +1,7 @@
 // One side of the AWS parity test: a fresh moto seeded with the same estate, Nodes named after its instances'
-// private DNS names, one CCM (upstream's aws-cloud-controller-manager or wasm-ccm with plugins/aws) running only the
-// cloud-node and service controllers, and two LoadBalancer Services asking for NLBs (SERVICES). The result is a
+// private DNS names or instance IDs, one of them without the cluster tag (parity-estate.ts), one CCM (upstream's
+// aws-cloud-controller-manager or wasm-ccm with plugins/aws) running only the cloud-node and service controllers, and
+// three LoadBalancer Services asking for NLBs (SERVICES). The result is a
 // flattened, normalized snapshot (Nodes, the Services, Events reasons, moto's NLBs and security group rules) taken
 // after settle and after deletion.
 import type { CoreV1Api, KubeConfig, V1Node } from '@kubernetes/client-node';
@@ -13,21 +14,18 @@ import {
   call,
   elbInventory,
   privateSubnet,
-  tagResource,
-  xmlText,
 } from '../../../../lab/peers/index.ts';
 import { CCMProcess, deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../../../lab/ccm/index.ts';
 import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
 import { eventually } from '../../../../lab/process/index.ts';
 import { flatten, seg, type Snapshot } from '../../../support/parity/flatten.ts';
+import { discoverySubnets, parityNodeNames, TARGET_COUNT, untaggedInstance } from './parity-estate.ts';
 import { securityGroupRules } from './sg-state.ts';
 import { dnsShape, type LoadBalancerState, loadBalancerState, type Normalizer } from './elb-state.ts';
 
 export type AwsImpl = 'upstream' | 'wasm-ccm';
 
 export const PARITY_CLUSTER = 'aws-parity';
-/** Instances seeded (two per zone) and which of them register as Nodes: the last one is no Node, so no target. */
-const NODE_INSTANCES = [0, 1, 2];
 const ANNOTATION = 'service.beta.kubernetes.io/aws-load-balancer-';
 /** An IAM server certificate's ARN: moto checks ACM certificates exist, not IAM ones (neither CCM uploads one). */
 const CERTIFICATE = 'arn:aws:iam::123456789012:server-certificate/parity';
@@ -100,10 +98,12 @@ interface Run {
 export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<ParityResult> {
   const core = ctx.admin.makeApiClient(Core);
   const env = await startAwsEnv({ cluster: PARITY_CLUSTER, zones: ['us-east-1a', 'us-east-1b'], instancesPerZone: 2 });
-  const nodeNames = NODE_INSTANCES.map((i) => env.seeded.instances[i]!.privateDnsName);
+  let nodeNames: string[] = [];
   let ccm: Running | undefined;
   try {
     await nameInstances(env);
+    await untaggedInstance(env, PARITY_CLUSTER);
+    nodeNames = parityNodeNames(env);
     // A third zone with only a private subnet: an internet-facing NLB must leave it out. Normalized as {subnet-2}.
     const hidden = { vpcId: env.seeded.vpcId, cluster: PARITY_CLUSTER, cidr: '10.0.9.0/24', zone: 'us-east-1c' };
     env.seeded.subnetIds.push(await privateSubnet(env.query, hidden));
@@ -124,17 +124,13 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
         },
         45_000,
       );
-      flatten(out, `node/${seg(name)}`, nodeView(node, norm));
+      flatten(out, `node/${seg(norm.text(name))}`, nodeView(node, norm));
     }
     const run: Run = { impl, ctx, core, env, ccm, out, lbNames: [] };
     for (const [i, svc] of SERVICES.entries()) await settledService(run, svc.name, i);
     flatten(out, 'security-groups', await securityGroupRules(env.query, env.seeded.vpcId, portNormalizer(run)));
-    for (const inst of NODE_INSTANCES.map((i) => env.seeded.instances[i]!)) {
-      flatten(
-        out,
-        `events/settled/node/${seg(inst.privateDnsName)}`,
-        await nodeEventReasons(core, inst.privateDnsName),
-      );
+    for (const name of nodeNames) {
+      flatten(out, `events/settled/node/${seg(norm.text(name))}`, await nodeEventReasons(core, name));
     }
     const orphans = await deletedServices(run);
     return { snapshot: out, orphans };
@@ -159,28 +155,6 @@ async function nameInstances(env: AwsEnv): Promise<void> {
       'Tag.2.Key': `kubernetes.io/cluster/${PARITY_CLUSTER}`,
       'Tag.2.Value': 'owned',
     });
-  }
-}
-
-/**
- * Subnet discovery's cases (public, by the main table): in us-east-1d another cluster's role-tagged subnet, which
- * neither CCM may use, and an untagged one, which both take ({subnet-3}, {subnet-4}).
- */
-async function discoverySubnets(env: AwsEnv): Promise<void> {
-  const cases: Array<[string, Record<string, string>]> = [
-    ['10.0.21.0/24', { 'kubernetes.io/cluster/another': 'owned', 'kubernetes.io/role/elb': '1' }],
-    ['10.0.22.0/24', {}],
-  ];
-  for (const [cidr, tags] of cases) {
-    const created = await call(env.query, 'ec2', {
-      Action: 'CreateSubnet',
-      VpcId: env.seeded.vpcId,
-      CidrBlock: cidr,
-      AvailabilityZone: 'us-east-1d',
-    });
-    const id = xmlText(created, 'subnetId');
-    if (Object.keys(tags).length > 0) await tagResource(env.query, id, tags);
-    env.seeded.subnetIds.push(id);
   }
 }
 
@@ -235,7 +209,8 @@ function normalizer(env: AwsEnv, nodePorts = new Map<string, string>(), uid = ''
 function nodeView(node: V1Node, norm: Normalizer): object {
   return {
     providerID: norm.text(node.spec?.providerID ?? ''),
-    labels: node.metadata?.labels ?? {},
+    // kubernetes.io/hostname is the node name, an instance ID for a resource-based hostname.
+    labels: Object.fromEntries(Object.entries(node.metadata?.labels ?? {}).map(([k, v]) => [k, norm.text(v)])),
     addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
     taints: (node.spec?.taints ?? []).map((t) => ({ key: t.key, effect: t.effect, value: t.value })),
   };
@@ -293,7 +268,7 @@ async function settledService(run: Run, name: string, index: number): Promise<vo
         svc.status?.loadBalancer?.ingress?.[0]?.hostname !== undefined &&
         lb !== undefined &&
         lb.targetGroups.length === 2 &&
-        lb.targetGroups.every((tg) => tg.targets.length === NODE_INSTANCES.length) &&
+        lb.targetGroups.every((tg) => tg.targets.length === TARGET_COUNT) &&
         reasons.includes('EnsuredLoadBalancer');
       return done ? { svc, lb } : undefined;
     },
