@@ -1,6 +1,6 @@
 // A small AWS estate in moto for the AWS plugin's tests: a VPC whose main route table goes to an internet gateway (so
 // its subnets are public), one subnet per zone tagged for the cluster's load balancers, the cluster's route table, and
-// instances spread over the zones. Every call goes through `query`, so the
+// instances spread over the zones, tagged for the cluster. Every call goes through `query`, so the
 // same seeding works against any moto (signed calls for the one with signature checks on).
 export type AwsService = 'ec2' | 'elasticloadbalancing';
 
@@ -48,7 +48,7 @@ export async function call(query: AwsQuery, service: AwsService, params: Record<
   return res.body;
 }
 
-async function tag(query: AwsQuery, id: string, tags: Record<string, string>): Promise<void> {
+export async function tagResource(query: AwsQuery, id: string, tags: Record<string, string>): Promise<void> {
   const params: Record<string, string> = { Action: 'CreateTags', 'ResourceId.1': id };
   Object.entries(tags).forEach(([k, v], i) => {
     params[`Tag.${i + 1}.Key`] = k;
@@ -74,7 +74,7 @@ export async function seedCluster(
     VpcId: vpcId,
   });
   const securityGroupId = xmlText(group, 'groupId');
-  await tag(query, securityGroupId, clusterTag);
+  await tagResource(query, securityGroupId, clusterTag);
   for (const [z, zone] of options.zones.entries()) {
     const subnet = await call(query, 'ec2', {
       Action: 'CreateSubnet',
@@ -84,15 +84,18 @@ export async function seedCluster(
     });
     const subnetId = xmlText(subnet, 'subnetId');
     subnetIds.push(subnetId);
-    await tag(query, subnetId, { ...clusterTag, 'kubernetes.io/role/elb': '1' });
+    await tagResource(query, subnetId, { ...clusterTag, 'kubernetes.io/role/elb': '1' });
     for (let i = 0; i < options.instancesPerZone; i++) {
-      instances.push(await runInstance(query, subnetId, securityGroupId, options.type));
+      const inst = await runInstance(query, subnetId, securityGroupId, options.type);
+      // Tagged for the cluster as its nodes are: instances without the tag are no load balancer targets.
+      await tagResource(query, inst.id, clusterTag);
+      instances.push(inst);
     }
   }
   await routeToInternet(query, vpcId);
   const table = await call(query, 'ec2', { Action: 'CreateRouteTable', VpcId: vpcId });
   const routeTableId = xmlText(table, 'routeTableId');
-  await tag(query, routeTableId, clusterTag);
+  await tagResource(query, routeTableId, clusterTag);
   return { vpcId, subnetIds, routeTableId, instances };
 }
 
@@ -130,7 +133,10 @@ export async function privateSubnet(
     AvailabilityZone: options.zone,
   });
   const subnetId = xmlText(subnet, 'subnetId');
-  await tag(query, subnetId, { [`kubernetes.io/cluster/${options.cluster}`]: 'owned', 'kubernetes.io/role/elb': '1' });
+  await tagResource(query, subnetId, {
+    [`kubernetes.io/cluster/${options.cluster}`]: 'owned',
+    'kubernetes.io/role/elb': '1',
+  });
   const table = xmlText(await call(query, 'ec2', { Action: 'CreateRouteTable', VpcId: options.vpcId }), 'routeTableId');
   await call(query, 'ec2', { Action: 'AssociateRouteTable', RouteTableId: table, SubnetId: subnetId });
   return subnetId;

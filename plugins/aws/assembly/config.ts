@@ -1,29 +1,36 @@
 // The cloud config: cloud-provider-aws's own INI file (gcfg), so one file configures this plugin and the upstream
-// CCM alike. Read: [Global] Region, Zone, VPC, RouteTableID, KubernetesClusterID, and [ServiceOverride "<n>"]
+// CCM alike. Every [Global] key of upstream is honoured (global-keys.ts), refused by name (Invalid at start) or
+// accepted with a warning naming it; an unknown key is refused, as gcfg refuses it. [ServiceOverride "<n>"]
 // sections (Service, Region, URL, SigningRegion) that point ec2 and elasticloadbalancing at other endpoints (moto in
 // the tests, VPC endpoints in production). Keys are matched without regard to case, as gcfg does. What the cloud
 // config leaves out of Region and Zone comes from the host (`aws.region`, `aws.zone` in the plugin's Extism config:
 // its awsSigV4 credentials entry's region, and the zone of the instance metadata service), where upstream asks the
 // instance metadata service itself.
 import { IniConfig, invalid, PluginError } from "@wasm-ccm/plugin-sdk";
+import { otherGlobalKey, ProbeMode } from "./global-keys";
 
 export class Config {
   region: string = "";
   zone: string = "";
   vpc: string = "";
   routeTableID: string = "";
+  /** The subnet an NLB goes into when no subnet of the VPC is tagged for the cluster (upstream: its own). */
+  subnetID: string = "";
   /** The cluster ID tags are written with; the host's --cluster-name when the config has none. */
   clusterID: string = "";
+  /** ClusterServiceLoadBalancerHealthProbeMode and its Shared probe's port and path. */
+  probe: ProbeMode = new ProbeMode();
   ec2Url: string = "";
   elbUrl: string = "";
 }
 
 export class ConfigResult {
   config: Config = new Config();
+  /** Keys accepted without effect, each in a sentence naming it, for the log at start. */
+  warnings: string[] = [];
   error: PluginError | null = null;
 }
 
-const GLOBAL_KEYS = ["region", "zone", "vpc", "routetableid", "kubernetesclusterid", "kubernetesclustertag"];
 const OVERRIDE_KEYS = ["service", "region", "url", "signingregion", "signingmethod", "signingname"];
 
 /** `hostRegion` and `hostZone`: what the host says (empty: nothing), used where the cloud config says nothing. */
@@ -40,12 +47,16 @@ export function parseConfig(text: string, clusterName: string, hostRegion: strin
     const key = keys[i].substring(dot + 1).toLowerCase();
     const value = ini.get(keys[i]);
     if (section.toLowerCase() == "global") {
-      if (!GLOBAL_KEYS.includes(key)) continue; // upstream's other settings (ELB security groups...) do not apply
       if (key == "region") c.region = value;
       else if (key == "zone") c.zone = value;
       else if (key == "vpc") c.vpc = value;
+      else if (key == "subnetid") c.subnetID = value;
       else if (key == "routetableid") c.routeTableID = value;
       else if (key == "kubernetesclusterid" || key == "kubernetesclustertag") c.clusterID = value;
+      else {
+        const error = otherGlobalKey(c.probe, key, value, out.warnings);
+        if (error !== null) return fail(out, "[Global] " + error);
+      }
     } else if (section.toLowerCase().startsWith("serviceoverride")) {
       if (!OVERRIDE_KEYS.includes(key)) return fail(out, "[" + section + "]: unknown key " + key);
       if (!overrides.has(section)) overrides.set(section, new Map<string, string>());
@@ -62,6 +73,8 @@ export function parseConfig(text: string, clusterName: string, hostRegion: strin
   }
   if (c.vpc == "") return fail(out, "[Global] VPC is required: load balancers and route tables are found in it");
   if (c.clusterID == "") c.clusterID = clusterName;
+  const probeError = c.probe.check();
+  if (probeError !== null) return fail(out, probeError);
   c.ec2Url = "https://ec2." + c.region + ".amazonaws.com";
   c.elbUrl = "https://elasticloadbalancing." + c.region + ".amazonaws.com";
   const sections = overrides.keys();

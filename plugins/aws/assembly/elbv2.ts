@@ -16,11 +16,19 @@ export class TargetGroup {
   port: i32 = 0;
   healthProtocol: string = "";
   healthPort: string = "";
+  healthPath: string = "";
+  healthTimeout: i32 = 0;
+  healthy: i32 = 0;
+  unhealthy: i32 = 0;
 }
 
 export class Listener {
   arn: string = "";
   port: i32 = 0;
+  protocol: string = "";
+  sslPolicy: string = "";
+  /** The default certificate's ARN of a TLS listener. */
+  certificate: string = "";
   targetGroupArn: string = "";
 }
 
@@ -87,14 +95,22 @@ export function describeTargetGroups(aws: Aws, lbArn: string): Listed<TargetGrou
   return out;
 }
 
-function readTargetGroup(el: XmlElement): TargetGroup {
+export function readTargetGroup(el: XmlElement): TargetGroup {
   const tg = new TargetGroup();
   tg.arn = el.childText("TargetGroupArn");
   tg.name = el.childText("TargetGroupName");
   tg.port = I32.parseInt(el.childText("Port"));
   tg.healthProtocol = el.childText("HealthCheckProtocol");
   tg.healthPort = el.childText("HealthCheckPort");
+  tg.healthPath = el.childText("HealthCheckPath");
+  tg.healthTimeout = intOf(el.childText("HealthCheckTimeoutSeconds"));
+  tg.healthy = intOf(el.childText("HealthyThresholdCount"));
+  tg.unhealthy = intOf(el.childText("UnhealthyThresholdCount"));
   return tg;
+}
+
+function intOf(text: string): i32 {
+  return text == "" ? 0 : I32.parseInt(text);
 }
 
 export function describeListeners(aws: Aws, lbArn: string): Listed<Listener> {
@@ -110,6 +126,9 @@ export function describeListeners(aws: Aws, lbArn: string): Listed<Listener> {
     const l = new Listener();
     l.arn = found[i].childText("ListenerArn");
     l.port = I32.parseInt(found[i].childText("Port"));
+    l.protocol = found[i].childText("Protocol");
+    l.sslPolicy = found[i].childText("SslPolicy");
+    l.certificate = found[i].pathText("Certificates/member/CertificateArn");
     l.targetGroupArn = found[i].pathText("DefaultActions/member/TargetGroupArn");
     out.items.push(l);
   }

@@ -67,6 +67,7 @@ class AwsProvider extends Provider {
     const parsed = parseConfig(req.cloudConfig, "", region !== null ? region : "", zone !== null ? zone : "");
     if (parsed.error !== null) return parsed.error;
     this.config = parsed.config;
+    for (let i = 0; i < parsed.warnings.length; i++) Log.warn(parsed.warnings[i]);
     this.fixedClusterID = this.config.clusterID;
     this.aws = new Aws(this.config.ec2Url, this.config.elbUrl);
     Log.info(

@@ -1,5 +1,6 @@
 // EC2 instances for nodes, as cloud-provider-aws finds and describes them: by the providerID's instance ID, else by
-// the node name as the instance's private DNS name; terminated instances do not exist; addresses in upstream's order.
+// the node name: an instance ID itself when it is a resource-based hostname (`i-0abc...`, with or without the
+// domain), else the instance's private DNS name; terminated instances do not exist; addresses in upstream's order.
 import {
   instanceNotFound,
   invalid,
@@ -26,6 +27,7 @@ export class Instance {
   privateIp: string = "";
   /** Private addresses of attached, in-use interfaces, by device index, each interface's primary address first. */
   privateIps: string[] = [];
+  tags: Map<string, string> = new Map();
 
   get providerID(): string {
     return PROVIDER_PREFIX + "/" + this.zone + "/" + this.id;
@@ -63,6 +65,8 @@ export function parseInstance(el: XmlElement): Instance {
   i.publicDnsName = el.childText("dnsName");
   i.publicIp = el.childText("ipAddress");
   i.privateIp = el.childText("privateIpAddress");
+  const tags = el.path("tagSet/item");
+  for (let k = 0; k < tags.length; k++) i.tags.set(tags[k].childText("key"), tags[k].childText("value"));
   const sorted = byDeviceIndex(el.path("networkInterfaceSet/item"));
   for (let k = 0; k < sorted.length; k++) {
     const nic = sorted[k];
@@ -140,6 +144,22 @@ export function instanceIdOf(providerID: string): string {
   return rest;
 }
 
+/**
+ * The instance ID a node name is, as upstream reads resource-based hostnames: a name starting with `i-` is the ID up
+ * to its first dot (`i-0abc` and `i-0abc.us-east-1.compute.internal` alike); "" for any other name.
+ */
+export function instanceIdOfNodeName(name: string): string {
+  if (!name.startsWith("i-")) return "";
+  const dot = name.indexOf(".");
+  return dot < 0 ? name : name.substring(0, dot);
+}
+
+/** The live instances of a node name: by ID for a resource-based hostname, else by private DNS name. */
+export function describeByNodeName(aws: Aws, name: string): InstancesResult {
+  const id = instanceIdOfNodeName(name);
+  return id != "" ? describeInstances(aws, [id], []) : describeInstances(aws, [], [name]);
+}
+
 export class Lookup {
   /** null when the node has no instance, or a terminated one. */
   instance: Instance | null = null;
@@ -157,7 +177,7 @@ export function lookupNode(aws: Aws, node: Node): Lookup {
     }
     found = describeInstances(aws, [id], []);
   } else {
-    found = describeInstances(aws, [], [node.name]);
+    found = describeByNodeName(aws, node.name);
   }
   out.error = found.error;
   for (let k = 0; k < found.instances.length; k++) {

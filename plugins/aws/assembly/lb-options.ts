@@ -24,12 +24,14 @@ export class HealthCheck {
   path: string = "";
   interval: i32 = 30;
   timeout: i32 = 10;
+  /** Whether the timeout annotation is set: else ELBv2 keeps its own default, as upstream sends none. */
+  timeoutSet: bool = false;
   healthy: i32 = 3;
   unhealthy: i32 = 3;
 }
 
 export class LbOptions {
-  /** An `external` type: the AWS Load Balancer Controller's, not ours. */
+  /** An `external` or `nlb-ip` type: the AWS Load Balancer Controller's, not ours. */
   external: bool = false;
   internal: bool = false;
   additionalTags: Map<string, string> = new Map();
@@ -48,16 +50,18 @@ export function readOptions(service: Service): LbOptions {
   const a = service.annotations;
   if (a.has(TYPE)) {
     const t = a.get(TYPE);
-    if (t == "external") out.external = true;
-    else if (t != "nlb") return bad(out, TYPE, t, "nlb (this plugin makes no Classic ELB) or external");
+    // As upstream: nlb-ip is left to the AWS Load Balancer Controller without a word, like external.
+    if (t == "external" || t == "nlb-ip") out.external = true;
+    else if (t != "nlb") return bad(out, TYPE, t, "nlb (this plugin makes no Classic ELB), nlb-ip or external");
   }
   // As upstream: any value but "false" (and the empty string) makes the load balancer internal.
   out.internal = a.has(INTERNAL) && a.get(INTERNAL) != "" && a.get(INTERNAL) != "false";
-  if (a.has(ADDITIONAL_TAGS) && !keyValues(a.get(ADDITIONAL_TAGS), out.additionalTags, false)) {
+  if (a.has(ADDITIONAL_TAGS) && !keyValues(a.get(ADDITIONAL_TAGS), out.additionalTags)) {
     return bad(out, ADDITIONAL_TAGS, a.get(ADDITIONAL_TAGS), "key=value pairs separated by commas");
   }
-  if (a.has(TARGET_NODE_LABELS) && !keyValues(a.get(TARGET_NODE_LABELS), out.targetNodeLabels, true)) {
-    return bad(out, TARGET_NODE_LABELS, a.get(TARGET_NODE_LABELS), "label=value pairs separated by commas");
+  // A label without a value (`pool` or `pool=`) asks only for the key, as upstream reads it.
+  if (a.has(TARGET_NODE_LABELS) && !keyValues(a.get(TARGET_NODE_LABELS), out.targetNodeLabels)) {
+    return bad(out, TARGET_NODE_LABELS, a.get(TARGET_NODE_LABELS), "labels (key or key=value) separated by commas");
   }
   return readHealthCheck(service, out);
 }
@@ -66,10 +70,14 @@ function readHealthCheck(service: Service, out: LbOptions): LbOptions {
   const a = service.annotations;
   const h = out.health;
   if (service.externalTrafficPolicy == "Local" && service.healthCheckNodePort > 0) {
-    // kube-proxy's health check server answers on the Service's health check node port.
+    // kube-proxy's health check server answers on the Service's health check node port; upstream's Local
+    // defaults (10 s, 2 and 2) mark a draining node unhealthy in about 20 s.
     h.protocol = "HTTP";
     h.port = service.healthCheckNodePort.toString();
     h.path = "/healthz";
+    h.interval = 10;
+    h.healthy = 2;
+    h.unhealthy = 2;
   }
   if (a.has(HC_PROTOCOL)) {
     const p = a.get(HC_PROTOCOL).toUpperCase();
@@ -100,19 +108,20 @@ function readHealthCheck(service: Service, out: LbOptions): LbOptions {
   if (unhealthy.error !== null) return bad(out, HC_UNHEALTHY, a.get(HC_UNHEALTHY), "a count, 2-10");
   h.interval = <i32>interval.value;
   h.timeout = <i32>timeout.value;
+  h.timeoutSet = a.has(HC_TIMEOUT);
   h.healthy = <i32>healthy.value;
   h.unhealthy = <i32>unhealthy.value;
   return out;
 }
 
-/** "k1=v1,k2=v2" into `into`; a key without `=` is refused for labels, an empty value for tags is allowed. */
-function keyValues(text: string, into: Map<string, string>, needValue: bool): bool {
+/** "k1=v1,k2=v2" into `into`; a key without `=` has the empty value; false for an empty key or no pair. */
+export function keyValues(text: string, into: Map<string, string>): bool {
   const parts = text.split(",");
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i].trimStart().trimEnd();
     if (part == "") continue;
     const eq = part.indexOf("=");
-    if (eq == 0 || (eq < 0 && needValue)) return false;
+    if (eq == 0) return false;
     const key = eq < 0 ? part : part.substring(0, eq).trimStart().trimEnd();
     into.set(key, eq < 0 ? "" : part.substring(eq + 1).trimStart().trimEnd());
   }

@@ -25,8 +25,10 @@ import {
   simpleCall,
   TargetGroup,
 } from "./elbv2";
+import { syncLoadBalancerAttributes } from "./attributes";
 import { LbOptions, readOptions } from "./lb-options";
 import { clusterTag, loadBalancerName, SERVICE_NAME_TAG } from "./names";
+import { checkServiceSpec, NlbOptions, readNlbOptions } from "./nlb-options";
 import { chooseSubnets } from "./subnets";
 import { PortSync, removeTargetGroups, syncPort, targetGroupsOfService } from "./target-groups";
 import { chooseTargets } from "./targets";
@@ -75,6 +77,11 @@ export function ensureLoadBalancer(
   const opts = readOptions(service);
   if (opts.error !== null) return opts.error;
   if (opts.external) return implementedElsewhere("the Service's load balancer type is external");
+  cfg.probe.apply(service, opts.health);
+  const nlb = readNlbOptions(service);
+  if (nlb.error !== null) return nlb.error;
+  const specError = checkServiceSpec(service);
+  if (specError !== null) return specError;
   const protocolError = checkProtocols(service);
   if (protocolError !== null) return protocolError;
   const name = loadBalancerName(service);
@@ -83,7 +90,7 @@ export function ensureLoadBalancer(
   let lb: Nlb;
   if (listed.items.length == 0) {
     if (!mayCreate) return internal("load balancer " + name + " does not exist");
-    const made = createLoadBalancer(aws, cfg, service, opts);
+    const made = createLoadBalancer(aws, cfg, service, opts, nlb);
     if (made.error !== null) return made.error;
     lb = made.lb!;
   } else {
@@ -99,8 +106,10 @@ export function ensureLoadBalancer(
     const tagError = updateTags(aws, lb, desiredTags(cfg.clusterID, service, opts));
     if (tagError !== null) return tagError;
   }
-  const error = syncListeners(aws, cfg, service, nodes, opts, lb);
+  const error = syncListeners(aws, cfg, service, nodes, opts, nlb, lb);
   if (error !== null) return error;
+  const attrError = syncLoadBalancerAttributes(aws, lb.arn, nlb.lbAttributes);
+  if (attrError !== null) return attrError;
   statusOf(lb, status);
   return null;
 }
@@ -118,9 +127,9 @@ class Made {
   error: PluginError | null = null;
 }
 
-function createLoadBalancer(aws: Aws, cfg: Config, service: Service, opts: LbOptions): Made {
+function createLoadBalancer(aws: Aws, cfg: Config, service: Service, opts: LbOptions, nlb: NlbOptions): Made {
   const out = new Made();
-  const subnets = chooseSubnets(aws, cfg.vpc, cfg.clusterID, opts.internal);
+  const subnets = chooseSubnets(aws, cfg, opts.internal, nlb.subnets);
   if (subnets.error !== null) {
     out.error = subnets.error;
     return out;
@@ -154,15 +163,23 @@ function updateTags(aws: Aws, lb: Nlb, want: Map<string, string>): PluginError |
   return null;
 }
 
-function syncListeners(aws: Aws, cfg: Config, service: Service, nodes: Node[], opts: LbOptions, lb: Nlb): PluginError | null {
+function syncListeners(
+  aws: Aws,
+  cfg: Config,
+  service: Service,
+  nodes: Node[],
+  opts: LbOptions,
+  nlb: NlbOptions,
+  lb: Nlb,
+): PluginError | null {
   const listeners = describeListeners(aws, lb.arn);
   if (listeners.error !== null) return listeners.error;
   const attached = describeTargetGroups(aws, lb.arn);
   if (attached.error !== null) return attached.error;
   addListenerGroups(attached.items, listeners.items);
-  const targets = chooseTargets(aws, nodes, opts);
+  const targets = chooseTargets(aws, nodes, opts, cfg.clusterID);
   if (targets.error !== null) return targets.error;
-  const sync = new PortSync(aws, cfg, service, opts, lb, listeners.items, attached.items, targets);
+  const sync = new PortSync(aws, cfg, service, opts, nlb, lb, listeners.items, attached.items, targets);
   for (let i = 0; i < service.ports.length; i++) {
     const error = syncPort(sync, service.ports[i]);
     if (error !== null) return error;

@@ -4,6 +4,8 @@ import { sha1Hex } from "./sha1";
 
 export const CLUSTER_TAG_PREFIX = "kubernetes.io/cluster/";
 export const SERVICE_NAME_TAG = "kubernetes.io/service-name";
+/** The cluster tag before kubernetes.io/cluster/<id>: its value is the cluster ID. Upstream still reads it. */
+export const LEGACY_CLUSTER_TAG = "KubernetesCluster";
 
 /** k8s.io/cloud-provider's DefaultLoadBalancerName: "a" and the UID without dashes, at most 32 characters. */
 export function loadBalancerName(service: Service): string {

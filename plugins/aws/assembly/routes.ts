@@ -4,7 +4,7 @@
 import { internal, PluginError, Route, XmlElement } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
 import { Config } from "./config";
-import { describeInstances } from "./instances";
+import { describeByNodeName, describeInstances } from "./instances";
 import { clusterTag } from "./names";
 
 class Tables {
@@ -69,9 +69,9 @@ export function listRoutes(aws: Aws, cfg: Config): RouteList {
 }
 
 export function createRoute(aws: Aws, cfg: Config, route: Route): PluginError | null {
-  const found = describeInstances(aws, [], [route.targetNode]);
+  const found = describeByNodeName(aws, route.targetNode);
   if (found.error !== null) return found.error;
-  if (found.instances.length == 0) return internal("no EC2 instance for node " + route.targetNode);
+  if (found.instances.length == 0 || found.instances[0].state == "terminated") return internal("no EC2 instance for node " + route.targetNode);
   const instanceId = found.instances[0].id;
   const tables = routeTables(aws, cfg);
   if (tables.error !== null) return tables.error;

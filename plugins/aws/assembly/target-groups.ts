@@ -1,7 +1,9 @@
-// Target groups and listeners of an NLB, one of each per Service port: the target group holds the nodes (instances or
-// IP addresses, targets.ts) on the port's NodePort and carries the health check; the listener forwards the port to it.
-import { PluginError, QueryRequest, Service, ServicePort } from "@wasm-ccm/plugin-sdk";
+// Target groups of an NLB, one per Service port: the group holds the nodes (instances or IP addresses, targets.ts) on
+// the port's NodePort and carries the health check and the target group attributes; listeners.ts points the port's
+// listener at it.
+import { PluginError, Service, ServicePort } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
+import { syncTargetGroupAttributes } from "./attributes";
 import { Config } from "./config";
 import {
   addTags,
@@ -11,17 +13,21 @@ import {
   Listener,
   Nlb,
   readTags,
+  readTargetGroup,
   simpleCall,
   Target,
   TargetGroup,
 } from "./elbv2";
 import { HealthCheck, LbOptions, readOptions } from "./lb-options";
+import { syncListener } from "./listeners";
 import { clusterTag, SERVICE_NAME_TAG, targetGroupName } from "./names";
+import { NlbOptions, readNlbOptions } from "./nlb-options";
 import { TARGET_INSTANCE, TARGET_IP, Targets } from "./targets";
 
-function nameFor(cfg: Config, service: Service, port: ServicePort, targetType: string, health: HealthCheck): string {
+/** Upstream's name: its hash covers what a group cannot change (ports, protocol, target type, health protocol, interval). */
+function nameFor(cfg: Config, service: Service, port: ServicePort, protocol: string, targetType: string, health: HealthCheck): string {
   const h = health;
-  return targetGroupName(cfg.clusterID, service, port.port, port.nodePort, port.protocol, targetType, h.protocol, h.interval);
+  return targetGroupName(cfg.clusterID, service, port.port, port.nodePort, protocol, targetType, h.protocol, h.interval);
 }
 
 /** What the ports of one NLB are synced against: its current listeners and groups, and the wanted targets. */
@@ -34,6 +40,7 @@ export class PortSync {
     public cfg: Config,
     public service: Service,
     public opts: LbOptions,
+    public nlb: NlbOptions,
     public lb: Nlb,
     public listeners: Listener[],
     public attached: TargetGroup[],
@@ -44,46 +51,56 @@ export class PortSync {
 /** The target group and listener of one Service port, their ARNs added to `sync.keep`. */
 export function syncPort(sync: PortSync, port: ServicePort): PluginError | null {
   const aws = sync.aws;
-  const cfg = sync.cfg;
-  const service = sync.service;
-  const opts = sync.opts;
-  const listeners = sync.listeners;
-  const attached = sync.attached;
-  const keep = sync.keep;
-  const name = nameFor(cfg, service, port, sync.targets.type, opts.health);
-  let arn = "";
-  for (let i = 0; i < attached.length; i++) if (attached[i].name == name) arn = attached[i].arn;
-  if (arn == "") {
+  const name = nameFor(sync.cfg, sync.service, port, sync.nlb.trafficProtocol(port), sync.targets.type, sync.opts.health);
+  let tg: TargetGroup | null = null;
+  for (let i = 0; i < sync.attached.length; i++) if (sync.attached[i].name == name) tg = sync.attached[i];
+  if (tg === null) {
     const found = findTargetGroup(aws, name);
     if (found.error !== null) return found.error;
-    arn = found.arn;
+    tg = found.group;
   }
-  if (arn == "") {
+  let arn = "";
+  if (tg === null) {
     const made = createTargetGroup(sync, port, name);
     if (made.error !== null) return made.error;
     arn = made.arn;
+  } else {
+    arn = tg.arn;
+    const healthError = syncHealth(aws, tg, sync.opts.health);
+    if (healthError !== null) return healthError;
   }
-  keep.push(arn);
+  sync.keep.push(arn);
+  const attrError = syncTargetGroupAttributes(aws, arn, sync.nlb.tgAttributes);
+  if (attrError !== null) return attrError;
   const targetsError = syncTargets(aws, arn, sync.targets.items, port.nodePort);
   if (targetsError !== null) return targetsError;
-  for (let i = 0; i < listeners.length; i++) {
-    if (listeners[i].port != port.port) continue;
-    keep.push(listeners[i].arn);
-    if (listeners[i].targetGroupArn == arn) return null;
-    const q = forward(aws.elbRequest("ModifyListener").add("ListenerArn", listeners[i].arn), arn);
-    return simpleCall(aws, q);
-  }
-  const q = aws.elbRequest("CreateListener").add("LoadBalancerArn", sync.lb.arn);
-  q.add("Protocol", port.protocol).add("Port", port.port.toString());
-  const made = create(aws, forward(q, arn), "CreateListenerResult/Listeners/member/ListenerArn");
-  if (made.error !== null) return made.error;
-  keep.push(made.arn);
-  return null;
+  return syncListener(aws, sync.lb.arn, sync.listeners, port, sync.nlb, arn, sync.keep);
 }
 
-function forward(q: QueryRequest, tgArn: string): QueryRequest {
-  const action = QueryRequest.member("DefaultActions", 1);
-  return q.add(action + ".Type", "forward").add(action + ".TargetGroupArn", tgArn);
+/**
+ * What upstream changes of an existing group's health check: its port, thresholds and path (and the timeout when it
+ * is annotated); protocol and interval are in the name, so a change of those makes a new group.
+ */
+function syncHealth(aws: Aws, tg: TargetGroup, h: HealthCheck): PluginError | null {
+  const q = aws.elbRequest("ModifyTargetGroup").add("TargetGroupArn", tg.arn);
+  let dirty = false;
+  if (tg.healthPort != h.port) {
+    q.add("HealthCheckPort", h.port);
+    dirty = true;
+  }
+  if (tg.healthy != h.healthy || tg.unhealthy != h.unhealthy) {
+    q.add("HealthyThresholdCount", h.healthy.toString()).add("UnhealthyThresholdCount", h.unhealthy.toString());
+    dirty = true;
+  }
+  if (h.protocol != "TCP" && tg.healthPath != h.path) {
+    q.add("HealthCheckPath", h.path);
+    dirty = true;
+  }
+  if (h.timeoutSet && tg.healthTimeout != h.timeout) {
+    q.add("HealthCheckTimeoutSeconds", h.timeout.toString());
+    dirty = true;
+  }
+  return dirty ? simpleCall(aws, q) : null;
 }
 
 class FoundArn {
@@ -91,12 +108,19 @@ class FoundArn {
   error: PluginError | null = null;
 }
 
-function findTargetGroup(aws: Aws, name: string): FoundArn {
-  const out = new FoundArn();
+class FoundGroup {
+  group: TargetGroup | null = null;
+  error: PluginError | null = null;
+}
+
+function findTargetGroup(aws: Aws, name: string): FoundGroup {
+  const out = new FoundGroup();
   const answer = aws.callElb(aws.elbRequest("DescribeTargetGroups").addMembers("Names", [name]));
   if (answer.code == "TargetGroupNotFound") return out;
   out.error = answer.error;
-  if (answer.ok) out.arn = answer.root!.pathText("DescribeTargetGroupsResult/TargetGroups/member/TargetGroupArn");
+  if (!answer.ok) return out;
+  const found = answer.root!.path("DescribeTargetGroupsResult/TargetGroups/member");
+  if (found.length > 0) out.group = readTargetGroup(found[0]);
   return out;
 }
 
@@ -106,11 +130,13 @@ function createTargetGroup(sync: PortSync, port: ServicePort, name: string): Fou
   const opts = sync.opts;
   const service = sync.service;
   const h = opts.health;
-  const q = aws.elbRequest("CreateTargetGroup").add("Name", name).add("Protocol", port.protocol);
+  const q = aws.elbRequest("CreateTargetGroup").add("Name", name).add("Protocol", sync.nlb.trafficProtocol(port));
   q.add("Port", port.nodePort.toString()).add("VpcId", cfg.vpc).add("TargetType", sync.targets.type);
   q.add("HealthCheckProtocol", h.protocol).add("HealthCheckPort", h.port);
   if (h.protocol != "TCP") q.add("HealthCheckPath", h.path);
-  q.add("HealthCheckIntervalSeconds", h.interval.toString()).add("HealthCheckTimeoutSeconds", h.timeout.toString());
+  q.add("HealthCheckIntervalSeconds", h.interval.toString());
+  // As upstream: ELBv2's own timeout unless the Service names one.
+  if (h.timeoutSet) q.add("HealthCheckTimeoutSeconds", h.timeout.toString());
   q.add("HealthyThresholdCount", h.healthy.toString()).add("UnhealthyThresholdCount", h.unhealthy.toString());
   const tags = new Map<string, string>();
   const extra = opts.additionalTags.keys();
@@ -169,10 +195,14 @@ export function removeTargetGroups(aws: Aws, groups: TargetGroup[], keep: string
 export function targetGroupsOfService(aws: Aws, cfg: Config, service: Service): PluginError | null {
   const opts = readOptions(service);
   const health = opts.error === null ? opts.health : new HealthCheck();
+  cfg.probe.apply(service, health);
+  const nlb = readNlbOptions(service);
   const types = [TARGET_INSTANCE, TARGET_IP];
   for (let i = 0; i < service.ports.length; i++) {
+    const port = service.ports[i];
+    const protocol = nlb.error === null ? nlb.trafficProtocol(port) : port.protocol;
     for (let k = 0; k < types.length; k++) {
-      const error = deleteOwnedGroup(aws, cfg, nameFor(cfg, service, service.ports[i], types[k], health));
+      const error = deleteOwnedGroup(aws, cfg, nameFor(cfg, service, port, protocol, types[k], health));
       if (error !== null) return error;
     }
   }
@@ -182,11 +212,12 @@ export function targetGroupsOfService(aws: Aws, cfg: Config, service: Service): 
 function deleteOwnedGroup(aws: Aws, cfg: Config, name: string): PluginError | null {
   const found = findTargetGroup(aws, name);
   if (found.error !== null) return found.error;
-  if (found.arn == "") return null;
+  const group = found.group;
+  if (group === null) return null;
   const tags = new Map<string, string>();
-  const tagError = readTags(aws, found.arn, tags);
+  const tagError = readTags(aws, group.arn, tags);
   if (tagError !== null) return tagError;
   const tag = clusterTag(cfg.clusterID);
   if (!tags.has(tag) || tags.get(tag) != "owned") return null;
-  return simpleCall(aws, aws.elbRequest("DeleteTargetGroup").add("TargetGroupArn", found.arn), "TargetGroupNotFound");
+  return simpleCall(aws, aws.elbRequest("DeleteTargetGroup").add("TargetGroupArn", group.arn), "TargetGroupNotFound");
 }

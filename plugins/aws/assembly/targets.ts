@@ -6,8 +6,9 @@
 import { Log, Node, PluginError, fields } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
 import { Target } from "./elbv2";
-import { describeInstances, instanceIdOf, PROVIDER_PREFIX } from "./instances";
+import { describeInstances, Instance, instanceIdOf, instanceIdOfNodeName, PROVIDER_PREFIX } from "./instances";
 import { LbOptions } from "./lb-options";
+import { clusterTag, LEGACY_CLUSTER_TAG } from "./names";
 
 export const TARGET_INSTANCE = "instance";
 export const TARGET_IP = "ip";
@@ -29,7 +30,7 @@ export class Targets {
 }
 
 /** The targets of the nodes that carry the target node labels; `ip` targets when any of them is not an EC2 node. */
-export function chooseTargets(aws: Aws, nodes: Node[], opts: LbOptions): Targets {
+export function chooseTargets(aws: Aws, nodes: Node[], opts: LbOptions, clusterID: string): Targets {
   const eligible: Node[] = [];
   let foreign = false;
   for (let i = 0; i < nodes.length; i++) {
@@ -37,7 +38,7 @@ export function chooseTargets(aws: Aws, nodes: Node[], opts: LbOptions): Targets
     eligible.push(nodes[i]);
     if (isForeign(nodes[i].providerID)) foreign = true;
   }
-  const out = foreign ? ipTargets(eligible) : instanceTargets(aws, eligible);
+  const out = foreign ? ipTargets(eligible) : instanceTargets(aws, eligible, clusterID);
   out.items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return out;
 }
@@ -73,16 +74,19 @@ function ipTargets(nodes: Node[]): Targets {
 }
 
 /**
- * The running instances behind `nodes`: by providerID, else by private DNS name. Stopped, terminated and unknown
- * instances are left out (ELBv2 refuses to register a terminated one).
+ * The running instances behind `nodes` that carry the cluster tag: by providerID, else by the node name (an instance
+ * ID, else a private DNS name). Stopped, terminated and unknown instances are left out (ELBv2 refuses to register a
+ * terminated one), and so are instances of no cluster or another one, as upstream sees only its cluster's instances.
  */
-function instanceTargets(aws: Aws, nodes: Node[]): Targets {
+function instanceTargets(aws: Aws, nodes: Node[], clusterID: string): Targets {
   const out = new Targets();
   const byId: string[] = [];
   const byName: string[] = [];
   for (let i = 0; i < nodes.length; i++) {
     const id = instanceIdOf(nodes[i].providerID);
+    const named = nodes[i].providerID == "" ? instanceIdOfNodeName(nodes[i].name) : "";
     if (id != "") byId.push(id);
+    else if (named != "") byId.push(named);
     else if (nodes[i].providerID == "") byName.push(nodes[i].name);
   }
   for (let pass = 0; pass < 2; pass++) {
@@ -97,6 +101,10 @@ function instanceTargets(aws: Aws, nodes: Node[]): Targets {
     for (let i = 0; i < found.instances.length; i++) {
       const inst = found.instances[i];
       if (inst.state != "running" || hasTarget(out.items, inst.id)) continue;
+      if (!ofCluster(inst, clusterID)) {
+        Log.info("instance left out of targets", fields().set("instance", inst.id).set("reason", "no " + clusterTag(clusterID) + " tag"));
+        continue;
+      }
       const t = new Target();
       t.id = inst.id;
       out.items.push(t);
@@ -118,10 +126,19 @@ function hasTarget(items: Target[], id: string): bool {
   return false;
 }
 
+/** The cluster tag (any value), or the legacy `KubernetesCluster` tag with the cluster ID, as upstream counts them. */
+function ofCluster(inst: Instance, clusterID: string): bool {
+  if (inst.tags.has(clusterTag(clusterID))) return true;
+  return inst.tags.has(LEGACY_CLUSTER_TAG) && inst.tags.get(LEGACY_CLUSTER_TAG) == clusterID;
+}
+
+/** Every wanted label; an empty wanted value asks only for the key. */
 function hasLabels(node: Node, want: Map<string, string>): bool {
   const keys = want.keys();
   for (let i = 0; i < keys.length; i++) {
-    if (!node.labels.has(keys[i]) || node.labels.get(keys[i]) != want.get(keys[i])) return false;
+    if (!node.labels.has(keys[i])) return false;
+    const value = want.get(keys[i]);
+    if (value != "" && node.labels.get(keys[i]) != value) return false;
   }
   return true;
 }

@@ -3,7 +3,7 @@
 import { instanceNotFound, internal, PluginError, Zone } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
 import { Config } from "./config";
-import { describeInstances, instanceIdOf, InstancesResult } from "./instances";
+import { describeByNodeName, describeInstances, instanceIdOf, InstancesResult } from "./instances";
 
 export function getZone(cfg: Config, out: Zone): PluginError | null {
   if (cfg.zone == "") return internal("getZone: the cloud config has no [Global] Zone");
@@ -30,7 +30,7 @@ export function getZoneByProviderID(aws: Aws, cfg: Config, providerID: string, o
 }
 
 export function getZoneByNodeName(aws: Aws, cfg: Config, nodeName: string, out: Zone): PluginError | null {
-  return zoneOf(cfg, describeInstances(aws, [], [nodeName]), "node " + nodeName, out);
+  return zoneOf(cfg, describeByNodeName(aws, nodeName), "node " + nodeName, out);
 }
 
 /** The zone ID label cloud-provider-aws adds to a Node (`use1-az6`): zone names map to different zones per account. */

@@ -28,14 +28,15 @@ describe('the AWS plugin beside cloud-provider-aws, against the same moto', () =
     const { token } = await ccmIdentity(info, admin);
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     const base = 30_000 + Math.floor(Math.random() * 2_700);
-    ctx = { info, admin, token, namespace, nodePorts: [base, base + 1, base + 2, base + 3] };
+    // Two per Service (three), and the Local Service's health check NodePort.
+    ctx = { info, admin, token, namespace, nodePorts: Array.from({ length: 7 }, (_, i) => base + i) };
   });
 
   afterAll(async () => {
     await core.deleteNamespace({ name: namespace }).catch(() => undefined);
   });
 
-  it('initializes Nodes and runs an NLB as upstream does, and both leave no orphans', async () => {
+  it('initializes Nodes and runs NLBs as upstream does, and both leave no orphans', async () => {
     // One after the other: both would act on the same Nodes and Service.
     const upstream: ParityResult = await runAwsParity('upstream', ctx);
     const wasm: ParityResult = await runAwsParity('wasm-ccm', ctx);
@@ -47,5 +48,5 @@ describe('the AWS plugin beside cloud-provider-aws, against the same moto', () =
     const { failing, allowed } = diffSnapshots(upstream.snapshot, wasm.snapshot, AWS_ALLOWED_DIFFERENCES);
     if (allowed.length > 0) console.log(`aws parity: allowed differences:\n  ${allowed.join('\n  ')}`);
     expect(failing).toEqual([]);
-  }, 150_000);
+  }, 240_000);
 });

@@ -25,12 +25,42 @@ describe('aws plugin: cloud config', () => {
     [`${GOOD}[ServiceOverride "1"]\nService = ec3\nURL = http://x\n`, /Service ec3 is not an AWS service/],
     [`${GOOD}[ServiceOverride "1"]\nService = ec2\nURL = http://x\nColour = red\n`, /unknown key colour/],
     ['[Global\nVPC = vpc-1\n', /line 1: bad section header/],
+    [`${GOOD}RoleARN = arn:aws:iam::1:role/ccm\n`, /\[Global\] RoleARN is not supported: .*credentials entry/],
+    [`${GOOD}SourceARN = arn:aws:eks:x\n`, /\[Global\] SourceARN is not supported/],
+    [`${GOOD}NodeIPFamilies = ipv6\n`, /\[Global\] NodeIPFamilies ipv6 is not supported/],
+    [
+      `${GOOD}ClusterServiceLoadBalancerHealthProbeMode = Often\n`,
+      /HealthProbeMode Often is not Shared or ServiceNodePort/,
+    ],
+    [`${GOOD}ClusterServiceSharedLoadBalancerHealthProbePort = 0\n`, /HealthProbePort 0 is not a port 1-65535/],
+    [`${GOOD}ClusterServiceSharedLoadBalancerHealthProbePath = healthz\n`, /HealthProbePath healthz does not start/],
+    [`${GOOD}Colour = red\n`, /\[Global\] unknown key colour/],
   ];
   for (const [config, message] of refusals) {
     it(`refuses a config with: ${message.source.replaceAll('\\', '')}`, async () => {
       await expect(loadTestPlugin(builtPlugin('aws'), { cloudConfig: config })).rejects.toThrow(message);
     });
   }
+
+  it('accepts every other [Global] key of upstream', async () => {
+    const config = [
+      GOOD.trimEnd(),
+      'SubnetID = subnet-1',
+      'RouteTableID = rtb-1',
+      'KubernetesClusterTag = legacy',
+      'DisableSecurityGroupIngress = true',
+      'ElbSecurityGroup = sg-1',
+      'NLBSecurityGroupMode = Managed',
+      'NodeIPFamilies = ipv4',
+      'SupportedTopologyInstanceTypePattern = ^p5',
+      'ClusterServiceLoadBalancerHealthProbeMode = Shared',
+      'ClusterServiceSharedLoadBalancerHealthProbePort = 10256',
+      'ClusterServiceSharedLoadBalancerHealthProbePath = /healthz',
+      '',
+    ].join('\n');
+    const plugin = await loadTestPlugin(builtPlugin('aws'), { cloudConfig: config });
+    await plugin.close();
+  });
 
   it('takes the region from the zone, and the zone for getZone', async () => {
     const plugin = await loadTestPlugin(builtPlugin('aws'), { cloudConfig: GOOD });
@@ -62,8 +92,14 @@ describe('aws plugin: annotations and providerIDs', () => {
     ['healthcheck-timeout', '1.5'],
     ['healthcheck-healthy-threshold', '11'],
     ['healthcheck-unhealthy-threshold', ''],
-    ['target-node-labels', 'pool'],
+    ['target-node-labels', '=x'],
     ['additional-resource-tags', '=x'],
+    ['cross-zone-load-balancing-enabled', 'yes'],
+    ['access-log-enabled', 'on'],
+    ['target-group-attributes', 'stickiness.enabled=true'],
+    ['target-group-attributes', 'proxy_protocol_v2.enabled=1'],
+    ['target-group-attributes', 'preserve_client_ip.enabled='],
+    ['subnets', ' , '],
   ];
   for (const [name, value] of bad) {
     it(`answers Invalid naming ${name} for ${JSON.stringify(value)}`, async () => {
@@ -74,6 +110,41 @@ describe('aws plugin: annotations and providerIDs', () => {
       });
     });
   }
+
+  for (const name of ['eip-allocations', 'private-ipv4-addresses', 'security-groups', 'extra-security-groups']) {
+    it(`refuses ${name}, which it does not implement for an NLB, naming it`, async () => {
+      const service = testService({ name: 'web', annotations: { [A + name]: 'x' } });
+      await expect(plugin.call('ensureLoadBalancer', { clusterName: 'c', service, nodes: [] })).rejects.toMatchObject({
+        code: 'Invalid',
+        message: expect.stringContaining(`annotation ${A}${name} is not supported`),
+      });
+    });
+  }
+
+  it('refuses what upstream refuses of the Service: client IP affinity, mixed protocols, loadBalancerIP', async () => {
+    const cases: [Partial<Parameters<typeof testService>[0]>, RegExp][] = [
+      [{ sessionAffinity: 'ClientIP' }, /sessionAffinity ClientIP is not supported/],
+      [{ ports: [testPort(53, 30053), testPort(53, 30054, { protocol: 'UDP' })] }, /mixed protocols \(TCP and UDP\)/],
+      [{ loadBalancerIP: '10.0.0.1' }, /loadBalancerIP cannot be specified/],
+      [{ ports: [] }, /at least one Service port/],
+    ];
+    for (const [fields, message] of cases) {
+      const service = testService({ name: 'web', annotations: { [`${A}type`]: 'nlb' }, ...fields });
+      await expect(plugin.call('ensureLoadBalancer', { clusterName: 'c', service, nodes: [] })).rejects.toMatchObject({
+        code: 'Invalid',
+        message: expect.stringMatching(message),
+      });
+    }
+  });
+
+  it('leaves nlb-ip and external to the AWS Load Balancer Controller, as upstream does', async () => {
+    for (const type of ['nlb-ip', 'external']) {
+      const service = testService({ name: 'web', annotations: { [`${A}type`]: type } });
+      await expect(plugin.call('ensureLoadBalancer', { clusterName: 'c', service, nodes: [] })).rejects.toMatchObject({
+        code: 'ImplementedElsewhere',
+      });
+    }
+  });
 
   it('names the load balancer as upstream does: "a" and the UID without dashes, 32 characters', async () => {
     const service = testService({ name: 'web', uid: '6a2f1e0c-1b2c-4d5e-8f90-123456789abc' });

@@ -5,7 +5,7 @@ import type { AllowedDifference } from '../../../support/parity/allow-list.ts';
 
 export const AWS_ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
   {
-    path: /^nlb\/web\/scheme$/,
+    path: /^nlb\/(web|local)\/scheme$/,
     values: (upstream, wasm) => upstream === '""' && wasm === '"internet-facing"',
     reason:
       'a moto gap: upstream leaves Scheme out of CreateLoadBalancer for internet-facing (the AWS default) and moto ' +

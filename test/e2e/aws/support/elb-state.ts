@@ -29,7 +29,16 @@ export interface LoadBalancerState {
   ipAddressType: string;
   zones: string[];
   tags: Record<string, string>;
-  listeners: Array<{ protocol: string; port: string; action: string; targetGroup: string }>;
+  /** The attributes either CCM sets (cross-zone, access logs); "(unset)" when moto holds none. */
+  attributes: Record<string, string>;
+  listeners: Array<{
+    protocol: string;
+    port: string;
+    action: string;
+    targetGroup: string;
+    certificate: string;
+    sslPolicy: string;
+  }>;
   targetGroups: TargetGroupState[];
 }
 
@@ -72,11 +81,14 @@ export async function loadBalancerState(
       .map((z) => `${textAt(z, 'ZoneName')} ${norm.text(textAt(z, 'SubnetId') ?? '')}`)
       .sort(),
     tags: await tagsOf(query, arn),
+    attributes: await attributesOf(query, arn),
     listeners: listeners.map((l) => ({
       protocol: textAt(l, 'Protocol') ?? '',
       port: textAt(l, 'Port') ?? '',
       action: textAt(l, 'DefaultActions/member/Type') ?? '',
       targetGroup: groupNames.get(textAt(l, 'DefaultActions/member/TargetGroupArn') ?? '') ?? '(not this NLB’s)',
+      certificate: textAt(l, 'Certificates/member/CertificateArn') ?? '',
+      sslPolicy: textAt(l, 'SslPolicy') ?? '',
     })),
     targetGroups: await Promise.all(groups.map((g) => targetGroupState(query, g, norm))),
   };
@@ -106,6 +118,15 @@ async function targetGroupState(query: AwsQuery, group: XmlNode, norm: Normalize
     targets: targets.sort(),
     tags: await tagsOf(query, arn),
   };
+}
+
+const ATTRIBUTES = ['load_balancing.cross_zone.enabled', 'access_logs.s3.enabled'];
+
+async function attributesOf(query: AwsQuery, arn: string): Promise<Record<string, string>> {
+  const body = await call(query, ELB, { Action: 'DescribeLoadBalancerAttributes', LoadBalancerArn: arn });
+  const attrs = select(parseXml(body), '*/*/Attributes/member');
+  const values = new Map(attrs.map((a) => [textAt(a, 'Key') ?? '', textAt(a, 'Value') ?? '']));
+  return Object.fromEntries(ATTRIBUTES.map((k) => [k, values.get(k) ?? '(unset)']));
 }
 
 async function tagsOf(query: AwsQuery, arn: string): Promise<Record<string, string>> {

@@ -1,6 +1,7 @@
 // One side of the AWS parity test: a fresh moto seeded with the same estate, Nodes named after its instances'
-// private DNS names, one CCM (upstream's aws-cloud-controller-manager or wasm-ccm with plugins/aws) running only the
-// cloud-node and service controllers, and two LoadBalancer Services asking for NLBs (SERVICES). The result is a
+// private DNS names or instance IDs, one of them without the cluster tag (parity-estate.ts), one CCM (upstream's
+// aws-cloud-controller-manager or wasm-ccm with plugins/aws) running only the cloud-node and service controllers, and
+// three LoadBalancer Services asking for NLBs (SERVICES). The result is a
 // flattened, normalized snapshot (Nodes, the Services, Events reasons, moto's NLBs and security group rules) taken
 // after settle and after deletion.
 import type { CoreV1Api, KubeConfig, V1Node } from '@kubernetes/client-node';
@@ -18,17 +19,21 @@ import { CCMProcess, deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } f
 import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
 import { eventually } from '../../../../lab/process/index.ts';
 import { flatten, seg, type Snapshot } from '../../../support/parity/flatten.ts';
+import { discoverySubnets, parityNodeNames, TARGET_COUNT, untaggedInstance } from './parity-estate.ts';
 import { securityGroupRules } from './sg-state.ts';
 import { dnsShape, type LoadBalancerState, loadBalancerState, type Normalizer } from './elb-state.ts';
 
 export type AwsImpl = 'upstream' | 'wasm-ccm';
 
 export const PARITY_CLUSTER = 'aws-parity';
-/** Instances seeded (two per zone) and which of them register as Nodes: the last one is no Node, so no target. */
-const NODE_INSTANCES = [0, 1, 2];
 const ANNOTATION = 'service.beta.kubernetes.io/aws-load-balancer-';
-/** An internet-facing NLB with the defaults, and an internal one with an HTTP health check and tags of its own. */
-const SERVICES: ReadonlyArray<{ name: string; annotations: Record<string, string> }> = [
+/** An IAM server certificate's ARN: moto checks ACM certificates exist, not IAM ones (neither CCM uploads one). */
+const CERTIFICATE = 'arn:aws:iam::123456789012:server-certificate/parity';
+/**
+ * An internet-facing NLB with the defaults; an internal one with an HTTP health check and tags of its own; and an
+ * externalTrafficPolicy Local one (kube-proxy's health check) with a TLS listener on 443 and cross-zone on.
+ */
+const SERVICES: ReadonlyArray<{ name: string; annotations: Record<string, string>; local?: boolean }> = [
   { name: 'web', annotations: { [`${ANNOTATION}type`]: 'nlb' } },
   {
     name: 'api',
@@ -40,6 +45,17 @@ const SERVICES: ReadonlyArray<{ name: string; annotations: Record<string, string
       [`${ANNOTATION}additional-resource-tags`]: 'team=api,tier=backend',
     },
   },
+  {
+    name: 'local',
+    local: true,
+    annotations: {
+      [`${ANNOTATION}type`]: 'nlb',
+      [`${ANNOTATION}ssl-cert`]: CERTIFICATE,
+      [`${ANNOTATION}ssl-ports`]: '443',
+      [`${ANNOTATION}ssl-negotiation-policy`]: 'ELBSecurityPolicy-TLS13-1-2-2021-06',
+      [`${ANNOTATION}cross-zone-load-balancing-enabled`]: 'true',
+    },
+  },
 ];
 
 export interface ParityContext {
@@ -48,7 +64,10 @@ export interface ParityContext {
   /** The wasm-ccm ServiceAccount's token (manifests/rbac.yaml). */
   token: string;
   namespace: string;
-  /** Four NodePorts (two per Service), the same in both runs: upstream's target group names hash them. */
+  /**
+   * Two NodePorts per Service and the Local Service's health check NodePort last, the same in both runs: upstream's
+   * target group names hash them.
+   */
   nodePorts: number[];
 }
 
@@ -79,13 +98,16 @@ interface Run {
 export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<ParityResult> {
   const core = ctx.admin.makeApiClient(Core);
   const env = await startAwsEnv({ cluster: PARITY_CLUSTER, zones: ['us-east-1a', 'us-east-1b'], instancesPerZone: 2 });
-  const nodeNames = NODE_INSTANCES.map((i) => env.seeded.instances[i]!.privateDnsName);
+  let nodeNames: string[] = [];
   let ccm: Running | undefined;
   try {
     await nameInstances(env);
+    await untaggedInstance(env, PARITY_CLUSTER);
+    nodeNames = parityNodeNames(env);
     // A third zone with only a private subnet: an internet-facing NLB must leave it out. Normalized as {subnet-2}.
     const hidden = { vpcId: env.seeded.vpcId, cluster: PARITY_CLUSTER, cidr: '10.0.9.0/24', zone: 'us-east-1c' };
     env.seeded.subnetIds.push(await privateSubnet(env.query, hidden));
+    await discoverySubnets(env);
     for (const name of nodeNames) await core.createNode({ body: kubeletNode(name) });
     ccm = startCCM(impl, ctx, env);
     const out: Snapshot = new Map();
@@ -102,17 +124,13 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
         },
         45_000,
       );
-      flatten(out, `node/${seg(name)}`, nodeView(node, norm));
+      flatten(out, `node/${seg(norm.text(name))}`, nodeView(node, norm));
     }
     const run: Run = { impl, ctx, core, env, ccm, out, lbNames: [] };
     for (const [i, svc] of SERVICES.entries()) await settledService(run, svc.name, i);
     flatten(out, 'security-groups', await securityGroupRules(env.query, env.seeded.vpcId, portNormalizer(run)));
-    for (const inst of NODE_INSTANCES.map((i) => env.seeded.instances[i]!)) {
-      flatten(
-        out,
-        `events/settled/node/${seg(inst.privateDnsName)}`,
-        await nodeEventReasons(core, inst.privateDnsName),
-      );
+    for (const name of nodeNames) {
+      flatten(out, `events/settled/node/${seg(norm.text(name))}`, await nodeEventReasons(core, name));
     }
     const orphans = await deletedServices(run);
     return { snapshot: out, orphans };
@@ -191,7 +209,8 @@ function normalizer(env: AwsEnv, nodePorts = new Map<string, string>(), uid = ''
 function nodeView(node: V1Node, norm: Normalizer): object {
   return {
     providerID: norm.text(node.spec?.providerID ?? ''),
-    labels: node.metadata?.labels ?? {},
+    // kubernetes.io/hostname is the node name, an instance ID for a resource-based hostname.
+    labels: Object.fromEntries(Object.entries(node.metadata?.labels ?? {}).map(([k, v]) => [k, norm.text(v)])),
     addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
     taints: (node.spec?.taints ?? []).map((t) => ({ key: t.key, effect: t.effect, value: t.value })),
   };
@@ -204,11 +223,13 @@ function portNormalizer({ ctx, env }: Run): Normalizer {
     names.set(String(ctx.nodePorts[2 * i]), `${svc.name}:80`);
     names.set(String(ctx.nodePorts[2 * i + 1]), `${svc.name}:443`);
   });
+  names.set(String(ctx.nodePorts[2 * SERVICES.length]), 'local:health-check');
   return normalizer(env, names);
 }
 
 async function createService(core: CoreV1Api, ctx: ParityContext, name: string, index: number): Promise<void> {
   const [http, https] = ctx.nodePorts.slice(2 * index, 2 * index + 2);
+  const local = SERVICES[index]!.local === true;
   await core.createNamespacedService({
     namespace: ctx.namespace,
     body: {
@@ -216,6 +237,7 @@ async function createService(core: CoreV1Api, ctx: ParityContext, name: string, 
       spec: {
         type: 'LoadBalancer',
         selector: { app: name },
+        ...(local ? { externalTrafficPolicy: 'Local', healthCheckNodePort: ctx.nodePorts[2 * SERVICES.length] } : {}),
         ports: [
           { name: 'http', port: 80, targetPort: 8080, nodePort: http, protocol: 'TCP' },
           { name: 'https', port: 443, targetPort: 8443, nodePort: https, protocol: 'TCP' },
@@ -246,7 +268,7 @@ async function settledService(run: Run, name: string, index: number): Promise<vo
         svc.status?.loadBalancer?.ingress?.[0]?.hostname !== undefined &&
         lb !== undefined &&
         lb.targetGroups.length === 2 &&
-        lb.targetGroups.every((tg) => tg.targets.length === NODE_INSTANCES.length) &&
+        lb.targetGroups.every((tg) => tg.targets.length === TARGET_COUNT) &&
         reasons.includes('EnsuredLoadBalancer');
       return done ? { svc, lb } : undefined;
     },
