@@ -82,7 +82,13 @@ describe('an AWS session AWS calls expired', () => {
         ],
       }),
     );
-    const store = await CredentialStore.open({ file, reloadIntervalMs: 0, logger: silentLogger });
+    const logins: Array<[string, boolean]> = [];
+    const store = await CredentialStore.open({
+      file,
+      reloadIntervalMs: 0,
+      logger: silentLogger,
+      onLogin: (credential, ok) => logins.push([credential, ok]),
+    });
     try {
       await store.startLogins();
       const request = {
@@ -99,6 +105,11 @@ describe('an AWS session AWS calls expired', () => {
       expect(renewed?.headers.authorization).toContain('Credential=ASIAKEY2/');
       expect(renewed?.headers['x-amz-security-token']).toBe('session-2');
       expect(renewed?.secrets).toEqual(expect.arrayContaining(['secret-2', 'session-2']));
+      // Each fetch counts as a login (wasm_ccm_cloud_api_logins_total).
+      expect(logins).toEqual([
+        ['aws', true],
+        ['aws', true],
+      ]);
     } finally {
       store.close();
     }

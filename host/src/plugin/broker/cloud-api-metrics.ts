@@ -12,9 +12,11 @@ export interface CloudApiMetrics {
   request(method: string, host: string, status: number | undefined, seconds: number, retryAfter?: string): void;
   /** The broker sent a request again on its own (`reason`: session_renewed, after a 401 to a login's session). */
   retried(host: string, reason: string): void;
+  /** A login of the host's for a credential (a login entry, or an AWS entry's temporary credentials) ended. */
+  login(credential: string, ok: boolean): void;
 }
 
-export const noopCloudApiMetrics: CloudApiMetrics = { request: () => {}, retried: () => {} };
+export const noopCloudApiMetrics: CloudApiMetrics = { request: () => {}, retried: () => {}, login: () => {} };
 
 // rest_client_request_duration_seconds' buckets: cloud APIs answer in the same range as an apiserver.
 const LATENCY_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
@@ -29,6 +31,7 @@ interface Family {
   throttled: CounterVec;
   retryAfter: HistogramVec;
   retries: CounterVec;
+  logins: CounterVec;
 }
 
 const families = new WeakMap<Registry, Family>();
@@ -70,6 +73,14 @@ function familyFor(registry: Registry): Family {
       labelNames: ['provider', 'host', 'reason'],
       registers,
     }),
+    logins: new CounterVec({
+      name: 'wasm_ccm_cloud_api_logins_total',
+      help: alpha(
+        "Logins the host made for a plugin's credentials (sessions, AWS temporary credentials), by provider, credential and result.",
+      ),
+      labelNames: ['provider', 'credential', 'result'],
+      registers,
+    }),
   };
   families.set(registry, family);
   return family;
@@ -102,6 +113,9 @@ export function cloudApiMetrics(registry: Registry | undefined, provider: () => 
     },
     retried(host, reason) {
       f.retries.withLabelValues(provider(), host, reason).inc();
+    },
+    login(credential, ok) {
+      f.logins.withLabelValues(provider(), credential, ok ? 'success' : 'failure').inc();
     },
   };
 }

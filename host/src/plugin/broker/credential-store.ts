@@ -70,6 +70,8 @@ export interface CredentialStoreOptions {
   logger: Logger;
   /** The broker's TLS options, for the logins too. */
   tls?: ConnectionOptions;
+  /** Told each login's outcome: a login entry's, or an AWS entry's fetch of temporary credentials. */
+  onLogin?: (credential: string, ok: boolean) => void;
   /** The login keepers' clock and backoff (tests). */
   logins?: Pick<LoginSessionsOptions, 'now' | 'minBackoffMs' | 'maxBackoffMs' | 'minRefusalLoginIntervalMs'>;
 }
@@ -91,6 +93,7 @@ export class CredentialStore {
     this.#logins = new LoginSessions({
       ...options.logins,
       ...(options.tls ? { tls: options.tls } : {}),
+      ...(options.onLogin ? { onLogin: options.onLogin } : {}),
       logger: options.logger,
     });
   }

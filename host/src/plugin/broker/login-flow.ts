@@ -117,6 +117,8 @@ export interface SessionKeeperOptions<Data> {
   flow: LoginFlow<Data>;
   exchange: LoginExchange;
   logger: Logger;
+  /** Told each login's outcome (the cloud API metrics count them). */
+  onLogin?: (credential: string, ok: boolean) => void;
   /** A monotonic clock in ms (tests give a fake one). */
   now?: () => number;
   /** The wait after a first failed login, doubled after each further one up to maxBackoffMs. */
@@ -268,6 +270,7 @@ export class SessionKeeper<Data = unknown> {
         this.#failure = undefined;
         this.#remember(session.secrets, held.expiresAt);
         logger.debug('logged in', { credential, target: flow.target, lifetimeSeconds: session.lifetimeMs / 1000 });
+        this.#options.onLogin?.(credential, true);
         return held;
       },
       (err: unknown) => {
@@ -279,6 +282,7 @@ export class SessionKeeper<Data = unknown> {
         const at = this.#now();
         this.#failure = { error, at, retryAt: at + backoffMs, backoffMs };
         logger.warn('login failed', { credential, target: flow.target, error: error.message, retryInMs: backoffMs });
+        this.#options.onLogin?.(credential, false);
         throw error;
       },
     );

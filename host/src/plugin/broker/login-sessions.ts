@@ -54,6 +54,8 @@ export interface LoginSessionsOptions {
   /** The broker's TLS options (a private CA...), for the logins too. */
   tls?: ConnectionOptions;
   logger: Logger;
+  /** Told each login's outcome (SessionKeeperOptions.onLogin). */
+  onLogin?: (credential: string, ok: boolean) => void;
   /** The keepers' clock and backoff (tests). */
   now?: () => number;
   minBackoffMs?: number;
@@ -200,12 +202,13 @@ export class LoginSessions {
   }
 
   #keeper(entry: LoginEntry): SessionKeeper {
-    const { logger, now, minBackoffMs, maxBackoffMs, minRefusalLoginIntervalMs } = this.#options;
+    const { logger, onLogin, now, minBackoffMs, maxBackoffMs, minRefusalLoginIntervalMs } = this.#options;
     return new SessionKeeper({
       credential: entry.name,
       flow: entry.flow,
       exchange: this.#exchange(entry.ca),
       logger,
+      ...(onLogin !== undefined ? { onLogin } : {}),
       ...(now !== undefined ? { now } : {}),
       ...(minBackoffMs !== undefined ? { minBackoffMs } : {}),
       ...(maxBackoffMs !== undefined ? { maxBackoffMs } : {}),

@@ -113,6 +113,7 @@ async function openEgress(
     ? await CredentialStore.open({
         ...options.credentials,
         logger: baseLogger.child({ component: 'credentials' }),
+        onLogin: (credential, ok) => metrics.login(credential, ok),
         ...(options.tls ? { tls: options.tls } : {}),
       })
     : CredentialStore.empty();
