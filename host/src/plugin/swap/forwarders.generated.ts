@@ -12,6 +12,7 @@ import type {
   Routes,
   Zones,
 } from '../../cloudprovider/index.ts';
+import { NotImplementedError } from '../../cloudprovider/index.ts';
 
 /** The read-only methods whose answers shadow mode compares. */
 export type ShadowMethod = 'instanceMetadata' | 'getLoadBalancer';
@@ -34,6 +35,27 @@ function forwardingInstancesV2(f: Forwarding): InstancesV2 {
     instanceShutdown: (node) => f.run('instancesV2', (c) => c.instanceShutdown(node)),
     instanceMetadata: (node) =>
       f.runShadowed('instancesV2', 'instanceMetadata', node.name, (c) => c.instanceMetadata(node)),
+    instanceExistsBatch: (nodes) =>
+      f.run(
+        'instancesV2',
+        (c) =>
+          c.instanceExistsBatch?.(nodes) ??
+          Promise.reject(new NotImplementedError('instanceExistsBatch is not exported')),
+      ),
+    instanceShutdownBatch: (nodes) =>
+      f.run(
+        'instancesV2',
+        (c) =>
+          c.instanceShutdownBatch?.(nodes) ??
+          Promise.reject(new NotImplementedError('instanceShutdownBatch is not exported')),
+      ),
+    instanceMetadataBatch: (nodes) =>
+      f.run(
+        'instancesV2',
+        (c) =>
+          c.instanceMetadataBatch?.(nodes) ??
+          Promise.reject(new NotImplementedError('instanceMetadataBatch is not exported')),
+      ),
   };
 }
 
