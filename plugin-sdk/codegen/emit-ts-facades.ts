@@ -141,6 +141,18 @@ function forwarder(model: AbiModel, m: FacadeMethod): string {
       ? `(c) => c.${m.name}?.(${args}) ?? Promise.reject(new NotImplementedError('${m.name} is not exported'))`
       : `(c) => c.${m.name}(${args})`;
   const shadow = m.facade.shadow;
+  // While a candidate answers beside the current plugin, the batched form of a shadowed method declines, so the
+  // callers ask per node and every answer is compared.
+  const perNode = model.methods.find((x) => x.name === m.batchOf);
+  if (perNode?.facade?.shadow) {
+    return (
+      `    ${m.name}: (${args}) =>
+      f.shadowing()
+        ? Promise.reject(new NotImplementedError('${m.name} is not used while a shadow candidate answers'))
+` +
+      `        : f.run('${m.capability}', ${call}),`
+    );
+  }
   if (shadow === null) return `    ${m.name}: (${args}) => f.run('${m.capability}', ${call}),`;
   return `    ${m.name}: (${args}) =>\n      f.runShadowed('${m.capability}', '${m.name}', ${objectKey(model, shadow)}, ${call}),`;
 }
@@ -166,6 +178,8 @@ export function emitSwapForwarders(model: AbiModel): string {
     '    object: string,',
     '    call: (impl: Capabilities[C]) => Promise<T>,',
     '  ): Promise<T>;',
+    '  /** Whether a shadow candidate answers beside the current provider now. */',
+    '  shadowing(): boolean;',
     '}\n',
   ];
   for (const c of model.capabilities) {

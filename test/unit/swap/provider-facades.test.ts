@@ -12,6 +12,8 @@ import { WasmProvider } from '../../../host/src/plugin/runtime/wasm-provider.ts'
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { IMPLEMENTATION_OF } from '../../../host/src/plugin/swap/forwarders.generated.ts';
 import { SwappableProvider } from '../../../host/src/plugin/swap/swappable-provider.ts';
+import { ShadowSession } from '../../../host/src/plugin/swap/shadow.ts';
+import { silentLogger } from '../../../host/src/log/logger.ts';
 
 const model = loadModel();
 const ALL = new Set(Object.keys(CAPABILITIES) as Capability[]);
@@ -94,6 +96,21 @@ describe('provider facades', () => {
       await expect(call).rejects.toBeInstanceOf(NotImplementedError);
     }
     expect(calls).toEqual([]);
+  });
+
+  it('decline the batched instanceMetadata while a shadow candidate answers, so each node is compared', async () => {
+    const { wasm, swappable, calls } = facades();
+    const session = new ShadowSession({ candidate: wasm, policy: { calls: 5, seconds: 60 }, logger: silentLogger });
+    swappable.setShadow(session);
+    const batch = capabilityOf(swappable, 'instancesV2').instanceMetadataBatch!([]);
+    await expect(batch).rejects.toBeInstanceOf(NotImplementedError);
+    expect(calls).toEqual([]);
+    const stop = new AbortController();
+    const ended = session.finished(stop.signal);
+    stop.abort();
+    await ended;
+    await capabilityOf(swappable, 'instancesV2').instanceMetadataBatch!([]);
+    expect(calls.map((c) => c.method)).toEqual(['instanceMetadataBatch']);
   });
 
   for (const m of model.methods) {

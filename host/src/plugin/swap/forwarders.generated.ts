@@ -27,6 +27,8 @@ export interface Forwarding {
     object: string,
     call: (impl: Capabilities[C]) => Promise<T>,
   ): Promise<T>;
+  /** Whether a shadow candidate answers beside the current provider now. */
+  shadowing(): boolean;
 }
 
 function forwardingInstancesV2(f: Forwarding): InstancesV2 {
@@ -50,12 +52,14 @@ function forwardingInstancesV2(f: Forwarding): InstancesV2 {
           Promise.reject(new NotImplementedError('instanceShutdownBatch is not exported')),
       ),
     instanceMetadataBatch: (nodes) =>
-      f.run(
-        'instancesV2',
-        (c) =>
-          c.instanceMetadataBatch?.(nodes) ??
-          Promise.reject(new NotImplementedError('instanceMetadataBatch is not exported')),
-      ),
+      f.shadowing()
+        ? Promise.reject(new NotImplementedError('instanceMetadataBatch is not used while a shadow candidate answers'))
+        : f.run(
+            'instancesV2',
+            (c) =>
+              c.instanceMetadataBatch?.(nodes) ??
+              Promise.reject(new NotImplementedError('instanceMetadataBatch is not exported')),
+          ),
   };
 }
 
