@@ -149,8 +149,7 @@ function forwarder(model: AbiModel, m: FacadeMethod): string {
       `    ${m.name}: (${args}) =>
       f.shadowing()
         ? Promise.reject(new NotImplementedError('${m.name} is not used while a shadow candidate answers'))
-` +
-      `        : f.run('${m.capability}', ${call}),`
+` + `        : f.run('${m.capability}', ${call}),`
     );
   }
   if (shadow === null) return `    ${m.name}: (${args}) => f.run('${m.capability}', ${call}),`;
