@@ -51,6 +51,8 @@ export class CloudNodeController {
   /** InstanceMetadata a worker fetched for the keys of its turn, each taken by that key's sync. */
   private readonly prefetched = new Map<string, NodeResult<InstanceMetadata>>();
   private readonly batchSize: number;
+  /** The signal run() was given: a stop cancels the per-node calls a batch falls back to. */
+  private stopSignal: AbortSignal | undefined;
 
   constructor(options: CloudNodeControllerOptions) {
     this.options = options;
@@ -72,6 +74,7 @@ export class CloudNodeController {
 
   /** Runs until `signal` aborts: the workers, and the periodic address refresh. */
   async run(signal: AbortSignal): Promise<void> {
+    this.stopSignal = signal;
     const stop = () => this.queue.shutDown();
     signal.addEventListener('abort', stop, { once: true });
     await Promise.all([
@@ -95,7 +98,11 @@ export class CloudNodeController {
       .filter((n): n is WireNode => n !== undefined && hasCloudTaint(n));
     // One node alone is asked about by its sync, as before batching.
     if (tainted.length < 2) return;
-    const results = await instanceMetadataOfNodes(this.options.provider, tainted.map(toABIInstanceNode));
+    const results = await instanceMetadataOfNodes(
+      this.options.provider,
+      tainted.map(toABIInstanceNode),
+      this.stopSignal,
+    );
     tainted.forEach((node, i) => this.prefetched.set(node.metadata?.name ?? '', results[i]!));
   }
 
@@ -208,7 +215,7 @@ export class CloudNodeController {
   private async refreshBatch(nodes: readonly WireNode[]): Promise<void> {
     let results: NodeResult<InstanceMetadata>[];
     try {
-      results = await instanceMetadataOfNodes(this.options.provider, nodes.map(toABIInstanceNode));
+      results = await instanceMetadataOfNodes(this.options.provider, nodes.map(toABIInstanceNode), this.stopSignal);
     } catch (err) {
       results = nodes.map(() => ({ ok: false, error: err instanceof Error ? err : new Error(String(err)) }));
     }

@@ -45,6 +45,8 @@ export class CloudNodeLifecycleController {
   private readonly options: CloudNodeLifecycleControllerOptions;
   private readonly log: Logger;
   private lastRun = 0;
+  /** The signal run() was given: a stop cancels the per-node calls a batch falls back to. */
+  private stopSignal: AbortSignal | undefined;
 
   constructor(options: CloudNodeLifecycleControllerOptions) {
     this.options = options;
@@ -52,6 +54,7 @@ export class CloudNodeLifecycleController {
   }
 
   async run(signal: AbortSignal): Promise<void> {
+    this.stopSignal = signal;
     await runPeriodically(this.options.monitorPeriodMs, signal, () => this.monitorNodes(), this.log);
   }
 
@@ -76,7 +79,7 @@ export class CloudNodeLifecycleController {
 
   /** NotReady nodes: deleted when their instance is gone, tainted when it is shut down. */
   private async checkNotReady(nodes: readonly WireNode[]): Promise<void> {
-    const exists = await instanceExistsOfNodes(this.options.provider, nodes.map(toABIInstanceNode));
+    const exists = await instanceExistsOfNodes(this.options.provider, nodes.map(toABIInstanceNode), this.stopSignal);
     const present: WireNode[] = [];
     for (const [i, node] of nodes.entries()) {
       const result = exists[i]!;
@@ -87,7 +90,11 @@ export class CloudNodeLifecycleController {
       else await this.deleteGoneNode(node, name);
     }
     if (present.length === 0) return;
-    const shutdown = await instanceShutdownOfNodes(this.options.provider, present.map(toABIInstanceNode));
+    const shutdown = await instanceShutdownOfNodes(
+      this.options.provider,
+      present.map(toABIInstanceNode),
+      this.stopSignal,
+    );
     for (const [i, node] of present.entries()) {
       const result = shutdown[i]!;
       const name = node.metadata?.name ?? '';
