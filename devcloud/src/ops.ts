@@ -7,6 +7,8 @@ export const CLOUD_OPS = {
   listInstances: 'read',
   getInstance: 'read',
   getInstanceByName: 'read',
+  getInstancesByIds: 'read',
+  getInstancesByNames: 'read',
   listLoadBalancers: 'read',
   getLoadBalancer: 'read',
   createLoadBalancer: 'write',

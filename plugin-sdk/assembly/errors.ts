@@ -1,6 +1,6 @@
 // Errors a provider answers instead of a response (plugin-sdk/ABI.md, "Error codes"). AssemblyScript has no exceptions:
 // a provider method returns a PluginError, or null for success.
-import { ErrorCode } from "./abi/types.generated";
+import { ErrorCode, NodeError } from "./abi/types.generated";
 import { JsonWriter } from "./json/writer";
 
 export class PluginError {
@@ -64,4 +64,13 @@ export function invalid(message: string): PluginError {
 /** Anything else; the host reports it and retries with backoff. */
 export function internal(message: string): PluginError {
   return new PluginError(ErrorCode.Internal, message);
+}
+
+/** `err` as one node's error in the outcome of a batched method (ABI 1.5). */
+export function nodeError(err: PluginError): NodeError {
+  const e = new NodeError();
+  e.code = err.code;
+  e.message = err.message;
+  if (err.code == ErrorCode.Retry) e.retryAfterSeconds = err.retryAfterSeconds;
+  return e;
 }

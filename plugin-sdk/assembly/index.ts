@@ -11,6 +11,7 @@ export {
   instanceNotFound,
   internal,
   invalid,
+  nodeError,
   notImplemented,
   PluginError,
   retryAfter,

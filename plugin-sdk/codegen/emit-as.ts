@@ -206,12 +206,55 @@ export function emitAsTypes(model: AbiModel): string {
 
 const implemented = (m: MethodDef): boolean => m.capability === null;
 
+// The default of a batched method: the per-node method once per node, each answer or error in its outcome, so a
+// provider overrides the batched method only where its cloud answers many nodes at once.
+function batchDefault(model: AbiModel, m: MethodDef, used: Set<string>): string[] {
+  const one = model.methods.find((x) => x.name === m.batchOf)!;
+  const results = model.types.get(m.response)!.fields.find((f) => f.name === 'results')!.type;
+  const outcome = results.kind === 'list' && results.of.kind === 'ref' ? results.of.name : '';
+  used.add(one.request).add(outcome);
+  return [
+    `  ${m.name}(req: ${m.request}, out: ${m.response}): PluginError | null {`,
+    '    for (let i = 0; i < req.nodes.length; i++) {',
+    `      const one = new ${one.request}();`,
+    '      one.node = unchecked(req.nodes[i]);',
+    `      const outcome = new ${outcome}();`,
+    `      const err = this.${one.name}(one, outcome.ok);`,
+    '      if (err !== null) {',
+    `        outcome.ok = new ${one.response}();`,
+    '        outcome.error = nodeError(err);',
+    '      }',
+    '      out.results.push(outcome);',
+    '    }',
+    '    return null;',
+    '  }',
+  ];
+}
+
 export function emitAsProvider(model: AbiModel): string {
   const used = new Set<string>();
-  for (const m of model.methods.filter((x) => !implemented(x))) used.add(m.request).add(m.response);
+  const body: string[] = [];
+  let capability: string | null = null;
+  for (const m of model.methods.filter((x) => !implemented(x))) {
+    used.add(m.request).add(m.response);
+    if (m.capability !== capability) {
+      capability = m.capability;
+      body.push(`  // ${capability}`);
+    }
+    if (m.batchOf !== null) {
+      body.push(...batchDefault(model, m, used));
+      continue;
+    }
+    body.push(
+      `  ${m.name}(req: ${m.request}, out: ${m.response}): PluginError | null {`,
+      `    return notImplemented("${m.name}");`,
+      '  }',
+    );
+  }
+  const batches = model.methods.some((m) => m.batchOf !== null);
   const out = [
     HEADER,
-    'import { notImplemented, PluginError } from "./errors";',
+    `import { ${batches ? 'nodeError, ' : ''}notImplemented, PluginError } from "./errors";`,
     `import {\n${[...used]
       .sort()
       .map((t) => `  ${t},`)
@@ -219,22 +262,12 @@ export function emitAsProvider(model: AbiModel): string {
     '/**',
     ' * One method per ABI call of every capability. Each fills `out` and returns null, or returns an error',
     ' * (see errors.ts). A provider overrides the methods of the capabilities it declares; the others answer',
-    ' * NotImplemented. describe and initialize live in Provider (provider.ts).',
+    ' * NotImplemented; a batched method calls its per-node method for each node. describe and initialize live in',
+    ' * Provider (provider.ts).',
     ' */',
     'export class ProviderMethods {',
+    ...body,
   ];
-  let capability: string | null = null;
-  for (const m of model.methods.filter((x) => !implemented(x))) {
-    if (m.capability !== capability) {
-      capability = m.capability;
-      out.push(`  // ${capability}`);
-    }
-    out.push(
-      `  ${m.name}(req: ${m.request}, out: ${m.response}): PluginError | null {`,
-      `    return notImplemented("${m.name}");`,
-      '  }',
-    );
-  }
   out.push('}\n');
   return out.join('\n');
 }

@@ -36,7 +36,11 @@ const signature = (m: FacadeMethod, model: AbiModel): string =>
 const argumentNames = (m: FacadeMethod): string => m.facade.params.map((p) => p.name).join(', ');
 
 function methodDoc(m: FacadeMethod): string {
-  const lines = [m.facade.doc, m.mayBeImplementedElsewhere ? 'May reject with ImplementedElsewhereError.' : ''];
+  const lines = [
+    m.facade.doc,
+    m.mayBeImplementedElsewhere ? 'May reject with ImplementedElsewhereError.' : '',
+    m.since > 0 ? `ABI 1.${m.since}, optional.` : '',
+  ];
   const text = lines.filter((l) => l !== '').join(' ');
   return text === '' ? '' : `  /** ${text} */\n`;
 }
@@ -52,7 +56,9 @@ export function emitCapabilityInterfaces(model: AbiModel): string {
       keptLists ||= signature(m, model).includes('KeptList<');
       if (m.facade.returns.kind === 'response') used.add(m.response);
       if (m.facade.returns.kind === 'field') namedTypes(m.facade.returns.field.type, used);
-      return `${methodDoc(m)}  ${m.name}(${signature(m, model)}): Promise<${returnType(m)}>;`;
+      // A method of a later minor is optional (`?`): a plugin may not export it, and a provider may not have it.
+      const optional = m.since > 0 ? '?' : '';
+      return `${methodDoc(m)}  ${m.name}${optional}(${signature(m, model)}): Promise<${returnType(m)}>;`;
     });
     const name = interfaceOf(capability);
     blocks.push(
@@ -79,7 +85,7 @@ function factoryTable(model: AbiModel, name: string, input: string, prefix: stri
 
 // The request is the arguments under their field names; the answer is unwrapped as `returns` says.
 function pluginCall(m: FacadeMethod): string {
-  const call = `call('${m.name}', { ${argumentNames(m)} })`;
+  const call = `p.call('${m.name}', { ${argumentNames(m)} })`;
   const r = m.facade.returns;
   if (r.kind === 'response') return `(${argumentNames(m)}) => ${call}`;
   if (r.kind === 'field') return `async (${argumentNames(m)}) => (await ${call}).${r.field.name}`;
@@ -94,18 +100,25 @@ export function emitPluginCapabilities(model: AbiModel): string {
     `import type { ${capabilityImports(model, ['CapabilityFactories'])} } from '../../cloudprovider/index.ts';\n`,
     '/** One ABI call on the plugin: the method and its request in, its response out. */',
     'export type PluginCall = <M extends MethodName>(method: M, request: Requests[M]) => Promise<Responses[M]>;\n',
+    '/** A plugin as the facades see it: its calls, and whether it exports an optional method of a later minor. */',
+    'export interface PluginCalls {\n  call: PluginCall;\n  exports(method: MethodName): boolean;\n}\n',
   ];
   for (const c of model.capabilities) {
-    const methods = facadeMethods(model, c).map((m) => `    ${m.name}: ${pluginCall(m)},`);
+    // An optional method is there only when the plugin exports it, so a caller sees what the plugin has.
+    const methods = facadeMethods(model, c).map((m) =>
+      m.since > 0
+        ? `    ...(p.exports('${m.name}') ? { ${m.name}: ${pluginCall(m)} } : {}),`
+        : `    ${m.name}: ${pluginCall(m)},`,
+    );
     out.push(
-      `function calling${interfaceOf(c)}(call: PluginCall): ${interfaceOf(c)} {\n  return {\n${methods.join('\n')}\n  };\n}\n`,
+      `function calling${interfaceOf(c)}(p: PluginCalls): ${interfaceOf(c)} {\n  return {\n${methods.join('\n')}\n  };\n}\n`,
     );
   }
   out.push(
     factoryTable(
       model,
       'PLUGIN_CAPABILITIES',
-      'PluginCall',
+      'PluginCalls',
       'calling',
       "Each capability's methods as calls on a plugin.",
     ),
@@ -122,8 +135,23 @@ function objectKey(model: AbiModel, param: Field): string {
 
 function forwarder(model: AbiModel, m: FacadeMethod): string {
   const args = argumentNames(m);
-  const call = `(c) => c.${m.name}(${args})`;
+  // The provider current at the call may lack an optional method: NotImplemented, as a plugin without the export.
+  const call =
+    m.since > 0
+      ? `(c) => c.${m.name}?.(${args}) ?? Promise.reject(new NotImplementedError('${m.name} is not exported'))`
+      : `(c) => c.${m.name}(${args})`;
   const shadow = m.facade.shadow;
+  // While a candidate answers beside the current plugin, the batched form of a shadowed method declines, so the
+  // callers ask per node and every answer is compared.
+  const perNode = model.methods.find((x) => x.name === m.batchOf);
+  if (perNode?.facade?.shadow) {
+    return (
+      `    ${m.name}: (${args}) =>
+      f.shadowing()
+        ? Promise.reject(new NotImplementedError('${m.name} is not used while a shadow candidate answers'))
+` + `        : f.run('${m.capability}', ${call}),`
+    );
+  }
   if (shadow === null) return `    ${m.name}: (${args}) => f.run('${m.capability}', ${call}),`;
   return `    ${m.name}: (${args}) =>\n      f.runShadowed('${m.capability}', '${m.name}', ${objectKey(model, shadow)}, ${call}),`;
 }
@@ -134,7 +162,10 @@ export function emitSwapForwarders(model: AbiModel): string {
   const out = [
     HEADER,
     `import type { Capability } from '../../abi/index.ts';`,
-    `import type { ${capabilityImports(model, ['Capabilities', 'CapabilityFactories', 'Provider'])} } from '../../cloudprovider/index.ts';\n`,
+    `import type { ${capabilityImports(model, ['Capabilities', 'CapabilityFactories', 'Provider'])} } from '../../cloudprovider/index.ts';`,
+    ...(model.methods.some((m) => m.since > 0 && m.facade !== null)
+      ? [`import { NotImplementedError } from '../../cloudprovider/index.ts';\n`]
+      : ['']),
     `/** The read-only methods whose answers shadow mode compares. */\nexport type ShadowMethod = ${shadowed.join(' | ')};\n`,
     '/** How a forwarded call reaches the provider that is current when it starts. */',
     'export interface Forwarding {',
@@ -146,6 +177,8 @@ export function emitSwapForwarders(model: AbiModel): string {
     '    object: string,',
     '    call: (impl: Capabilities[C]) => Promise<T>,',
     '  ): Promise<T>;',
+    '  /** Whether a shadow candidate answers beside the current provider now. */',
+    '  shadowing(): boolean;',
     '}\n',
   ];
   for (const c of model.capabilities) {

@@ -112,23 +112,27 @@ export function emitTsTypes(model: AbiModel): string {
   out.push(
     'export interface MethodInfo {\n  /** The Wasm export serving the method. */\n  readonly exportName: string;\n' +
       '  /** null: every plugin has it. */\n  readonly capability: Capability | null;\n' +
-      '  /** Whether ImplementedElsewhere is an acceptable answer. */\n  readonly mayBeImplementedElsewhere: boolean;\n}\n',
+      '  /** Whether ImplementedElsewhere is an acceptable answer. */\n  readonly mayBeImplementedElsewhere: boolean;\n' +
+      '  /** The minor that added it (0: 1.0); a later one is optional, a plugin may not export it. */\n  readonly since: number;\n' +
+      '  /** The per-node method a batched method answers for many nodes at once, or null. */\n' +
+      '  readonly batchOf: MethodName | null;\n}\n',
   );
   const methods = model.methods.map(
     (m) =>
       `  ${m.name}: {\n    exportName: ${q(m.exportName)},\n    capability: ${m.capability === null ? 'null' : q(m.capability)},\n` +
-      `    mayBeImplementedElsewhere: ${m.mayBeImplementedElsewhere},\n  },`,
+      `    mayBeImplementedElsewhere: ${m.mayBeImplementedElsewhere},\n    since: ${m.since},\n` +
+      `    batchOf: ${m.batchOf === null ? 'null' : q(m.batchOf)},\n  },`,
   );
   out.push(`export const METHODS = {\n${methods.join('\n')}\n} as const satisfies Record<MethodName, MethodInfo>;\n`);
 
   out.push(emitRequestFields(model));
 
   const caps = model.capabilities.map((c) => {
-    const names = model.methods.filter((m) => m.capability === c).map((m) => m.name);
+    const names = model.methods.filter((m) => m.capability === c && m.since === 0).map((m) => m.name);
     return `  ${c}: ${stringArray(names, '  ')},`;
   });
   out.push(
-    '/** The methods a plugin must export when it declares a capability. */\n' +
+    '/** The methods a plugin must export when it declares a capability (the optional ones of later minors are not). */\n' +
       `export const CAPABILITIES = {\n${caps.join('\n')}\n} as const satisfies Record<Capability, readonly MethodName[]>;\n`,
   );
   const always = model.methods.filter((m) => m.capability === null).map((m) => m.name);

@@ -49,6 +49,13 @@ export interface MethodDef {
   request: string;
   response: string;
   mayBeImplementedElsewhere: boolean;
+  /**
+   * The minor that added the method: 0 for 1.0. A later method is optional: a plugin may leave it out, so declaring
+   * its capability does not require it.
+   */
+  since: number;
+  /** The per-node method a batched method answers for many nodes at once (ABI.md, "Batched calls"), or null. */
+  batchOf: string | null;
   /** How the host's Provider facades call it; null for the methods of no capability. */
   facade: Facade | null;
 }

@@ -62,14 +62,7 @@ function parseField(name: string, spec: unknown, where: string, model: AbiModel,
     if (!['type', 'since', 'refOf', 'doc'].includes(key)) fail(where, `unknown key "${key}"`);
   }
   const type = parseFieldType(str(o.type, `${where}.type`), where, model, typeNames);
-  let since = 0;
-  if (o.since !== undefined) {
-    const m = /^(\d+)\.(\d+)$/.exec(str(o.since, `${where}.since`));
-    if (!m || Number(m[1]) !== model.major || Number(m[2]) > model.minor) {
-      fail(where, `since must be "${model.major}.<minor>" up to ${model.major}.${model.minor}`);
-    }
-    since = Number(m[2]);
-  }
+  const since = parseSince(o.since, where, model);
   if (o.doc !== undefined) str(o.doc, `${where}.doc`);
   const refOf = o.refOf === undefined ? null : str(o.refOf, `${where}.refOf`);
   if (refOf !== null && (type.kind !== 'i32' || since === 0)) {
@@ -96,6 +89,8 @@ const METHOD_KEYS = [
   'request',
   'response',
   'mayBeImplementedElsewhere',
+  'since',
+  'batchOf',
   ...FACADE_KEYS,
 ];
 
@@ -135,15 +130,61 @@ function parseMethod(raw: unknown, where: string, model: AbiModel): MethodDef {
   const request = str(m.request, `${where}.request`);
   const response = str(m.response, `${where}.response`);
   for (const t of [request, response]) if (!model.types.has(t)) fail(where, `unknown type ${t}`);
-  return {
+  const since = parseSince(m.since, where, model);
+  const batchOf = m.batchOf === undefined ? null : str(m.batchOf, `${where}.batchOf`);
+  if (since > 0 && capability === null) fail(where, 'a method of no capability cannot be optional (since)');
+  const method: MethodDef = {
     name,
     exportName,
     capability,
     request,
     response,
     mayBeImplementedElsewhere: m.mayBeImplementedElsewhere === true,
+    since,
+    batchOf,
     facade: parseFacade(m, { capability, request, response }, model.types, where),
   };
+  if (batchOf !== null) checkBatch(method, model, where);
+  return method;
+}
+
+// A minor written "1.<minor>", up to the definition's own: 0 when absent (1.0).
+function parseSince(raw: unknown, where: string, model: AbiModel): number {
+  if (raw === undefined) return 0;
+  const m = /^(\d+)\.(\d+)$/.exec(str(raw, where));
+  if (!m || Number(m[1]) !== model.major || Number(m[2]) > model.minor) {
+    fail(where, `since must be "${model.major}.<minor>" up to ${model.major}.${model.minor}`);
+  }
+  return Number(m[2]);
+}
+
+function fieldType(model: AbiModel, type: string, field: string): FieldType | undefined {
+  return model.types.get(type)?.fields.find((f) => f.name === field)?.type;
+}
+
+const isRef = (t: FieldType | undefined, name: string): boolean => t?.kind === 'ref' && t.name === name;
+const listOfRef = (t: FieldType | undefined): string | null =>
+  t?.kind === 'list' && t.of.kind === 'ref' ? t.of.name : null;
+
+// A batched method has the per-node method's shape many times over: {nodes} in for its {node}, and {results} out,
+// each {ok: <its response>, error: NodeError}; the SDK's default and the host's fallback loop over the per-node one.
+function checkBatch(method: MethodDef, model: AbiModel, where: string): void {
+  const one = model.methods.find((x) => x.name === method.batchOf);
+  if (one === undefined || one.batchOf !== null || one.capability !== method.capability) {
+    fail(`${where}.batchOf`, `"${method.batchOf}" must name an earlier per-node method of the same capability`);
+  }
+  if (method.since === 0) fail(`${where}.batchOf`, 'a batched method is added by a later minor (since)');
+  const requestFields = model.types.get(method.request)!.fields;
+  const oneNode = fieldType(model, one.request, 'node');
+  const nodes = fieldType(model, method.request, 'nodes');
+  if (requestFields.length !== 1 || !isRef(oneNode, 'Node') || listOfRef(nodes) !== 'Node') {
+    fail(`${where}.request`, `must be {nodes: list<Node>} for ${one.name}'s {node: Node}`);
+  }
+  const outcome = listOfRef(fieldType(model, method.response, 'results'));
+  const ok = outcome === null ? undefined : fieldType(model, outcome, 'ok');
+  if (outcome === null || !isRef(ok, one.response) || !isRef(fieldType(model, outcome, 'error'), 'NodeError')) {
+    fail(`${where}.response`, `must be {results: list<{ok: ${one.response}, error: NodeError}>}`);
+  }
 }
 
 export function parseAbi(json: unknown): AbiModel {

@@ -23,15 +23,18 @@ const KIND = {
 };
 
 interface AbiMethods {
-  methods: { name: string; capability: string | null }[];
+  methods: { name: string; capability: string | null; since?: string }[];
 }
 
-/** Method names of each capability, from the ABI this SDK implements. */
+/**
+ * Method names of each capability, from the ABI this SDK implements; the optional methods of later minors (the
+ * batched ones, whose default loops over the per-node method) are not required.
+ */
 export function methodsByCapability(): Map<string, string[]> {
   const abi = JSON.parse(readFileSync(new URL('../abi/v1.json', import.meta.url), 'utf8')) as AbiMethods;
   const out = new Map<string, string[]>();
   for (const m of abi.methods) {
-    if (m.capability === null) continue;
+    if (m.capability === null || m.since !== undefined) continue;
     out.set(m.capability, [...(out.get(m.capability) ?? []), m.name]);
   }
   return out;

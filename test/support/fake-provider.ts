@@ -11,6 +11,7 @@ import type {
   LoadBalancerStatus,
   Node,
   NodeAddress,
+  NodeError,
   Provider,
   Route,
   Routes,
@@ -42,6 +43,10 @@ export class FakeProvider implements Provider {
   errors = new Map<string, Error>();
   errorsOnce = true;
   delayMs = 0;
+  /** With it, InstancesV2 has the batched methods of ABI 1.5, recorded as instance-*-batch with the node names. */
+  batched = false;
+  /** Per node (providerID or name): the error a batched call answers for it, once. */
+  nodeErrors = new Map<string, NodeError>();
   balancers = new Map<string, { status: LoadBalancerStatus; nodes: string[]; service: Service }>();
   routeTable: Route[] = [];
   externalIP = '192.0.2.10';
@@ -97,9 +102,31 @@ export class FakeProvider implements Provider {
           await this.enter('instance-metadata', node);
           return this.metadataFor(this.key(node));
         },
+        ...(this.batched ? this.batchMethods() : {}),
       },
       this.unscripted,
     );
+  }
+
+  private batchMethods(): Partial<InstancesV2> {
+    const answer = async <T>(method: string, nodes: Node[], ok: (node: Node) => T) => {
+      await this.enter(
+        method,
+        nodes.map((n) => n.name),
+      );
+      return nodes.map((node) => {
+        const error = this.nodeErrors.get(this.key(node));
+        this.nodeErrors.delete(this.key(node));
+        return { ok: ok(node), error: error ?? { code: '' as const, message: '', retryAfterSeconds: 0 } };
+      });
+    };
+    return {
+      instanceExistsBatch: (nodes) =>
+        answer('instance-exists-batch', nodes, (n) => ({ exists: this.exists.get(this.key(n)) ?? true })),
+      instanceShutdownBatch: (nodes) =>
+        answer('instance-shutdown-batch', nodes, (n) => ({ shutdown: this.shutdown.get(this.key(n)) ?? false })),
+      instanceMetadataBatch: (nodes) => answer('instance-metadata-batch', nodes, (n) => this.metadataFor(this.key(n))),
+    };
   }
 
   private metadataFor(key: string): InstanceMetadata {

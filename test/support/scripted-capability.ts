@@ -1,6 +1,6 @@
 // Test fakes script only the methods a test exercises; every other method of a capability comes from the generated
 // facade table, so a method added to the ABI needs no entry in each fake. An unscripted method rejects with
-// UnscriptedMethodError, naming it.
+// UnscriptedMethodError, naming it; an optional method of a later minor is absent unless scripted.
 import type { Capability, MethodName } from '../../host/src/abi/index.ts';
 import type { Capabilities } from '../../host/src/cloudprovider/index.ts';
 import { PLUGIN_CAPABILITIES, type PluginCall } from '../../host/src/plugin/runtime/capabilities.generated.ts';
@@ -28,5 +28,6 @@ export function scriptedCapability<C extends Capability>(
     await onUnscripted(method, request);
     throw new UnscriptedMethodError(method);
   };
-  return { ...PLUGIN_CAPABILITIES[capability](unscripted), ...scripted };
+  // Optional methods (later minors) are absent unless scripted, as from a plugin that does not export them.
+  return { ...PLUGIN_CAPABILITIES[capability]({ call: unscripted, exports: () => false }), ...scripted };
 }

@@ -90,7 +90,9 @@ export class Instances {
 
   create(spec: InstanceSpec): Instance {
     const id = spec.id ?? `i-${randomBytes(8).toString('hex')}`;
-    if (!isInstanceId(id)) throw invalid('id', 'must be lowercase letters, digits and dashes, at most 63');
+    if (!isInstanceId(id)) {
+      throw invalid('id', 'must be lowercase letters, digits and dashes, at most 63, and not by-ids or by-names');
+    }
     if (!isInstanceName(spec.name)) throw invalid('name', 'must be a DNS subdomain (lowercase, at most 253)');
     const type = spec.type ?? DEFAULT_INSTANCE_TYPE;
     if (!isInstanceType(type)) throw invalid('type', 'must be lowercase letters, digits, dots and dashes');

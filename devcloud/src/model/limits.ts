@@ -30,7 +30,12 @@ const instanceTypeRe = new RegExp(INSTANCE_TYPE_PATTERN);
 
 export const isResourceName = (s: string): boolean => nameRe.test(s);
 export const isInstanceName = (s: string): boolean => instanceNameRe.test(s);
-export const isInstanceId = (s: string): boolean => instanceIdRe.test(s);
+/** Paths under /v1/instances/ that are endpoints, so no instance may take them as its id. */
+export const RESERVED_INSTANCE_IDS: ReadonlySet<string> = new Set(['by-ids', 'by-names']);
+/** The most ids or names one by-ids / by-names request may ask for. */
+export const MAX_INSTANCES_PER_LOOKUP = 100;
+
+export const isInstanceId = (s: string): boolean => instanceIdRe.test(s) && !RESERVED_INSTANCE_IDS.has(s);
 export const isInstanceType = (s: string): boolean => instanceTypeRe.test(s);
 
 /** JSON schema for a string->string map (labels, tags). */

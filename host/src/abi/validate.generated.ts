@@ -102,10 +102,52 @@ function checkBool(x: unknown): string | undefined {
   return typeof x === 'boolean' ? undefined : `: expected bool, got ${show(x)}`;
 }
 
+function checkNodeErrorCode(x: unknown): string | undefined {
+  return x === '' ||
+    x === 'InstanceNotFound' ||
+    x === 'NotImplemented' ||
+    x === 'Retry' ||
+    x === 'Invalid' ||
+    x === 'Internal'
+    ? undefined
+    : `: expected one of ""|InstanceNotFound|NotImplemented|Retry|Invalid|Internal, got ${show(x)}`;
+}
+
+function checkF64(x: unknown): string | undefined {
+  return typeof x === 'number' && Number.isFinite(x) ? undefined : `: expected number, got ${show(x)}`;
+}
+
 function checkListNode(x: unknown): string | undefined {
   if (!Array.isArray(x)) return `: expected list, got ${show(x)}`;
   for (let i = 0; i < x.length; i++) {
     const e = checkNode(x[i]);
+    if (e !== undefined) return `[${i}]${e}`;
+  }
+  return undefined;
+}
+
+function checkListInstanceExistsOutcome(x: unknown): string | undefined {
+  if (!Array.isArray(x)) return `: expected list, got ${show(x)}`;
+  for (let i = 0; i < x.length; i++) {
+    const e = checkInstanceExistsOutcome(x[i]);
+    if (e !== undefined) return `[${i}]${e}`;
+  }
+  return undefined;
+}
+
+function checkListInstanceShutdownOutcome(x: unknown): string | undefined {
+  if (!Array.isArray(x)) return `: expected list, got ${show(x)}`;
+  for (let i = 0; i < x.length; i++) {
+    const e = checkInstanceShutdownOutcome(x[i]);
+    if (e !== undefined) return `[${i}]${e}`;
+  }
+  return undefined;
+}
+
+function checkListInstanceMetadataOutcome(x: unknown): string | undefined {
+  if (!Array.isArray(x)) return `: expected list, got ${show(x)}`;
+  for (let i = 0; i < x.length; i++) {
+    const e = checkInstanceMetadataOutcome(x[i]);
     if (e !== undefined) return `[${i}]${e}`;
   }
   return undefined;
@@ -365,6 +407,87 @@ function checkInstanceMetadataRequest(x: unknown): string | undefined {
   let e: string | undefined;
   e = checkNode(o.node);
   if (e !== undefined) return `.node${e}`;
+  return undefined;
+}
+
+function checkNodeError(x: unknown): string | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `: expected object, got ${show(x)}`;
+  const o = x as Record<string, unknown>;
+  let e: string | undefined;
+  e = checkNodeErrorCode(o.code);
+  if (e !== undefined) return `.code${e}`;
+  if (typeof o.message !== 'string') return `.message: expected string, got ${show(o.message)}`;
+  e = checkF64(o.retryAfterSeconds);
+  if (e !== undefined) return `.retryAfterSeconds${e}`;
+  return undefined;
+}
+
+function checkInstanceBatchRequest(x: unknown): string | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `: expected object, got ${show(x)}`;
+  const o = x as Record<string, unknown>;
+  let e: string | undefined;
+  e = checkListNode(o.nodes);
+  if (e !== undefined) return `.nodes${e}`;
+  return undefined;
+}
+
+function checkInstanceExistsOutcome(x: unknown): string | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `: expected object, got ${show(x)}`;
+  const o = x as Record<string, unknown>;
+  let e: string | undefined;
+  e = checkInstanceExistsResponse(o.ok);
+  if (e !== undefined) return `.ok${e}`;
+  e = checkNodeError(o.error);
+  if (e !== undefined) return `.error${e}`;
+  return undefined;
+}
+
+function checkInstanceShutdownOutcome(x: unknown): string | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `: expected object, got ${show(x)}`;
+  const o = x as Record<string, unknown>;
+  let e: string | undefined;
+  e = checkInstanceShutdownResponse(o.ok);
+  if (e !== undefined) return `.ok${e}`;
+  e = checkNodeError(o.error);
+  if (e !== undefined) return `.error${e}`;
+  return undefined;
+}
+
+function checkInstanceMetadataOutcome(x: unknown): string | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `: expected object, got ${show(x)}`;
+  const o = x as Record<string, unknown>;
+  let e: string | undefined;
+  e = checkInstanceMetadata(o.ok);
+  if (e !== undefined) return `.ok${e}`;
+  e = checkNodeError(o.error);
+  if (e !== undefined) return `.error${e}`;
+  return undefined;
+}
+
+function checkInstanceExistsBatchResponse(x: unknown): string | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `: expected object, got ${show(x)}`;
+  const o = x as Record<string, unknown>;
+  let e: string | undefined;
+  e = checkListInstanceExistsOutcome(o.results);
+  if (e !== undefined) return `.results${e}`;
+  return undefined;
+}
+
+function checkInstanceShutdownBatchResponse(x: unknown): string | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `: expected object, got ${show(x)}`;
+  const o = x as Record<string, unknown>;
+  let e: string | undefined;
+  e = checkListInstanceShutdownOutcome(o.results);
+  if (e !== undefined) return `.results${e}`;
+  return undefined;
+}
+
+function checkInstanceMetadataBatchResponse(x: unknown): string | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `: expected object, got ${show(x)}`;
+  const o = x as Record<string, unknown>;
+  let e: string | undefined;
+  e = checkListInstanceMetadataOutcome(o.results);
+  if (e !== undefined) return `.results${e}`;
   return undefined;
 }
 
@@ -701,6 +824,14 @@ const TYPES: Record<TypeName, Check> = {
   InstanceShutdownRequest: checkInstanceShutdownRequest,
   InstanceShutdownResponse: checkInstanceShutdownResponse,
   InstanceMetadataRequest: checkInstanceMetadataRequest,
+  NodeError: checkNodeError,
+  InstanceBatchRequest: checkInstanceBatchRequest,
+  InstanceExistsOutcome: checkInstanceExistsOutcome,
+  InstanceShutdownOutcome: checkInstanceShutdownOutcome,
+  InstanceMetadataOutcome: checkInstanceMetadataOutcome,
+  InstanceExistsBatchResponse: checkInstanceExistsBatchResponse,
+  InstanceShutdownBatchResponse: checkInstanceShutdownBatchResponse,
+  InstanceMetadataBatchResponse: checkInstanceMetadataBatchResponse,
   NodeAddressesRequest: checkNodeAddressesRequest,
   NodeAddressesResponse: checkNodeAddressesResponse,
   NodeAddressesByProviderIDRequest: checkNodeAddressesByProviderIDRequest,
@@ -746,6 +877,9 @@ const REQUESTS: Record<MethodName, Check> = {
   instanceExists: checkInstanceExistsRequest,
   instanceShutdown: checkInstanceShutdownRequest,
   instanceMetadata: checkInstanceMetadataRequest,
+  instanceExistsBatch: checkInstanceBatchRequest,
+  instanceShutdownBatch: checkInstanceBatchRequest,
+  instanceMetadataBatch: checkInstanceBatchRequest,
   nodeAddresses: checkNodeAddressesRequest,
   nodeAddressesByProviderID: checkNodeAddressesByProviderIDRequest,
   instanceID: checkInstanceIDRequest,
@@ -774,6 +908,9 @@ const RESPONSES: Record<MethodName, Check> = {
   instanceExists: checkInstanceExistsResponse,
   instanceShutdown: checkInstanceShutdownResponse,
   instanceMetadata: checkInstanceMetadata,
+  instanceExistsBatch: checkInstanceExistsBatchResponse,
+  instanceShutdownBatch: checkInstanceShutdownBatchResponse,
+  instanceMetadataBatch: checkInstanceMetadataBatchResponse,
   nodeAddresses: checkNodeAddressesResponse,
   nodeAddressesByProviderID: checkNodeAddressesResponse,
   instanceID: checkInstanceIDResponse,
@@ -939,6 +1076,40 @@ function canonicalInstanceShutdownResponse(x: Types['InstanceShutdownResponse'])
   return { shutdown: x.shutdown };
 }
 
+function canonicalNodeError(x: Types['NodeError']): Types['NodeError'] {
+  return { code: x.code, message: x.message, retryAfterSeconds: x.retryAfterSeconds };
+}
+
+function canonicalInstanceExistsOutcome(x: Types['InstanceExistsOutcome']): Types['InstanceExistsOutcome'] {
+  return { ok: canonicalInstanceExistsResponse(x.ok), error: canonicalNodeError(x.error) };
+}
+
+function canonicalInstanceShutdownOutcome(x: Types['InstanceShutdownOutcome']): Types['InstanceShutdownOutcome'] {
+  return { ok: canonicalInstanceShutdownResponse(x.ok), error: canonicalNodeError(x.error) };
+}
+
+function canonicalInstanceMetadataOutcome(x: Types['InstanceMetadataOutcome']): Types['InstanceMetadataOutcome'] {
+  return { ok: canonicalInstanceMetadata(x.ok), error: canonicalNodeError(x.error) };
+}
+
+function canonicalInstanceExistsBatchResponse(
+  x: Types['InstanceExistsBatchResponse'],
+): Types['InstanceExistsBatchResponse'] {
+  return { results: x.results.map((e) => canonicalInstanceExistsOutcome(e)) };
+}
+
+function canonicalInstanceShutdownBatchResponse(
+  x: Types['InstanceShutdownBatchResponse'],
+): Types['InstanceShutdownBatchResponse'] {
+  return { results: x.results.map((e) => canonicalInstanceShutdownOutcome(e)) };
+}
+
+function canonicalInstanceMetadataBatchResponse(
+  x: Types['InstanceMetadataBatchResponse'],
+): Types['InstanceMetadataBatchResponse'] {
+  return { results: x.results.map((e) => canonicalInstanceMetadataOutcome(e)) };
+}
+
 function canonicalNodeAddressesResponse(x: Types['NodeAddressesResponse']): Types['NodeAddressesResponse'] {
   return { addresses: x.addresses.map((e) => canonicalNodeAddress(e)) };
 }
@@ -1005,6 +1176,9 @@ const CANONICAL_RESPONSES: { [M in MethodName]: (x: Responses[M]) => Responses[M
   instanceExists: canonicalInstanceExistsResponse,
   instanceShutdown: canonicalInstanceShutdownResponse,
   instanceMetadata: canonicalInstanceMetadata,
+  instanceExistsBatch: canonicalInstanceExistsBatchResponse,
+  instanceShutdownBatch: canonicalInstanceShutdownBatchResponse,
+  instanceMetadataBatch: canonicalInstanceMetadataBatchResponse,
   nodeAddresses: canonicalNodeAddressesResponse,
   nodeAddressesByProviderID: canonicalNodeAddressesResponse,
   instanceID: canonicalInstanceIDResponse,

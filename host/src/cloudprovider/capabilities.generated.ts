@@ -2,7 +2,10 @@
 
 import type {
   GetLoadBalancerResponse,
+  InstanceExistsOutcome,
   InstanceMetadata,
+  InstanceMetadataOutcome,
+  InstanceShutdownOutcome,
   KeptList,
   LoadBalancerStatus,
   Node,
@@ -18,6 +21,12 @@ export interface InstancesV2 {
   instanceExists(node: Node): Promise<boolean>;
   instanceShutdown(node: Node): Promise<boolean>;
   instanceMetadata(node: Node): Promise<InstanceMetadata>;
+  /** instanceExists of each node, answered in order. ABI 1.5, optional. */
+  instanceExistsBatch?(nodes: Node[]): Promise<InstanceExistsOutcome[]>;
+  /** instanceShutdown of each node, answered in order. ABI 1.5, optional. */
+  instanceShutdownBatch?(nodes: Node[]): Promise<InstanceShutdownOutcome[]>;
+  /** instanceMetadata of each node, answered in order. ABI 1.5, optional. */
+  instanceMetadataBatch?(nodes: Node[]): Promise<InstanceMetadataOutcome[]>;
 }
 
 /** The instances capability (upstream Instances). */

@@ -6,7 +6,16 @@
 import type { GetLoadBalancerResponse } from '../abi/index.ts';
 import type { Clusters, Instances, InstancesV2, LoadBalancer, Routes, Zones } from './capabilities.generated.ts';
 
-export type { InstanceMetadata, LoadBalancerStatus, Node, NodeAddress, Route, Service, Zone } from '../abi/index.ts';
+export type {
+  InstanceMetadata,
+  LoadBalancerStatus,
+  Node,
+  NodeAddress,
+  NodeError,
+  Route,
+  Service,
+  Zone,
+} from '../abi/index.ts';
 export type {
   Capabilities,
   Clusters,

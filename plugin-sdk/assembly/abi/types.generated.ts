@@ -4,9 +4,9 @@ import { JsonReader } from '../json/reader';
 import { JsonWriter } from '../json/writer';
 
 export const ABI_MAJOR: i32 = 1;
-export const ABI_MINOR: i32 = 4;
+export const ABI_MINOR: i32 = 5;
 /** What ccm_describe answers as `abi`. */
-export const ABI_VERSION: string = '1.4';
+export const ABI_VERSION: string = '1.5';
 
 /** Error codes of the envelope (see PluginError). */
 export namespace ErrorCode {
@@ -65,6 +65,16 @@ export namespace HttpErrorCode {
   export const Timeout: string = 'Timeout';
   export const TooLarge: string = 'TooLarge';
   export const Network: string = 'Network';
+}
+
+/** Values of NodeErrorCode fields. */
+export namespace NodeErrorCode {
+  export const Unset: string = '';
+  export const InstanceNotFound: string = 'InstanceNotFound';
+  export const NotImplemented: string = 'NotImplemented';
+  export const Retry: string = 'Retry';
+  export const Invalid: string = 'Invalid';
+  export const Internal: string = 'Internal';
 }
 
 function decodeListNodeAddress(r: JsonReader): Array<NodeAddress> {
@@ -133,6 +143,51 @@ function decodeListNode(r: JsonReader): Array<Node> {
   let i = 0;
   while (r.nextItem()) {
     out.push(Node.decode(r));
+    if (r.failed) {
+      r.prefix('[' + i.toString() + ']');
+      return out;
+    }
+    i++;
+  }
+  return out;
+}
+
+function decodeListInstanceExistsOutcome(r: JsonReader): Array<InstanceExistsOutcome> {
+  const out = new Array<InstanceExistsOutcome>();
+  if (!r.beginArray()) return out;
+  let i = 0;
+  while (r.nextItem()) {
+    out.push(InstanceExistsOutcome.decode(r));
+    if (r.failed) {
+      r.prefix('[' + i.toString() + ']');
+      return out;
+    }
+    i++;
+  }
+  return out;
+}
+
+function decodeListInstanceShutdownOutcome(r: JsonReader): Array<InstanceShutdownOutcome> {
+  const out = new Array<InstanceShutdownOutcome>();
+  if (!r.beginArray()) return out;
+  let i = 0;
+  while (r.nextItem()) {
+    out.push(InstanceShutdownOutcome.decode(r));
+    if (r.failed) {
+      r.prefix('[' + i.toString() + ']');
+      return out;
+    }
+    i++;
+  }
+  return out;
+}
+
+function decodeListInstanceMetadataOutcome(r: JsonReader): Array<InstanceMetadataOutcome> {
+  const out = new Array<InstanceMetadataOutcome>();
+  if (!r.beginArray()) return out;
+  let i = 0;
+  while (r.nextItem()) {
+    out.push(InstanceMetadataOutcome.decode(r));
     if (r.failed) {
       r.prefix('[' + i.toString() + ']');
       return out;
@@ -987,6 +1042,300 @@ export class InstanceMetadataRequest {
     while (k !== null) {
       if (k == 'node') {
         o.node = Node.decode(r);
+      } else {
+        r.skip(); // unknown fields are ignored
+      }
+      if (r.failed) {
+        r.prefix('.' + k);
+        return o;
+      }
+      k = r.nextKey();
+    }
+    return o;
+  }
+}
+
+/** One node's failure in a batched call: the code and message of the per-node method's error envelope; code "" when the node has an answer. retryAfterSeconds (> 0) only with Retry. */
+export class NodeError {
+  code: string = '';
+  message: string = '';
+  retryAfterSeconds: f64 = 0;
+
+  encode(w: JsonWriter): void {
+    w.beginObject();
+    w.key('code');
+    w.string(this.code);
+    w.key('message');
+    w.string(this.message);
+    w.key('retryAfterSeconds');
+    w.f64(this.retryAfterSeconds);
+    w.endObject();
+  }
+
+  /** Reads one value; on a problem `r.error` names its path and the fields read so far are kept. */
+  static decode(r: JsonReader): NodeError {
+    const o = new NodeError();
+    if (!r.beginObject()) return o;
+    let k = r.nextKey();
+    while (k !== null) {
+      if (k == 'code') {
+        o.code = r.readString();
+      } else if (k == 'message') {
+        o.message = r.readString();
+      } else if (k == 'retryAfterSeconds') {
+        o.retryAfterSeconds = r.readF64();
+      } else {
+        r.skip(); // unknown fields are ignored
+      }
+      if (r.failed) {
+        r.prefix('.' + k);
+        return o;
+      }
+      k = r.nextKey();
+    }
+    return o;
+  }
+}
+
+/** The nodes of a batched instance call (ABI 1.5); each as the per-node method's node. */
+export class InstanceBatchRequest {
+  nodes: Array<Node> = new Array<Node>();
+
+  encode(w: JsonWriter): void {
+    w.beginObject();
+    w.key('nodes');
+    w.beginArray();
+    for (let i0 = 0; i0 < this.nodes.length; i0++) {
+      unchecked(this.nodes[i0]).encode(w);
+    }
+    w.endArray();
+    w.endObject();
+  }
+
+  /** Reads one value; on a problem `r.error` names its path and the fields read so far are kept. */
+  static decode(r: JsonReader): InstanceBatchRequest {
+    const o = new InstanceBatchRequest();
+    if (!r.beginObject()) return o;
+    let k = r.nextKey();
+    while (k !== null) {
+      if (k == 'nodes') {
+        o.nodes = decodeListNode(r);
+      } else {
+        r.skip(); // unknown fields are ignored
+      }
+      if (r.failed) {
+        r.prefix('.' + k);
+        return o;
+      }
+      k = r.nextKey();
+    }
+    return o;
+  }
+}
+
+/** One node's answer to instanceExistsBatch: ok when error.code is "". */
+export class InstanceExistsOutcome {
+  ok: InstanceExistsResponse = new InstanceExistsResponse();
+  error: NodeError = new NodeError();
+
+  encode(w: JsonWriter): void {
+    w.beginObject();
+    w.key('ok');
+    this.ok.encode(w);
+    w.key('error');
+    this.error.encode(w);
+    w.endObject();
+  }
+
+  /** Reads one value; on a problem `r.error` names its path and the fields read so far are kept. */
+  static decode(r: JsonReader): InstanceExistsOutcome {
+    const o = new InstanceExistsOutcome();
+    if (!r.beginObject()) return o;
+    let k = r.nextKey();
+    while (k !== null) {
+      if (k == 'ok') {
+        o.ok = InstanceExistsResponse.decode(r);
+      } else if (k == 'error') {
+        o.error = NodeError.decode(r);
+      } else {
+        r.skip(); // unknown fields are ignored
+      }
+      if (r.failed) {
+        r.prefix('.' + k);
+        return o;
+      }
+      k = r.nextKey();
+    }
+    return o;
+  }
+}
+
+/** One node's answer to instanceShutdownBatch: ok when error.code is "". */
+export class InstanceShutdownOutcome {
+  ok: InstanceShutdownResponse = new InstanceShutdownResponse();
+  error: NodeError = new NodeError();
+
+  encode(w: JsonWriter): void {
+    w.beginObject();
+    w.key('ok');
+    this.ok.encode(w);
+    w.key('error');
+    this.error.encode(w);
+    w.endObject();
+  }
+
+  /** Reads one value; on a problem `r.error` names its path and the fields read so far are kept. */
+  static decode(r: JsonReader): InstanceShutdownOutcome {
+    const o = new InstanceShutdownOutcome();
+    if (!r.beginObject()) return o;
+    let k = r.nextKey();
+    while (k !== null) {
+      if (k == 'ok') {
+        o.ok = InstanceShutdownResponse.decode(r);
+      } else if (k == 'error') {
+        o.error = NodeError.decode(r);
+      } else {
+        r.skip(); // unknown fields are ignored
+      }
+      if (r.failed) {
+        r.prefix('.' + k);
+        return o;
+      }
+      k = r.nextKey();
+    }
+    return o;
+  }
+}
+
+/** One node's answer to instanceMetadataBatch: ok when error.code is "". */
+export class InstanceMetadataOutcome {
+  ok: InstanceMetadata = new InstanceMetadata();
+  error: NodeError = new NodeError();
+
+  encode(w: JsonWriter): void {
+    w.beginObject();
+    w.key('ok');
+    this.ok.encode(w);
+    w.key('error');
+    this.error.encode(w);
+    w.endObject();
+  }
+
+  /** Reads one value; on a problem `r.error` names its path and the fields read so far are kept. */
+  static decode(r: JsonReader): InstanceMetadataOutcome {
+    const o = new InstanceMetadataOutcome();
+    if (!r.beginObject()) return o;
+    let k = r.nextKey();
+    while (k !== null) {
+      if (k == 'ok') {
+        o.ok = InstanceMetadata.decode(r);
+      } else if (k == 'error') {
+        o.error = NodeError.decode(r);
+      } else {
+        r.skip(); // unknown fields are ignored
+      }
+      if (r.failed) {
+        r.prefix('.' + k);
+        return o;
+      }
+      k = r.nextKey();
+    }
+    return o;
+  }
+}
+
+export class InstanceExistsBatchResponse {
+  results: Array<InstanceExistsOutcome> = new Array<InstanceExistsOutcome>();
+
+  encode(w: JsonWriter): void {
+    w.beginObject();
+    w.key('results');
+    w.beginArray();
+    for (let i0 = 0; i0 < this.results.length; i0++) {
+      unchecked(this.results[i0]).encode(w);
+    }
+    w.endArray();
+    w.endObject();
+  }
+
+  /** Reads one value; on a problem `r.error` names its path and the fields read so far are kept. */
+  static decode(r: JsonReader): InstanceExistsBatchResponse {
+    const o = new InstanceExistsBatchResponse();
+    if (!r.beginObject()) return o;
+    let k = r.nextKey();
+    while (k !== null) {
+      if (k == 'results') {
+        o.results = decodeListInstanceExistsOutcome(r);
+      } else {
+        r.skip(); // unknown fields are ignored
+      }
+      if (r.failed) {
+        r.prefix('.' + k);
+        return o;
+      }
+      k = r.nextKey();
+    }
+    return o;
+  }
+}
+
+export class InstanceShutdownBatchResponse {
+  results: Array<InstanceShutdownOutcome> = new Array<InstanceShutdownOutcome>();
+
+  encode(w: JsonWriter): void {
+    w.beginObject();
+    w.key('results');
+    w.beginArray();
+    for (let i0 = 0; i0 < this.results.length; i0++) {
+      unchecked(this.results[i0]).encode(w);
+    }
+    w.endArray();
+    w.endObject();
+  }
+
+  /** Reads one value; on a problem `r.error` names its path and the fields read so far are kept. */
+  static decode(r: JsonReader): InstanceShutdownBatchResponse {
+    const o = new InstanceShutdownBatchResponse();
+    if (!r.beginObject()) return o;
+    let k = r.nextKey();
+    while (k !== null) {
+      if (k == 'results') {
+        o.results = decodeListInstanceShutdownOutcome(r);
+      } else {
+        r.skip(); // unknown fields are ignored
+      }
+      if (r.failed) {
+        r.prefix('.' + k);
+        return o;
+      }
+      k = r.nextKey();
+    }
+    return o;
+  }
+}
+
+export class InstanceMetadataBatchResponse {
+  results: Array<InstanceMetadataOutcome> = new Array<InstanceMetadataOutcome>();
+
+  encode(w: JsonWriter): void {
+    w.beginObject();
+    w.key('results');
+    w.beginArray();
+    for (let i0 = 0; i0 < this.results.length; i0++) {
+      unchecked(this.results[i0]).encode(w);
+    }
+    w.endArray();
+    w.endObject();
+  }
+
+  /** Reads one value; on a problem `r.error` names its path and the fields read so far are kept. */
+  static decode(r: JsonReader): InstanceMetadataBatchResponse {
+    const o = new InstanceMetadataBatchResponse();
+    if (!r.beginObject()) return o;
+    let k = r.nextKey();
+    while (k !== null) {
+      if (k == 'results') {
+        o.results = decodeListInstanceMetadataOutcome(r);
       } else {
         r.skip(); // unknown fields are ignored
       }

@@ -23,13 +23,17 @@ import {
   GetZoneRequest,
   InitializeRequest,
   InitializeResponse,
+  InstanceBatchRequest,
+  InstanceExistsBatchResponse,
   InstanceExistsByProviderIDRequest,
   InstanceExistsRequest,
   InstanceExistsResponse,
   InstanceIDRequest,
   InstanceIDResponse,
   InstanceMetadata,
+  InstanceMetadataBatchResponse,
   InstanceMetadataRequest,
+  InstanceShutdownBatchResponse,
   InstanceShutdownByProviderIDRequest,
   InstanceShutdownRequest,
   InstanceShutdownResponse,
@@ -107,6 +111,39 @@ export function ccm_instance_metadata(): i32 {
   if (p === null) return 0;
   const out = new InstanceMetadata();
   answer<InstanceMetadata>(p.instanceMetadata(req, out), out);
+  return 0;
+}
+
+/** instanceExistsBatch (instancesV2) */
+export function ccm_instance_exists_batch(): i32 {
+  const r = startCall();
+  const req = InstanceBatchRequest.decode(r);
+  const p = providerFor(r);
+  if (p === null) return 0;
+  const out = new InstanceExistsBatchResponse();
+  answer<InstanceExistsBatchResponse>(p.instanceExistsBatch(req, out), out);
+  return 0;
+}
+
+/** instanceShutdownBatch (instancesV2) */
+export function ccm_instance_shutdown_batch(): i32 {
+  const r = startCall();
+  const req = InstanceBatchRequest.decode(r);
+  const p = providerFor(r);
+  if (p === null) return 0;
+  const out = new InstanceShutdownBatchResponse();
+  answer<InstanceShutdownBatchResponse>(p.instanceShutdownBatch(req, out), out);
+  return 0;
+}
+
+/** instanceMetadataBatch (instancesV2) */
+export function ccm_instance_metadata_batch(): i32 {
+  const r = startCall();
+  const req = InstanceBatchRequest.decode(r);
+  const p = providerFor(r);
+  if (p === null) return 0;
+  const out = new InstanceMetadataBatchResponse();
+  answer<InstanceMetadataBatchResponse>(p.instanceMetadataBatch(req, out), out);
   return 0;
 }
 

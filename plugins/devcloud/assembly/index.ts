@@ -21,10 +21,17 @@ import {
   GetZoneRequest,
   InitializeRequest,
   InitializeResponse,
+  InstanceBatchRequest,
+  InstanceExistsBatchResponse,
+  InstanceExistsOutcome,
   InstanceExistsRequest,
   InstanceExistsResponse,
   InstanceMetadata,
+  InstanceMetadataBatchResponse,
+  InstanceMetadataOutcome,
   InstanceMetadataRequest,
+  InstanceShutdownBatchResponse,
+  InstanceShutdownOutcome,
   InstanceShutdownRequest,
   InstanceShutdownResponse,
   ListClustersRequest,
@@ -41,12 +48,14 @@ import {
   UpdateLoadBalancerResponse,
   Zone,
   fields,
+  nodeError,
   registerProvider,
 } from "@wasm-ccm/plugin-sdk";
 import { Api } from "./api";
 import * as clusters from "./clusters";
 import { Config, parseConfig } from "./config";
-import { fillMetadata, lookupNode, notFound } from "./instances";
+import { existsFrom, lookupNode, metadataFrom, shutdownFrom } from "./instances";
+import { lookupNodes } from "./instance-batch";
 import * as lb from "./loadbalancer";
 import * as routes from "./routes";
 import { VERSION } from "./version";
@@ -83,27 +92,49 @@ class DevcloudProvider extends Provider {
   }
 
   instanceExists(req: InstanceExistsRequest, out: InstanceExistsResponse): PluginError | null {
-    const found = lookupNode(this.api, req.node);
-    if (found.error !== null) return found.error;
-    out.exists = !found.gone;
-    return null;
+    return existsFrom(lookupNode(this.api, req.node), out);
   }
 
   instanceShutdown(req: InstanceShutdownRequest, out: InstanceShutdownResponse): PluginError | null {
-    const found = lookupNode(this.api, req.node);
-    if (found.error !== null) return found.error;
-    const inst = found.instance;
-    if (inst === null || found.gone) return notFound(req.node);
-    out.shutdown = inst.get("state").asString() == "stopped";
-    return null;
+    return shutdownFrom(lookupNode(this.api, req.node), req.node, out);
   }
 
   instanceMetadata(req: InstanceMetadataRequest, out: InstanceMetadata): PluginError | null {
-    const found = lookupNode(this.api, req.node);
-    if (found.error !== null) return found.error;
-    const inst = found.instance;
-    if (inst === null || found.gone) return notFound(req.node);
-    fillMetadata(inst, this.config.labelPrefix, out);
+    return metadataFrom(lookupNode(this.api, req.node), req.node, this.config.labelPrefix, out);
+  }
+
+  // The batched forms look every node up in one or two requests (instance-batch.ts); each node's outcome is what
+  // its per-node call would have answered.
+  instanceExistsBatch(req: InstanceBatchRequest, out: InstanceExistsBatchResponse): PluginError | null {
+    const found = lookupNodes(this.api, req.nodes);
+    for (let i = 0; i < req.nodes.length; i++) {
+      const outcome = new InstanceExistsOutcome();
+      const err = existsFrom(found[i], outcome.ok);
+      if (err !== null) outcome.error = nodeError(err);
+      out.results.push(outcome);
+    }
+    return null;
+  }
+
+  instanceShutdownBatch(req: InstanceBatchRequest, out: InstanceShutdownBatchResponse): PluginError | null {
+    const found = lookupNodes(this.api, req.nodes);
+    for (let i = 0; i < req.nodes.length; i++) {
+      const outcome = new InstanceShutdownOutcome();
+      const err = shutdownFrom(found[i], req.nodes[i], outcome.ok);
+      if (err !== null) outcome.error = nodeError(err);
+      out.results.push(outcome);
+    }
+    return null;
+  }
+
+  instanceMetadataBatch(req: InstanceBatchRequest, out: InstanceMetadataBatchResponse): PluginError | null {
+    const found = lookupNodes(this.api, req.nodes);
+    for (let i = 0; i < req.nodes.length; i++) {
+      const outcome = new InstanceMetadataOutcome();
+      const err = metadataFrom(found[i], req.nodes[i], this.config.labelPrefix, outcome.ok);
+      if (err !== null) outcome.error = nodeError(err);
+      out.results.push(outcome);
+    }
     return null;
   }
 

@@ -1,7 +1,9 @@
 // Nodes to devcloud instances and back. A node is found by its providerID (devcloud://<id>) first, by its name
 // otherwise, as upstream providers do. Terminated instances count as gone (InstanceExists false); stopped ones exist.
 import {
+  InstanceExistsResponse,
   InstanceMetadata,
+  InstanceShutdownResponse,
   JsonValue,
   Node,
   NodeAddress,
@@ -59,25 +61,50 @@ export function lookupByName(api: Api, name: string): Lookup {
   return fetchInstance(api, "/instances/by-name/" + encodeURIComponent(name), "get instance named " + name);
 }
 
-export function lookupNode(api: Api, node: Node): Lookup {
-  if (node.providerID.length > 0) {
-    const id = instanceIdOf(node.providerID);
-    if (id === null) {
-      // Never "not found": that would let the lifecycle controller delete a node that is simply not ours.
-      const out = new Lookup();
-      out.error = invalid(
-        "node " + node.name + ': providerID "' + node.providerID + '" is not devcloud://<instance id>',
-      );
-      return out;
-    }
-    return lookupById(api, id);
+/**
+ * Why `node` cannot be looked up, or null. A providerID of another cloud is never "not found": that would let the
+ * lifecycle controller delete a node that is simply not ours.
+ */
+export function nodeProblem(node: Node): PluginError | null {
+  if (node.providerID.length > 0 && instanceIdOf(node.providerID) === null) {
+    return invalid("node " + node.name + ': providerID "' + node.providerID + '" is not devcloud://<instance id>');
   }
-  if (node.name.length == 0) {
+  if (node.providerID.length == 0 && node.name.length == 0) return invalid("node has neither a providerID nor a name");
+  return null;
+}
+
+export function lookupNode(api: Api, node: Node): Lookup {
+  const problem = nodeProblem(node);
+  if (problem !== null) {
     const out = new Lookup();
-    out.error = invalid("node has neither a providerID nor a name");
+    out.error = problem;
     return out;
   }
-  return lookupByName(api, node.name);
+  const id = instanceIdOf(node.providerID);
+  return id !== null ? lookupById(api, id) : lookupByName(api, node.name);
+}
+
+/** InstanceExists from a lookup: a terminated or missing instance does not exist. */
+export function existsFrom(found: Lookup, out: InstanceExistsResponse): PluginError | null {
+  if (found.error !== null) return found.error;
+  out.exists = !found.gone;
+  return null;
+}
+
+export function shutdownFrom(found: Lookup, node: Node, out: InstanceShutdownResponse): PluginError | null {
+  if (found.error !== null) return found.error;
+  const inst = found.instance;
+  if (inst === null || found.gone) return notFound(node);
+  out.shutdown = inst.get("state").asString() == "stopped";
+  return null;
+}
+
+export function metadataFrom(found: Lookup, node: Node, prefix: string, out: InstanceMetadata): PluginError | null {
+  if (found.error !== null) return found.error;
+  const inst = found.instance;
+  if (inst === null || found.gone) return notFound(node);
+  fillMetadata(inst, prefix, out);
+  return null;
 }
 
 export function notFound(node: Node): PluginError {

@@ -82,6 +82,41 @@ describe('cloud-node controller', () => {
     expect(node.status?.addresses?.map((a) => a.address)).toEqual(['10.0.0.5', '10.0.0.6', 'h']);
   });
 
+  it('initializes the nodes waiting in its queue with one batched call; a failed node is retried alone', async () => {
+    cloud.batched = true;
+    cloud.delayMs = 300; // both workers busy with a node each while the others queue up behind them
+    const suffixes = ['b0', 'b1', 'b2', 'b3', 'b4', 'b5'];
+    // Each node's first answer in a batch is an error: its sync fails alone and is retried with backoff.
+    for (const s of suffixes)
+      cloud.nodeErrors.set(`${prefix}-${s}`, { code: 'Internal', message: 'flaky', retryAfterSeconds: 0 });
+    try {
+      const names = await Promise.all(suffixes.map((s) => createNode(s, { spec: { taints: [TAINT] } })));
+      for (const name of names) await eventually(`${name} initialized`, async () => !(await tainted(name)));
+      expect(cloud.nodeErrors.size).toBeLessThan(names.length - 1);
+      const ours = (args: unknown[]) => (args[0] as string[]).filter((n) => names.includes(n));
+      const batches = cloud.calls.filter((c) => c.method === 'instance-metadata-batch').map((c) => ours(c.args));
+      const single = cloud.calls.filter(
+        (c) => c.method === 'instance-metadata' && names.includes((c.args[0] as { name: string }).name),
+      );
+      // Fewer cloud calls than nodes, and one with several nodes in it.
+      expect(Math.max(...batches.map((b) => b.length))).toBeGreaterThan(1);
+      // Every node is asked about once, plus once more for each that failed: fewer calls than that many nodes.
+      const failed = names.length - cloud.nodeErrors.size;
+      expect(batches.length + single.length).toBeLessThan(names.length + failed);
+      const synced = await core.listEventForAllNamespaces({ fieldSelector: 'reason=Synced' });
+      for (const name of names) {
+        expect(
+          synced.items.some((e) => e.involvedObject.name === name),
+          `Synced event of ${name}`,
+        ).toBe(true);
+      }
+    } finally {
+      cloud.batched = false;
+      cloud.delayMs = 0;
+      cloud.nodeErrors.clear();
+    }
+  });
+
   describe('provided-node-ip, read as upstream reads it', () => {
     const cloudIPs: NodeAddress[] = [
       { type: 'InternalIP', address: '10.0.0.5' },

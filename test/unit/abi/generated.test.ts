@@ -82,6 +82,31 @@ describe('ABI definition checks', () => {
     expect(nodesRef).toMatchObject({ since: 2, refOf: 'nodes', type: { kind: 'i32' } });
   });
 
+  it('checks a batched method against the per-node method it batches', () => {
+    type Method = Record<string, unknown>;
+    const edited = (edit: (m: Method) => void): Record<string, unknown> => {
+      const def = base();
+      edit((def.methods as Method[]).find((m) => m.name === 'instanceExistsBatch')!);
+      return def;
+    };
+    expect(parseAbi(base()).methods.find((m) => m.name === 'instanceExistsBatch')).toMatchObject({
+      since: 5,
+      batchOf: 'instanceExists',
+    });
+    expect(() => parseAbi(edited((m) => delete m.since))).toThrow(/batched method is added by a later minor/);
+    expect(() => parseAbi(edited((m) => (m.batchOf = 'nodeAddresses')))).toThrow(
+      /"nodeAddresses" must name an earlier per-node method of the same capability/,
+    );
+    expect(() => parseAbi(edited((m) => (m.response = 'InstanceShutdownBatchResponse')))).toThrow(
+      /must be \{results: list<\{ok: InstanceExistsResponse, error: NodeError\}>\}/,
+    );
+    const byName = (m: Method): void => {
+      m.request = 'InstanceIDRequest';
+      m.params = ['nodeName'];
+    };
+    expect(() => parseAbi(edited(byName))).toThrow(/must be \{nodes: list<Node>\}/);
+  });
+
   it("checks each capability method's facade metadata against its request and response", () => {
     type Method = Record<string, unknown>;
     const edited = (name: string, edit: (m: Method) => void): Record<string, unknown> => {

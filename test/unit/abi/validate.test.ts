@@ -45,12 +45,19 @@ describe('tables', () => {
       exportName: 'ccm_instance_metadata',
       capability: 'instancesV2',
       mayBeImplementedElsewhere: false,
+      since: 0,
+      batchOf: null,
     });
+    expect(METHODS.instanceMetadataBatch).toMatchObject({ since: 5, batchOf: 'instanceMetadata' });
     expect(METHODS.describe.capability).toBeNull();
     expect(CAPABILITIES.loadBalancer).toContain('ensureLoadBalancerDeleted');
+    // A capability requires its 1.0 methods; the optional ones of later minors are in METHODS only.
     const all = Object.values(CAPABILITIES).flat();
-    const withCap = (Object.keys(METHODS) as MethodName[]).filter((m) => METHODS[m].capability !== null);
-    expect(all.sort()).toEqual(withCap.sort());
+    const required = (Object.keys(METHODS) as MethodName[]).filter(
+      (m) => METHODS[m].capability !== null && METHODS[m].since === 0,
+    );
+    expect(all.sort()).toEqual(required.sort());
+    expect(all).not.toContain('instanceExistsBatch');
   });
 });
 

@@ -52,6 +52,35 @@ describe('devcloud instances', () => {
     expect((await h.api.get('/instances/by-name/nope')).status).toBe(404);
   });
 
+  it('gets many by ids or by names in one request, counted under their own ops', async () => {
+    const a = h.dc.addInstance({ name: 'node-a', id: 'i-a' });
+    const b = h.dc.addInstance({ name: 'node-b', id: 'i-b' });
+    h.dc.terminateInstance(b.id);
+    const byIds = await h.api.get<{ items: Instance[] }>('/instances/by-ids?id=i-b&id=i-nope&id=i-a&id=i-b');
+    expect(byIds.status).toBe(200);
+    expect(byIds.body.items.map((i) => [i.id, i.state])).toEqual([
+      ['i-b', 'terminated'],
+      ['i-a', 'running'],
+    ]);
+    const byNames = await h.api.get<{ items: Instance[] }>('/instances/by-names?name=node-a&name=gone');
+    expect(byNames.body.items).toEqual([a]);
+    const counters = h.dc.inventory().counters;
+    expect(counters.getInstancesByIds).toMatchObject({ method: 'GET', route: '/v1/instances/by-ids', total: 1 });
+    expect(counters.getInstancesByNames?.total).toBe(1);
+    expect(counters.getInstance).toBeUndefined();
+  });
+
+  it('refuses a lookup of no ids or of too many, and the reserved ids as an instance id', async () => {
+    expect((await h.api.get('/instances/by-ids')).status).toBe(400);
+    const many = Array.from({ length: 101 }, (_, i) => `id=i-${i}`).join('&');
+    const tooMany = await h.api.get(`/instances/by-ids?${many}`);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.code).toBe('invalid_request');
+    const reserved = await h.admin.post('/admin/instances', { name: 'x', id: 'by-ids' });
+    expect(reserved.status).toBe(400);
+    expect(reserved.body.error.message).toContain('not by-ids or by-names');
+  });
+
   it('lists with name, state, zone and label filters', async () => {
     const a = h.dc.addInstance({ name: 'a', zone: 'dc-east-1a', labels: { pool: 'web', gpu: '' } });
     const b = h.dc.addInstance({ name: 'b', zone: 'dc-east-1b', labels: { pool: 'web' } });

@@ -184,6 +184,7 @@ describe('LoadedPlugin with kept node lists', () => {
       capabilities: new Set(['loadBalancer']),
       instances: pool as unknown as InstanceSet<PluginInstance>,
       limits: { ...DEFAULT_LIMITS, callTimeoutMs: 1000, startTimeoutMs: 1000 },
+      exports: new Set(),
       metrics: { observeCall() {}, instanceRestarted() {}, keptListResent: () => resends.count++ },
       logger,
       hostGet: () => Promise.reject(new Error('no network in this test')),

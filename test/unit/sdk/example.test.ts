@@ -84,6 +84,32 @@ describe('plugins/example', () => {
     });
   });
 
+  it("answers the batched methods it does not override with the SDK's loop over the per-node ones", async () => {
+    // Initialized by the test above (the same instance).
+    const nodes = [node('node-1'), node('node-9'), node('x', 'example://i-2')];
+    const none = { code: '', message: '', retryAfterSeconds: 0 };
+    const exists = JSON.parse(await example.call('ccm_instance_exists_batch', { nodes }));
+    expect(validateEnvelope('instanceExistsBatch', exists).ok).toBe(true);
+    expect(exists).toEqual({
+      ok: { results: [true, false, true].map((e) => ({ ok: { exists: e }, error: none })) },
+    });
+    const meta = JSON.parse(await example.call('ccm_instance_metadata_batch', { nodes }));
+    expect(validateEnvelope('instanceMetadataBatch', meta).ok).toBe(true);
+    expect(meta.ok.results.map((r: { ok: { providerID: string } }) => r.ok.providerID)).toEqual([
+      'example://i-1',
+      '',
+      'example://i-2',
+    ]);
+    expect(meta.ok.results[1].error).toEqual({
+      code: 'InstanceNotFound',
+      message: 'no instance for node node-9',
+      retryAfterSeconds: 0,
+    });
+    expect(JSON.parse(await example.call('ccm_instance_shutdown_batch', { nodes: [] }))).toEqual({
+      ok: { results: [] },
+    });
+  });
+
   it('refuses a bad config with Invalid', async () => {
     const bad = { instances: [{ id: 'i-1', addresses: [{ type: 'PublicIP', address: '1.2.3.4' }] }] };
     expect(

@@ -1,16 +1,19 @@
 // Both provider facades carry every method of every capability, and each method does what the ABI definition's
 // facade metadata says: the Wasm provider makes one ABI call whose request is the arguments under their field
-// names and answers the field `returns` names; the swappable provider forwards the same arguments and answer.
+// names and answers the field `returns` names; the swappable provider forwards the same arguments and answer. An
+// optional method of a later minor is on the Wasm provider only when the plugin exports it.
 // The expectations are computed from plugin-sdk/abi/v1.json here, not from the generated code they check.
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../scripts/gen-abi.ts';
 import type { Facade } from '../../../plugin-sdk/codegen/model.ts';
 import { CAPABILITIES, type Capability, type MethodName } from '../../../host/src/abi/index.ts';
-import type { Provider } from '../../../host/src/cloudprovider/index.ts';
+import { NotImplementedError, type Provider } from '../../../host/src/cloudprovider/index.ts';
 import { WasmProvider } from '../../../host/src/plugin/runtime/wasm-provider.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { IMPLEMENTATION_OF } from '../../../host/src/plugin/swap/forwarders.generated.ts';
 import { SwappableProvider } from '../../../host/src/plugin/swap/swappable-provider.ts';
+import { ShadowSession } from '../../../host/src/plugin/swap/shadow.ts';
+import { silentLogger } from '../../../host/src/log/logger.ts';
 
 const model = loadModel();
 const ALL = new Set(Object.keys(CAPABILITIES) as Capability[]);
@@ -21,9 +24,10 @@ interface Recorded {
 }
 
 /** A plugin that records each call and answers every response field with a value naming the method and field. */
-function recordingPlugin(calls: Recorded[]): LoadedPlugin {
+function recordingPlugin(calls: Recorded[], exportsOptional = true): LoadedPlugin {
   const plugin = {
     capabilities: ALL,
+    exports: () => exportsOptional,
     call: async (method: MethodName, request: unknown) => {
       calls.push({ method, request });
       return cannedResponse(method);
@@ -57,9 +61,9 @@ function capabilityOf(provider: Provider, capability: Capability): Record<string
   return impl as unknown as Record<string, (...args: unknown[]) => unknown>;
 }
 
-function facades(): { wasm: WasmProvider; swappable: SwappableProvider; calls: Recorded[] } {
+function facades(exportsOptional = true): { wasm: WasmProvider; swappable: SwappableProvider; calls: Recorded[] } {
   const calls: Recorded[] = [];
-  const wasm = new WasmProvider(recordingPlugin(calls));
+  const wasm = new WasmProvider(recordingPlugin(calls, exportsOptional));
   const swappable = new SwappableProvider({ provider: wasm, close: async () => {} }, { serves: ALL });
   return { wasm, swappable, calls };
 }
@@ -68,15 +72,45 @@ describe('provider facades', () => {
   it('have exactly the methods of every capability', () => {
     const { wasm, swappable } = facades();
     for (const capability of ALL) {
-      const methods = [...CAPABILITIES[capability]].sort();
+      const methods = model.methods
+        .filter((m) => m.capability === capability && m.facade !== null)
+        .map((m) => m.name)
+        .sort();
       expect(Object.keys(capabilityOf(wasm, capability)).sort(), `WasmProvider ${capability}`).toEqual(methods);
       expect(Object.keys(capabilityOf(swappable, capability)).sort(), `SwappableProvider ${capability}`).toEqual(
         methods,
       );
     }
-    expect(model.methods.filter((m) => m.facade !== null).length).toBe(
+    expect(model.methods.filter((m) => m.facade !== null && m.since === 0).length).toBe(
       Object.values(CAPABILITIES).reduce((n, methods) => n + methods.length, 0),
     );
+  });
+
+  it('leave out an optional method the plugin does not export; the swappable one answers NotImplemented', async () => {
+    const { wasm, swappable, calls } = facades(false);
+    const optional = model.methods.filter((m) => m.since > 0 && m.facade !== null);
+    expect(optional.map((m) => m.name)).toContain('instanceMetadataBatch');
+    for (const m of optional) {
+      expect(Object.keys(capabilityOf(wasm, m.capability as Capability))).not.toContain(m.name);
+      const call = capabilityOf(swappable, m.capability as Capability)[m.name]!([]);
+      await expect(call).rejects.toBeInstanceOf(NotImplementedError);
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it('decline the batched instanceMetadata while a shadow candidate answers, so each node is compared', async () => {
+    const { wasm, swappable, calls } = facades();
+    const session = new ShadowSession({ candidate: wasm, policy: { calls: 5, seconds: 60 }, logger: silentLogger });
+    swappable.setShadow(session);
+    const batch = capabilityOf(swappable, 'instancesV2').instanceMetadataBatch!([]);
+    await expect(batch).rejects.toBeInstanceOf(NotImplementedError);
+    expect(calls).toEqual([]);
+    const stop = new AbortController();
+    const ended = session.finished(stop.signal);
+    stop.abort();
+    await ended;
+    await capabilityOf(swappable, 'instancesV2').instanceMetadataBatch!([]);
+    expect(calls.map((c) => c.method)).toEqual(['instanceMetadataBatch']);
   });
 
   for (const m of model.methods) {

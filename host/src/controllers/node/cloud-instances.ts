@@ -1,11 +1,16 @@
 // What the node controllers ask the cloud about a node, through InstancesV2 when the provider has it and
 // through the legacy Instances (+ Zones) interface otherwise, as upstream's node and node-lifecycle
-// controllers do.
+// controllers do. The *OfEach forms ask about many nodes: one batched call when the provider has it (ABI 1.5), else
+// one call per node; each node's result is what the single-node form would have answered or thrown for it.
 import {
   type InstanceMetadata,
+  instanceExistsOfEach,
+  instanceMetadataOfEach,
+  instanceShutdownOfEach,
   isInstanceNotFound,
   isNotImplemented,
   type Node,
+  type NodeResult,
   NotImplementedError,
   type Provider,
 } from '../../cloudprovider/index.ts';
@@ -68,4 +73,48 @@ export async function instanceShutdown(provider: Provider, node: Node): Promise<
     if (isNotImplemented(err)) return false;
     throw err;
   }
+}
+
+async function eachLegacy<T>(nodes: readonly Node[], one: (node: Node) => Promise<T>): Promise<NodeResult<T>[]> {
+  const results: NodeResult<T>[] = [];
+  for (const node of nodes) {
+    try {
+      results.push({ ok: true, value: await one(node) });
+    } catch (err) {
+      results.push({ ok: false, error: err instanceof Error ? err : new Error(String(err)) });
+    }
+  }
+  return results;
+}
+
+export function instanceMetadataOfNodes(
+  provider: Provider,
+  nodes: readonly Node[],
+  signal?: AbortSignal,
+): Promise<NodeResult<InstanceMetadata>[]> {
+  const v2 = provider.instancesV2();
+  if (v2) return instanceMetadataOfEach(v2, nodes, signal);
+  return eachLegacy(nodes, (node) => instanceMetadata(provider, node));
+}
+
+export function instanceExistsOfNodes(
+  provider: Provider,
+  nodes: readonly Node[],
+  signal?: AbortSignal,
+): Promise<NodeResult<boolean>[]> {
+  const v2 = provider.instancesV2();
+  if (v2) return instanceExistsOfEach(v2, nodes, signal);
+  return eachLegacy(nodes, (node) => instanceExists(provider, node));
+}
+
+/** As instanceShutdown for each node: a node whose provider cannot tell is "not shut down". */
+export async function instanceShutdownOfNodes(
+  provider: Provider,
+  nodes: readonly Node[],
+  signal?: AbortSignal,
+): Promise<NodeResult<boolean>[]> {
+  const v2 = provider.instancesV2();
+  if (!v2) return eachLegacy(nodes, (node) => instanceShutdown(provider, node));
+  const results = await instanceShutdownOfEach(v2, nodes, signal);
+  return results.map((r) => (!r.ok && isNotImplemented(r.error) ? { ok: true, value: false } : r));
 }

@@ -1,8 +1,10 @@
 // cloud-node controller (upstream controllers/node/node_controller.go): initializes Nodes registered with the
 // external-cloud-provider taint from the cloud's InstanceMetadata, keeps their addresses fresh, and keeps GA
-// labels in step with beta ones.
+// labels in step with beta ones. The cloud is asked about many nodes at once (a batched InstanceMetadata, ABI 1.5):
+// a worker takes the uninitialized nodes waiting in the queue with the one it waited for, and the periodic refresh
+// goes in batches; each node keeps its own retries, backoff, events and metrics.
 import type { Registry } from 'prom-client';
-import type { Provider } from '../../cloudprovider/index.ts';
+import { INSTANCE_BATCH_SIZE, type NodeResult, type Provider } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import type { EventRecorder } from '../../kube/events/recorder.ts';
 import { recordReason } from '../../kube/events/reasons.ts';
@@ -15,7 +17,7 @@ import { elapsed, runPeriodically, runWorkers } from '../framework/workers.ts';
 import { patchNodeAddresses, patchNodeLabels, updateNode } from '../framework/node-updates.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
 import { desiredNodeAddresses, nodeAddressesChanged } from './addresses.ts';
-import { instanceMetadata } from './cloud-instances.ts';
+import { instanceMetadata, instanceMetadataOfNodes } from './cloud-instances.ts';
 import { applyInitialization, hasCloudTaint, planInitialization } from './initialization.ts';
 import { betaToGALabels } from './labels.ts';
 import { nodeControllerMetrics } from './metrics.ts';
@@ -34,6 +36,8 @@ export interface CloudNodeControllerOptions {
   statusUpdateWorkers?: number;
   /** --node-status-update-frequency */
   statusUpdateFrequencyMs: number;
+  /** The most nodes per batched InstanceMetadata call (default INSTANCE_BATCH_SIZE). */
+  batchSize?: number;
 }
 
 export class CloudNodeController {
@@ -44,6 +48,11 @@ export class CloudNodeController {
   private readonly metrics;
   /** Address updates started by initializations, not awaited by the worker (settled() waits for them). */
   private readonly inFlight = new Set<Promise<void>>();
+  /** InstanceMetadata a worker fetched for the keys of its turn, each taken by that key's sync. */
+  private readonly prefetched = new Map<string, NodeResult<InstanceMetadata>>();
+  private readonly batchSize: number;
+  /** The signal run() was given: a stop cancels the per-node calls a batch falls back to. */
+  private stopSignal: AbortSignal | undefined;
 
   constructor(options: CloudNodeControllerOptions) {
     this.options = options;
@@ -51,6 +60,7 @@ export class CloudNodeController {
     // Upstream names this queue "Nodes".
     this.queue = new RateLimitingQueue<string>({ name: 'Nodes', registry: options.registry });
     this.metrics = nodeControllerMetrics(options.registry);
+    this.batchSize = Math.max(1, options.batchSize ?? INSTANCE_BATCH_SIZE);
     options.nodes.addEventHandler({
       onAdd: (node) => this.enqueue(node),
       onUpdate: (_old, node) => this.enqueue(node),
@@ -64,24 +74,51 @@ export class CloudNodeController {
 
   /** Runs until `signal` aborts: the workers, and the periodic address refresh. */
   async run(signal: AbortSignal): Promise<void> {
+    this.stopSignal = signal;
     const stop = () => this.queue.shutDown();
     signal.addEventListener('abort', stop, { once: true });
     await Promise.all([
-      runWorkers({ queue: this.queue, workers: this.options.workers, sync: (k) => this.syncNode(k), logger: this.log }),
+      runWorkers({
+        queue: this.queue,
+        workers: this.options.workers,
+        sync: (k) => this.syncNode(k),
+        logger: this.log,
+        batchSize: this.batchSize,
+        prepare: (keys) => this.prefetchMetadata(keys),
+      }),
       runPeriodically(this.options.statusUpdateFrequencyMs, signal, () => this.updateNodeStatus(), this.log),
     ]);
     await this.settled();
   }
 
+  /** The InstanceMetadata of the uninitialized nodes among `keys`, in one call, for their syncs to take. */
+  async prefetchMetadata(keys: readonly string[]): Promise<void> {
+    const tainted = keys
+      .map((k) => this.options.nodes.cache.get(k))
+      .filter((n): n is WireNode => n !== undefined && hasCloudTaint(n));
+    // One node alone is asked about by its sync, as before batching.
+    if (tainted.length < 2) return;
+    const results = await instanceMetadataOfNodes(
+      this.options.provider,
+      tainted.map(toABIInstanceNode),
+      this.stopSignal,
+    );
+    tainted.forEach((node, i) => this.prefetched.set(node.metadata?.name ?? '', results[i]!));
+  }
+
   /** One node: initialize it if tainted, else only reconcile beta -> GA labels. */
   async syncNode(name: string): Promise<void> {
+    const prefetched = this.prefetched.get(name);
+    this.prefetched.delete(name);
     const cached = this.options.nodes.cache.get(name);
     if (!cached) return;
     if (!hasCloudTaint(cached)) {
       await this.reconcileLabels(cached);
       return;
     }
-    const meta = await instanceMetadata(this.options.provider, toABIInstanceNode(cached));
+    // A node's failed answer in the batch fails its sync alone: requeued with backoff, as a failed single call.
+    if (prefetched?.ok === false) throw prefetched.error;
+    const meta = prefetched?.value ?? (await instanceMetadata(this.options.provider, toABIInstanceNode(cached)));
     // Throws (node stays tainted, requeued with backoff) on an empty providerID or an unknown provided-node-ip.
     const plan = planInitialization(cached, meta);
     const v2 = this.log.v(2);
@@ -154,27 +191,44 @@ export class CloudNodeController {
     await patchNodeAddresses(this.options.client, node.metadata?.name ?? '', desired);
   }
 
-  /** The periodic refresh of every initialized node's addresses and labels (--node-status-update-frequency). */
+  /**
+   * The periodic refresh of every initialized node's addresses and labels (--node-status-update-frequency): the nodes
+   * in batches, one InstanceMetadata call each, --concurrent-node-status-updates batches at once.
+   */
   async updateNodeStatus(): Promise<void> {
     const started = performance.now();
     const nodes = this.options.nodes.cache.list().filter((n) => !hasCloudTaint(n));
+    const workers = Math.max(1, this.options.statusUpdateWorkers || this.options.workers);
+    // Batches no larger than a worker's share, so a few nodes still spread over every worker.
+    const size = Math.min(this.batchSize, Math.max(1, Math.ceil(nodes.length / workers)));
+    const batches: WireNode[][] = [];
+    for (let i = 0; i < nodes.length; i += size) batches.push(nodes.slice(i, i + size));
     let next = 0;
     const worker = async () => {
-      while (next < nodes.length) {
-        const node = nodes[next++] as WireNode;
-        try {
-          const meta = await instanceMetadata(this.options.provider, toABIInstanceNode(node));
-          await this.updateNodeAddress(node, meta);
-          await this.reconcileLabels(node);
-        } catch (err) {
-          this.log.error('failed to refresh node status', { node: node.metadata?.name, error: errorMessage(err) });
-        }
-      }
+      while (next < batches.length) await this.refreshBatch(batches[next++]!);
     };
-    const workers = this.options.statusUpdateWorkers || this.options.workers;
-    await Promise.all(Array.from({ length: Math.max(1, workers) }, worker));
+    await Promise.all(Array.from({ length: workers }, worker));
     const v2 = this.log.v(2);
     if (v2.enabled) v2.info('Update nodes status took', { nodes: nodes.length, duration: elapsed(started) });
+  }
+
+  private async refreshBatch(nodes: readonly WireNode[]): Promise<void> {
+    let results: NodeResult<InstanceMetadata>[];
+    try {
+      results = await instanceMetadataOfNodes(this.options.provider, nodes.map(toABIInstanceNode), this.stopSignal);
+    } catch (err) {
+      results = nodes.map(() => ({ ok: false, error: err instanceof Error ? err : new Error(String(err)) }));
+    }
+    for (const [i, node] of nodes.entries()) {
+      const result = results[i]!;
+      try {
+        if (!result.ok) throw result.error;
+        await this.updateNodeAddress(node, result.value);
+        await this.reconcileLabels(node);
+      } catch (err) {
+        this.log.error('failed to refresh node status', { node: node.metadata?.name, error: errorMessage(err) });
+      }
+    }
   }
 
   healthy(): void {

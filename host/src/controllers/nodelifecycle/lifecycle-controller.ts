@@ -1,7 +1,9 @@
 // cloud-node-lifecycle controller (upstream controllers/nodelifecycle): every --node-monitor-period, looks at every
 // Node; a Ready node loses the shutdown taint; a node that is not Ready is deleted when its instance is gone
-// from the cloud, and gets the shutdown taint when its instance is shut down.
-import type { Provider } from '../../cloudprovider/index.ts';
+// from the cloud, and gets the shutdown taint when its instance is shut down. The NotReady nodes of a pass are asked
+// about together (batched InstanceExists, then InstanceShutdown for those that exist: ABI 1.5), each node's answer
+// handled as upstream handles its single call.
+import { INSTANCE_BATCH_SIZE, type Provider } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isNotFound } from '../../kube/client/errors.ts';
 import type { EventRecorder } from '../../kube/events/recorder.ts';
@@ -13,7 +15,7 @@ import { toABIInstanceNode } from '../convert.ts';
 import { deleteNode, updateNode } from '../framework/node-updates.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
 import { runPeriodically } from '../framework/workers.ts';
-import { instanceExists, instanceShutdown } from '../node/cloud-instances.ts';
+import { instanceExistsOfNodes, instanceShutdownOfNodes } from '../node/cloud-instances.ts';
 import { TAINT_NODE_SHUTDOWN } from '../node/well-known.ts';
 
 export interface CloudNodeLifecycleControllerOptions {
@@ -24,6 +26,8 @@ export interface CloudNodeLifecycleControllerOptions {
   logger: Logger;
   /** --node-monitor-period */
   monitorPeriodMs: number;
+  /** The most nodes per batched call (default INSTANCE_BATCH_SIZE). */
+  batchSize?: number;
 }
 
 const SHUTDOWN_TAINT = { key: TAINT_NODE_SHUTDOWN, effect: 'NoSchedule' };
@@ -41,6 +45,8 @@ export class CloudNodeLifecycleController {
   private readonly options: CloudNodeLifecycleControllerOptions;
   private readonly log: Logger;
   private lastRun = 0;
+  /** The signal run() was given: a stop cancels the per-node calls a batch falls back to. */
+  private stopSignal: AbortSignal | undefined;
 
   constructor(options: CloudNodeLifecycleControllerOptions) {
     this.options = options;
@@ -48,66 +54,84 @@ export class CloudNodeLifecycleController {
   }
 
   async run(signal: AbortSignal): Promise<void> {
+    this.stopSignal = signal;
     await runPeriodically(this.options.monitorPeriodMs, signal, () => this.monitorNodes(), this.log);
   }
 
   /** One pass over every node (no exclusions, as upstream). */
   async monitorNodes(): Promise<void> {
+    const notReady: WireNode[] = [];
     for (const node of this.options.nodes.cache.list()) {
+      if (!isReady(node)) {
+        notReady.push(node);
+        continue;
+      }
       try {
-        await this.checkNode(node);
+        if (hasShutdownTaint(node)) await this.setShutdownTaint(node.metadata?.name ?? '', false);
       } catch (err) {
         this.log.error('node lifecycle check failed', { node: node.metadata?.name, error: errorMessage(err) });
       }
     }
+    const size = Math.max(1, this.options.batchSize ?? INSTANCE_BATCH_SIZE);
+    for (let i = 0; i < notReady.length; i += size) await this.checkNotReady(notReady.slice(i, i + size));
     this.lastRun = Date.now();
   }
 
-  private async checkNode(node: WireNode): Promise<void> {
-    const name = node.metadata?.name ?? '';
-    if (isReady(node)) {
-      if (hasShutdownTaint(node)) await this.setShutdownTaint(name, false);
-      return;
+  /** NotReady nodes: deleted when their instance is gone, tainted when it is shut down. */
+  private async checkNotReady(nodes: readonly WireNode[]): Promise<void> {
+    const exists = await instanceExistsOfNodes(this.options.provider, nodes.map(toABIInstanceNode), this.stopSignal);
+    const present: WireNode[] = [];
+    for (const [i, node] of nodes.entries()) {
+      const result = exists[i]!;
+      const name = node.metadata?.name ?? '';
+      if (!result.ok)
+        this.log.error('error checking if node exists', { node: name, error: errorMessage(result.error) });
+      else if (result.value) present.push(node);
+      else await this.deleteGoneNode(node, name);
     }
-    const abiNode = toABIInstanceNode(node);
-    let exists: boolean;
+    if (present.length === 0) return;
+    const shutdown = await instanceShutdownOfNodes(
+      this.options.provider,
+      present.map(toABIInstanceNode),
+      this.stopSignal,
+    );
+    for (const [i, node] of present.entries()) {
+      const result = shutdown[i]!;
+      const name = node.metadata?.name ?? '';
+      if (!result.ok) {
+        this.log.error('error checking if node is shutdown', { node: name, error: errorMessage(result.error) });
+        continue;
+      }
+      if (!result.value || hasShutdownTaint(node)) continue;
+      try {
+        await this.setShutdownTaint(name, true);
+      } catch (err) {
+        this.log.error('node lifecycle check failed', { node: name, error: errorMessage(err) });
+      }
+    }
+  }
+
+  private async deleteGoneNode(node: WireNode, name: string): Promise<void> {
+    // V(2) as upstream: the DeletingNode Event below is logged at 0.
+    this.log.v(2).info('deleting node since it is no longer present in cloud provider', { node: name });
+    recordReason(
+      this.options.recorder,
+      node,
+      'DeletingNode',
+      `Deleting node ${name} because it does not exist in the cloud provider`,
+    );
     try {
-      exists = await instanceExists(this.options.provider, abiNode);
+      await deleteNode(this.options.client, name);
     } catch (err) {
-      this.log.error('error checking if node exists', { node: name, error: errorMessage(err) });
-      return;
-    }
-    if (!exists) {
-      // V(2) as upstream: the DeletingNode Event below is logged at 0.
-      this.log.v(2).info('deleting node since it is no longer present in cloud provider', { node: name });
+      if (isNotFound(err)) return;
+      this.log.error('unable to delete node', { node: name, error: errorMessage(err) });
       recordReason(
         this.options.recorder,
         node,
-        'DeletingNode',
-        `Deleting node ${name} because it does not exist in the cloud provider`,
+        'DeletingNodeFailed',
+        `Error deleting node ${name}: ${errorMessage(err)}`,
       );
-      try {
-        await deleteNode(this.options.client, name);
-      } catch (err) {
-        if (isNotFound(err)) return;
-        this.log.error('unable to delete node', { node: name, error: errorMessage(err) });
-        recordReason(
-          this.options.recorder,
-          node,
-          'DeletingNodeFailed',
-          `Error deleting node ${name}: ${errorMessage(err)}`,
-        );
-      }
-      return;
     }
-    let shutdown: boolean;
-    try {
-      shutdown = await instanceShutdown(this.options.provider, abiNode);
-    } catch (err) {
-      this.log.error('error checking if node is shutdown', { node: name, error: errorMessage(err) });
-      return;
-    }
-    if (shutdown && !hasShutdownTaint(node)) await this.setShutdownTaint(name, true);
   }
 
   private async setShutdownTaint(name: string, present: boolean): Promise<void> {

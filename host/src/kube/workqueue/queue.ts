@@ -21,7 +21,9 @@ export interface QueueInterface<T> {
   add(item: T): void;
   /** The next item, waiting if there is none; `shutdown: true` once the queue is shut down and empty. */
   get(): Promise<GetResult<T>>;
-  /** Marks `item` as processed; required after every successful `get`. */
+  /** The next item if one is waiting, else undefined, without waiting (a worker taking several at once). */
+  tryGet(): T | undefined;
+  /** Marks `item` as processed; required after every successful `get` and every item `tryGet` returned. */
   done(item: T): void;
   len(): number;
   /** Ignores new adds; items already queued are still handed out, then `get` reports shutdown. */
@@ -64,6 +66,11 @@ export class Queue<T> implements QueueInterface<T> {
     if (item.found) return Promise.resolve({ item: item.value, shutdown: false });
     if (this.isShuttingDown) return Promise.resolve({ item: undefined, shutdown: true });
     return new Promise((resolve) => this.getters.push(resolve));
+  }
+
+  tryGet(): T | undefined {
+    const item = this.take();
+    return item.found ? item.value : undefined;
   }
 
   done(item: T): void {

@@ -14,74 +14,90 @@ import type {
 /** One ABI call on the plugin: the method and its request in, its response out. */
 export type PluginCall = <M extends MethodName>(method: M, request: Requests[M]) => Promise<Responses[M]>;
 
-function callingInstancesV2(call: PluginCall): InstancesV2 {
+/** A plugin as the facades see it: its calls, and whether it exports an optional method of a later minor. */
+export interface PluginCalls {
+  call: PluginCall;
+  exports(method: MethodName): boolean;
+}
+
+function callingInstancesV2(p: PluginCalls): InstancesV2 {
   return {
-    instanceExists: async (node) => (await call('instanceExists', { node })).exists,
-    instanceShutdown: async (node) => (await call('instanceShutdown', { node })).shutdown,
-    instanceMetadata: (node) => call('instanceMetadata', { node }),
+    instanceExists: async (node) => (await p.call('instanceExists', { node })).exists,
+    instanceShutdown: async (node) => (await p.call('instanceShutdown', { node })).shutdown,
+    instanceMetadata: (node) => p.call('instanceMetadata', { node }),
+    ...(p.exports('instanceExistsBatch')
+      ? { instanceExistsBatch: async (nodes) => (await p.call('instanceExistsBatch', { nodes })).results }
+      : {}),
+    ...(p.exports('instanceShutdownBatch')
+      ? { instanceShutdownBatch: async (nodes) => (await p.call('instanceShutdownBatch', { nodes })).results }
+      : {}),
+    ...(p.exports('instanceMetadataBatch')
+      ? { instanceMetadataBatch: async (nodes) => (await p.call('instanceMetadataBatch', { nodes })).results }
+      : {}),
   };
 }
 
-function callingInstances(call: PluginCall): Instances {
+function callingInstances(p: PluginCalls): Instances {
   return {
-    nodeAddresses: async (nodeName) => (await call('nodeAddresses', { nodeName })).addresses,
+    nodeAddresses: async (nodeName) => (await p.call('nodeAddresses', { nodeName })).addresses,
     nodeAddressesByProviderID: async (providerID) =>
-      (await call('nodeAddressesByProviderID', { providerID })).addresses,
-    instanceID: async (nodeName) => (await call('instanceID', { nodeName })).instanceID,
-    instanceType: async (nodeName) => (await call('instanceType', { nodeName })).instanceType,
+      (await p.call('nodeAddressesByProviderID', { providerID })).addresses,
+    instanceID: async (nodeName) => (await p.call('instanceID', { nodeName })).instanceID,
+    instanceType: async (nodeName) => (await p.call('instanceType', { nodeName })).instanceType,
     instanceTypeByProviderID: async (providerID) =>
-      (await call('instanceTypeByProviderID', { providerID })).instanceType,
-    instanceExistsByProviderID: async (providerID) => (await call('instanceExistsByProviderID', { providerID })).exists,
+      (await p.call('instanceTypeByProviderID', { providerID })).instanceType,
+    instanceExistsByProviderID: async (providerID) =>
+      (await p.call('instanceExistsByProviderID', { providerID })).exists,
     instanceShutdownByProviderID: async (providerID) =>
-      (await call('instanceShutdownByProviderID', { providerID })).shutdown,
+      (await p.call('instanceShutdownByProviderID', { providerID })).shutdown,
   };
 }
 
-function callingLoadBalancer(call: PluginCall): LoadBalancer {
+function callingLoadBalancer(p: PluginCalls): LoadBalancer {
   return {
-    getLoadBalancer: (clusterName, service) => call('getLoadBalancer', { clusterName, service }),
+    getLoadBalancer: (clusterName, service) => p.call('getLoadBalancer', { clusterName, service }),
     getLoadBalancerName: async (clusterName, service) =>
-      (await call('getLoadBalancerName', { clusterName, service })).name,
+      (await p.call('getLoadBalancerName', { clusterName, service })).name,
     ensureLoadBalancer: async (clusterName, service, nodes) =>
-      (await call('ensureLoadBalancer', { clusterName, service, nodes })).status,
+      (await p.call('ensureLoadBalancer', { clusterName, service, nodes })).status,
     updateLoadBalancer: async (clusterName, service, nodes) => {
-      await call('updateLoadBalancer', { clusterName, service, nodes });
+      await p.call('updateLoadBalancer', { clusterName, service, nodes });
     },
     ensureLoadBalancerDeleted: async (clusterName, service) => {
-      await call('ensureLoadBalancerDeleted', { clusterName, service });
+      await p.call('ensureLoadBalancerDeleted', { clusterName, service });
     },
   };
 }
 
-function callingRoutes(call: PluginCall): Routes {
+function callingRoutes(p: PluginCalls): Routes {
   return {
-    listRoutes: async (clusterName) => (await call('listRoutes', { clusterName })).routes,
+    listRoutes: async (clusterName) => (await p.call('listRoutes', { clusterName })).routes,
     createRoute: async (clusterName, nameHint, route) => {
-      await call('createRoute', { clusterName, nameHint, route });
+      await p.call('createRoute', { clusterName, nameHint, route });
     },
     deleteRoute: async (clusterName, route) => {
-      await call('deleteRoute', { clusterName, route });
+      await p.call('deleteRoute', { clusterName, route });
     },
   };
 }
 
-function callingZones(call: PluginCall): Zones {
+function callingZones(p: PluginCalls): Zones {
   return {
-    getZone: () => call('getZone', {}),
-    getZoneByProviderID: (providerID) => call('getZoneByProviderID', { providerID }),
-    getZoneByNodeName: (nodeName) => call('getZoneByNodeName', { nodeName }),
+    getZone: () => p.call('getZone', {}),
+    getZoneByProviderID: (providerID) => p.call('getZoneByProviderID', { providerID }),
+    getZoneByNodeName: (nodeName) => p.call('getZoneByNodeName', { nodeName }),
   };
 }
 
-function callingClusters(call: PluginCall): Clusters {
+function callingClusters(p: PluginCalls): Clusters {
   return {
-    listClusters: async () => (await call('listClusters', {})).clusters,
-    master: async (clusterName) => (await call('master', { clusterName })).address,
+    listClusters: async () => (await p.call('listClusters', {})).clusters,
+    master: async (clusterName) => (await p.call('master', { clusterName })).address,
   };
 }
 
 /** Each capability's methods as calls on a plugin. */
-export const PLUGIN_CAPABILITIES: CapabilityFactories<PluginCall> = {
+export const PLUGIN_CAPABILITIES: CapabilityFactories<PluginCalls> = {
   instancesV2: callingInstancesV2,
   instances: callingInstances,
   loadBalancer: callingLoadBalancer,

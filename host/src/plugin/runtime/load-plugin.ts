@@ -273,6 +273,7 @@ async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
     capabilities,
     instances,
     limits,
+    exports: ctx.module.exports,
     metrics: identity.metrics,
     logger: identity.logger,
     hostGet: (url, timeoutMs) => egress.broker.hostGet(url, timeoutMs),

@@ -28,7 +28,7 @@ import type { PluginLimits } from '../config/options.ts';
 import { type InstanceSet, NoFreeInstanceError } from '../sandbox/instance-set.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { isNodeListMethod, type NodeListRequest, NodeListRefs, speaksKeptLists } from './node-list-refs.ts';
-import { speaksSystemUUID, withoutSystemUUID } from './later-fields.ts';
+import { abiMinorOf, speaksSystemUUID, withoutSystemUUID } from './later-fields.ts';
 
 export interface LoadedPluginParts {
   description: DescribeResponse;
@@ -37,6 +37,8 @@ export interface LoadedPluginParts {
   capabilities: ReadonlySet<Capability>;
   instances: InstanceSet<PluginInstance>;
   limits: PluginLimits;
+  /** The names of the functions the module exports. */
+  exports: ReadonlySet<string>;
   metrics: PluginMetrics;
   logger: Logger;
   /** A GET the host makes under the plugin's allow-list and credentials (HttpBroker.hostGet). */
@@ -70,6 +72,15 @@ export class LoadedPlugin {
         })
       : undefined;
     this.#systemUUID = speaksSystemUUID(parts.description.abi);
+  }
+
+  /**
+   * Whether the plugin has `method`: every method of 1.0 is checked at load for the capabilities it declares; an
+   * optional one of a later minor needs the export and a plugin that answered that minor or a later one.
+   */
+  exports(method: MethodName): boolean {
+    const info = METHODS[method];
+    return this.#parts.exports.has(info.exportName) && abiMinorOf(this.description.abi) >= info.since;
   }
 
   /** The limits the plugin runs under (defaults filled in). */

@@ -1,11 +1,11 @@
 // The Provider the controllers use, backed by a WebAssembly plugin. Capabilities the plugin did not declare are
 // undefined, as upstream's `(nil, false)`; every method is one ABI call with the method's trimmed request, written
-// out in capabilities.generated.ts from the ABI definition.
+// out in capabilities.generated.ts from the ABI definition. An optional method the plugin does not export is absent.
 import { buildCapabilities, CapabilitySetProvider } from '../../cloudprovider/index.ts';
 import type { PluginLoadOptions } from '../config/options.ts';
 import type { LoadedPlugin } from './loaded-plugin.ts';
 import { loadPlugin } from './load-plugin.ts';
-import { PLUGIN_CAPABILITIES, type PluginCall } from './capabilities.generated.ts';
+import { PLUGIN_CAPABILITIES, type PluginCalls } from './capabilities.generated.ts';
 
 export class WasmProvider extends CapabilitySetProvider {
   readonly plugin: LoadedPlugin;
@@ -16,8 +16,11 @@ export class WasmProvider extends CapabilitySetProvider {
   }
 
   constructor(plugin: LoadedPlugin) {
-    const call: PluginCall = (method, request) => plugin.call(method, request);
-    super(buildCapabilities(plugin.capabilities, PLUGIN_CAPABILITIES, call));
+    const calls: PluginCalls = {
+      call: (method, request) => plugin.call(method, request),
+      exports: (method) => plugin.exports(method),
+    };
+    super(buildCapabilities(plugin.capabilities, PLUGIN_CAPABILITIES, calls));
     this.plugin = plugin;
   }
 

@@ -13,7 +13,15 @@ import {
   type ProviderErrorContext,
   RetryError,
 } from '../../cloudprovider/index.ts';
-import { type Envelope, type MethodName, type PluginError, type Responses, validateEnvelope } from '../../abi/index.ts';
+import {
+  type Envelope,
+  METHODS,
+  type MethodName,
+  type NodeError,
+  type PluginError,
+  type Responses,
+  validateEnvelope,
+} from '../../abi/index.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { scanAnswer } from './answer-scan.ts';
 import { cutPluginMessage } from './plugin-message.ts';
@@ -52,7 +60,13 @@ export function decodeAnswer<M extends MethodName>(
   if (!read.ok) throw new InternalError(read.problem, context);
   const envelope = read.envelope;
   if ('error' in envelope) throw errorFromPlugin(envelope.error, context);
+  if (METHODS[method].batchOf !== null) cutNodeErrors(envelope.ok as { results?: { error: NodeError }[] });
   return envelope.ok;
+}
+
+// A batched call's per-node errors become provider errors too, so their messages are cut as an envelope's is.
+function cutNodeErrors(response: { results?: { error: NodeError }[] }): void {
+  for (const outcome of response.results ?? []) outcome.error.message = cutPluginMessage(outcome.error.message);
 }
 
 /**

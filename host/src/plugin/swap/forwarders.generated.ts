@@ -12,6 +12,7 @@ import type {
   Routes,
   Zones,
 } from '../../cloudprovider/index.ts';
+import { NotImplementedError } from '../../cloudprovider/index.ts';
 
 /** The read-only methods whose answers shadow mode compares. */
 export type ShadowMethod = 'instanceMetadata' | 'getLoadBalancer';
@@ -26,6 +27,8 @@ export interface Forwarding {
     object: string,
     call: (impl: Capabilities[C]) => Promise<T>,
   ): Promise<T>;
+  /** Whether a shadow candidate answers beside the current provider now. */
+  shadowing(): boolean;
 }
 
 function forwardingInstancesV2(f: Forwarding): InstancesV2 {
@@ -34,6 +37,29 @@ function forwardingInstancesV2(f: Forwarding): InstancesV2 {
     instanceShutdown: (node) => f.run('instancesV2', (c) => c.instanceShutdown(node)),
     instanceMetadata: (node) =>
       f.runShadowed('instancesV2', 'instanceMetadata', node.name, (c) => c.instanceMetadata(node)),
+    instanceExistsBatch: (nodes) =>
+      f.run(
+        'instancesV2',
+        (c) =>
+          c.instanceExistsBatch?.(nodes) ??
+          Promise.reject(new NotImplementedError('instanceExistsBatch is not exported')),
+      ),
+    instanceShutdownBatch: (nodes) =>
+      f.run(
+        'instancesV2',
+        (c) =>
+          c.instanceShutdownBatch?.(nodes) ??
+          Promise.reject(new NotImplementedError('instanceShutdownBatch is not exported')),
+      ),
+    instanceMetadataBatch: (nodes) =>
+      f.shadowing()
+        ? Promise.reject(new NotImplementedError('instanceMetadataBatch is not used while a shadow candidate answers'))
+        : f.run(
+            'instancesV2',
+            (c) =>
+              c.instanceMetadataBatch?.(nodes) ??
+              Promise.reject(new NotImplementedError('instanceMetadataBatch is not exported')),
+          ),
   };
 }
 

@@ -40,6 +40,11 @@ export class ShadowSession {
     this.#timer = setTimeout(() => this.#end(), options.policy.seconds * 1000);
   }
 
+  /** Whether the session has compared enough calls or run out of time. */
+  get isFinished(): boolean {
+    return this.#finished;
+  }
+
   /** Resolves when the session has compared enough calls or run out of time, and no shadow call is left running. */
   async finished(signal?: AbortSignal): Promise<void> {
     const aborted = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));

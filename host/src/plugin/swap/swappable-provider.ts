@@ -54,6 +54,7 @@ export class SwappableProvider extends CapabilitySetProvider {
     const forwarding: Forwarding = {
       run: (capability, call) => this.#run((p) => call(implementation(p, capability))),
       runShadowed: (capability, method, object, call) => this.#runShadowed(capability, method, object, call),
+      shadowing: () => this.#shadow !== undefined && !this.#shadow.isFinished,
     };
     super(buildCapabilities(options.serves, FORWARDERS, forwarding));
     this.serves = options.serves;

@@ -1,0 +1,146 @@
+// The batched instance calls of ABI 1.5 as the controllers use them: one call for many nodes when the provider has
+// the batched method, else the per-node method once per node (what a plugin of an earlier minor, or one that does not
+// export the batched method, gets). Either way the answer is one result per node, in the order of the nodes, holding
+// that node's value or that node's own error, so the controllers keep their per-node retries and events.
+import type { InstanceMetadata, Node, NodeError } from '../abi/index.ts';
+import type { InstancesV2 } from './capabilities.generated.ts';
+import {
+  InstanceNotFoundError,
+  InternalError,
+  InvalidError,
+  isNotImplemented,
+  NotImplementedError,
+  type ProviderError,
+  type ProviderErrorContext,
+  RetryError,
+} from './errors.ts';
+
+/** One node's answer in a batch: its value, or the error the per-node call would have rejected with. */
+export type NodeResult<T> = { ok: true; value: T } | { ok: false; error: Error };
+
+/**
+ * The most nodes the controllers put in one batched call: large enough that a burst of new nodes costs a few calls,
+ * small enough that a cloud's list-by-IDs request (often capped at 100 or 200 IDs) holds a batch.
+ */
+export const INSTANCE_BATCH_SIZE = 50;
+
+/** Why the nodes a cancelled batch did not get to have no answer. */
+export class BatchCancelledError extends Error {
+  override name = 'BatchCancelledError';
+  readonly code = 'BATCH_CANCELLED';
+  constructor(method: string) {
+    super(`${method}: cancelled before the node was asked about`);
+  }
+}
+
+interface Outcome<R> {
+  ok: R;
+  error: NodeError;
+}
+
+interface BatchSpec<R, T> {
+  /** The per-node method, for errors. */
+  method: string;
+  batch: ((nodes: Node[]) => Promise<Outcome<R>[]>) | undefined;
+  one: (node: Node) => Promise<T>;
+  value: (ok: R) => T;
+}
+
+/** The provider error a node's outcome stands for (the codes of the per-node method's error envelope). */
+export function nodeErrorOf(error: NodeError, context: ProviderErrorContext): ProviderError {
+  switch (error.code) {
+    case 'InstanceNotFound':
+      return new InstanceNotFoundError(error.message, context);
+    case 'NotImplemented':
+      return new NotImplementedError(error.message, context);
+    case 'Retry':
+      return new RetryError(error.message, error.retryAfterSeconds, context);
+    case 'Invalid':
+      return new InvalidError(error.message, context);
+    default:
+      return new InternalError(error.message, context);
+  }
+}
+
+const failAll = <T>(count: number, error: Error): NodeResult<T>[] =>
+  Array.from({ length: count }, () => ({ ok: false, error }));
+
+// Per node, one after another: the caller's concurrency (workers, batches in flight) stays what bounds the calls.
+async function eachNode<T>(
+  nodes: readonly Node[],
+  spec: BatchSpec<unknown, T>,
+  signal: AbortSignal | undefined,
+): Promise<NodeResult<T>[]> {
+  const results: NodeResult<T>[] = [];
+  for (const node of nodes) {
+    if (signal?.aborted) {
+      results.push({ ok: false, error: new BatchCancelledError(spec.method) });
+      continue;
+    }
+    try {
+      results.push({ ok: true, value: await spec.one(node) });
+    } catch (err) {
+      results.push({ ok: false, error: err instanceof Error ? err : new InternalError(String(err)) });
+    }
+  }
+  return results;
+}
+
+async function batched<R, T>(
+  nodes: readonly Node[],
+  spec: BatchSpec<R, T>,
+  signal: AbortSignal | undefined,
+): Promise<NodeResult<T>[]> {
+  if (nodes.length === 0) return [];
+  if (signal?.aborted) return failAll(nodes.length, new BatchCancelledError(spec.method));
+  if (spec.batch === undefined) return eachNode(nodes, spec as BatchSpec<unknown, T>, signal);
+  let outcomes: Outcome<R>[];
+  try {
+    outcomes = await spec.batch([...nodes]);
+  } catch (err) {
+    // The provider current at the call lacks the batched method (a hot swap to an older plugin): per node.
+    if (isNotImplemented(err)) return eachNode(nodes, spec as BatchSpec<unknown, T>, signal);
+    return failAll(nodes.length, err instanceof Error ? err : new InternalError(String(err)));
+  }
+  const context = { method: spec.method };
+  if (outcomes.length !== nodes.length) {
+    const message = `the batched ${spec.method} answered ${outcomes.length} results for ${nodes.length} nodes`;
+    return failAll(nodes.length, new InternalError(message, context));
+  }
+  return outcomes.map((o) =>
+    o.error.code === '' ? { ok: true, value: spec.value(o.ok) } : { ok: false, error: nodeErrorOf(o.error, context) },
+  );
+}
+
+/** instanceMetadata of each node, in one call when the provider has instanceMetadataBatch. */
+export function instanceMetadataOfEach(
+  v2: InstancesV2,
+  nodes: readonly Node[],
+  signal?: AbortSignal,
+): Promise<NodeResult<InstanceMetadata>[]> {
+  const batch = v2.instanceMetadataBatch?.bind(v2);
+  const one = (node: Node) => v2.instanceMetadata(node);
+  return batched(nodes, { method: 'instanceMetadata', batch, one, value: (ok) => ok }, signal);
+}
+
+/** instanceExists of each node, in one call when the provider has instanceExistsBatch. */
+export function instanceExistsOfEach(
+  v2: InstancesV2,
+  nodes: readonly Node[],
+  signal?: AbortSignal,
+): Promise<NodeResult<boolean>[]> {
+  const batch = v2.instanceExistsBatch?.bind(v2);
+  const one = (node: Node) => v2.instanceExists(node);
+  return batched(nodes, { method: 'instanceExists', batch, one, value: (ok) => ok.exists }, signal);
+}
+
+/** instanceShutdown of each node, in one call when the provider has instanceShutdownBatch. */
+export function instanceShutdownOfEach(
+  v2: InstancesV2,
+  nodes: readonly Node[],
+  signal?: AbortSignal,
+): Promise<NodeResult<boolean>[]> {
+  const batch = v2.instanceShutdownBatch?.bind(v2);
+  const one = (node: Node) => v2.instanceShutdown(node);
+  return batched(nodes, { method: 'instanceShutdown', batch, one, value: (ok) => ok.shutdown }, signal);
+}
