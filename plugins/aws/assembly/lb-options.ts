@@ -49,7 +49,7 @@ export function readOptions(service: Service): LbOptions {
   if (a.has(TYPE)) {
     const t = a.get(TYPE);
     if (t == "external") out.external = true;
-    else if (t != "nlb") return bad(out, TYPE, t, "nlb (this plugin makes no Classic ELB) or external");
+    else if (t != "nlb") return bad(out, TYPE, t, "nlb or external (no annotation: a Classic ELB)");
   }
   // As upstream: any value but "false" (and the empty string) makes the load balancer internal.
   out.internal = a.has(INTERNAL) && a.get(INTERNAL) != "" && a.get(INTERNAL) != "false";
