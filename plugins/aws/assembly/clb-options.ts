@@ -89,8 +89,12 @@ export function readClbOptions(service: Service): ClbOptions {
   }
   // As upstream: any value but "false" (and the empty string) makes the load balancer internal.
   out.internal = a.has(INTERNAL) && a.get(INTERNAL) != "" && a.get(INTERNAL) != "false";
-  if (a.has(ADDITIONAL_TAGS)) keyValues(a.get(ADDITIONAL_TAGS), out.additionalTags);
-  if (a.has(TARGET_NODE_LABELS)) keyValues(a.get(TARGET_NODE_LABELS), out.targetNodeLabels);
+  if (a.has(ADDITIONAL_TAGS) && !keyValues(a.get(ADDITIONAL_TAGS), out.additionalTags)) {
+    return bad(out, ADDITIONAL_TAGS, a.get(ADDITIONAL_TAGS), "key=value pairs separated by commas");
+  }
+  if (a.has(TARGET_NODE_LABELS) && !keyValues(a.get(TARGET_NODE_LABELS), out.targetNodeLabels)) {
+    return bad(out, TARGET_NODE_LABELS, a.get(TARGET_NODE_LABELS), "label=value or label, separated by commas");
+  }
   const ranges = readSourceRanges(service, out);
   if (ranges.error !== null) return ranges;
   return readAttributes(a, out);
@@ -171,17 +175,18 @@ function goBool(v: string): i32 {
   return -1;
 }
 
-/** upstream's getKeyValuePropertiesFromAnnotation: "k1=v1,k2" -> {k1: v1, k2: ""}, blanks trimmed, empty keys skipped. */
-function keyValues(text: string, into: Map<string, string>): void {
+/** As upstream's getKeyValuePropertiesFromAnnotation: "k1=v1,k2" -> {k1: v1, k2: ""}, blanks trimmed; an empty key is refused. */
+function keyValues(text: string, into: Map<string, string>): bool {
   const parts = text.split(",");
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i].trim();
     if (part == "") continue;
     const eq = part.indexOf("=");
     const key = (eq < 0 ? part : part.substring(0, eq)).trim();
-    if (key == "") continue;
+    if (key == "") return false;
     into.set(key, eq < 0 ? "" : part.substring(eq + 1).trim());
   }
+  return true;
 }
 
 export class HealthCheckResult {
@@ -219,12 +224,10 @@ export function clbHealthCheck(service: Service, firstNodePort: i32): HealthChec
     if (p.error !== null) return failHc(out, a, HC_PORT, "traffic-port or a port number 1-65535");
     port = <i32>p.value;
   }
+  if (a.has(HC_PATH) && a.get(HC_PATH) != "" && !a.get(HC_PATH).startsWith("/")) return failHc(out, a, HC_PATH, "a path starting with /");
   if (protocol == "HTTP" || protocol == "HTTPS") {
     if (path == "") path = "/";
-    if (a.has(HC_PATH) && a.get(HC_PATH) != "") {
-      if (!a.get(HC_PATH).startsWith("/")) return failHc(out, a, HC_PATH, "a path starting with /");
-      path = a.get(HC_PATH);
-    }
+    if (a.has(HC_PATH) && a.get(HC_PATH) != "") path = a.get(HC_PATH);
   } else {
     path = "";
   }

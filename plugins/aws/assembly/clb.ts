@@ -84,15 +84,23 @@ function checkService(service: Service): PluginError | null {
   return null;
 }
 
-/** Ensure (mayCreate) or update (the ELB must exist) the Service's Classic ELB for `nodes`. */
-export function ensureClassic(aws: Aws, cfg: Config, service: Service, nodes: Node[], mayCreate: bool, status: LoadBalancerStatus): PluginError | null {
+/** The Service's refusals that need no request: annotations, protocols, affinity, the health check. */
+export function checkClassic(service: Service): PluginError | null {
   const opts = readClbOptions(service);
   if (opts.error !== null) return opts.error;
   const serviceError = checkService(service);
   if (serviceError !== null) return serviceError;
   const listeners = listenersOf(service);
+  return clbHealthCheck(service, listeners.length > 0 ? listeners[0].instancePort : 0).error;
+}
+
+/** Ensure (mayCreate) or update (the ELB must exist) the Service's Classic ELB for `nodes`. */
+export function ensureClassic(aws: Aws, cfg: Config, service: Service, nodes: Node[], mayCreate: bool, status: LoadBalancerStatus): PluginError | null {
+  const checked = checkClassic(service);
+  if (checked !== null) return checked;
+  const opts = readClbOptions(service);
+  const listeners = listenersOf(service);
   const health = clbHealthCheck(service, listeners.length > 0 ? listeners[0].instancePort : 0);
-  if (health.error !== null) return health.error;
   const name = loadBalancerName(service);
   const found = describeClb(aws, name);
   if (found.error !== null) return found.error;

@@ -6,7 +6,7 @@
 // nodes are another provider's (IP targets) gets an NLB, as a Classic ELB holds EC2 instances only.
 import { LoadBalancerStatus, Node, PluginError, Service } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
-import { clbStatus, deleteClassic, ensureClassic, ownsClb } from "./clb";
+import { checkClassic, clbStatus, deleteClassic, ensureClassic, ownsClb } from "./clb";
 import { describeClb } from "./clb-api";
 import { Config } from "./config";
 import * as nlb from "./loadbalancer";
@@ -22,6 +22,9 @@ class Kind {
 function kindOf(aws: Aws, cfg: Config, service: Service, nodes: Node[]): Kind {
   const out = new Kind();
   if (service.annotations.has(TYPE)) return out;
+  // Bad input is refused before any request (and whichever kind the Service turns out to have).
+  out.error = checkClassic(service);
+  if (out.error !== null) return out;
   const classic = describeClb(aws, loadBalancerName(service));
   if (classic.error !== null || classic.lb !== null) {
     out.error = classic.error;

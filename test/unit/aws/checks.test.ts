@@ -62,7 +62,7 @@ describe('aws plugin: annotations and providerIDs', () => {
     ['healthcheck-timeout', '1.5'],
     ['healthcheck-healthy-threshold', '11'],
     ['healthcheck-unhealthy-threshold', ''],
-    ['target-node-labels', 'pool'],
+    ['target-node-labels', '=pool'],
     ['additional-resource-tags', '=x'],
   ];
   for (const [name, value] of bad) {

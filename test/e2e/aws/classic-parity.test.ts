@@ -1,0 +1,164 @@
+// Classic ELB beside cloud-provider-aws v1.36 on moto: the same Service without aws-load-balancer-type through create,
+// a port change, a node joining and deletion under each CCM, every normalized field compared (support/classic-run.ts;
+// upstream reaches moto through support/moto-corrections.ts, which adds the health check AWS always has); and the
+// handover: upstream makes the Classic ELB, stops, and wasm-ccm keeps that ELB (no second load balancer, the same DNS
+// name and security group), follows the node set, and on deletion leaves no ELB, group or rule.
+import { CoreV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  adminKubeConfig,
+  ccmIdentity,
+  applyManifests,
+  loadManifests,
+  uniqueName,
+} from '../../../lab/controlplane/index.ts';
+import { diffSnapshots, snapshotText } from '../../support/parity/diff.ts';
+import type { Snapshot } from '../../support/parity/flatten.ts';
+import {
+  type ClassicContext,
+  classicEnv,
+  cleanup,
+  createWeb,
+  deleteWeb,
+  type Impl,
+  JSON_PATCH,
+  joinNode,
+  nodeName,
+  orphans,
+  type Running,
+  settled,
+  snapshotState,
+  startImpl,
+} from './support/classic-run.ts';
+import { classicNames } from './support/clb-state.ts';
+import { elbInventory } from '../../../lab/peers/index.ts';
+
+describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from it', () => {
+  const info = inject('controlPlane');
+  const admin = adminKubeConfig(info);
+  const core = admin.makeApiClient(CoreV1Api);
+  const namespace = uniqueName('e2e-aws-clb');
+  let ctx: ClassicContext;
+
+  beforeAll(async () => {
+    await applyManifests(admin, loadManifests('rbac.yaml'));
+    const { token } = await ccmIdentity(info, admin);
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    const base = 30_000 + Math.floor(Math.random() * 2_700);
+    ctx = { info, admin, token, namespace, nodePorts: [base, base + 1, base + 2] };
+  });
+
+  afterAll(async () => {
+    await core.deleteNamespace({ name: namespace }).catch(() => undefined);
+  });
+
+  /** create -> port change -> node join -> delete under one CCM; the normalized snapshot and what is left. */
+  async function scenario(impl: Impl): Promise<{ snapshot: Snapshot; left: string[]; corrections: number }> {
+    const env = await classicEnv();
+    const out: Snapshot = new Map();
+    let run: Running | undefined;
+    try {
+      run = await startImpl(impl, ctx, env);
+      for (const i of [0, 1]) await joinNode(run, i);
+      const lb = await createWeb(run, ctx);
+      const created = await settled(
+        run,
+        ctx,
+        lb,
+        'created',
+        (s) => s.instances.length === 2 && s.healthCheck.interval === '10',
+      );
+      await snapshotState(out, 'create', run, ctx, lb, created.state, created.hostname);
+      await run.core.patchNamespacedService(
+        {
+          namespace: ctx.namespace,
+          name: 'web',
+          body: [
+            {
+              op: 'replace',
+              path: '/spec/ports/1',
+              value: { name: 'https', port: 8443, targetPort: 8443, nodePort: ctx.nodePorts[2], protocol: 'TCP' },
+            },
+          ],
+        },
+        JSON_PATCH,
+      );
+      const changed = await settled(
+        run,
+        ctx,
+        lb,
+        'port changed',
+        (s) => s.listeners.some((l) => l.startsWith('TCP:8443')) && !s.listeners.some((l) => l.startsWith('TCP:443')),
+      );
+      await snapshotState(out, 'port-change', run, ctx, lb, changed.state, changed.hostname);
+      await joinNode(run, 2);
+      const joined = await settled(run, ctx, lb, 'node joined', (s) => s.instances.length === 3);
+      await snapshotState(out, 'node-join', run, ctx, lb, joined.state, joined.hostname);
+      const left = await deleteWeb(run, ctx, lb);
+      return { snapshot: out, left, corrections: run.corrections() };
+    } catch (err) {
+      throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${run?.ccm.tail() ?? '(not started)'}`, { cause: err });
+    } finally {
+      await cleanup(
+        run,
+        env,
+        ctx,
+        [0, 1, 2].map((i) => nodeName(env, i)),
+      );
+    }
+  }
+
+  it('makes, changes and deletes the Classic ELB as upstream does', async () => {
+    const upstream = await scenario('upstream');
+    const wasm = await scenario('wasm-ccm');
+    if (process.env.PARITY_DUMP) {
+      console.log(`upstream:\n${snapshotText(upstream.snapshot)}\nwasm-ccm:\n${snapshotText(wasm.snapshot)}`);
+    }
+    // The correction was needed (moto gave a new ELB no health check) and made.
+    expect(upstream.corrections).toBeGreaterThan(0);
+    expect(upstream.left).toEqual([]);
+    expect(wasm.left).toEqual([]);
+    const { failing, allowed } = diffSnapshots(upstream.snapshot, wasm.snapshot, []);
+    if (allowed.length > 0) console.log(`classic parity: allowed differences:\n  ${allowed.join('\n  ')}`);
+    expect(failing).toEqual([]);
+  }, 300_000);
+
+  it('takes over the Classic ELB upstream made: the same ELB and DNS name, then deletes everything upstream would', async () => {
+    const env = await classicEnv();
+    let run: Running | undefined;
+    try {
+      run = await startImpl('upstream', ctx, env);
+      for (const i of [0, 1]) await joinNode(run, i);
+      const lb = await createWeb(run, ctx);
+      const before = await settled(
+        run,
+        ctx,
+        lb,
+        'upstream created',
+        (s) => s.instances.length === 2 && s.healthCheck.interval === '10',
+      );
+      await run.ccm.stop();
+      await run.stopProxy();
+      run = await startImpl('wasm-ccm', ctx, env);
+      // wasm-ccm's positive sign: the node that joins after the takeover is initialized and registered by it.
+      await joinNode(run, 2);
+      const after = await settled(run, ctx, lb, 'wasm-ccm registered the new node', (s) => s.instances.length === 3);
+      expect(after.hostname).toBe(before.hostname);
+      expect(after.state).toEqual({ ...before.state, instances: ['{node-0}', '{node-1}', '{node-2}'] });
+      expect(await classicNames(env.query)).toEqual([lb]);
+      expect((await elbInventory(env.query)).loadBalancers).toEqual([]);
+      const left = await deleteWeb(run, ctx, lb);
+      expect(left).toEqual([]);
+      expect(await orphans(env, ctx, lb)).toEqual([]);
+    } catch (err) {
+      throw new Error(`handover: ${String(err)}\nCCM log tail:\n${run?.ccm.tail() ?? '(not started)'}`, { cause: err });
+    } finally {
+      await cleanup(
+        run,
+        env,
+        ctx,
+        [0, 1, 2].map((i) => nodeName(env, i)),
+      );
+    }
+  }, 240_000);
+});
