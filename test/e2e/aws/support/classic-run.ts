@@ -16,10 +16,9 @@ import {
 } from '../../../../lab/peers/index.ts';
 import { eventually } from '../../../../lab/process/index.ts';
 import { flatten, type Snapshot } from '../../../support/parity/flatten.ts';
-import { type ClassicState, classicNames, classicState } from './clb-state.ts';
+import { type ClassicState, classicNames, classicState, groupRules } from './clb-state.ts';
 import type { Normalizer } from './elb-state.ts';
 import { startCorrectingProxy } from './moto-corrections.ts';
-import { securityGroupRules } from './sg-state.ts';
 
 export const JSON_PATCH = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 
@@ -193,7 +192,7 @@ export async function deleteWeb(run: Running, ctx: ClassicContext, lbName: strin
 
 /** Classic ELBs, NLBs, security groups and rules of the Service still in moto. */
 export async function orphans(env: AwsEnv, ctx: ClassicContext, lbName: string): Promise<string[]> {
-  const rules = await securityGroupRules(env.query, env.seeded.vpcId, normalizer(env, ctx, lbName));
+  const rules = await groupRules(env.query, env.seeded.vpcId, normalizer(env, ctx, lbName));
   const nlbs = (await elbInventory(env.query)).loadBalancers.filter((n) => n === lbName);
   return [
     ...(await classicNames(env.query)).filter((n) => n === lbName).map((n) => `classic ELB ${n}`),
@@ -219,7 +218,7 @@ export async function snapshotState(
   const norm = normalizer(run.env, ctx, lbName);
   flatten(out, `${step}/elb`, state);
   flatten(out, `${step}/hostname-is-elb-dns`, hostname === (await rawDns(run.env, lbName)));
-  flatten(out, `${step}/security-groups`, await securityGroupRules(run.env.query, run.env.seeded.vpcId, norm));
+  flatten(out, `${step}/security-groups`, await groupRules(run.env.query, run.env.seeded.vpcId, norm));
 }
 
 async function rawDns(env: AwsEnv, lbName: string): Promise<string> {

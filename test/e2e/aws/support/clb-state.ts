@@ -3,6 +3,7 @@
 // groups' names for their IDs, so two motos compare.
 import { type AwsQuery, call } from '../../../../lab/peers/index.ts';
 import type { Normalizer } from './elb-state.ts';
+import { securityGroupRules } from './sg-state.ts';
 import { parseXml, select, textAt } from './xml-tree.ts';
 
 export const ELB_VERSION = '2012-06-01';
@@ -22,7 +23,7 @@ export interface ClassicState {
   attributes: Record<string, string | undefined>;
 }
 
-/** A Classic ELB DNS name with moto's random part replaced (`a{uid}-<id>.us-east-1.elb.amazonaws.com`). */
+/** A Classic ELB DNS name with its random part (AWS: `<name>-<id>.<region>.elb.amazonaws.com`; moto has none) replaced. */
 export function classicDnsShape(norm: Normalizer, dnsName: string): string {
   return norm.text(dnsName).replace(/-[0-9a-z]+\.([a-z0-9-]+)\.elb\.amazonaws\.com$/, '-<id>.$1.elb.amazonaws.com');
 }
@@ -106,4 +107,12 @@ export async function classicState(query: AwsQuery, name: string, norm: Normaliz
       crossZone: attr('CrossZoneLoadBalancing/Enabled'),
     },
   };
+}
+
+/** securityGroupRules with the group names normalized too (a Classic ELB's group is named after the ELB). */
+export async function groupRules(query: AwsQuery, vpcId: string, norm: Normalizer): Promise<Record<string, string[]>> {
+  const rules = await securityGroupRules(query, vpcId, norm);
+  return Object.fromEntries(
+    Object.entries(rules).map(([group, rs]) => [norm.text(group), rs.map((r) => norm.text(r)).sort()]),
+  );
 }
