@@ -115,6 +115,7 @@ export function ensureClassic(aws: Aws, cfg: Config, service: Service, nodes: No
   }
   const group = ensureElbGroup(aws, cfg, service, name, opts);
   if (group.error !== null) return group.error;
+  const created = lb === null;
   if (lb === null) {
     const made = createClassic(aws, cfg, service, opts, listeners, group.id);
     if (made.error !== null) return made.error;
@@ -123,7 +124,7 @@ export function ensureClassic(aws: Aws, cfg: Config, service: Service, nodes: No
     const error = syncClassic(aws, lb, opts, listeners, group.id);
     if (error !== null) return error;
   }
-  const error = syncSettings(aws, lb, opts, health.check);
+  const error = syncSettings(aws, lb, opts, health.check, created);
   if (error !== null) return error;
   const targetError = syncInstances(aws, cfg, lb, group.id, nodes, opts);
   if (targetError !== null) return targetError;
@@ -240,11 +241,14 @@ function hasListener(list: ClbListener[], l: ClbListener): bool {
   return false;
 }
 
-/** Attributes (access log, draining, idle timeout, cross-zone) and the health check, each changed only when different. */
-function syncSettings(aws: Aws, lb: Clb, opts: ClbOptions, health: ClbHealthCheck): PluginError | null {
+/**
+ * Attributes (access log, draining, idle timeout, cross-zone) and the health check, each changed only when different;
+ * a new ELB gets its attributes set once whatever it reports, as upstream sets them on every ELB it makes.
+ */
+function syncSettings(aws: Aws, lb: Clb, opts: ClbOptions, health: ClbHealthCheck, created: bool): PluginError | null {
   const current = describeAttributes(aws, lb.name);
   if (current.error !== null) return current.error;
-  if (!opts.attributes.satisfiedBy(current.attributes)) {
+  if (created || !opts.attributes.satisfiedBy(current.attributes)) {
     const error = modifyAttributes(aws, lb.name, opts.attributes);
     if (error !== null) return error;
   }
