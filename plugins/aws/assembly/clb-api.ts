@@ -60,7 +60,8 @@ export class ClbFound {
   error: PluginError | null = null;
 }
 
-export function clbRequest(aws: Aws, action: string, name: string): QueryRequest {
+/** A request about one Classic ELB, which the API addresses by name. */
+export function clbRequest(action: string, name: string): QueryRequest {
   return new QueryRequest(action, ELB_VERSION).add("LoadBalancerName", name);
 }
 
@@ -156,13 +157,13 @@ export function addClbTags(q: QueryRequest, tags: Map<string, string>): QueryReq
 /** Instances.member.N.InstanceId for (De)RegisterInstances...; nothing to do for none. */
 export function changeInstances(aws: Aws, action: string, name: string, ids: string[]): PluginError | null {
   if (ids.length == 0) return null;
-  const q = clbRequest(aws, action, name);
+  const q = clbRequest(action, name);
   for (let i = 0; i < ids.length; i++) q.add(QueryRequest.member("Instances", i + 1) + ".InstanceId", ids[i]);
   return callClb(aws, q).error;
 }
 
 export function configureHealthCheck(aws: Aws, name: string, h: ClbHealthCheck): PluginError | null {
-  const q = clbRequest(aws, "ConfigureHealthCheck", name);
+  const q = clbRequest("ConfigureHealthCheck", name);
   q.add("HealthCheck.Target", h.target).add("HealthCheck.Interval", h.interval.toString());
   q.add("HealthCheck.Timeout", h.timeout.toString()).add("HealthCheck.HealthyThreshold", h.healthy.toString());
   q.add("HealthCheck.UnhealthyThreshold", h.unhealthy.toString());
@@ -200,7 +201,7 @@ export class AttributesRead {
 
 export function describeAttributes(aws: Aws, name: string): AttributesRead {
   const out = new AttributesRead();
-  const answer = callClb(aws, clbRequest(aws, "DescribeLoadBalancerAttributes", name));
+  const answer = callClb(aws, clbRequest("DescribeLoadBalancerAttributes", name));
   if (!answer.ok) {
     out.error = answer.error;
     return out;
@@ -221,7 +222,7 @@ export function describeAttributes(aws: Aws, name: string): AttributesRead {
 
 export function modifyAttributes(aws: Aws, name: string, a: ClbAttributes): PluginError | null {
   const p = "LoadBalancerAttributes.";
-  const q = clbRequest(aws, "ModifyLoadBalancerAttributes", name);
+  const q = clbRequest("ModifyLoadBalancerAttributes", name);
   q.add(p + "AccessLog.Enabled", a.accessLogEnabled ? "true" : "false");
   if (a.accessLogBucket != "") q.add(p + "AccessLog.S3BucketName", a.accessLogBucket);
   if (a.accessLogPrefix != "") q.add(p + "AccessLog.S3BucketPrefix", a.accessLogPrefix);

@@ -210,7 +210,7 @@ function createClassic(aws: Aws, cfg: Config, service: Service, opts: ClbOptions
 /** An existing ELB (this plugin's or aws-cloud-controller-manager's): its groups, listeners and tags as wanted. */
 function syncClassic(aws: Aws, lb: Clb, opts: ClbOptions, listeners: ClbListener[], group: string): PluginError | null {
   if (lb.securityGroups.length != 1 || lb.securityGroups[0] != group) {
-    const q = clbRequest(aws, "ApplySecurityGroupsToLoadBalancer", lb.name).addMembers("SecurityGroups", [group]);
+    const q = clbRequest("ApplySecurityGroupsToLoadBalancer", lb.name).addMembers("SecurityGroups", [group]);
     const error = callClb(aws, q).error;
     if (error !== null) return error;
     lb.securityGroups = [group];
@@ -222,12 +222,12 @@ function syncClassic(aws: Aws, lb: Clb, opts: ClbOptions, listeners: ClbListener
   const additions: ClbListener[] = [];
   for (let i = 0; i < listeners.length; i++) if (!hasListener(lb.listeners, listeners[i])) additions.push(listeners[i]);
   if (removals.length > 0) {
-    const q = clbRequest(aws, "DeleteLoadBalancerListeners", lb.name).addMembers("LoadBalancerPorts", removals);
+    const q = clbRequest("DeleteLoadBalancerListeners", lb.name).addMembers("LoadBalancerPorts", removals);
     const error = callClb(aws, q).error;
     if (error !== null) return error;
   }
   if (additions.length > 0) {
-    const error = callClb(aws, addListeners(clbRequest(aws, "CreateLoadBalancerListeners", lb.name), additions)).error;
+    const error = callClb(aws, addListeners(clbRequest("CreateLoadBalancerListeners", lb.name), additions)).error;
     if (error !== null) return error;
   }
   lb.listeners = listeners;
@@ -323,7 +323,7 @@ export function deleteClassic(aws: Aws, cfg: Config, service: Service): PluginEr
     if (error !== null) return error;
   }
   if (lb !== null) {
-    const error = callClb(aws, clbRequest(aws, "DeleteLoadBalancer", name)).error;
+    const error = callClb(aws, clbRequest("DeleteLoadBalancer", name)).error;
     if (error !== null) return error;
     Log.info("deleted classic load balancer", fields().set("name", name));
   }

@@ -56,7 +56,7 @@ export class Groups {
   error: PluginError | null = null;
 }
 
-/** DescribeSecurityGroups with filters given as name, values, name, values...; no filter: every group. */
+/** The groups a DescribeSecurityGroups request answers (none, not an error, for InvalidGroup.NotFound). */
 export function describeGroups(aws: Aws, q: QueryRequest): Groups {
   const out = new Groups();
   const answer = aws.callEc2(q);
@@ -148,7 +148,7 @@ function createTags(aws: Aws, id: string, tags: Map<string, string>): PluginErro
   return aws.callEc2(q).error;
 }
 
-/** The group by ID; null (no error) when it is gone. */
+/** The group by ID: no items (and no error) when it is gone. */
 export function groupById(aws: Aws, id: string): Groups {
   return describeGroups(aws, aws.ec2Request("DescribeSecurityGroups").addList("GroupId", [id]));
 }

@@ -116,6 +116,15 @@ describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from
     }
     // The correction was needed (moto gave a new ELB no health check) and made.
     expect(upstream.corrections).toBeGreaterThan(0);
+    // The snapshots hold what is compared: upstream's health check, the listeners after the port change, the rules.
+    expect(upstream.snapshot.get('create/elb/healthCheck/target')).toBe('"TCP:nodePort:80"');
+    expect(upstream.snapshot.get('port-change/elb/listeners/#order')).toBe(
+      '["TCP:80 -> TCP:nodePort:80","TCP:8443 -> TCP:nodePort:8443"]',
+    );
+    expect(upstream.snapshot.get('node-join/hostname-is-elb-dns')).toBe('true');
+    expect(
+      [...upstream.snapshot.keys()].filter((k) => k.includes('security-groups/cluster-vpc~1k8s-elb-{lb}')),
+    ).not.toEqual([]);
     expect(upstream.left).toEqual([]);
     expect(wasm.left).toEqual([]);
     const { failing, allowed } = diffSnapshots(upstream.snapshot, wasm.snapshot, []);
