@@ -263,8 +263,12 @@ function syncSettings(aws: Aws, lb: Clb, opts: ClbOptions, health: ClbHealthChec
 function syncInstances(aws: Aws, cfg: Config, lb: Clb, group: string, nodes: Node[], opts: ClbOptions): PluginError | null {
   const eligible: Node[] = [];
   for (let i = 0; i < nodes.length; i++) {
-    // A Classic ELB holds instances only: nodes of another provider cannot be targets.
-    if (isForeign(nodes[i].providerID) || !matchesLabels(nodes[i], opts.targetNodeLabels)) continue;
+    if (isForeign(nodes[i].providerID)) {
+      // A Classic ELB holds instances only (aws-load-balancer-type: nlb gives such nodes IP targets).
+      Log.info("node left out of a Classic ELB: not an EC2 instance", fields().set("node", nodes[i].name).set("elb", lb.name));
+      continue;
+    }
+    if (!matchesLabels(nodes[i], opts.targetNodeLabels)) continue;
     eligible.push(nodes[i]);
   }
   const targets = chooseTargets(aws, eligible, new LbOptions());
