@@ -18,20 +18,34 @@ import {
   type ClassicContext,
   classicEnv,
   cleanup,
+  CLB_CLUSTER,
+  createService,
   createWeb,
+  deleteServices,
   deleteWeb,
   type Impl,
   JSON_PATCH,
   joinNode,
   nodeName,
-  orphans,
+  normalizer,
   type Running,
   settled,
   snapshotState,
   startImpl,
 } from './support/classic-run.ts';
-import { classicNames } from './support/clb-state.ts';
+import { type ClassicState, classicNames, groupRules } from './support/clb-state.ts';
+import type { AwsEnv } from '../../../lab/peers/index.ts';
 import { elbInventory } from '../../../lab/peers/index.ts';
+
+/** Every group's rules, both Services' ELB names normalized ({lb} and {lb2}). */
+async function allRules(env: AwsEnv, ctx: ClassicContext, web: string, api: string) {
+  const norm = normalizer(env, ctx, web);
+  const rules = await groupRules(env.query, env.seeded.vpcId, {
+    ...norm,
+    text: (s) => norm.text(s).replaceAll(api, '{lb2}'),
+  });
+  return rules;
+}
 
 describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from it', () => {
   const info = inject('controlPlane');
@@ -132,33 +146,84 @@ describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from
     expect(failing).toEqual([]);
   }, 300_000);
 
-  it('takes over the Classic ELB upstream made: the same ELB and DNS name, then deletes everything upstream would', async () => {
+  it('takes over the Classic ELBs upstream made: the same ELBs, groups and rules, then deletes everything upstream would', async () => {
     const env = await classicEnv();
     let run: Running | undefined;
+    const A = 'service.beta.kubernetes.io/aws-load-balancer-';
     try {
       run = await startImpl('upstream', ctx, env);
       for (const i of [0, 1]) await joinNode(run, i);
-      const lb = await createWeb(run, ctx);
-      const before = await settled(
+      // The default Service, and one with the Classic annotations and source ranges.
+      const web = await createWeb(run, ctx);
+      const api = await createService(
         run,
         ctx,
-        lb,
-        'upstream created',
-        (s) => s.instances.length === 2 && s.healthCheck.interval === '10',
+        'api',
+        {
+          [`${A}internal`]: 'true',
+          [`${A}additional-resource-tags`]: 'team=api',
+          [`${A}connection-draining-enabled`]: 'true',
+          [`${A}connection-draining-timeout`]: '120',
+          [`${A}connection-idle-timeout`]: '300',
+          [`${A}healthcheck-interval`]: '20',
+        },
+        [{ name: 'http', port: 80, targetPort: 8080, nodePort: ctx.nodePorts[2], protocol: 'TCP' }],
+        ['10.1.0.0/16'],
       );
+      const ready = (s: ClassicState, interval: string) =>
+        s.instances.length === 2 && s.healthCheck.interval === interval;
+      const before = {
+        web: await settled(run, ctx, web, 'upstream made web', (s) => ready(s, '10')),
+        api: await settled(run, ctx, api, 'upstream made api', (s) => ready(s, '20'), 'api'),
+        rules: await allRules(env, ctx, web, api),
+      };
+      // What upstream made, which the takeover must keep as it is.
+      expect(before.api.state).toMatchObject({
+        scheme: 'internal',
+        tags: { team: 'api' },
+        attributes: { connectionDraining: 'true', connectionDrainingTimeout: '120', idleTimeout: '300' },
+      });
+      expect(before.rules['cluster-vpc/k8s-elb-{lb2}']).toEqual([
+        'icmp 3-4 from 10.1.0.0/16',
+        'tcp 80-80 from 10.1.0.0/16',
+      ]);
+      expect(before.rules[`cluster-vpc/${CLB_CLUSTER}-nodes`]).toEqual([
+        '-1 - from group k8s-elb-{lb2}',
+        '-1 - from group k8s-elb-{lb}',
+      ]);
       await run.ccm.stop();
       await run.stopProxy();
       run = await startImpl('wasm-ccm', ctx, env);
       // wasm-ccm's positive sign: the node that joins after the takeover is initialized and registered by it.
       await joinNode(run, 2);
-      const after = await settled(run, ctx, lb, 'wasm-ccm registered the new node', (s) => s.instances.length === 3);
-      expect(after.hostname).toBe(before.hostname);
-      expect(after.state).toEqual({ ...before.state, instances: ['{node-0}', '{node-1}', '{node-2}'] });
-      expect(await classicNames(env.query)).toEqual([lb]);
+      const three = (s: ClassicState) => s.instances.length === 3;
+      const after = {
+        web: await settled(run, ctx, web, 'wasm-ccm registered the new node in web', three),
+        api: await settled(run, ctx, api, 'wasm-ccm registered the new node in api', three, 'api'),
+        rules: await allRules(env, ctx, web, api),
+      };
+      for (const svc of ['web', 'api'] as const) {
+        expect(after[svc].hostname).toBe(before[svc].hostname);
+        expect(after[svc].state).toEqual({ ...before[svc].state, instances: ['{node-0}', '{node-1}', '{node-2}'] });
+      }
+      // Not one rule added or revoked in any group, and no second load balancer of either kind.
+      expect(after.rules).toEqual(before.rules);
+      expect((await classicNames(env.query)).sort()).toEqual([web, api].sort());
       expect((await elbInventory(env.query)).loadBalancers).toEqual([]);
-      const left = await deleteWeb(run, ctx, lb);
+      const left = await deleteServices(
+        run,
+        ctx,
+        new Map([
+          ['web', web],
+          ['api', api],
+        ]),
+      );
       expect(left).toEqual([]);
-      expect(await orphans(env, ctx, lb)).toEqual([]);
+      // Nothing of either: no ELB, no k8s-elb- group, and the nodes' group without a rule.
+      expect(await classicNames(env.query)).toEqual([]);
+      const rules = await allRules(env, ctx, web, api);
+      expect(Object.keys(rules).filter((g) => g.includes('k8s-elb-'))).toEqual([]);
+      expect(rules[`cluster-vpc/${CLB_CLUSTER}-nodes`]).toEqual([]);
     } catch (err) {
       throw new Error(`handover: ${String(err)}\nCCM log tail:\n${run?.ccm.tail() ?? '(not started)'}`, { cause: err });
     } finally {

@@ -2,7 +2,7 @@
 // aws-load-balancer-type through create, a port change, a node joining and deletion (runClassicScenario, once per
 // CCM, snapshots compared by classic-parity.test.ts), and the handover (runHandover): upstream makes the ELB, stops,
 // wasm-ccm takes the cluster over. upstream reaches moto through support/moto-corrections.ts.
-import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig, V1ServicePort } from '@kubernetes/client-node';
 import { CoreV1Api as Core, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { CCMProcess, deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../../../lab/ccm/index.ts';
 import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
@@ -117,22 +117,31 @@ export async function joinNode(run: Running, i: number): Promise<void> {
   );
 }
 
+/** The differential's Service: no annotation, ports 80 and 443. */
 export async function createWeb(run: Running, ctx: ClassicContext): Promise<string> {
+  return createService(run, ctx, 'web', {}, [
+    { name: 'http', port: 80, targetPort: 8080, nodePort: ctx.nodePorts[0], protocol: 'TCP' },
+    { name: 'https', port: 443, targetPort: 8443, nodePort: ctx.nodePorts[1], protocol: 'TCP' },
+  ]);
+}
+
+/** A LoadBalancer Service; the name of its load balancer (`a` and the UID without dashes, 32 characters). */
+export async function createService(
+  run: Running,
+  ctx: ClassicContext,
+  name: string,
+  annotations: Record<string, string>,
+  ports: V1ServicePort[],
+  sourceRanges: string[] = [],
+): Promise<string> {
   await run.core.createNamespacedService({
     namespace: ctx.namespace,
     body: {
-      metadata: { name: 'web' },
-      spec: {
-        type: 'LoadBalancer',
-        selector: { app: 'web' },
-        ports: [
-          { name: 'http', port: 80, targetPort: 8080, nodePort: ctx.nodePorts[0], protocol: 'TCP' },
-          { name: 'https', port: 443, targetPort: 8443, nodePort: ctx.nodePorts[1], protocol: 'TCP' },
-        ],
-      },
+      metadata: { name, annotations },
+      spec: { type: 'LoadBalancer', selector: { app: name }, ports, loadBalancerSourceRanges: sourceRanges },
     },
   });
-  const svc = await run.core.readNamespacedService({ namespace: ctx.namespace, name: 'web' });
+  const svc = await run.core.readNamespacedService({ namespace: ctx.namespace, name });
   return `a${(svc.metadata?.uid ?? '').replaceAll('-', '')}`.slice(0, 32);
 }
 
@@ -158,13 +167,14 @@ export async function settled(
   lbName: string,
   what: string,
   done: (s: ClassicState) => boolean,
+  service = 'web',
 ): Promise<{ state: ClassicState; hostname: string }> {
   const norm = normalizer(run.env, ctx, lbName);
   return eventually(
     `${run.impl}: ${what}`,
     async () => {
       alive(run);
-      const svc = await run.core.readNamespacedService({ namespace: ctx.namespace, name: 'web' });
+      const svc = await run.core.readNamespacedService({ namespace: ctx.namespace, name: service });
       const hostname = svc.status?.loadBalancer?.ingress?.[0]?.hostname;
       const state = await classicState(run.env.query, lbName, norm);
       return hostname !== undefined && state !== undefined && done(state) ? { state, hostname } : undefined;
@@ -176,9 +186,18 @@ export async function settled(
 
 /** Deletes the Service, waits until it is gone (finalizer released), and lists what is left of it in moto. */
 export async function deleteWeb(run: Running, ctx: ClassicContext, lbName: string): Promise<string[]> {
-  await run.core.deleteNamespacedService({ namespace: ctx.namespace, name: 'web' });
+  return deleteServices(run, ctx, new Map([['web', lbName]]));
+}
+
+/** Deletes the Services (name -> load balancer name), waits until none is left, and lists what is left in moto. */
+export async function deleteServices(
+  run: Running,
+  ctx: ClassicContext,
+  services: Map<string, string>,
+): Promise<string[]> {
+  for (const name of services.keys()) await run.core.deleteNamespacedService({ namespace: ctx.namespace, name });
   await eventually(
-    `${run.impl}: Service deleted`,
+    `${run.impl}: Services deleted`,
     async () => {
       alive(run);
       const left = await run.core.listNamespacedService({ namespace: ctx.namespace });
@@ -187,7 +206,9 @@ export async function deleteWeb(run: Running, ctx: ClassicContext, lbName: strin
     60_000,
     250,
   );
-  return orphans(run.env, ctx, lbName);
+  const left: string[] = [];
+  for (const lbName of services.values()) left.push(...(await orphans(run.env, ctx, lbName)));
+  return left;
 }
 
 /** Classic ELBs, NLBs, security groups and rules of the Service still in moto. */

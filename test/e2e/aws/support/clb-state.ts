@@ -89,9 +89,9 @@ export async function classicState(query: AwsQuery, name: string, norm: Normaliz
       healthyThreshold: hc('HealthyThreshold'),
       unhealthyThreshold: hc('UnhealthyThreshold'),
     },
-    instances: select(lb, 'Instances/member')
-      .map((i) => norm.text(textAt(i, 'InstanceId') ?? ''))
-      .sort(),
+    // A set, as AWS keeps it: moto appends an instance a second time when two registrations of it overlap (the
+    // service controller's ensure and a node sync of the same Service can run at once).
+    instances: [...new Set(select(lb, 'Instances/member').map((i) => norm.text(textAt(i, 'InstanceId') ?? '')))].sort(),
     securityGroups: select(lb, 'SecurityGroups/member').map((g) =>
       norm.text(names.get(g.text.trim()) ?? '(unknown group)'),
     ),
