@@ -21,6 +21,8 @@ export interface AwsPeerCCMOptions {
   subnetID: string;
   /** The cluster ID of `kubernetes.io/cluster/<id>` tags (default kubernetes). */
   clusterID?: string;
+  /** Where every AWS API is reached (default moto's endpoint): a pass-through that corrects moto's answers. */
+  endpoint?: string;
   /** Flags beyond the cloud provider's (e.g. --controllers=..., --cluster-cidr=..., --configure-cloud-routes=false). */
   args: readonly string[];
 }
@@ -48,7 +50,7 @@ export function awsPeerCloudConfig(options: Omit<AwsPeerCCMOptions, 'info' | 'ar
       `[ServiceOverride "${i + 1}"]`,
       `Service = ${service}`,
       `Region = ${moto.region}`,
-      `URL = ${moto.endpoint}`,
+      `URL = ${options.endpoint ?? moto.endpoint}`,
       `SigningRegion = ${moto.region}`,
       `SigningName = ${signingName}`,
     );

@@ -1,4 +1,4 @@
-// The AWS provider: InstancesV2, LoadBalancer (NLB through ELBv2), Routes and Zones against EC2 and ELBv2's Query
+// The AWS provider: InstancesV2, LoadBalancer (Classic ELB, or NLB through ELBv2), Routes and Zones against EC2 and ELBv2's Query
 // APIs, following cloud-provider-aws's observable behaviour. The plugin holds no key: the host's broker signs its
 // requests (SigV4) for the hosts of an AWS credentials entry. Behaviour and configuration: plugins/aws/README.md.
 import {
@@ -42,7 +42,7 @@ import {
 import { Aws } from "./api";
 import { Config, parseConfig } from "./config";
 import { lookupNode, notFound } from "./instances";
-import * as lb from "./loadbalancer";
+import * as lbKind from "./lb-kind";
 import { loadBalancerName } from "./names";
 import * as routes from "./routes";
 import { VERSION } from "./version";
@@ -119,12 +119,9 @@ class AwsProvider extends Provider {
   }
 
   getLoadBalancer(req: GetLoadBalancerRequest, out: GetLoadBalancerResponse): PluginError | null {
-    const found = lb.findOwned(this.aws, this.forCluster(req.clusterName).clusterID, req.service);
-    if (found.error !== null) return found.error;
-    const owned = found.lb;
-    out.exists = owned !== null;
-    if (owned !== null) lb.statusOf(owned, out.status);
-    return null;
+    const got = lbKind.getLoadBalancer(this.aws, this.forCluster(req.clusterName), req.service, out.status);
+    out.exists = got.exists;
+    return got.error;
   }
 
   getLoadBalancerName(req: GetLoadBalancerNameRequest, out: GetLoadBalancerNameResponse): PluginError | null {
@@ -133,19 +130,19 @@ class AwsProvider extends Provider {
   }
 
   ensureLoadBalancer(req: EnsureLoadBalancerRequest, out: EnsureLoadBalancerResponse): PluginError | null {
-    return lb.ensureLoadBalancer(this.aws, this.forCluster(req.clusterName), req.service, req.nodes, true, out.status);
+    return lbKind.ensureLoadBalancer(this.aws, this.forCluster(req.clusterName), req.service, req.nodes, true, out.status);
   }
 
   updateLoadBalancer(req: UpdateLoadBalancerRequest, out: UpdateLoadBalancerResponse): PluginError | null {
     const cfg = this.forCluster(req.clusterName);
-    return lb.ensureLoadBalancer(this.aws, cfg, req.service, req.nodes, false, new LoadBalancerStatus());
+    return lbKind.ensureLoadBalancer(this.aws, cfg, req.service, req.nodes, false, new LoadBalancerStatus());
   }
 
   ensureLoadBalancerDeleted(
     req: EnsureLoadBalancerDeletedRequest,
     out: EnsureLoadBalancerDeletedResponse,
   ): PluginError | null {
-    return lb.ensureLoadBalancerDeleted(this.aws, this.forCluster(req.clusterName), req.service);
+    return lbKind.ensureLoadBalancerDeleted(this.aws, this.forCluster(req.clusterName), req.service);
   }
 
   listRoutes(req: ListRoutesRequest, out: ListRoutesResponse): PluginError | null {

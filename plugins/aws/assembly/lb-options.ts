@@ -52,7 +52,7 @@ export function readOptions(service: Service): LbOptions {
     const t = a.get(TYPE);
     // As upstream: nlb-ip is left to the AWS Load Balancer Controller without a word, like external.
     if (t == "external" || t == "nlb-ip") out.external = true;
-    else if (t != "nlb") return bad(out, TYPE, t, "nlb (this plugin makes no Classic ELB), nlb-ip or external");
+    else if (t != "nlb") return bad(out, TYPE, t, "nlb, nlb-ip or external (no annotation: a Classic ELB)");
   }
   // As upstream: any value but "false" (and the empty string) makes the load balancer internal.
   out.internal = a.has(INTERNAL) && a.get(INTERNAL) != "" && a.get(INTERNAL) != "false";

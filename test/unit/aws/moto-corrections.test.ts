@@ -1,0 +1,35 @@
+// The AWS e2e harness's correction of moto's Classic ELB answers (test/e2e/aws/support/moto-corrections.ts): AWS's
+// default health check goes into each load balancer description that has none, and nowhere else.
+import { describe, expect, it } from 'vitest';
+import { withDefaultHealthChecks } from '../../e2e/aws/support/moto-corrections.ts';
+
+const member = (name: string, inner: string) =>
+  `<member><LoadBalancerName>${name}</LoadBalancerName><ListenerDescriptions><member><Listener>` +
+  `<InstancePort>${name === 'a' ? 30080 : 30081}</InstancePort></Listener></member></ListenerDescriptions>${inner}</member>`;
+const answer = (members: string) =>
+  `<DescribeLoadBalancersResponse><DescribeLoadBalancersResult><LoadBalancerDescriptions>${members}` +
+  '</LoadBalancerDescriptions></DescribeLoadBalancersResult><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata>' +
+  '</DescribeLoadBalancersResponse>';
+
+describe('moto correction: the Classic ELB health check AWS always has', () => {
+  it('adds TCP on the first instance port with AWS defaults to each description without one', () => {
+    const configured = '<HealthCheck><Target>TCP:1</Target></HealthCheck>';
+    const { xml, count } = withDefaultHealthChecks(answer(member('a', '') + member('b', configured)));
+    expect(count).toBe(1);
+    expect(xml).toBe(
+      answer(
+        member(
+          'a',
+          '<HealthCheck><Target>TCP:30080</Target><Interval>30</Interval><Timeout>5</Timeout>' +
+            '<UnhealthyThreshold>2</UnhealthyThreshold><HealthyThreshold>10</HealthyThreshold></HealthCheck>',
+        ) + member('b', configured),
+      ),
+    );
+  });
+
+  it('leaves other answers alone', () => {
+    const other = '<DescribeTagsResponse><member>x</member></DescribeTagsResponse>';
+    expect(withDefaultHealthChecks(other)).toEqual({ xml: other, count: 0 });
+    expect(withDefaultHealthChecks(answer(''))).toEqual({ xml: answer(''), count: 0 });
+  });
+});
