@@ -2,13 +2,13 @@
 // signature checks on: listeners per port, upstream's health check, the ELB's own security group and the rule in the
 // nodes' group, instances following the node set, port changes, the Classic-ELB annotations, refusals by name, and a
 // deletion that leaves no ELB, no group and no rule.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type TestPlugin, testNode, testPort, testService } from '../../../packages/wasm-ccm/src/testing/index.ts';
-import { type AwsEnv, elbInventory, startAwsEnv } from '../../../lab/peers/index.ts';
+import { type AwsEnv, elbInventory } from '../../../lab/peers/index.ts';
 import type { Service } from '../../../packages/wasm-ccm/src/testing/index.ts';
 import { classicNames, classicState, groupRules } from './support/clb-state.ts';
 import type { Normalizer } from './support/elb-state.ts';
-import { loadAwsPlugin } from './support/plugin.ts';
+import { useAwsPlugin } from './support/plugin.ts';
 import { securityGroupRules } from './support/sg-state.ts';
 
 const CLUSTER = 'aws-clb-test';
@@ -16,15 +16,7 @@ const A = 'service.beta.kubernetes.io/aws-load-balancer-';
 let env: AwsEnv;
 let plugin: TestPlugin;
 
-beforeAll(async () => {
-  env = await startAwsEnv({ cluster: CLUSTER });
-  plugin = await loadAwsPlugin(env, CLUSTER);
-}, 120_000);
-
-afterAll(async () => {
-  await plugin?.close();
-  await env?.close();
-});
+useAwsPlugin({ cluster: CLUSTER }, (started) => ({ env, plugin } = started));
 
 const instance = (i: number) => env.seeded.instances[i]!;
 const nodesOf = (...idx: number[]) => idx.map((i) => testNode({ name: instance(i).privateDnsName }));

@@ -3,25 +3,20 @@
 // NodePorts; EC2 nodes among them join by their InternalIP; when only EC2 nodes are left the groups are instance
 // groups again; deletion leaves nothing.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type TestPlugin, testNode, testPort, testService } from '../../../packages/wasm-ccm/src/testing/index.ts';
-import { call, elbInventory, xmlTexts, type AwsEnv, startAwsEnv } from '../../../lab/peers/index.ts';
-import { loadAwsPlugin } from './support/plugin.ts';
+import { call, elbInventory, xmlTexts, type AwsEnv } from '../../../lab/peers/index.ts';
+import { useAwsPlugin } from './support/plugin.ts';
 import type { Node } from '../../../host/src/abi/index.ts';
 
 const CLUSTER = 'aws-ip-targets';
 let env: AwsEnv;
 let plugin: TestPlugin;
 
-beforeAll(async () => {
-  env = await startAwsEnv({ cluster: CLUSTER, zones: ['us-east-1a'], instancesPerZone: 1 });
-  plugin = await loadAwsPlugin(env, CLUSTER);
-}, 120_000);
-
-afterAll(async () => {
-  await plugin?.close();
-  await env?.close();
-});
+useAwsPlugin(
+  { cluster: CLUSTER, zones: ['us-east-1a'], instancesPerZone: 1 },
+  (started) => ({ env, plugin } = started),
+);
 
 /** A node another provider initialized: its providerID and the addresses it set. */
 function vsphereNode(name: string, ip: string, extra: Partial<Node> = {}): Node {

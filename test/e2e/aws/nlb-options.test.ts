@@ -3,7 +3,7 @@
 // and target group attributes, TLS listeners, target node labels by key, nodes named by instance ID, and instances
 // without the cluster tag left out of the targets.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type TestPlugin, testNode, testPort, testService } from '../../../packages/wasm-ccm/src/testing/index.ts';
 import {
   call,
@@ -13,10 +13,9 @@ import {
   xmlText,
   xmlTexts,
   type AwsEnv,
-  startAwsEnv,
 } from '../../../lab/peers/index.ts';
 import type { Service } from '../../../host/src/abi/index.ts';
-import { loadAwsPlugin } from './support/plugin.ts';
+import { useAwsPlugin } from './support/plugin.ts';
 import { parseXml, select, textAt } from './support/xml-tree.ts';
 
 const CLUSTER = 'aws-nlb-options';
@@ -25,15 +24,10 @@ const NLB = { [`${A}type`]: 'nlb' };
 let env: AwsEnv;
 let plugin: TestPlugin;
 
-beforeAll(async () => {
-  env = await startAwsEnv({ cluster: CLUSTER, zones: ['us-east-1a', 'us-east-1b'], instancesPerZone: 1 });
-  plugin = await loadAwsPlugin(env, CLUSTER);
-}, 120_000);
-
-afterAll(async () => {
-  await plugin?.close();
-  await env?.close();
-});
+useAwsPlugin(
+  { cluster: CLUSTER, zones: ['us-east-1a', 'us-east-1b'], instancesPerZone: 1 },
+  (started) => ({ env, plugin } = started),
+);
 
 const instance = (i: number) => env.seeded.instances[i]!;
 const lbName = (svc: Service) => `a${svc.uid.replaceAll('-', '')}`.slice(0, 32);

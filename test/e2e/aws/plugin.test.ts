@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   loadTestPlugin,
   type TestPlugin,
@@ -19,24 +19,15 @@ import {
   xmlText,
   xmlTexts,
   type AwsEnv,
-  startAwsEnv,
 } from '../../../lab/peers/index.ts';
 import { builtPlugin } from '../../../lab/plugins/index.ts';
-import { loadAwsPlugin } from './support/plugin.ts';
+import { useAwsPlugin } from './support/plugin.ts';
 
 const CLUSTER = 'aws-plugin-test';
 let env: AwsEnv;
 let plugin: TestPlugin;
 
-beforeAll(async () => {
-  env = await startAwsEnv({ cluster: CLUSTER });
-  plugin = await loadAwsPlugin(env, CLUSTER);
-}, 120_000);
-
-afterAll(async () => {
-  await plugin?.close();
-  await env?.close();
-});
+useAwsPlugin({ cluster: CLUSTER }, (started) => ({ env, plugin } = started));
 
 const instance = (i: number) => env.seeded.instances[i]!;
 
