@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   awsActions,
+  type RecordedCall,
   cloudCallsTable,
   cloudRequestTotal,
   counterDelta,
@@ -36,7 +37,7 @@ describe('awsActions', () => {
   });
 
   it('names each request by its signed service and its action, from the form body or the query', () => {
-    const calls = [
+    const calls: RecordedCall[] = [
       { method: 'POST', url: '/', headers: signed('ec2'), body: 'Action=DescribeInstances&Version=2016-11-15' },
       { method: 'POST', url: '/', headers: signed('ec2'), body: 'Version=2016-11-15&Action=DescribeInstances' },
       { method: 'GET', url: '/?Action=DescribeTargetGroups', headers: signed('elasticloadbalancing'), body: '' },
