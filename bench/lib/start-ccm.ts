@@ -1,9 +1,10 @@
-// Starts one of the two CCMs the comparison benchmarks measure, on a given control plane and devcloud, with the
-// same flags: the upstream CCM (lab/peers/devcloud-go) or wasm-ccm with the devcloud plugin (operator RBAC aside: admin token).
+// Starts one of the two CCMs the comparison benchmarks measure, on a given control plane and cloud, with the same
+// flags: on devcloud the upstream CCM (lab/peers/devcloud-go) or wasm-ccm with the devcloud plugin; on moto
+// cloud-provider-aws's CCM (lab/peers/aws-go) or wasm-ccm with the AWS plugin (operator RBAC aside: admin token).
 import type { Devcloud } from '../../devcloud/src/index.ts';
 import { CCMProcess, IMAGE_ENV, imageEnvProblem, devcloudPluginArgs } from '../../lab/ccm/index.ts';
 import type { ControlPlaneInfo } from '../../lab/controlplane/index.ts';
-import { PeerCCM } from '../../lab/peers/index.ts';
+import { type AwsEnv, AwsPeerCCM, awsPluginArgs, PeerCCM } from '../../lab/peers/index.ts';
 
 export type Impl = 'wasm_ccm' | 'upstream';
 
@@ -45,6 +46,34 @@ export async function startCCM(impl: Impl, o: StartCCMOptions): Promise<StartedC
     const peer = new PeerCCM({ info: o.info, cloud: o.cloud, args: o.flags });
     return { pid: pidOf(peer.process.pid, impl), stop: () => peer.stop() };
   }
+  return startWasmCCM(o, [...devcloudPluginArgs(o.info.dir, o.cloud, o.name), ...o.flags]);
+}
+
+export interface StartAwsCCMOptions extends Omit<StartCCMOptions, 'cloud' | 'name'> {
+  /** moto seeded for the cluster `cluster` (lab/peers/aws-env.ts). */
+  aws: AwsEnv;
+  /** A subnet of the cluster's VPC (upstream needs one to start without an instance of its own). */
+  subnetID: string;
+}
+
+/** startCCM on moto: cloud-provider-aws's CCM, or wasm-ccm with plugins/aws, for the cluster aws.cluster. */
+export async function startAwsCCM(impl: Impl, o: StartAwsCCMOptions): Promise<StartedCCM> {
+  const cluster = `--cluster-name=${o.aws.cluster}`;
+  if (impl === 'upstream') {
+    const peer = new AwsPeerCCM({
+      info: o.info,
+      moto: o.aws.moto,
+      vpcID: o.aws.seeded.vpcId,
+      subnetID: o.subnetID,
+      clusterID: o.aws.cluster,
+      args: [...o.flags, cluster, '--configure-cloud-routes=false'],
+    });
+    return { pid: pidOf(peer.process.pid, impl), stop: () => peer.stop() };
+  }
+  return startWasmCCM(o, [...awsPluginArgs(o.aws), cluster, ...o.flags]);
+}
+
+async function startWasmCCM(o: Omit<StartCCMOptions, 'cloud' | 'name'>, args: string[]): Promise<StartedCCM> {
   // The image's environment (jemalloc preloaded), unless the caller gives its own: refuse to measure without it.
   if (o.env === undefined) {
     const problem = imageEnvProblem();
@@ -53,12 +82,12 @@ export async function startCCM(impl: Impl, o: StartCCMOptions): Promise<StartedC
   const proc = new CCMProcess({
     info: o.info,
     token: o.info.adminToken,
-    args: [...devcloudPluginArgs(o.info.dir, o.cloud, o.name), ...o.flags],
+    args,
     ...(o.main ? { main: o.main } : {}),
     nodeArgs: o.nodeArgs ?? [],
     env: o.env ?? IMAGE_ENV,
   });
-  const started = { pid: pidOf(proc.process.pid, impl), stop: () => proc.stop() };
+  const started = { pid: pidOf(proc.process.pid, 'wasm_ccm'), stop: () => proc.stop() };
   try {
     await proc.ready(60_000);
   } catch (err) {

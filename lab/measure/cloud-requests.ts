@@ -28,7 +28,8 @@ export function counterDelta(
   for (const [op, counter] of Object.entries(after)) {
     if (!isCloudOp(op)) continue;
     const delta = counter.total - (before[op]?.total ?? 0);
-    if (delta < 0) throw new Error(`devcloud counter ${op} went down (${before[op]?.total} -> ${counter.total}): reset?`);
+    if (delta < 0)
+      throw new Error(`devcloud counter ${op} went down (${before[op]?.total} -> ${counter.total}): reset?`);
     if (delta > 0) out[op] = delta;
   }
   return out;
