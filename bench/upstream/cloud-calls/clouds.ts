@@ -7,6 +7,7 @@ import { cloudRequestTotal, counterDelta, awsActions, type OpTotal } from '../..
 import { type AwsEnv, call, privateSubnet, startAwsEnv, xmlTexts } from '../../../lab/peers/index.ts';
 import type { BurstTarget } from '../../lib/burst-round.ts';
 import { devcloudInstances } from '../../lib/cluster-load.ts';
+import { startTopologyFront } from './topology-front.ts';
 import { type Impl, startAwsCCM, startCCM } from '../../lib/start-ccm.ts';
 
 export type CloudName = 'devcloud' | 'moto';
@@ -61,8 +62,17 @@ const MOTO_CLUSTER = 'cloud-calls';
 // Nodes may still be going away).
 const MAX_MOTO_RUNS = 15;
 
-/** A fresh moto for one CCM run: a VPC tagged for the cluster, a subnet of its own, every request recorded. */
-export async function motoRun(spec: RunSpec): Promise<CloudRun<number>> {
+/** A reading of moto's log and of the front's own answers. */
+export interface MotoMark {
+  recorded: number;
+  front: number;
+}
+
+/**
+ * A fresh moto for one CCM run: a VPC tagged for the cluster, a subnet of its own, every request recorded, and the
+ * front (topology-front.ts) both CCMs reach it through.
+ */
+export async function motoRun(spec: RunSpec): Promise<CloudRun<MotoMark>> {
   if (spec.index >= MAX_MOTO_RUNS) throw new Error(`moto: at most ${MAX_MOTO_RUNS} runs (rounds x 2) per invocation`);
   const aws = await startAwsEnv({
     cluster: MOTO_CLUSTER,
@@ -70,6 +80,7 @@ export async function motoRun(spec: RunSpec): Promise<CloudRun<number>> {
     instancesPerZone: 0,
     moto: { recordRequests: true },
   });
+  const closers: Array<() => Promise<void>> = [() => aws.close()];
   try {
     const cidr = `10.0.${16 * (spec.index + 1)}.0/20`;
     const subnetId = await privateSubnet(aws.query, {
@@ -78,10 +89,17 @@ export async function motoRun(spec: RunSpec): Promise<CloudRun<number>> {
       cidr,
       zone: 'us-east-1a',
     });
+    const front = await startTopologyFront(aws.moto.endpoint);
+    closers.unshift(() => front.close());
     return {
-      mark: () => aws.moto.recordedCount(),
-      totalAt: (m) => m,
-      between: (from, to) => awsActions(aws.moto.recorded().slice(from, to)),
+      mark: () => ({ recorded: aws.moto.recordedCount(), front: front.answered() }),
+      totalAt: (m) => m.recorded + m.front,
+      between: (from, to) => {
+        const out = awsActions(aws.moto.recorded().slice(from.recorded, to.recorded));
+        const answered = to.front - from.front;
+        if (answered > 0) out[TOPOLOGY] = (out[TOPOLOGY] ?? 0) + answered;
+        return out;
+      },
       target: {
         start: () =>
           startAwsCCM(spec.impl, {
@@ -91,15 +109,22 @@ export async function motoRun(spec: RunSpec): Promise<CloudRun<number>> {
             flags: spec.flags,
             main: spec.main,
             nodeArgs: spec.nodeArgs,
+            frontPort: front.port,
           }),
         instances: (prefix, count) => runInstances(aws, subnetId, prefix, count),
       },
-      close: () => aws.close(),
+      close: () => closeAll(closers),
     };
   } catch (err) {
-    await aws.close();
+    await closeAll(closers);
     throw err;
   }
+}
+
+const TOPOLOGY = 'ec2:DescribeInstanceTopology';
+
+async function closeAll(closers: ReadonlyArray<() => Promise<void>>): Promise<void> {
+  for (const close of closers) await close();
 }
 
 /** `count` instances in one RunInstances, tagged for the cluster; their private DNS names (the Nodes' names). */
