@@ -214,7 +214,7 @@ async function main(): Promise<void> {
     wall_s: Math.round((performance.now() - started) / 1000),
     clouds: summaries,
   });
-  writeFileSync(`${values.out}.md`, `${table}\n\n${cpu}\n`);
+  writeFileSync(`${values.out}.md`, `# bench:cloud-calls\n\n\`\`\`text\n${table}\n\n${cpu}\n\`\`\`\n`);
   process.exit(0);
 }
 
