@@ -25,8 +25,6 @@ export interface AwsPeerCCMOptions {
   endpoint?: string;
   /** Flags beyond the cloud provider's (e.g. --controllers=..., --cluster-cidr=..., --configure-cloud-routes=false). */
   args: readonly string[];
-  /** Where the CCM sends every AWS request (default moto's endpoint): a front before moto. */
-  endpoint?: string;
 }
 
 // The services the CCM builds clients for, by the AWS SDK's service ID, with their signing names.
