@@ -18,6 +18,13 @@ export function names(prefix: string, n: number, from = 0): string[] {
   return Array.from({ length: n }, (_, i) => `${prefix}-${String(i + from).padStart(5, '0')}`);
 }
 
+/** `count` running devcloud instances named `prefix-00000`, ...; their names, which their Nodes register with. */
+export function devcloudInstances(cloud: Devcloud, prefix: string, count: number): string[] {
+  const made = names(prefix, count);
+  for (const name of made) cloud.addInstance({ name });
+  return made;
+}
+
 /** Runs `fn` over `items` with at most `limit` in flight. */
 export async function inParallel<T>(
   items: readonly T[],
@@ -89,11 +96,21 @@ export async function warmUp(
   runLabel: string,
   name = 'warmup',
 ): Promise<NodeInitWatch> {
+  cloud.addInstance({ name });
+  return warmUpNode(admin, runLabel, name);
+}
+
+/** warmUp for a Node whose instance the caller made (in any cloud). */
+export async function warmUpNode(admin: KubeClient, runLabel: string, name: string): Promise<NodeInitWatch> {
   const watch = new NodeInitWatch(admin, runLabel, UNINITIALIZED_TAINT.key);
   await watch.start();
-  cloud.addInstance({ name });
-  await createNodes(admin, [name], { [runLabel]: 'warmup' });
-  await watch.waitCleared(1, 60_000);
+  try {
+    await createNodes(admin, [name], { [runLabel]: 'warmup' });
+    await watch.waitCleared(1, 60_000);
+  } catch (err) {
+    await watch.stop();
+    throw err;
+  }
   return watch;
 }
 

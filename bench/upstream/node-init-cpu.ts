@@ -16,13 +16,12 @@ import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { type Devcloud, startDevcloud } from '../../devcloud/src/index.ts';
 import { KubeClient } from '../../host/src/kube/client/client.ts';
-import { HttpMethod } from '../../host/src/kube/client/http-method.ts';
 import { CCM_MAIN, CCM_MAIN_COMPILED, IMAGE_NODE_ARGS } from '../../lab/ccm/index.ts';
 import { ControlPlane, adminKubeConfig } from '../../lab/controlplane/index.ts';
-import { createNodes, names, warmUp } from '../lib/cluster-load.ts';
-import type { NodeInitWatch } from '../lib/node-init-watch.ts';
-import { cpuSeconds, median, formatTable } from '../../lab/measure/index.ts';
-import { type StartedCCM, startCCM, benchFlags } from '../lib/start-ccm.ts';
+import { burstRound } from '../lib/burst-round.ts';
+import { devcloudInstances } from '../lib/cluster-load.ts';
+import { median, formatTable } from '../../lab/measure/index.ts';
+import { startCCM, benchFlags } from '../lib/start-ccm.ts';
 
 const { values } = parseArgs({
   options: {
@@ -71,31 +70,24 @@ async function measure(
   v: Variant,
   round: number,
 ): Promise<number> {
-  const label = `r${round}-${v.label.toLowerCase()}`;
-  // A label of this round's own: its nodes are watched, then deleted, apart from every other round's.
-  const runLabel = `bench.wasm-ccm/cpu-${label}`;
-  let ccm: StartedCCM | undefined;
-  let watch: NodeInitWatch | undefined;
-  try {
-    ccm = await startCCM(v.main === undefined ? 'upstream' : 'wasm_ccm', {
-      info: cp.info,
-      cloud,
-      flags: FLAGS,
-      name: `cpu-${label}`,
-      ...(v.main !== undefined ? { main: v.main, nodeArgs: v.nodeArgs } : {}),
-    });
-    watch = await warmUp(admin, cloud, runLabel, `${label}-warmup`);
-    const burst = names(label, NODES);
-    for (const name of burst) cloud.addInstance({ name });
-    const cpu0 = cpuSeconds(ccm.pid);
-    await createNodes(admin, burst, { [runLabel]: 'burst' });
-    await watch.waitCleared(NODES + 1, 300_000);
-    return cpuSeconds(ccm.pid) - cpu0;
-  } finally {
-    await watch?.stop();
-    await ccm?.stop();
-    await admin.request({ method: HttpMethod.DELETE, path: '/api/v1/nodes', query: { labelSelector: runLabel } });
-  }
+  const label = `cpu-r${round}-${v.label.toLowerCase()}`;
+  const result = await burstRound(
+    admin,
+    {
+      start: () =>
+        startCCM(v.main === undefined ? 'upstream' : 'wasm_ccm', {
+          info: cp.info,
+          cloud,
+          flags: FLAGS,
+          name: label,
+          ...(v.main !== undefined ? { main: v.main, nodeArgs: v.nodeArgs } : {}),
+        }),
+      instances: async (prefix, count) => devcloudInstances(cloud, prefix, count),
+    },
+    label,
+    NODES,
+  );
+  return result.cpuSeconds;
 }
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;

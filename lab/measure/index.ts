@@ -1,3 +1,4 @@
+export * from './cloud-requests.ts';
 export * from './proc-stats.ts';
 export * from './prom-text.ts';
 export * from './results.ts';

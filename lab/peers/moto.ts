@@ -179,6 +179,16 @@ export class Moto {
       });
   }
 
+  /** How many requests moto recorded so far (MotoOptions.recordRequests), without decoding them: cheap to poll. */
+  recordedCount(): number {
+    const file = join(this.#dir, 'recording.jsonl');
+    if (!existsSync(file)) return 0;
+    const bytes = readFileSync(file);
+    let lines = 0;
+    for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) lines++;
+    return lines;
+  }
+
   get running(): boolean {
     return this.#process.running;
   }
