@@ -20,16 +20,24 @@ import {
   GetZoneRequest,
   InitializeRequest,
   InitializeResponse,
+  InstanceBatchRequest,
+  InstanceExistsBatchResponse,
+  InstanceExistsOutcome,
   InstanceExistsRequest,
   InstanceExistsResponse,
   InstanceMetadata,
+  InstanceMetadataBatchResponse,
+  InstanceMetadataOutcome,
   InstanceMetadataRequest,
+  InstanceShutdownBatchResponse,
+  InstanceShutdownOutcome,
   InstanceShutdownRequest,
   InstanceShutdownResponse,
   ListRoutesRequest,
   ListRoutesResponse,
   LoadBalancerStatus,
   Log,
+  Node,
   PluginConfig,
   PluginError,
   Provider,
@@ -37,11 +45,13 @@ import {
   UpdateLoadBalancerResponse,
   Zone,
   fields,
+  nodeError,
   registerProvider,
 } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
 import { Config, parseConfig } from "./config";
-import { lookupNode, notFound } from "./instances";
+import { lookupNodes } from "./instance-batch";
+import { Lookup, lookupNode, notFound } from "./instances";
 import * as lbKind from "./lb-kind";
 import { loadBalancerName } from "./names";
 import * as routes from "./routes";
@@ -84,33 +94,63 @@ class AwsProvider extends Provider {
   }
 
   instanceExists(req: InstanceExistsRequest, out: InstanceExistsResponse): PluginError | null {
-    const found = lookupNode(this.aws, req.node);
-    if (found.error !== null) return found.error;
-    out.exists = found.instance !== null;
-    return null;
+    return existsFrom(lookupNode(this.aws, req.node), out);
   }
 
   instanceShutdown(req: InstanceShutdownRequest, out: InstanceShutdownResponse): PluginError | null {
-    const found = lookupNode(this.aws, req.node);
-    if (found.error !== null) return found.error;
-    const inst = found.instance;
-    if (inst === null) return notFound(req.node);
-    out.shutdown = inst.state == "stopped";
-    return null;
+    return shutdownFrom(lookupNode(this.aws, req.node), req.node, out);
   }
 
   instanceMetadata(req: InstanceMetadataRequest, out: InstanceMetadata): PluginError | null {
-    const found = lookupNode(this.aws, req.node);
+    return this.metadataFrom(lookupNode(this.aws, req.node), req.node, out);
+  }
+
+  // The batched forms look every node up in one DescribeInstances per 200 IDs or names (instance-batch.ts); each
+  // node's outcome is what its per-node call would have answered.
+  instanceExistsBatch(req: InstanceBatchRequest, out: InstanceExistsBatchResponse): PluginError | null {
+    const found = lookupNodes(this.aws, req.nodes);
+    for (let i = 0; i < req.nodes.length; i++) {
+      const outcome = new InstanceExistsOutcome();
+      const err = existsFrom(found[i], outcome.ok);
+      if (err !== null) outcome.error = nodeError(err);
+      out.results.push(outcome);
+    }
+    return null;
+  }
+
+  instanceShutdownBatch(req: InstanceBatchRequest, out: InstanceShutdownBatchResponse): PluginError | null {
+    const found = lookupNodes(this.aws, req.nodes);
+    for (let i = 0; i < req.nodes.length; i++) {
+      const outcome = new InstanceShutdownOutcome();
+      const err = shutdownFrom(found[i], req.nodes[i], outcome.ok);
+      if (err !== null) outcome.error = nodeError(err);
+      out.results.push(outcome);
+    }
+    return null;
+  }
+
+  instanceMetadataBatch(req: InstanceBatchRequest, out: InstanceMetadataBatchResponse): PluginError | null {
+    const found = lookupNodes(this.aws, req.nodes);
+    for (let i = 0; i < req.nodes.length; i++) {
+      const outcome = new InstanceMetadataOutcome();
+      const err = this.metadataFrom(found[i], req.nodes[i], outcome.ok);
+      if (err !== null) outcome.error = nodeError(err);
+      out.results.push(outcome);
+    }
+    return null;
+  }
+
+  private metadataFrom(found: Lookup, node: Node, out: InstanceMetadata): PluginError | null {
     if (found.error !== null) return found.error;
     const inst = found.instance;
-    if (inst === null) return notFound(req.node);
+    if (inst === null) return notFound(node);
     out.providerID = inst.providerID;
     out.instanceType = inst.type;
     out.zone = inst.zone;
     out.region = this.config.region;
     out.nodeAddresses = inst.addresses();
     // As upstream: a Node that has the zone ID label keeps it, and no call is made for it.
-    if (!req.node.labels.has(zones.LABEL_ZONE_ID)) {
+    if (!node.labels.has(zones.LABEL_ZONE_ID)) {
       const zoneId = zones.zoneIdOf(this.aws, inst.zone);
       if (zoneId.error !== null) return zoneId.error;
       out.additionalLabels.set(zones.LABEL_ZONE_ID, zoneId.zoneId);
@@ -171,6 +211,20 @@ class AwsProvider extends Provider {
   getZoneByNodeName(req: GetZoneByNodeNameRequest, out: Zone): PluginError | null {
     return zones.getZoneByNodeName(this.aws, this.config, req.nodeName, out);
   }
+}
+
+function existsFrom(found: Lookup, out: InstanceExistsResponse): PluginError | null {
+  if (found.error !== null) return found.error;
+  out.exists = found.instance !== null;
+  return null;
+}
+
+function shutdownFrom(found: Lookup, node: Node, out: InstanceShutdownResponse): PluginError | null {
+  if (found.error !== null) return found.error;
+  const inst = found.instance;
+  if (inst === null) return notFound(node);
+  out.shutdown = inst.state == "stopped";
+  return null;
 }
 
 registerProvider(new AwsProvider());

@@ -172,7 +172,7 @@ export function lookupNode(aws: Aws, node: Node): Lookup {
   if (node.providerID != "") {
     const id = instanceIdOf(node.providerID);
     if (id == "") {
-      out.error = invalid("node " + node.name + ": providerID " + node.providerID + " is not aws:///<zone>/<instance id>");
+      out.error = badProviderID(node);
       return out;
     }
     found = describeInstances(aws, [id], []);
@@ -184,6 +184,10 @@ export function lookupNode(aws: Aws, node: Node): Lookup {
     if (found.instances[k].state != "terminated") out.instance = found.instances[k];
   }
   return out;
+}
+
+export function badProviderID(node: Node): PluginError {
+  return invalid("node " + node.name + ": providerID " + node.providerID + " is not aws:///<zone>/<instance id>");
 }
 
 export function notFound(node: Node): PluginError {

@@ -21,6 +21,8 @@ import { splitList } from "./values";
 
 export class Port {
   id: string = "";
+  /** The server the port is attached to. */
+  deviceID: string = "";
   status: string = "";
   networkID: string = "";
   fixedIPs: string[] = [];
@@ -51,6 +53,7 @@ export function listPorts(api: Api, query: string): PortsResult {
     const doc = list.at(i);
     p.id = doc.get("id").asString();
     p.status = doc.get("status").asString();
+    p.deviceID = doc.get("device_id").asString();
     p.networkID = doc.get("network_id").asString();
     const fixed = doc.get("fixed_ips");
     for (let k = 0; k < fixed.length; k++) {

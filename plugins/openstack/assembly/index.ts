@@ -23,16 +23,25 @@ import {
   GetZoneRequest,
   InitializeRequest,
   InitializeResponse,
+  InstanceBatchRequest,
+  InstanceExistsBatchResponse,
+  InstanceExistsOutcome,
   InstanceExistsRequest,
   InstanceExistsResponse,
   InstanceMetadata,
+  InstanceMetadataBatchResponse,
+  InstanceMetadataOutcome,
   InstanceMetadataRequest,
+  InstanceShutdownBatchResponse,
+  InstanceShutdownOutcome,
   InstanceShutdownRequest,
   InstanceShutdownResponse,
   instanceNotFound,
   ListRoutesRequest,
   ListRoutesResponse,
   Log,
+  Node,
+  nodeError,
   PluginError,
   Provider,
   registerProvider,
@@ -40,7 +49,7 @@ import {
   UpdateLoadBalancerResponse,
   Zone,
 } from "@wasm-ccm/plugin-sdk";
-import { attachedPorts, nodeAddresses } from "./addresses";
+import { attachedPorts, nodeAddresses, PortsResult } from "./addresses";
 import { Api } from "./api";
 import { setWaitSteps, startCall } from "./budget";
 import { readEndpoints } from "./catalog";
@@ -48,6 +57,7 @@ import { Config, parseConfig } from "./config";
 import * as lb from "./loadbalancer";
 import { loadBalancerName } from "./names";
 import * as routes from "./routes";
+import { lookupNodes, MetadataParts } from "./server-batch";
 import {
   instanceTypeOf,
   lookupNode,
@@ -95,18 +105,11 @@ class OpenStackProvider extends Provider {
   }
 
   instanceExists(req: InstanceExistsRequest, out: InstanceExistsResponse): PluginError | null {
-    const found = lookupNode(this.os, req.node, this.config.region);
-    if (found.error !== null) return found.error;
-    out.exists = found.server !== null;
-    return null;
+    return existsFrom(lookupNode(this.os, req.node, this.config.region), out);
   }
 
   instanceShutdown(req: InstanceShutdownRequest, out: InstanceShutdownResponse): PluginError | null {
-    const found = lookupNode(this.os, req.node, this.config.region);
-    if (found.error !== null) return found.error;
-    if (found.server === null) return notFound(req.node);
-    out.shutdown = found.server!.status == SHUTOFF;
-    return null;
+    return shutdownFrom(lookupNode(this.os, req.node, this.config.region), req.node, out);
   }
 
   instanceMetadata(req: InstanceMetadataRequest, out: InstanceMetadata): PluginError | null {
@@ -116,10 +119,58 @@ class OpenStackProvider extends Provider {
     if (server === null) return notFound(req.node);
     const type = instanceTypeOf(this.os, server);
     if (type.error !== null) return type.error;
-    const ports = attachedPorts(this.os, server.id);
+    return this.metadataOf(server, type.value, attachedPorts(this.os, server.id), out);
+  }
+
+  // The batched forms find every node's server in a request or two (server-batch.ts); each node's outcome is what
+  // its per-node call would have answered.
+  instanceExistsBatch(req: InstanceBatchRequest, out: InstanceExistsBatchResponse): PluginError | null {
+    const found = lookupNodes(this.os, req.nodes, this.config.region);
+    for (let i = 0; i < req.nodes.length; i++) {
+      const outcome = new InstanceExistsOutcome();
+      const err = existsFrom(found[i], outcome.ok);
+      if (err !== null) outcome.error = nodeError(err);
+      out.results.push(outcome);
+    }
+    return null;
+  }
+
+  instanceShutdownBatch(req: InstanceBatchRequest, out: InstanceShutdownBatchResponse): PluginError | null {
+    const found = lookupNodes(this.os, req.nodes, this.config.region);
+    for (let i = 0; i < req.nodes.length; i++) {
+      const outcome = new InstanceShutdownOutcome();
+      const err = shutdownFrom(found[i], req.nodes[i], outcome.ok);
+      if (err !== null) outcome.error = nodeError(err);
+      out.results.push(outcome);
+    }
+    return null;
+  }
+
+  instanceMetadataBatch(req: InstanceBatchRequest, out: InstanceMetadataBatchResponse): PluginError | null {
+    const found = lookupNodes(this.os, req.nodes, this.config.region);
+    const parts = new MetadataParts(this.os, found);
+    for (let i = 0; i < req.nodes.length; i++) {
+      const outcome = new InstanceMetadataOutcome();
+      const err = this.batchedMetadata(found[i], req.nodes[i], parts, outcome.ok);
+      if (err !== null) outcome.error = nodeError(err);
+      out.results.push(outcome);
+    }
+    return null;
+  }
+
+  private batchedMetadata(found: ServerLookup, node: Node, parts: MetadataParts, out: InstanceMetadata): PluginError | null {
+    if (found.error !== null) return found.error;
+    const server = found.server;
+    if (server === null) return notFound(node);
+    const type = parts.typeOf(this.os, server);
+    if (type.error !== null) return type.error;
+    return this.metadataOf(server, type.value, parts.portsOf(server), out);
+  }
+
+  private metadataOf(server: Server, type: string, ports: PortsResult, out: InstanceMetadata): PluginError | null {
     if (ports.error !== null) return ports.error;
     out.providerID = providerIDOf(server, this.config.region, this.config.regionalProviderID);
-    out.instanceType = type.value;
+    out.instanceType = type;
     out.nodeAddresses = nodeAddresses(server, ports.ports, this.config);
     out.zone = sanitizeLabel(server.availabilityZone);
     out.region = this.config.region;
@@ -193,6 +244,19 @@ class OpenStackProvider extends Provider {
     out.region = this.config.region;
     return null;
   }
+}
+
+function existsFrom(found: ServerLookup, out: InstanceExistsResponse): PluginError | null {
+  if (found.error !== null) return found.error;
+  out.exists = found.server !== null;
+  return null;
+}
+
+function shutdownFrom(found: ServerLookup, node: Node, out: InstanceShutdownResponse): PluginError | null {
+  if (found.error !== null) return found.error;
+  if (found.server === null) return notFound(node);
+  out.shutdown = found.server!.status == SHUTOFF;
+  return null;
 }
 
 registerProvider(new OpenStackProvider());

@@ -99,13 +99,20 @@ export function lookupNode(api: Api, node: Node, region: string): ServerLookup {
   return serverByProviderID(api, node.providerID, region);
 }
 
+/** The server ID of a providerID of this region; an `Invalid` error for another form or another region. */
+export function serverIDIn(providerID: string, region: string): ProviderID {
+  const id = parseProviderID(providerID);
+  if (id.error === null && id.region != "" && id.region != region) {
+    id.error = invalid('ProviderID "' + providerID + '" didn\'t match supported region "' + region + '"');
+  }
+  return id;
+}
+
 export function serverByProviderID(api: Api, providerID: string, region: string): ServerLookup {
   const out = new ServerLookup();
-  const id = parseProviderID(providerID);
+  const id = serverIDIn(providerID, region);
   if (id.error !== null) {
     out.error = id.error;
-  } else if (id.region != "" && id.region != region) {
-    out.error = invalid('ProviderID "' + providerID + '" didn\'t match supported region "' + region + '"');
   } else {
     const answer = get(api.compute, "/servers/" + encodeComponent(id.serverID));
     if (!answer.notFound) readOne(answer, out);
@@ -127,13 +134,17 @@ export function serverByName(api: Api, name: string): ServerLookup {
     return out;
   }
   const list = answer.doc!.get("servers");
-  if (list.length > 1) out.error = internal("more than one server is named " + name);
+  if (list.length > 1) out.error = nameTaken(name);
   else if (list.length == 1) out.server = parseServer(list.at(0));
   return out;
 }
 
+export function nameTaken(name: string): PluginError {
+  return internal("more than one server is named " + name);
+}
+
 /** Go's regexp.QuoteMeta. */
-function quoteMeta(text: string): string {
+export function quoteMeta(text: string): string {
   let out = "";
   for (let i = 0; i < text.length; i++) {
     const c = text.charAt(i);
