@@ -18,6 +18,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'ccm-create-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 interface AbiMethod {
+  batchOf?: string;
   name: string;
   capability: string | null;
   request: string;
@@ -34,8 +35,10 @@ describe('create-wasm-ccm-provider', () => {
   it('templates every method of each capability it writes, with the ABI classes', () => {
     const abi = JSON.parse(readFileSync(join(SDK_DIR, 'abi', 'v1.json'), 'utf8')) as { methods: AbiMethod[] };
     for (const [capability, template] of Object.entries(TEMPLATE_CAPABILITIES)) {
+      // Not the batched methods: the SDK's default loops over the per-node one, and a provider overrides it only where
+      // its cloud answers many nodes at once.
       const expected = abi.methods
-        .filter((m) => m.capability === capability)
+        .filter((m) => m.capability === capability && m.batchOf === undefined)
         .map((m) => ({ name: m.name, request: m.request, response: m.response }));
       expect(template.methods.map(({ name, request, response }) => ({ name, request, response }))).toEqual(expected);
       expect(
