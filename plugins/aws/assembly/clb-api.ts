@@ -72,7 +72,7 @@ export function callClb(aws: Aws, q: QueryRequest): AwsAnswer {
 function texts(el: XmlElement, path: string): string[] {
   const found = el.path(path + "/member");
   const out: string[] = [];
-  for (let i = 0; i < found.length; i++) out.push(found[i].text.trim());
+  for (let i = 0; i < found.length; i++) out.push(found[i].text.trimStart().trimEnd());
   return out;
 }
 
@@ -235,6 +235,6 @@ export function modifyAttributes(aws: Aws, name: string, a: ClbAttributes): Plug
 }
 
 function intOr(text: string, fallback: i32): i32 {
-  const t = text.trim();
+  const t = text.trimStart().trimEnd();
   return t == "" ? fallback : I32.parseInt(t);
 }

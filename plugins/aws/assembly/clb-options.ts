@@ -108,7 +108,7 @@ function readSourceRanges(service: Service, out: ClbOptions): ClbOptions {
     from = "annotation " + SOURCE_RANGES;
   }
   for (let i = 0; i < ranges.length; i++) {
-    const r = ranges[i].trim();
+    const r = ranges[i].trimStart().trimEnd();
     if (r == "") continue;
     if (!isIPv4Cidr(r)) {
       out.error = invalid(from + ': "' + r + '" is not valid: want IPv4 CIDRs (a Classic ELB has no IPv6 rules)');
@@ -179,12 +179,12 @@ function goBool(v: string): i32 {
 function keyValues(text: string, into: Map<string, string>): bool {
   const parts = text.split(",");
   for (let i = 0; i < parts.length; i++) {
-    const part = parts[i].trim();
+    const part = parts[i].trimStart().trimEnd();
     if (part == "") continue;
     const eq = part.indexOf("=");
-    const key = (eq < 0 ? part : part.substring(0, eq)).trim();
+    const key = (eq < 0 ? part : part.substring(0, eq)).trimStart().trimEnd();
     if (key == "") return false;
-    into.set(key, eq < 0 ? "" : part.substring(eq + 1).trim());
+    into.set(key, eq < 0 ? "" : part.substring(eq + 1).trimStart().trimEnd());
   }
   return true;
 }
