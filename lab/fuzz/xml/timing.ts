@@ -162,6 +162,9 @@ export async function runXmlTimeFuzz(options: TimingOptions): Promise<TimingRepo
   return report;
 }
 
+/** Readings of each size when a step looks too slow: the fastest of them is the reader's own time. */
+const RECHECK_READINGS = 7;
+
 async function timeSeries(
   timer: XmlTimer,
   shape: AdversarialShape,
@@ -170,9 +173,12 @@ async function timeSeries(
   report: TimingReport,
 ): Promise<TimingSeries> {
   const series: TimingSeries = { shape, seed, bytes: [], ms: [] };
+  let previous = '';
   for (let step = 0; step < options.steps; step++) {
     const doc = ADVERSARIAL_SHAPES[shape](new Random(seed), countFor(shape, seed, options.firstBytes * 4 ** step));
-    const { cpuMs: ms, result } = await timer.time(doc);
+    const timing = await timer.time(doc);
+    const { result } = timing;
+    let ms = timing.cpuMs;
     series.bytes.push(encoder.encode(doc).byteLength);
     series.ms.push(Math.round(ms * 10) / 10);
     const label = `${shape} (seed ${seed}, ${series.bytes.at(-1)} bytes)`;
@@ -180,8 +186,21 @@ async function timeSeries(
       report.findings.push(`${label}: not read to its end (${JSON.stringify(result)})`);
       break;
     }
-    if (step === 0) continue;
-    const ratio = Math.max(ms, options.floorMs) / Math.max(series.ms[step - 1]!, options.floorMs);
+    if (step === 0) {
+      previous = doc;
+      continue;
+    }
+    let ratio = Math.max(ms, options.floorMs) / Math.max(series.ms[step - 1]!, options.floorMs);
+    if (ratio > options.maxRatio) {
+      // A second look, both sizes again with more readings, before a finding: a collection or another process on
+      // the cores slows one reading now and then, a reader that grows faster than its input does so every time.
+      const before = (await timer.time(previous, RECHECK_READINGS)).cpuMs;
+      ms = Math.min(ms, (await timer.time(doc, RECHECK_READINGS)).cpuMs);
+      series.ms[step - 1] = Math.round(Math.min(series.ms[step - 1]!, before) * 10) / 10;
+      series.ms[step] = Math.round(ms * 10) / 10;
+      ratio = Math.max(ms, options.floorMs) / Math.max(series.ms[step - 1]!, options.floorMs);
+    }
+    previous = doc;
     report.worstRatio[shape] = Math.max(report.worstRatio[shape] ?? 0, Math.round(ratio * 100) / 100);
     if (ratio > options.maxRatio) {
       report.findings.push(`${label}: ${ms.toFixed(1)} ms, ${ratio.toFixed(1)}x the step before (4x the size)`);
