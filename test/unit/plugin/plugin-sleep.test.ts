@@ -43,13 +43,20 @@ describe('ccm_sleep_ms', () => {
 
   it('pauses the call for the time asked, with next to no CPU', async () => {
     await plugin.callExport('probe', new Uint8Array(0));
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    await plugin.callExport('sleep_200', new Uint8Array(0));
-    const wallMs = performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
-    const cpuMs = (cpu.user + cpu.system) / 1000;
-    expect(wallMs).toBeGreaterThanOrEqual(199);
+    // The process's CPU over three sleeps, the least kept: a collection or a compile elsewhere in the process can
+    // land in one of them, a spinning sleep costs its 200 ms in every one.
+    let cpuMs = Infinity;
+    let wallMs = 0;
+    for (let i = 0; i < 3; i++) {
+      const cpuBefore = process.cpuUsage();
+      const started = performance.now();
+      await plugin.callExport('sleep_200', new Uint8Array(0));
+      const wall = performance.now() - started;
+      const cpu = process.cpuUsage(cpuBefore);
+      expect(wall).toBeGreaterThanOrEqual(199);
+      wallMs = Math.max(wallMs, wall);
+      cpuMs = Math.min(cpuMs, (cpu.user + cpu.system) / 1000);
+    }
     // A spin of 200 ms would cost 200 ms of CPU on the worker's thread alone.
     expect(cpuMs).toBeLessThan(100);
     console.info(`sleep 200 ms: ${Math.round(wallMs)} ms wall, ${cpuMs.toFixed(1)} ms CPU`);
