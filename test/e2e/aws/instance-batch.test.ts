@@ -2,11 +2,11 @@
 // message) is what its per-node call answers, for instances running, stopped, terminated and missing, found by
 // providerID, by private DNS name and by resource-based name; and the batch costs one DescribeInstances per kind of
 // lookup (instance IDs, DNS names) and per 200 values, as moto's own request log shows.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PluginAnswerError, type TestPlugin, testNode } from '../../../packages/wasm-ccm/src/testing/index.ts';
-import { setInstanceState, type AwsEnv, startAwsEnv } from '../../../lab/peers/index.ts';
+import { setInstanceState, type AwsEnv } from '../../../lab/peers/index.ts';
 import type { Node } from '../../../host/src/cloudprovider/index.ts';
-import { loadAwsPlugin } from './support/plugin.ts';
+import { useAwsPlugin } from './support/plugin.ts';
 
 const CLUSTER = 'aws-batch-test';
 let env: AwsEnv;
@@ -17,11 +17,14 @@ const instance = (i: number) => env.seeded.instances[i]!;
 const byId = (i: number, name = `node-${i}`) =>
   testNode({ name, providerID: `aws:///${instance(i).zone}/${instance(i).id}` });
 
+useAwsPlugin(
+  { cluster: CLUSTER, instancesPerZone: 3, moto: { recordRequests: true } },
+  (started) => ({ env, plugin } = started),
+);
+
 beforeAll(async () => {
-  env = await startAwsEnv({ cluster: CLUSTER, instancesPerZone: 3, moto: { recordRequests: true } });
   await setInstanceState(env.query, instance(1).id, 'StopInstances');
   await setInstanceState(env.query, instance(2).id, 'TerminateInstances');
-  plugin = await loadAwsPlugin(env, CLUSTER);
   nodes = [
     byId(0),
     byId(1),
@@ -36,12 +39,7 @@ beforeAll(async () => {
     { ...byId(5), labels: { 'topology.k8s.aws/zone-id': 'use1-az9' } },
     byId(0, 'node-0-again'),
   ];
-}, 180_000);
-
-afterAll(async () => {
-  await plugin?.close();
-  await env?.close();
-});
+}, 60_000);
 
 type Answer = { ok: unknown } | { code: string; message: string };
 

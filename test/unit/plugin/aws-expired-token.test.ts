@@ -29,7 +29,7 @@ beforeAll(async () => {
           Code: 'Success',
           AccessKeyId: `ASIAKEY${issued}`,
           SecretAccessKey: `secret-${issued}`,
-          Token: `session-${issued}`,
+          Token: `token-${issued}`,
           Expiration: new Date(Date.now() + 6 * 3600_000).toISOString(),
         }),
       );
@@ -103,8 +103,8 @@ describe('an AWS session AWS calls expired', () => {
       const renewed = await first?.renew?.();
       expect(issued).toBe(2);
       expect(renewed?.headers.authorization).toContain('Credential=ASIAKEY2/');
-      expect(renewed?.headers['x-amz-security-token']).toBe('session-2');
-      expect(renewed?.secrets).toEqual(expect.arrayContaining(['secret-2', 'session-2']));
+      expect(renewed?.headers['x-amz-security-token']).toBe('token-2');
+      expect(renewed?.secrets).toEqual(expect.arrayContaining(['secret-2', 'token-2']));
       // Each fetch counts as a login (wasm_ccm_cloud_api_logins_total).
       expect(logins).toEqual([
         ['aws', true],

@@ -25,7 +25,7 @@ export function useAwsPlugin(options: AwsEnvOptions, started: (s: { env: AwsEnv;
     env = await startAwsEnv(options);
     plugin = await loadAwsPlugin(env, options.cluster);
     started({ env, plugin });
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => {
     await plugin?.close();
     await env?.close();
