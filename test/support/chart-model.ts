@@ -141,6 +141,14 @@ export function renderedPod(objects: readonly RenderedObject[]): { kind: string;
   return { kind: workload.object.kind as string, pod };
 }
 
+/** Every key of the rendered Secret mounted where `path` is, by key (none for a Secret the rendering lacks). */
+function mountedSiblings(objects: readonly RenderedObject[], pod: V1PodSpec, path: string): Record<string, string> {
+  const mount = pod.containers[0]?.volumeMounts?.find((m) => path.startsWith(`${m.mountPath}/`));
+  const secretName = pod.volumes?.find((v) => v.name === mount?.name)?.secret?.secretName;
+  const secret = objects.find((o) => o.object.kind === 'Secret' && o.object.metadata?.name === secretName);
+  return (secret?.object as V1Secret | undefined)?.stringData ?? {};
+}
+
 /** What a ConfigMap or Secret of the rendering, mounted in the pod, holds at `path` in the container. */
 export function mountedContent(objects: readonly RenderedObject[], pod: V1PodSpec, path: string): string | undefined {
   const mount = pod.containers[0]?.volumeMounts?.find((m) => path.startsWith(`${m.mountPath}/`));
@@ -177,6 +185,11 @@ export function materializeArgs(objects: readonly RenderedObject[], root: string
   for (const path of named) {
     const absent = credentialFiles.has(path) ? '{"credentials": []}' : placeholder;
     write(path, mountedContent(objects, pod, path) ?? absent);
+    // The files a credentials file names (an AWS key's parts) are further keys of its Secret, beside it.
+    if (credentialFiles.has(path)) {
+      for (const [key, text] of Object.entries(mountedSiblings(objects, pod, path)))
+        write(join(dirname(path), key), text);
+    }
   }
   write(
     configPath,

@@ -94,3 +94,32 @@ first entry naming it (or its upstream alias node-route-controller) decides, els
 {{- end }}
 {{- and .Values.configureCloudRoutes $enabled }}
 {{- end }}
+
+{{/*
+A provider's keys in the chart's credentials Secret, as JSON: <provider>.json, the credentials file, and for an
+awsSigV4 entry with an access key, the key's parts as files (the CCM reads an AWS key from files, relative to the
+credentials file) which the entry then names.
+*/}}
+{{- define "wasm-ccm.credentialFiles" -}}
+{{- $files := dict }}
+{{- $entries := list }}
+{{- range $j, $e := .credentials.entries }}
+{{- $out := deepCopy $e }}
+{{- if and $e.awsSigV4 $e.awsSigV4.accessKeyId }}
+{{- $aws := omit $e.awsSigV4 "accessKeyId" "secretAccessKey" "sessionToken" }}
+{{- $prefix := printf "%s-%d-" $.name $j }}
+{{- $_ := set $files (print $prefix "access-key-id") $e.awsSigV4.accessKeyId }}
+{{- $_ := set $files (print $prefix "secret-access-key") $e.awsSigV4.secretAccessKey }}
+{{- $_ := set $aws "accessKeyIdFile" (print $prefix "access-key-id") }}
+{{- $_ := set $aws "secretAccessKeyFile" (print $prefix "secret-access-key") }}
+{{- with $e.awsSigV4.sessionToken }}
+{{- $_ := set $files (print $prefix "session-token") . }}
+{{- $_ := set $aws "sessionTokenFile" (print $prefix "session-token") }}
+{{- end }}
+{{- $_ := set $out "awsSigV4" $aws }}
+{{- end }}
+{{- $entries = append $entries $out }}
+{{- end }}
+{{- $_ := set $files (printf "%s.json" .name) (dict "credentials" $entries | toJson) }}
+{{- toJson $files }}
+{{- end }}

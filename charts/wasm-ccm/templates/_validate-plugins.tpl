@@ -93,6 +93,9 @@ the CCM checks them at start (host/src/plugin/config/parse.ts, host/src/plugin/m
 {{- end }}
 {{- $_ := set $entries $entry.name $j }}
 {{- include "wasm-ccm.checkHostPorts" (dict "path" (printf "%s.hosts" $path) "hosts" $entry.hosts) }}
+{{- if $entry.awsSigV4 }}
+{{- include "wasm-ccm.checkAwsSigV4" (dict "path" $path "entry" $entry) }}
+{{- end }}
 {{- range $header, $_ := $entry.headers }}
 {{- if not (regexMatch "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$" $header) }}
 {{- fail (printf "%s.headers: %q is not an HTTP header name: write a token such as X-Api-Key" $path $header) }}

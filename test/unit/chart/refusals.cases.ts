@@ -157,11 +157,6 @@ export function badCases(f: Fixtures): BadCase[] {
       message: "at '/plugins/providers/0/credentials/entries/0': 'oneOf' failed",
     },
     {
-      what: 'an AWS key as entries (it names files)',
-      values: credentials(entry({ awsSigV4: { accessKeyIdFile: 'id' } })),
-      message: "additional properties 'awsSigV4' not allowed",
-    },
-    {
       what: 'an insecure credential for a remote host',
       values: credentials(entry({ bearerToken: 't', insecure: true })),
       message: 'plugins.providers[0].credentials.entries[0].insecure: "api.example" is not a loopback address',

@@ -1,4 +1,4 @@
-// Every bad value of refusals.cases.ts and refusals-flags.cases.ts fails `helm template`, and so `helm install` and `helm upgrade`, which render
+// Every bad value of refusals.cases.ts, refusals-flags.cases.ts and refusals-aws.cases.ts fails `helm template`, and so `helm install` and `helm upgrade`, which render
 // the same templates, with a message naming the value and what to write; the good values beside them render, and
 // the CCM's own command-line and plugin-configuration parsers accept what they render (materialized as the pod
 // would see it), so no check is stricter than the CCM.
@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, it } from 'vitest';
 import { parseCommandLine } from '../../../host/src/options/ccm-options.ts';
 import { chartTestSetup, DEVCLOUD_MODULE, helmTemplate, materializeArgs } from '../../support/chart-model.ts';
+import { awsBadCases, awsGoodCases } from './refusals-aws.cases.ts';
 import { flagBadCases, flagGoodCases } from './refusals-flags.cases.ts';
 import { badCases, type Fixtures, goodCases, type ValuesCase } from './refusals.cases.ts';
 
@@ -44,7 +45,7 @@ const render = (c: ValuesCase) =>
 // Each case is its own helm process: they run a few at a time (vitest's maxConcurrency), each asserting with its own
 // context's expect.
 describe('charts/wasm-ccm refuses at helm template what the CCM refuses at start', () => {
-  it.concurrent.for([...badCases(f), ...flagBadCases].map((c) => [c.what, c] as const))(
+  it.concurrent.for([...badCases(f), ...flagBadCases, ...awsBadCases].map((c) => [c.what, c] as const))(
     '%s',
     async ([, c], { expect }) => {
       const result = await render(c);
@@ -55,7 +56,7 @@ describe('charts/wasm-ccm refuses at helm template what the CCM refuses at start
 });
 
 describe('charts/wasm-ccm renders good values beside each check, and the CCM accepts them', () => {
-  it.concurrent.for([...goodCases(f), ...flagGoodCases].map((c) => [c.what, c] as const))(
+  it.concurrent.for([...goodCases(f), ...flagGoodCases, ...awsGoodCases].map((c) => [c.what, c] as const))(
     '%s',
     async ([, c], { expect }) => {
       const result = await render(c);
