@@ -14,7 +14,7 @@ import {
 } from '../../../lab/controlplane/index.ts';
 import { diffSnapshots, snapshotText } from '../../support/parity/diff.ts';
 import { AWS_ALLOWED_DIFFERENCES } from './support/allow-list.ts';
-import { type ParityContext, type ParityResult, runAwsParity } from './support/parity-run.ts';
+import { PARITY_CLUSTER, type ParityContext, type ParityResult, runAwsParity } from './support/parity-run.ts';
 
 describe('the AWS plugin beside cloud-provider-aws, against the same moto', () => {
   const info = inject('controlPlane');
@@ -45,6 +45,16 @@ describe('the AWS plugin beside cloud-provider-aws, against the same moto', () =
     }
     expect(upstream.orphans).toEqual([]);
     expect(wasm.orphans).toEqual([]);
+    // moto's scheme gap was met and corrected: upstream sends no Scheme for the two internet-facing NLBs.
+    expect(upstream.schemeCorrections).toBe(2);
+    // The snapshots hold what is compared: upstream's NLB rules in the nodes' group, none left after deletion.
+    const nodesGroup = `cluster-vpc~1${PARITY_CLUSTER}-nodes`;
+    const rules = JSON.parse(upstream.snapshot.get(`security-groups/${nodesGroup}/#order`) ?? '[]') as string[];
+    expect(rules).toContain(
+      'tcp nodePort:web:80-nodePort:web:80 from 0.0.0.0/0 (kubernetes.io/rule/nlb/client={nlb:web})',
+    );
+    expect(rules).toContain('icmp 3-4 from 0.0.0.0/0 (kubernetes.io/rule/nlb/mtu)');
+    expect(upstream.snapshot.get(`deleted/security-groups/${nodesGroup}`)).toBe('[]');
     const { failing, allowed } = diffSnapshots(upstream.snapshot, wasm.snapshot, AWS_ALLOWED_DIFFERENCES);
     if (allowed.length > 0) console.log(`aws parity: allowed differences:\n  ${allowed.join('\n  ')}`);
     expect(failing).toEqual([]);

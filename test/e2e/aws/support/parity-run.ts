@@ -21,6 +21,7 @@ import { eventually } from '../../../../lab/process/index.ts';
 import { flatten, seg, type Snapshot } from '../../../support/parity/flatten.ts';
 import { discoverySubnets, parityNodeNames, TARGET_COUNT, untaggedInstance } from './parity-estate.ts';
 import { securityGroupRules } from './sg-state.ts';
+import { startCorrectingProxy } from './moto-corrections.ts';
 import { dnsShape, type LoadBalancerState, loadBalancerState, type Normalizer } from './elb-state.ts';
 
 export type AwsImpl = 'upstream' | 'wasm-ccm';
@@ -75,10 +76,13 @@ export interface ParityResult {
   snapshot: Snapshot;
   /** moto's ELBv2 inventory after the Service's deletion: must be empty. */
   orphans: string[];
+  /** Upstream's CreateLoadBalancer requests that got AWS's default scheme (support/moto-corrections.ts). */
+  schemeCorrections: number;
 }
 
 interface Running {
   stop(): Promise<number | null>;
+  schemeCorrections(): number;
   running(): boolean;
   tail(): string;
 }
@@ -109,7 +113,7 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
     env.seeded.subnetIds.push(await privateSubnet(env.query, hidden));
     await discoverySubnets(env);
     for (const name of nodeNames) await core.createNode({ body: kubeletNode(name) });
-    ccm = startCCM(impl, ctx, env);
+    ccm = await startCCM(impl, ctx, env);
     const out: Snapshot = new Map();
     const norm = normalizer(env);
     for (const name of nodeNames) {
@@ -133,7 +137,7 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
       flatten(out, `events/settled/node/${seg(norm.text(name))}`, await nodeEventReasons(core, name));
     }
     const orphans = await deletedServices(run);
-    return { snapshot: out, orphans };
+    return { snapshot: out, orphans, schemeCorrections: ccm.schemeCorrections() };
   } catch (err) {
     throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${ccm?.tail() ?? '(not started)'}`, { cause: err });
   } finally {
@@ -158,11 +162,14 @@ async function nameInstances(env: AwsEnv): Promise<void> {
   }
 }
 
-function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Running {
+/** upstream reaches moto through the correcting proxy (support/moto-corrections.ts), stopped with it. */
+export async function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Promise<Running> {
   if (impl === 'upstream') {
+    const proxy = await startCorrectingProxy(env.moto.endpoint, env.moto);
     const peer = new AwsPeerCCM({
       info: ctx.info,
       moto: env.moto,
+      endpoint: proxy.endpoint,
       vpcID: env.seeded.vpcId,
       subnetID: env.seeded.subnetIds[0]!,
       clusterID: PARITY_CLUSTER,
@@ -173,7 +180,16 @@ function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Running {
         `--cluster-name=${PARITY_CLUSTER}`,
       ],
     });
-    return { stop: () => peer.stop(), running: () => peer.process.running, tail: () => peer.process.tail() };
+    return {
+      stop: async () => {
+        const code = await peer.stop();
+        await proxy.close();
+        return code;
+      },
+      running: () => peer.process.running,
+      tail: () => peer.process.tail(),
+      schemeCorrections: proxy.schemeCorrections,
+    };
   }
   const ccm = new CCMProcess({
     info: ctx.info,
@@ -185,7 +201,12 @@ function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Running {
       '--leader-elect=false',
     ],
   });
-  return { stop: () => ccm.stop(), running: () => ccm.process.running, tail: () => ccm.process.tail() };
+  return {
+    stop: () => ccm.stop(),
+    running: () => ccm.process.running,
+    tail: () => ccm.process.tail(),
+    schemeCorrections: () => 0,
+  };
 }
 
 function alive(ccm: Running, impl: AwsImpl): void {
@@ -216,15 +237,21 @@ function nodeView(node: V1Node, norm: Normalizer): object {
   };
 }
 
-/** The NodePorts of every Service, named `<service>:<port>`, for rules that mix them (security groups). */
-function portNormalizer({ ctx, env }: Run): Normalizer {
+/**
+ * The NodePorts of every Service, named `<service>:<port>`, and the NLB names as `{nlb:<service>}`, for rules that
+ * mix them (security groups, whose rule descriptions name the NLB).
+ */
+function portNormalizer({ ctx, env, lbNames }: Run): Normalizer {
   const names = new Map<string, string>();
   SERVICES.forEach((svc, i) => {
     names.set(String(ctx.nodePorts[2 * i]), `${svc.name}:80`);
     names.set(String(ctx.nodePorts[2 * i + 1]), `${svc.name}:443`);
   });
   names.set(String(ctx.nodePorts[2 * SERVICES.length]), 'local:health-check');
-  return normalizer(env, names);
+  const base = normalizer(env, names);
+  const text = (s: string) =>
+    lbNames.reduce((acc, lb, i) => acc.replaceAll(lb, `{nlb:${SERVICES[i]!.name}}`), base.text(s));
+  return { ...base, text };
 }
 
 async function createService(core: CoreV1Api, ctx: ParityContext, name: string, index: number): Promise<void> {
