@@ -14,6 +14,7 @@ import {
 } from '../../../lab/controlplane/index.ts';
 import { diffSnapshots, snapshotText } from '../../support/parity/diff.ts';
 import { AWS_ALLOWED_DIFFERENCES } from './support/allow-list.ts';
+import { runNlbHandover } from './support/nlb-handover.ts';
 import { PARITY_CLUSTER, type ParityContext, type ParityResult, runAwsParity } from './support/parity-run.ts';
 
 describe('the AWS plugin beside cloud-provider-aws, against the same moto', () => {
@@ -58,5 +59,46 @@ describe('the AWS plugin beside cloud-provider-aws, against the same moto', () =
     const { failing, allowed } = diffSnapshots(upstream.snapshot, wasm.snapshot, AWS_ALLOWED_DIFFERENCES);
     if (allowed.length > 0) console.log(`aws parity: allowed differences:\n  ${allowed.join('\n  ')}`);
     expect(failing).toEqual([]);
+  }, 240_000);
+
+  it('takes over the NLBs upstream made: the same NLBs and rules, none added twice, none left after deletion', async () => {
+    const { before, after, left } = await runNlbHandover(ctx);
+    const nodes = `cluster-vpc/${PARITY_CLUSTER}-nodes`;
+    const client = (svc: string, port: string, cidr: string) =>
+      `tcp nodePort:${svc}:${port}-nodePort:${svc}:${port} from ${cidr} (kubernetes.io/rule/nlb/client={nlb:${svc}})`;
+    const mtu = (cidr: string) => `icmp 3-4 from ${cidr} (kubernetes.io/rule/nlb/mtu)`;
+    const rules = before.rules[nodes] ?? [];
+    // What upstream made: each NodePort from the clients, ICMP 3/4 from each client range, and for the Service
+    // with source ranges the health check port from the NLB's subnets (the client rules do not cover it).
+    expect(rules).toEqual(
+      expect.arrayContaining([
+        client('web', '80', '0.0.0.0/0'),
+        client('web', '443', '0.0.0.0/0'),
+        ...['10.1.0.0/16', '192.168.0.0/24'].flatMap((c) => [client('secure', '80', c), client('secure', '443', c)]),
+        mtu('0.0.0.0/0'),
+        mtu('10.1.0.0/16'),
+        mtu('192.168.0.0/24'),
+      ]),
+    );
+    const health = rules.filter((r) => r.includes('kubernetes.io/rule/nlb/health={nlb:secure}'));
+    expect(health.length).toBeGreaterThan(0);
+    expect(rules.filter((r) => r.includes('{nlb:web}'))).toHaveLength(2);
+    // wasm-ccm registered the fourth node (its positive sign) and changed nothing else: the same NLBs, DNS names
+    // and groups, and not one rule added (under another description) or revoked.
+    expect(after.hostnames).toEqual(before.hostnames);
+    expect(after.lbNames).toEqual(before.lbNames);
+    expect(after.lbNames).toEqual(['{nlb:secure}', '{nlb:web}']);
+    for (const svc of ['web', 'secure']) {
+      const withoutTargets = (lb: (typeof before.lbs)[string] | undefined) => ({
+        ...lb,
+        targetGroups: lb?.targetGroups.map((tg) => ({ ...tg, targets: [] })),
+      });
+      expect(withoutTargets(after.lbs[svc])).toEqual(withoutTargets(before.lbs[svc]));
+      for (const tg of after.lbs[svc]?.targetGroups ?? []) expect(tg.targets).toHaveLength(4);
+    }
+    expect(after.rules).toEqual(before.rules);
+    // Deletion under wasm-ccm: no load balancer, target group or listener, and no rule in any group.
+    expect(left.inventory).toEqual([]);
+    expect(left.rules[nodes]).toEqual([]);
   }, 240_000);
 });

@@ -80,7 +80,7 @@ export interface ParityResult {
   schemeCorrections: number;
 }
 
-interface Running {
+export interface Running {
   stop(): Promise<number | null>;
   schemeCorrections(): number;
   running(): boolean;
@@ -149,7 +149,7 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
 }
 
 /** Tags every instance with its stable name and the cluster (upstream sees only instances tagged for its cluster). */
-async function nameInstances(env: AwsEnv): Promise<void> {
+export async function nameInstances(env: AwsEnv): Promise<void> {
   for (const [i, inst] of env.seeded.instances.entries()) {
     await call(env.query, 'ec2', {
       Action: 'CreateTags',
@@ -214,7 +214,7 @@ function alive(ccm: Running, impl: AwsImpl): void {
 }
 
 /** Instance IDs, VPC and subnet IDs by stable names; the Service's NodePorts by their Service ports. */
-function normalizer(env: AwsEnv, nodePorts = new Map<string, string>(), uid = ''): Normalizer {
+export function normalizer(env: AwsEnv, nodePorts = new Map<string, string>(), uid = ''): Normalizer {
   const ids: Array<[string, string]> = [
     ...env.seeded.instances.map((inst, i): [string, string] => [inst.id, `{node-${i}}`]),
     [env.seeded.vpcId, '{vpc}'],
