@@ -195,6 +195,7 @@ function syncListeners(
   // Target groups no listener uses any more (a port removed or changed).
   const tgError = removeTargetGroups(aws, attached.items, sync.keep);
   if (tgError !== null) return tgError;
+  if (cfg.disableSecurityGroupIngress) return null;
   return syncNlbRules(aws, cfg.clusterID, nlbTraffic(service, lb, opts, nlb, targets));
 }
 
@@ -230,8 +231,10 @@ export function ensureLoadBalancerDeleted(aws: Aws, cfg: Config, service: Servic
     Log.info("deleted network load balancer", fields().set("name", lb.name));
   }
   // Whether or not the NLB is still there: an earlier delete (this CCM's or upstream's) may have stopped after it.
-  const ruleError = revokeNlbRules(aws, cfg.clusterID, loadBalancerName(service));
-  if (ruleError !== null) return ruleError;
+  if (!cfg.disableSecurityGroupIngress) {
+    const ruleError = revokeNlbRules(aws, cfg.clusterID, loadBalancerName(service));
+    if (ruleError !== null) return ruleError;
+  }
   // Target groups made for the Service but never attached (an ensure that failed half-way).
   return targetGroupsOfService(aws, cfg, service);
 }

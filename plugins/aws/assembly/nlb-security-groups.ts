@@ -12,7 +12,7 @@ import { SOURCE_RANGES } from "./clb-options";
 import { Nlb } from "./elbv2";
 import { LbOptions, TRAFFIC_PORT } from "./lb-options";
 import { NlbOptions } from "./nlb-options";
-import { changeIngress, describeGroups, Rule, SecurityGroup } from "./security-groups";
+import { changeIngress, describeGroups, hasRule, Rule, SecurityGroup } from "./security-groups";
 import { TARGET_INSTANCE, Targets } from "./targets";
 
 export const CLIENT_RULE = "kubernetes.io/rule/nlb/client";
@@ -112,14 +112,23 @@ function syncDescribed(aws: Aws, g: SecurityGroup, want: Rule[], description: st
     else keep.push(r);
   }
   const add: Rule[] = [];
-  for (let i = 0; i < want.length; i++) if (!hasDescribed(keep, want[i]) && !hasDescribed(add, want[i])) add.push(want[i]);
+  // A rule of the same ports and source under another description: EC2 refuses a second (and the whole request with
+  // it); upstream skips it and counts the wanted rule as made, for the MTU rules too.
+  const covered: Rule[] = [];
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i];
+    if (hasDescribed(keep, w) || hasDescribed(add, w)) continue;
+    if (hasRule(keep, w)) covered.push(w);
+    else add.push(w);
+  }
   out.error = changeIngress(aws, "RevokeSecurityGroupIngress", g.id, revoke);
   if (out.error !== null) return out;
   out.error = changeIngress(aws, "AuthorizeSecurityGroupIngress", g.id, add);
   if (out.error !== null) return out;
   for (let i = 0; i < add.length; i++) keep.push(add[i]);
+  for (let i = 0; i < covered.length; i++) keep.push(covered[i]);
   g.rules = keep;
-  out.changed = revoke.length > 0 || add.length > 0;
+  out.changed = revoke.length > 0 || add.length > 0 || covered.length > 0;
   return out;
 }
 

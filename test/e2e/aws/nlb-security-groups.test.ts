@@ -4,7 +4,14 @@
 // MTU rule kept while another NLB needs it, and nothing left after deletion; an untagged group is used only while a
 // target instance is in it, as upstream does.
 import { describe, expect, it } from 'vitest';
-import { type TestPlugin, testNode, testPort, testService } from '../../../packages/wasm-ccm/src/testing/index.ts';
+import {
+  loadTestPlugin,
+  type TestPlugin,
+  testNode,
+  testPort,
+  testService,
+} from '../../../packages/wasm-ccm/src/testing/index.ts';
+import { builtPlugin } from '../../../lab/plugins/index.ts';
 import { type AwsEnv, call, runInstance, tagResource, xmlText } from '../../../lab/peers/index.ts';
 import type { Node, Service } from '../../../host/src/abi/index.ts';
 import { useAwsPlugin } from './support/plugin.ts';
@@ -113,5 +120,75 @@ describe('aws plugin: NLB rules in the instances security groups', () => {
     } finally {
       await remove(svc);
     }
+  });
+
+  it('counts a rule of the same port and source under another description as there, and leaves it', async () => {
+    const group = `${CLUSTER}-nodes`;
+    const groupId = xmlText(
+      await call(env.query, 'ec2', {
+        Action: 'DescribeSecurityGroups',
+        'Filter.1.Name': 'group-name',
+        'Filter.1.Value.1': group,
+      }),
+      'groupId',
+    );
+    const theirs = {
+      Action: 'AuthorizeSecurityGroupIngress',
+      GroupId: groupId,
+      'IpPermissions.1.IpProtocol': 'tcp',
+      'IpPermissions.1.FromPort': '30240',
+      'IpPermissions.1.ToPort': '30240',
+      'IpPermissions.1.IpRanges.1.CidrIp': '0.0.0.0/0',
+      'IpPermissions.1.IpRanges.1.Description': 'the operator',
+    };
+    await call(env.query, 'ec2', theirs);
+    const nodes = [testNode({ name: env.seeded.instances[0]!.privateDnsName })];
+    const svc = testService({ name: 'shared', ports: [testPort(80, 30240), testPort(443, 30241)], annotations: NLB });
+    try {
+      // EC2 would refuse the whole request for the one duplicate: the other port's rule must still come.
+      await ensure(svc, nodes);
+      expect(await rules(group, svc)).toEqual(
+        [
+          'tcp 30240-30240 from 0.0.0.0/0 (the operator)',
+          client(30241, '0.0.0.0/0', 'shared'),
+          mtu('0.0.0.0/0'),
+        ].sort(),
+      );
+      await remove(svc);
+      expect(await rules(group, svc)).toEqual(['tcp 30240-30240 from 0.0.0.0/0 (the operator)']);
+    } finally {
+      await remove(svc);
+      await call(env.query, 'ec2', { ...theirs, Action: 'RevokeSecurityGroupIngress' });
+    }
+  });
+
+  it('opens and revokes nothing with [Global] DisableSecurityGroupIngress, as upstream', async () => {
+    const off = await loadTestPlugin(builtPlugin('aws'), {
+      cloudConfig: env.cloudConfig.replace('[Global]', '[Global]\nDisableSecurityGroupIngress = true'),
+      clusterName: CLUSTER,
+      allowedHosts: env.allowedHosts,
+      credentialsFile: env.credentialsFile,
+    });
+    const nodes = [testNode({ name: env.seeded.instances[0]!.privateDnsName })];
+    const svc = testService({ name: 'open', ports: [testPort(80, 30230)], annotations: NLB });
+    try {
+      await off.call('ensureLoadBalancer', { clusterName: CLUSTER, service: svc, nodes });
+      // The positive sign: the NLB is there with its target; the group has no rule of it.
+      const lb = await call(env.query, 'elasticloadbalancing', {
+        Action: 'DescribeLoadBalancers',
+        'Names.member.1': lbName(svc),
+      });
+      expect(xmlText(lb, 'LoadBalancerName')).toBe(lbName(svc));
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual([]);
+      // A rule the plugin would revoke stays: the groups are the cluster's to manage.
+      await ensure(svc, nodes);
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toContain(client(30230, '0.0.0.0/0', 'open'));
+      await off.call('ensureLoadBalancerDeleted', { clusterName: CLUSTER, service: svc });
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toContain(client(30230, '0.0.0.0/0', 'open'));
+    } finally {
+      await off.close();
+      await remove(svc);
+    }
+    expect(await rules(`${CLUSTER}-nodes`)).toEqual([]);
   });
 });

@@ -34,6 +34,7 @@ describe('aws plugin: cloud config', () => {
     ],
     [`${GOOD}ClusterServiceSharedLoadBalancerHealthProbePort = 0\n`, /HealthProbePort 0 is not a port 1-65535/],
     [`${GOOD}ClusterServiceSharedLoadBalancerHealthProbePath = healthz\n`, /HealthProbePath healthz does not start/],
+    [`${GOOD}DisableSecurityGroupIngress = maybe\n`, /DisableSecurityGroupIngress maybe is not true or false/],
     [`${GOOD}Colour = red\n`, /\[Global\] unknown key colour/],
   ];
   for (const [config, message] of refusals) {
