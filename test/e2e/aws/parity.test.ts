@@ -1,8 +1,10 @@
 // The AWS plugin side by side with cloud-provider-aws: the same scenario (test/e2e/aws/support/parity-run.ts) runs
 // once with upstream's aws-cloud-controller-manager and once with wasm-ccm + plugins/aws, each against a fresh moto
-// seeded identically, and every normalized field (Nodes, the NLB Service, Events reasons, moto's NLB, listeners,
-// target groups, targets, tags, orphans after deletion) must be equal or on support/allow-list.ts, which
-// plugins/aws/README.md ("Where it differs from cloud-provider-aws") explains too.
+// seeded identically, and every normalized field (Nodes, the NLB Services, Events reasons, moto's NLBs, listeners,
+// target groups, targets, tags, security group rules, orphans after deletion) must be equal or on
+// support/allow-list.ts (empty), which plugins/aws/README.md ("Where it differs from cloud-provider-aws") explains
+// too; upstream reaches moto through support/moto-corrections.ts. Then the handover (support/nlb-handover.ts):
+// upstream makes two NLBs and their rules, stops, and wasm-ccm keeps them as they are and deletes them to nothing.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {

@@ -1,7 +1,8 @@
 // One side of the AWS parity test: a fresh moto seeded with the same estate, Nodes named after its instances'
 // private DNS names or instance IDs, one of them without the cluster tag (parity-estate.ts), one CCM (upstream's
-// aws-cloud-controller-manager or wasm-ccm with plugins/aws) running only the cloud-node and service controllers, and
-// three LoadBalancer Services asking for NLBs (SERVICES). The result is a
+// aws-cloud-controller-manager, through the correcting proxy of moto-corrections.ts, or wasm-ccm with plugins/aws)
+// running only the cloud-node and service controllers, and three LoadBalancer Services asking for NLBs (SERVICES).
+// The result is a
 // flattened, normalized snapshot (Nodes, the Services, Events reasons, moto's NLBs and security group rules) taken
 // after settle and after deletion.
 import type { CoreV1Api, KubeConfig, V1Node } from '@kubernetes/client-node';
