@@ -5,7 +5,7 @@
 // annotation upstream honours for an NLB that this plugin does not implement is refused by name, never dropped.
 import { invalid, PluginError, Service, ServicePort } from "@wasm-ccm/plugin-sdk";
 import { keyValues } from "./lb-options";
-import { readClientCidrs } from "./nlb-security-groups";
+import { readClientCidrs } from "./source-ranges";
 import { SUBNETS_ANNOTATION } from "./subnets";
 
 const PREFIX = "service.beta.kubernetes.io/aws-load-balancer-";

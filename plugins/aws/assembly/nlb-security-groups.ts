@@ -5,20 +5,19 @@
 // are known by their descriptions (`kubernetes.io/rule/nlb/client=<lb name>`, `.../health=<lb name>`, and
 // `kubernetes.io/rule/nlb/mtu` shared by all NLBs), the same as upstream's, so the rules either CCM made are the
 // other's: a takeover finds them and adds nothing, and deletion revokes them whichever CCM made them.
-import { invalid, PluginError, Service } from "@wasm-ccm/plugin-sdk";
+import { PluginError, Service } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
 import { groupsOfInstances } from "./clb-node-groups";
-import { SOURCE_RANGES } from "./clb-options";
 import { Nlb } from "./elbv2";
 import { LbOptions, TRAFFIC_PORT } from "./lb-options";
 import { NlbOptions } from "./nlb-options";
 import { changeIngress, describeGroups, hasRule, Rule, SecurityGroup } from "./security-groups";
+import { EVERYWHERE } from "./source-ranges";
 import { TARGET_INSTANCE, Targets } from "./targets";
 
 export const CLIENT_RULE = "kubernetes.io/rule/nlb/client";
 export const HEALTH_RULE = "kubernetes.io/rule/nlb/health";
 export const MTU_RULE = "kubernetes.io/rule/nlb/mtu";
-const EVERYWHERE = "0.0.0.0/0";
 // ICMP destination unreachable (type 3), fragmentation needed (code 4): EC2 takes the type as FromPort, the code as ToPort.
 const ICMP_UNREACHABLE = 3;
 const ICMP_FRAGMENTATION_NEEDED = 4;
@@ -181,57 +180,6 @@ function subnetCidrsOf(aws: Aws, ids: string[]): Cidrs {
     if (cidr != "" && !out.items.includes(cidr)) out.items.push(cidr);
   }
   return out;
-}
-
-/**
- * The clients' ranges: spec.loadBalancerSourceRanges, else the legacy annotation, else 0.0.0.0/0; each as its network
- * (10.1.2.3/16 is 10.1.0.0/16), as upstream's source range set holds them. An NLB's instance rules are IPv4 only.
- */
-export function readClientCidrs(service: Service, into: string[]): PluginError | null {
-  let ranges = service.loadBalancerSourceRanges;
-  let from = "spec.loadBalancerSourceRanges";
-  if (ranges.length == 0 && service.annotations.has(SOURCE_RANGES)) {
-    ranges = service.annotations.get(SOURCE_RANGES).split(",");
-    from = "annotation " + SOURCE_RANGES;
-  }
-  for (let i = 0; i < ranges.length; i++) {
-    const text = ranges[i].trimStart().trimEnd();
-    if (text == "") continue;
-    const cidr = networkOf(text);
-    if (cidr == "") return invalid(from + ': "' + text + '" is not valid: want IPv4 CIDRs such as 10.0.0.0/24');
-    if (!into.includes(cidr)) into.push(cidr);
-  }
-  if (into.length == 0) into.push(EVERYWHERE);
-  return null;
-}
-
-/** `a.b.c.d/n` as its network address and length; "" when it is no IPv4 CIDR. */
-export function networkOf(text: string): string {
-  const slash = text.indexOf("/");
-  if (slash < 0) return "";
-  const bits = digits(text.substring(slash + 1), 2);
-  if (bits < 0 || bits > 32) return "";
-  const octets = text.substring(0, slash).split(".");
-  if (octets.length != 4) return "";
-  let ip: u32 = 0;
-  for (let i = 0; i < 4; i++) {
-    const o = digits(octets[i], 3);
-    if (o < 0 || o > 255) return "";
-    ip = (ip << 8) | <u32>o;
-  }
-  const mask: u32 = bits == 0 ? 0 : <u32>0xffffffff << (32 - <u32>bits);
-  const net = ip & mask;
-  return (net >>> 24).toString() + "." + ((net >>> 16) & 255).toString() + "." + ((net >>> 8) & 255).toString() + "." + (net & 255).toString() + "/" + bits.toString();
-}
-
-/** A decimal of 1 to `max` digits, else -1. */
-function digits(text: string, max: i32): i32 {
-  if (text.length == 0 || text.length > max) return -1;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x30 || c > 0x39) return -1;
-  }
-  return I32.parseInt(text);
 }
 
 /** The NLB's traffic: its instance targets (none for IP targets, which are in no EC2 group of the cluster's). */
