@@ -6,13 +6,13 @@ import { internal, PluginError } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
 import { changeIngress, describeGroups, instanceGroups, Rule, SecurityGroup } from "./security-groups";
 
-class NodeGroups {
+export class NodeGroups {
   ids: string[] = [];
   error: PluginError | null = null;
 }
 
 /** The group of each instance that takes the rule, as upstream's findSecurityGroupForInstance picks it. */
-function groupsOfInstances(aws: Aws, clusterID: string, instanceIds: string[]): NodeGroups {
+export function groupsOfInstances(aws: Aws, clusterID: string, instanceIds: string[]): NodeGroups {
   const out = new NodeGroups();
   if (instanceIds.length == 0) return out;
   const found = instanceGroups(aws, instanceIds);

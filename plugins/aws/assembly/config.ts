@@ -20,6 +20,8 @@ export class Config {
   clusterID: string = "";
   /** ClusterServiceLoadBalancerHealthProbeMode and its Shared probe's port and path. */
   probe: ProbeMode = new ProbeMode();
+  /** DisableSecurityGroupIngress: no NLB rules in the instances' groups, as upstream (the cluster opens them). */
+  disableSecurityGroupIngress: bool = false;
   ec2Url: string = "";
   elbUrl: string = "";
 }
@@ -29,6 +31,17 @@ export class ConfigResult {
   /** Keys accepted without effect, each in a sentence naming it, for the log at start. */
   warnings: string[] = [];
   error: PluginError | null = null;
+}
+
+const CLASSIC_INGRESS_WARNING =
+  "[Global] DisableSecurityGroupIngress: NLBs get no rules in the instances' groups; a Classic ELB's rules in the nodes' groups are still made";
+
+/** gcfg's bool: true, yes, on, 1 (1) or false, no, off, 0 (0) in any case; -1 for anything else. */
+function gcfgBool(text: string): i32 {
+  const t = text.toLowerCase();
+  if (t == "true" || t == "yes" || t == "on" || t == "1") return 1;
+  if (t == "false" || t == "no" || t == "off" || t == "0") return 0;
+  return -1;
 }
 
 const OVERRIDE_KEYS = ["service", "region", "url", "signingregion", "signingmethod", "signingname"];
@@ -53,7 +66,12 @@ export function parseConfig(text: string, clusterName: string, hostRegion: strin
       else if (key == "subnetid") c.subnetID = value;
       else if (key == "routetableid") c.routeTableID = value;
       else if (key == "kubernetesclusterid" || key == "kubernetesclustertag") c.clusterID = value;
-      else {
+      else if (key == "disablesecuritygroupingress") {
+        const on = gcfgBool(value);
+        if (on < 0) return fail(out, "[Global] DisableSecurityGroupIngress " + value + " is not true or false");
+        c.disableSecurityGroupIngress = on == 1;
+        if (on == 1) out.warnings.push(CLASSIC_INGRESS_WARNING);
+      } else {
         const error = otherGlobalKey(c.probe, key, value, out.warnings);
         if (error !== null) return fail(out, "[Global] " + error);
       }

@@ -7,6 +7,8 @@ export class Nlb {
   name: string = "";
   dnsName: string = "";
   scheme: string = "";
+  /** The subnets of its availability zones (the NLB's health checks come from their addresses). */
+  subnets: string[] = [];
   tags: Map<string, string> = new Map();
 }
 
@@ -67,6 +69,8 @@ export function describeLoadBalancer(aws: Aws, name: string): Listed<Nlb> {
     lb.name = found[i].childText("LoadBalancerName");
     lb.dnsName = found[i].childText("DNSName");
     lb.scheme = found[i].childText("Scheme");
+    const zones = members(found[i], "AvailabilityZones");
+    for (let k = 0; k < zones.length; k++) if (zones[k].childText("SubnetId") != "") lb.subnets.push(zones[k].childText("SubnetId"));
     out.items.push(lb);
   }
   if (out.items.length > 0) out.error = readTags(aws, out.items[0].arn, out.items[0].tags);

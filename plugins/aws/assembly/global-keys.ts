@@ -64,7 +64,6 @@ export class ProbeMode {
 
 // Upstream's keys this plugin has no part in: accepted (one file serves both CCMs), each with a warning at start.
 const WARNED = new Map<string, string>();
-WARNED.set("disablesecuritygroupingress", "DisableSecurityGroupIngress: this plugin opens no security group rules");
 WARNED.set("elbsecuritygroup", "ElbSecurityGroup: this plugin makes no Classic ELB and no security group");
 WARNED.set("nlbsecuritygroupmode", "NLBSecurityGroupMode: this plugin attaches no security group to an NLB");
 WARNED.set(

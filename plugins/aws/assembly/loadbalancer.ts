@@ -29,6 +29,7 @@ import { syncLoadBalancerAttributes } from "./attributes";
 import { LbOptions, readOptions } from "./lb-options";
 import { clusterTag, loadBalancerName, SERVICE_NAME_TAG } from "./names";
 import { checkServiceSpec, NlbOptions, readNlbOptions } from "./nlb-options";
+import { nlbTraffic, revokeNlbRules, syncNlbRules } from "./nlb-security-groups";
 import { chooseSubnets } from "./subnets";
 import { PortSync, removeTargetGroups, syncPort, targetGroupsOfService } from "./target-groups";
 import { chooseTargets } from "./targets";
@@ -147,6 +148,7 @@ function createLoadBalancer(aws: Aws, cfg: Config, service: Service, opts: LbOpt
   }
   lb.arn = made.arn;
   lb.dnsName = made.dnsName;
+  lb.subnets = subnets.ids;
   Log.info("created network load balancer", fields().set("name", lb.name).set("scheme", lb.scheme).set("dns", lb.dnsName));
   out.lb = lb;
   return out;
@@ -191,7 +193,10 @@ function syncListeners(
     if (error !== null) return error;
   }
   // Target groups no listener uses any more (a port removed or changed).
-  return removeTargetGroups(aws, attached.items, sync.keep);
+  const tgError = removeTargetGroups(aws, attached.items, sync.keep);
+  if (tgError !== null) return tgError;
+  if (cfg.disableSecurityGroupIngress) return null;
+  return syncNlbRules(aws, cfg.clusterID, nlbTraffic(service, lb, opts, nlb, targets));
 }
 
 /**
@@ -224,6 +229,11 @@ export function ensureLoadBalancerDeleted(aws: Aws, cfg: Config, service: Servic
     const tgError = removeTargetGroups(aws, attached.items, []);
     if (tgError !== null) return tgError;
     Log.info("deleted network load balancer", fields().set("name", lb.name));
+  }
+  // Whether or not the NLB is still there: an earlier delete (this CCM's or upstream's) may have stopped after it.
+  if (!cfg.disableSecurityGroupIngress) {
+    const ruleError = revokeNlbRules(aws, cfg.clusterID, loadBalancerName(service));
+    if (ruleError !== null) return ruleError;
   }
   // Target groups made for the Service but never attached (an ensure that failed half-way).
   return targetGroupsOfService(aws, cfg, service);

@@ -5,6 +5,7 @@
 // annotation upstream honours for an NLB that this plugin does not implement is refused by name, never dropped.
 import { invalid, PluginError, Service, ServicePort } from "@wasm-ccm/plugin-sdk";
 import { keyValues } from "./lb-options";
+import { readClientCidrs } from "./source-ranges";
 import { SUBNETS_ANNOTATION } from "./subnets";
 
 const PREFIX = "service.beta.kubernetes.io/aws-load-balancer-";
@@ -45,6 +46,8 @@ export class NlbOptions {
   backendTls: bool = false;
   /** The `-subnets` annotation's entries (IDs or Name tags); empty: discovery. */
   subnets: string[] = [];
+  /** The source ranges (spec, else the legacy annotation, else 0.0.0.0/0) the instances' groups let in. */
+  clientCidrs: string[] = [];
   error: PluginError | null = null;
 
   /** TLS for a TCP port the certificate covers, else the port's own protocol. */
@@ -103,6 +106,7 @@ export function readNlbOptions(service: Service): NlbOptions {
     out.subnets = commaList(a.get(SUBNETS_ANNOTATION));
     if (out.subnets.length == 0) return bad(out, SUBNETS_ANNOTATION, a.get(SUBNETS_ANNOTATION), "subnet IDs or Name tags separated by commas");
   }
+  out.error = readClientCidrs(service, out.clientCidrs);
   return out;
 }
 

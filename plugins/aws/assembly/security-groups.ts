@@ -15,6 +15,8 @@ export class Rule {
   to: i32 = -1;
   cidr: string = "";
   group: string = "";
+  /** A CIDR rule's description: how cloud-provider-aws marks its NLB rules (not part of the key). */
+  description: string = "";
 
   static cidr(protocol: string, from: i32, to: i32, cidr: string): Rule {
     const r = new Rule();
@@ -84,7 +86,11 @@ function readGroup(el: XmlElement): SecurityGroup {
     const from = protocol == "-1" ? -1 : intOr(p.childText("fromPort"), -1);
     const to = protocol == "-1" ? -1 : intOr(p.childText("toPort"), -1);
     const ranges = p.path("ipRanges/item");
-    for (let k = 0; k < ranges.length; k++) g.rules.push(Rule.cidr(protocol, from, to, ranges[k].childText("cidrIp")));
+    for (let k = 0; k < ranges.length; k++) {
+      const r = Rule.cidr(protocol, from, to, ranges[k].childText("cidrIp"));
+      r.description = ranges[k].childText("description");
+      g.rules.push(r);
+    }
     const groups = p.path("groups/item");
     for (let k = 0; k < groups.length; k++) {
       const r = Rule.cidr(protocol, from, to, "");
@@ -181,6 +187,7 @@ export function changeIngress(aws: Aws, action: string, groupId: string, rules: 
     if (r.protocol != "-1") q.add(p + ".FromPort", r.from.toString()).add(p + ".ToPort", r.to.toString());
     if (r.group != "") q.add(p + ".Groups.1.GroupId", r.group);
     else q.add(p + ".IpRanges.1.CidrIp", r.cidr);
+    if (r.group == "" && r.description != "") q.add(p + ".IpRanges.1.Description", r.description);
   }
   const answer = aws.callEc2(q);
   // Someone else made the same change between our read and this call: the group is as wanted.

@@ -34,6 +34,7 @@ describe('aws plugin: cloud config', () => {
     ],
     [`${GOOD}ClusterServiceSharedLoadBalancerHealthProbePort = 0\n`, /HealthProbePort 0 is not a port 1-65535/],
     [`${GOOD}ClusterServiceSharedLoadBalancerHealthProbePath = healthz\n`, /HealthProbePath healthz does not start/],
+    [`${GOOD}DisableSecurityGroupIngress = maybe\n`, /DisableSecurityGroupIngress maybe is not true or false/],
     [`${GOOD}Colour = red\n`, /\[Global\] unknown key colour/],
   ];
   for (const [config, message] of refusals) {
@@ -135,6 +136,24 @@ describe('aws plugin: annotations and providerIDs', () => {
       await expect(plugin.call('ensureLoadBalancer', { clusterName: 'c', service, nodes: [] })).rejects.toMatchObject({
         code: 'Invalid',
         message: expect.stringMatching(message),
+      });
+    }
+  });
+
+  it('refuses source ranges that are no IPv4 CIDRs, naming where they come from', async () => {
+    const cases: [Partial<Parameters<typeof testService>[0]>, string][] = [
+      [{ loadBalancerSourceRanges: ['10.0.0.0/8', '10.0.0.0/33'] }, 'spec.loadBalancerSourceRanges: "10.0.0.0/33"'],
+      [{ loadBalancerSourceRanges: ['fd00::/8'] }, 'spec.loadBalancerSourceRanges: "fd00::/8"'],
+      [
+        { annotations: { [`${A}type`]: 'nlb', 'service.beta.kubernetes.io/load-balancer-source-ranges': '10.0.0.1' } },
+        'annotation service.beta.kubernetes.io/load-balancer-source-ranges: "10.0.0.1"',
+      ],
+    ];
+    for (const [fields, message] of cases) {
+      const service = testService({ name: 'web', annotations: { [`${A}type`]: 'nlb' }, ...fields });
+      await expect(plugin.call('ensureLoadBalancer', { clusterName: 'c', service, nodes: [] })).rejects.toMatchObject({
+        code: 'Invalid',
+        message: expect.stringContaining(`${message} is not valid: want IPv4 CIDRs`),
       });
     }
   });

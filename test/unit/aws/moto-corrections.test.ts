@@ -1,7 +1,8 @@
-// The AWS e2e harness's correction of moto's Classic ELB answers (test/e2e/aws/support/moto-corrections.ts): AWS's
-// default health check goes into each load balancer description that has none, and nowhere else.
+// The AWS e2e harness's corrections of moto (test/e2e/aws/support/moto-corrections.ts): AWS's default health check
+// goes into each Classic ELB description that has none, and nowhere else; AWS's default scheme into an ELBv2
+// CreateLoadBalancer that names none, and no other request.
 import { describe, expect, it } from 'vitest';
-import { withDefaultHealthChecks } from '../../e2e/aws/support/moto-corrections.ts';
+import { withDefaultHealthChecks, withDefaultScheme } from '../../e2e/aws/support/moto-corrections.ts';
 
 const member = (name: string, inner: string) =>
   `<member><LoadBalancerName>${name}</LoadBalancerName><ListenerDescriptions><member><Listener>` +
@@ -31,5 +32,19 @@ describe('moto correction: the Classic ELB health check AWS always has', () => {
     const other = '<DescribeTagsResponse><member>x</member></DescribeTagsResponse>';
     expect(withDefaultHealthChecks(other)).toEqual({ xml: other, count: 0 });
     expect(withDefaultHealthChecks(answer(''))).toEqual({ xml: answer(''), count: 0 });
+  });
+});
+
+describe('moto correction: the scheme AWS gives an ELBv2 load balancer made without one', () => {
+  const create = 'Action=CreateLoadBalancer&Name=a1&Type=network&Subnets.member.1=subnet-1&Version=2015-12-01';
+
+  it('adds Scheme=internet-facing to a CreateLoadBalancer without a Scheme', () => {
+    expect(withDefaultScheme(create)).toBe(`${create}&Scheme=internet-facing`);
+  });
+
+  it('leaves a named scheme, Classic ELB requests and other actions alone', () => {
+    expect(withDefaultScheme(`${create}&Scheme=internal`)).toBeUndefined();
+    expect(withDefaultScheme(create.replace('2015-12-01', '2012-06-01'))).toBeUndefined();
+    expect(withDefaultScheme(create.replace('CreateLoadBalancer', 'DescribeLoadBalancers'))).toBeUndefined();
   });
 });

@@ -1,7 +1,8 @@
 // One side of the AWS parity test: a fresh moto seeded with the same estate, Nodes named after its instances'
 // private DNS names or instance IDs, one of them without the cluster tag (parity-estate.ts), one CCM (upstream's
-// aws-cloud-controller-manager or wasm-ccm with plugins/aws) running only the cloud-node and service controllers, and
-// three LoadBalancer Services asking for NLBs (SERVICES). The result is a
+// aws-cloud-controller-manager, through the correcting proxy of moto-corrections.ts, or wasm-ccm with plugins/aws)
+// running only the cloud-node and service controllers, and three LoadBalancer Services asking for NLBs (SERVICES).
+// The result is a
 // flattened, normalized snapshot (Nodes, the Services, Events reasons, moto's NLBs and security group rules) taken
 // after settle and after deletion.
 import type { CoreV1Api, KubeConfig, V1Node } from '@kubernetes/client-node';
@@ -21,6 +22,7 @@ import { eventually } from '../../../../lab/process/index.ts';
 import { flatten, seg, type Snapshot } from '../../../support/parity/flatten.ts';
 import { discoverySubnets, parityNodeNames, TARGET_COUNT, untaggedInstance } from './parity-estate.ts';
 import { securityGroupRules } from './sg-state.ts';
+import { startCorrectingProxy } from './moto-corrections.ts';
 import { dnsShape, type LoadBalancerState, loadBalancerState, type Normalizer } from './elb-state.ts';
 
 export type AwsImpl = 'upstream' | 'wasm-ccm';
@@ -75,10 +77,13 @@ export interface ParityResult {
   snapshot: Snapshot;
   /** moto's ELBv2 inventory after the Service's deletion: must be empty. */
   orphans: string[];
+  /** Upstream's CreateLoadBalancer requests that got AWS's default scheme (support/moto-corrections.ts). */
+  schemeCorrections: number;
 }
 
-interface Running {
+export interface Running {
   stop(): Promise<number | null>;
+  schemeCorrections(): number;
   running(): boolean;
   tail(): string;
 }
@@ -109,7 +114,7 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
     env.seeded.subnetIds.push(await privateSubnet(env.query, hidden));
     await discoverySubnets(env);
     for (const name of nodeNames) await core.createNode({ body: kubeletNode(name) });
-    ccm = startCCM(impl, ctx, env);
+    ccm = await startCCM(impl, ctx, env);
     const out: Snapshot = new Map();
     const norm = normalizer(env);
     for (const name of nodeNames) {
@@ -133,7 +138,7 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
       flatten(out, `events/settled/node/${seg(norm.text(name))}`, await nodeEventReasons(core, name));
     }
     const orphans = await deletedServices(run);
-    return { snapshot: out, orphans };
+    return { snapshot: out, orphans, schemeCorrections: ccm.schemeCorrections() };
   } catch (err) {
     throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${ccm?.tail() ?? '(not started)'}`, { cause: err });
   } finally {
@@ -145,7 +150,7 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
 }
 
 /** Tags every instance with its stable name and the cluster (upstream sees only instances tagged for its cluster). */
-async function nameInstances(env: AwsEnv): Promise<void> {
+export async function nameInstances(env: AwsEnv): Promise<void> {
   for (const [i, inst] of env.seeded.instances.entries()) {
     await call(env.query, 'ec2', {
       Action: 'CreateTags',
@@ -158,11 +163,14 @@ async function nameInstances(env: AwsEnv): Promise<void> {
   }
 }
 
-function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Running {
+/** upstream reaches moto through the correcting proxy (support/moto-corrections.ts), stopped with it. */
+export async function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Promise<Running> {
   if (impl === 'upstream') {
+    const proxy = await startCorrectingProxy(env.moto.endpoint, env.moto);
     const peer = new AwsPeerCCM({
       info: ctx.info,
       moto: env.moto,
+      endpoint: proxy.endpoint,
       vpcID: env.seeded.vpcId,
       subnetID: env.seeded.subnetIds[0]!,
       clusterID: PARITY_CLUSTER,
@@ -173,7 +181,16 @@ function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Running {
         `--cluster-name=${PARITY_CLUSTER}`,
       ],
     });
-    return { stop: () => peer.stop(), running: () => peer.process.running, tail: () => peer.process.tail() };
+    return {
+      stop: async () => {
+        const code = await peer.stop();
+        await proxy.close();
+        return code;
+      },
+      running: () => peer.process.running,
+      tail: () => peer.process.tail(),
+      schemeCorrections: proxy.schemeCorrections,
+    };
   }
   const ccm = new CCMProcess({
     info: ctx.info,
@@ -185,7 +202,12 @@ function startCCM(impl: AwsImpl, ctx: ParityContext, env: AwsEnv): Running {
       '--leader-elect=false',
     ],
   });
-  return { stop: () => ccm.stop(), running: () => ccm.process.running, tail: () => ccm.process.tail() };
+  return {
+    stop: () => ccm.stop(),
+    running: () => ccm.process.running,
+    tail: () => ccm.process.tail(),
+    schemeCorrections: () => 0,
+  };
 }
 
 function alive(ccm: Running, impl: AwsImpl): void {
@@ -193,7 +215,7 @@ function alive(ccm: Running, impl: AwsImpl): void {
 }
 
 /** Instance IDs, VPC and subnet IDs by stable names; the Service's NodePorts by their Service ports. */
-function normalizer(env: AwsEnv, nodePorts = new Map<string, string>(), uid = ''): Normalizer {
+export function normalizer(env: AwsEnv, nodePorts = new Map<string, string>(), uid = ''): Normalizer {
   const ids: Array<[string, string]> = [
     ...env.seeded.instances.map((inst, i): [string, string] => [inst.id, `{node-${i}}`]),
     [env.seeded.vpcId, '{vpc}'],
@@ -216,15 +238,21 @@ function nodeView(node: V1Node, norm: Normalizer): object {
   };
 }
 
-/** The NodePorts of every Service, named `<service>:<port>`, for rules that mix them (security groups). */
-function portNormalizer({ ctx, env }: Run): Normalizer {
+/**
+ * The NodePorts of every Service, named `<service>:<port>`, and the NLB names as `{nlb:<service>}`, for rules that
+ * mix them (security groups, whose rule descriptions name the NLB).
+ */
+function portNormalizer({ ctx, env, lbNames }: Run): Normalizer {
   const names = new Map<string, string>();
   SERVICES.forEach((svc, i) => {
     names.set(String(ctx.nodePorts[2 * i]), `${svc.name}:80`);
     names.set(String(ctx.nodePorts[2 * i + 1]), `${svc.name}:443`);
   });
   names.set(String(ctx.nodePorts[2 * SERVICES.length]), 'local:health-check');
-  return normalizer(env, names);
+  const base = normalizer(env, names);
+  const text = (s: string) =>
+    lbNames.reduce((acc, lb, i) => acc.replaceAll(lb, `{nlb:${SERVICES[i]!.name}}`), base.text(s));
+  return { ...base, text };
 }
 
 async function createService(core: CoreV1Api, ctx: ParityContext, name: string, index: number): Promise<void> {

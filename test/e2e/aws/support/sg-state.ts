@@ -1,11 +1,15 @@
 // Every security group in moto with its inbound rules, normalized (groups by VPC and name, NodePorts by their Service
-// port): upstream opens an NLB's NodePorts in the instances' groups, and must close them again on deletion. moto
-// launches an instance without SecurityGroupIds into the default VPC's default group, so all VPCs are read.
+// port, descriptions by norm.text): an NLB's NodePorts are opened in the instances' groups, each rule described with
+// the NLB's name (how either CCM knows its own), and must be closed again on deletion. moto launches an instance
+// without SecurityGroupIds into the default VPC's default group, so all VPCs are read.
 import { type AwsQuery, call } from '../../../../lab/peers/index.ts';
 import type { Normalizer } from './elb-state.ts';
 import { parseXml, select, textAt } from './xml-tree.ts';
 
-/** `<cluster-vpc|other-vpc>/<group name>` -> its inbound rules as `<protocol> <from>-<to> from <source>`, sorted. */
+/**
+ * `<cluster-vpc|other-vpc>/<group name>` -> its inbound rules as `<protocol> <from>-<to> from <source>`, with
+ * ` (<description>)` for a described CIDR rule, sorted.
+ */
 export async function securityGroupRules(
   query: AwsQuery,
   vpcId: string,
@@ -19,7 +23,10 @@ export async function securityGroupRules(
     const rules: string[] = [];
     for (const p of select(g, 'ipPermissions/item')) {
       const ports = `${textAt(p, 'ipProtocol')} ${norm.port(textAt(p, 'fromPort') ?? '')}-${norm.port(textAt(p, 'toPort') ?? '')}`;
-      for (const r of select(p, 'ipRanges/item')) rules.push(`${ports} from ${textAt(r, 'cidrIp')}`);
+      for (const r of select(p, 'ipRanges/item')) {
+        const description = textAt(r, 'description') ?? '';
+        rules.push(`${ports} from ${textAt(r, 'cidrIp')}${description === '' ? '' : ` (${norm.text(description)})`}`);
+      }
       for (const r of select(p, 'groups/item'))
         rules.push(`${ports} from group ${names.get(textAt(r, 'groupId') ?? '')}`);
     }

@@ -1,0 +1,194 @@
+// The AWS plugin's NLB rules in the instances' security groups, through the host's runtime against moto: upstream's
+// rules (each NodePort from the clients, the health check port from the NLB's subnets when the clients' rule does not
+// cover it, ICMP 3/4 from each client range) with upstream's descriptions, followed through a port change, the shared
+// MTU rule kept while another NLB needs it, and nothing left after deletion; an untagged group is used only while a
+// target instance is in it, as upstream does.
+import { describe, expect, it } from 'vitest';
+import {
+  loadTestPlugin,
+  type TestPlugin,
+  testNode,
+  testPort,
+  testService,
+} from '../../../packages/wasm-ccm/src/testing/index.ts';
+import { builtPlugin } from '../../../lab/plugins/index.ts';
+import { type AwsEnv, call, runInstance, tagResource, xmlText } from '../../../lab/peers/index.ts';
+import type { Node, Service } from '../../../host/src/abi/index.ts';
+import { useAwsPlugin } from './support/plugin.ts';
+import { securityGroupRules } from './support/sg-state.ts';
+
+const CLUSTER = 'aws-nlb-rules';
+const NLB = { 'service.beta.kubernetes.io/aws-load-balancer-type': 'nlb' };
+let env: AwsEnv;
+let plugin: TestPlugin;
+
+useAwsPlugin(
+  { cluster: CLUSTER, zones: ['us-east-1a', 'us-east-1b'], instancesPerZone: 1 },
+  (started) => ({ env, plugin } = started),
+);
+
+const lbName = (svc: Service) => `a${svc.uid.replaceAll('-', '')}`.slice(0, 32);
+const ensure = (service: Service, nodes: Node[]) =>
+  plugin.call('ensureLoadBalancer', { clusterName: CLUSTER, service, nodes });
+const remove = (service: Service) => plugin.call('ensureLoadBalancerDeleted', { clusterName: CLUSTER, service });
+
+/** The group's rules as `<protocol> <from>-<to> from <cidr> (<description>)`, the NLB names as `{<service>}`. */
+async function rules(group: string, ...services: Service[]): Promise<string[]> {
+  const text = (s: string) => services.reduce((acc, svc) => acc.replaceAll(lbName(svc), `{${svc.name}}`), s);
+  const all = await securityGroupRules(env.query, env.seeded.vpcId, { text, port: (p) => p });
+  return all[`cluster-vpc/${group}`] ?? [];
+}
+
+const client = (port: number, cidr: string, svc: string) =>
+  `tcp ${port}-${port} from ${cidr} (kubernetes.io/rule/nlb/client={${svc}})`;
+const health = (port: number, cidr: string, svc: string) =>
+  `tcp ${port}-${port} from ${cidr} (kubernetes.io/rule/nlb/health={${svc}})`;
+const mtu = (cidr: string) => `icmp 3-4 from ${cidr} (kubernetes.io/rule/nlb/mtu)`;
+
+describe('aws plugin: NLB rules in the instances security groups', () => {
+  it('opens NodePorts, health checks and ICMP as upstream, follows a port change, and revokes all', async () => {
+    const nodes = env.seeded.instances.map((i) => testNode({ name: i.privateDnsName }));
+    const group = `${CLUSTER}-nodes`;
+    const web = testService({ name: 'web', ports: [testPort(80, 30200), testPort(443, 30201)], annotations: NLB });
+    // A source range given as an address in its network (upstream keeps the network), and kube-proxy's health check.
+    const ranged = testService({
+      name: 'ranged',
+      ports: [testPort(80, 30210)],
+      annotations: NLB,
+      loadBalancerSourceRanges: ['10.1.2.3/16'],
+      externalTrafficPolicy: 'Local',
+      healthCheckNodePort: 30211,
+    });
+    try {
+      await ensure(web, nodes);
+      await ensure(ranged, nodes);
+      // The seeded subnets, one per zone, are the NLB's: its health checks come from their addresses.
+      const subnets = ['10.0.1.0/24', '10.0.2.0/24'];
+      expect(await rules(group, web, ranged)).toEqual(
+        [
+          client(30200, '0.0.0.0/0', 'web'),
+          client(30201, '0.0.0.0/0', 'web'),
+          client(30210, '10.1.0.0/16', 'ranged'),
+          ...subnets.map((s) => health(30211, s, 'ranged')),
+          mtu('0.0.0.0/0'),
+          mtu('10.1.0.0/16'),
+        ].sort(),
+      );
+      // A NodePort change: the old port's rule goes, the new one comes.
+      const moved = { ...web, ports: [testPort(80, 30200), testPort(443, 30202)] };
+      await ensure(moved, nodes);
+      const afterMove = await rules(group, web);
+      expect(afterMove).toContain(client(30202, '0.0.0.0/0', 'web'));
+      expect(afterMove).not.toContain(client(30201, '0.0.0.0/0', 'web'));
+      // The ranged NLB's rules go with it, and so does the MTU rule of its range; web still needs 0.0.0.0/0's.
+      await remove(ranged);
+      expect(await rules(group, web)).toEqual(
+        [client(30200, '0.0.0.0/0', 'web'), client(30202, '0.0.0.0/0', 'web'), mtu('0.0.0.0/0')].sort(),
+      );
+      await remove(moved);
+      expect(await rules(group)).toEqual([]);
+    } finally {
+      await remove(web);
+      await remove(ranged);
+    }
+  });
+
+  it('puts the rules in an untagged group while a target is in it, and leaves that group alone after', async () => {
+    const created = await call(env.query, 'ec2', {
+      Action: 'CreateSecurityGroup',
+      GroupName: 'plain',
+      GroupDescription: 'a group without the cluster tag',
+      VpcId: env.seeded.vpcId,
+    });
+    const inst = await runInstance(env.query, env.seeded.subnetIds[0]!, xmlText(created, 'groupId'));
+    await tagResource(env.query, inst.id, { [`kubernetes.io/cluster/${CLUSTER}`]: 'owned' });
+    const alone = testNode({ name: inst.id, providerID: `aws:///${inst.zone}/${inst.id}` });
+    const tagged = testNode({ name: env.seeded.instances[0]!.privateDnsName });
+    const svc = testService({ name: 'plain', ports: [testPort(80, 30220)], annotations: NLB });
+    const mine = [client(30220, '0.0.0.0/0', 'plain'), mtu('0.0.0.0/0')].sort();
+    try {
+      await ensure(svc, [alone]);
+      expect(await rules('plain', svc)).toEqual(mine);
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual([]);
+      // The target moves to the tagged group: the rules follow, and the untagged group keeps what it has (upstream
+      // revokes only from groups tagged for the cluster or used by a target).
+      await ensure(svc, [tagged]);
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual(mine);
+      expect(await rules('plain', svc)).toEqual(mine);
+      await remove(svc);
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual([]);
+    } finally {
+      await remove(svc);
+    }
+  });
+
+  it('counts a rule of the same port and source under another description as there, and leaves it', async () => {
+    const group = `${CLUSTER}-nodes`;
+    const groupId = xmlText(
+      await call(env.query, 'ec2', {
+        Action: 'DescribeSecurityGroups',
+        'Filter.1.Name': 'group-name',
+        'Filter.1.Value.1': group,
+      }),
+      'groupId',
+    );
+    const theirs = {
+      Action: 'AuthorizeSecurityGroupIngress',
+      GroupId: groupId,
+      'IpPermissions.1.IpProtocol': 'tcp',
+      'IpPermissions.1.FromPort': '30240',
+      'IpPermissions.1.ToPort': '30240',
+      'IpPermissions.1.IpRanges.1.CidrIp': '0.0.0.0/0',
+      'IpPermissions.1.IpRanges.1.Description': 'the operator',
+    };
+    await call(env.query, 'ec2', theirs);
+    const nodes = [testNode({ name: env.seeded.instances[0]!.privateDnsName })];
+    const svc = testService({ name: 'shared', ports: [testPort(80, 30240), testPort(443, 30241)], annotations: NLB });
+    try {
+      // EC2 would refuse the whole request for the one duplicate: the other port's rule must still come.
+      await ensure(svc, nodes);
+      expect(await rules(group, svc)).toEqual(
+        [
+          'tcp 30240-30240 from 0.0.0.0/0 (the operator)',
+          client(30241, '0.0.0.0/0', 'shared'),
+          mtu('0.0.0.0/0'),
+        ].sort(),
+      );
+      await remove(svc);
+      expect(await rules(group, svc)).toEqual(['tcp 30240-30240 from 0.0.0.0/0 (the operator)']);
+    } finally {
+      await remove(svc);
+      await call(env.query, 'ec2', { ...theirs, Action: 'RevokeSecurityGroupIngress' });
+    }
+  });
+
+  it('opens and revokes nothing with [Global] DisableSecurityGroupIngress, as upstream', async () => {
+    const off = await loadTestPlugin(builtPlugin('aws'), {
+      cloudConfig: env.cloudConfig.replace('[Global]', '[Global]\nDisableSecurityGroupIngress = true'),
+      clusterName: CLUSTER,
+      allowedHosts: env.allowedHosts,
+      credentialsFile: env.credentialsFile,
+    });
+    const nodes = [testNode({ name: env.seeded.instances[0]!.privateDnsName })];
+    const svc = testService({ name: 'open', ports: [testPort(80, 30230)], annotations: NLB });
+    try {
+      await off.call('ensureLoadBalancer', { clusterName: CLUSTER, service: svc, nodes });
+      // The positive sign: the NLB is there with its target; the group has no rule of it.
+      const lb = await call(env.query, 'elasticloadbalancing', {
+        Action: 'DescribeLoadBalancers',
+        'Names.member.1': lbName(svc),
+      });
+      expect(xmlText(lb, 'LoadBalancerName')).toBe(lbName(svc));
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual([]);
+      // A rule the plugin would revoke stays: the groups are the cluster's to manage.
+      await ensure(svc, nodes);
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toContain(client(30230, '0.0.0.0/0', 'open'));
+      await off.call('ensureLoadBalancerDeleted', { clusterName: CLUSTER, service: svc });
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toContain(client(30230, '0.0.0.0/0', 'open'));
+    } finally {
+      await off.close();
+      await remove(svc);
+    }
+    expect(await rules(`${CLUSTER}-nodes`)).toEqual([]);
+  });
+});
