@@ -14,12 +14,21 @@ export function securityGroupName(lbName: string): string {
 }
 
 /** The groups a Service names in its annotations: never deleted with its ELB, even when tagged for the cluster. */
-export function annotatedGroups(service: Service): string[] {
-  const own: string[] = [];
-  const extra: string[] = [];
-  readGroupLists(service.annotations, own, extra);
-  for (let i = 0; i < extra.length; i++) own.push(extra[i]);
-  return own;
+export class BroughtGroups {
+  /** security-groups': the first is the one the nodes' groups let in. */
+  own: string[] = [];
+  extra: string[] = [];
+
+  has(id: string): bool {
+    return this.own.includes(id) || this.extra.includes(id);
+  }
+}
+
+/** Read on their own, so that a deletion finds them whatever else the Service's annotations hold. */
+export function broughtGroups(service: Service): BroughtGroups {
+  const out = new BroughtGroups();
+  readGroupLists(service.annotations, out.own, out.extra);
+  return out;
 }
 
 export class ElbGroups {

@@ -33,7 +33,7 @@ import {
   ELB_VERSION,
   modifyAttributes,
 } from "./clb-api";
-import { annotatedGroups, ensureElbGroups, securityGroupName } from "./clb-groups";
+import { broughtGroups, ensureElbGroups, securityGroupName } from "./clb-groups";
 import { buildListeners } from "./clb-listeners";
 import { syncNodeGroups } from "./clb-node-groups";
 import { clbHealthCheck, ClbOptions, readClbOptions } from "./clb-options";
@@ -294,10 +294,10 @@ export function deleteClassic(aws: Aws, cfg: Config, service: Service): PluginEr
   if (byName.error !== null) return byName.error;
   for (let i = 0; i < byName.items.length; i++) if (!groups.includes(byName.items[i].id)) groups.push(byName.items[i].id);
   // Only groups tagged for the cluster are the load balancer's own (not a group shared with anything else).
-  const brought = annotatedGroups(service);
+  const brought = broughtGroups(service);
   const owned: string[] = [];
   for (let i = 0; i < groups.length; i++) {
-    if (brought.includes(groups[i])) continue;
+    if (brought.has(groups[i])) continue;
     const g = groupById(aws, groups[i]);
     if (g.error !== null) return g.error;
     if (g.items.length > 0 && g.items[0].hasClusterTag(cfg.clusterID)) owned.push(groups[i]);
@@ -307,9 +307,8 @@ export function deleteClassic(aws: Aws, cfg: Config, service: Service): PluginEr
     if (error !== null) return error;
   }
   // A group the Service brought stays: the rules naming it go from the cluster's groups only, as upstream's.
-  const first = readClbOptions(service).securityGroups;
-  if (first.length > 0) {
-    const error = syncNodeGroups(aws, cfg.clusterID, first[0], [], false);
+  if (brought.own.length > 0) {
+    const error = syncNodeGroups(aws, cfg.clusterID, brought.own[0], [], false);
     if (error !== null) return error;
   }
   if (lb !== null) {
