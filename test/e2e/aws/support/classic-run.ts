@@ -21,7 +21,7 @@ import { eventually } from '../../../../lab/process/index.ts';
 import { flatten, type Snapshot } from '../../../support/parity/flatten.ts';
 import { type ClassicState, classicNames, classicState, groupRules } from './clb-state.ts';
 import type { Normalizer } from './elb-state.ts';
-import { startCorrectingProxy } from './moto-corrections.ts';
+import { type Corrections, startCorrectingProxy } from './moto-corrections.ts';
 
 export const JSON_PATCH = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 
@@ -44,7 +44,7 @@ export interface Running {
   core: CoreV1Api;
   ccm: { stop(): Promise<unknown>; running(): boolean; tail(): string };
   impl: Impl;
-  corrections: () => number;
+  corrections: () => Corrections;
   stopProxy: () => Promise<void>;
 }
 

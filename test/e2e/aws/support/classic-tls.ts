@@ -25,6 +25,7 @@ import {
   startImpl,
 } from './classic-run.ts';
 import { type ClassicState, groupRules } from './clb-state.ts';
+import type { Corrections } from './moto-corrections.ts';
 
 const A = 'service.beta.kubernetes.io/aws-load-balancer-';
 export const SSL_POLICY = 'ELBSecurityPolicy-TLS-1-2-2017-01';
@@ -39,7 +40,7 @@ export interface TlsRun {
   /** The rules of the groups the Services brought, and the rules naming them, after deletion. */
   broughtAfter: Record<string, string[]>;
   certificate: string;
-  corrections: number;
+  corrections: Corrections;
 }
 
 interface Seeded {

@@ -21,18 +21,23 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { freePort } from '../../../../lab/process/index.ts';
 
+export interface Corrections {
+  healthChecks: number;
+  instanceProtocols: number;
+}
+
 export interface CorrectingProxy {
   /** `http://127.0.0.1:<port>`: give it to the CCM as every service's endpoint. */
   endpoint: string;
-  /** How many answers were corrected (the test checks the correction was needed and made). */
-  corrections(): number;
+  /** How many load balancer descriptions each correction changed (the tests check a correction was needed and made). */
+  corrections(): Corrections;
   close(): Promise<void>;
 }
 
 export async function startCorrectingProxy(motoEndpoint: string): Promise<CorrectingProxy> {
   const target = new URL(motoEndpoint);
   const port = await freePort();
-  let corrected = 0;
+  const corrected: Corrections = { healthChecks: 0, instanceProtocols: 0 };
   const protocols = new InstanceProtocols();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -52,7 +57,8 @@ export async function startCorrectingProxy(motoEndpoint: string): Promise<Correc
               const checks = withDefaultHealthChecks(out.toString('utf8'));
               const fixed = protocols.correct(checks.xml);
               if (checks.count + fixed.count > 0) {
-                corrected += checks.count + fixed.count;
+                corrected.healthChecks += checks.count;
+                corrected.instanceProtocols += fixed.count;
                 out = Buffer.from(fixed.xml, 'utf8');
               }
             }
@@ -73,7 +79,7 @@ export async function startCorrectingProxy(motoEndpoint: string): Promise<Correc
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    corrections: () => corrected,
+    corrections: () => ({ ...corrected }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
