@@ -144,6 +144,16 @@ async function rules(run: Running, ctx: ClassicContext, web: string, api: string
   return groupRules(run.query, run.env.seeded.vpcId, { ...norm, text: (t) => norm.text(t).replaceAll(api, '{lb2}') });
 }
 
+/** The brought groups' own rules, and the rules in other groups that name them. */
+function broughtRules(all: Record<string, string[]>): Record<string, string[]> {
+  const brought = (text: string) => text.includes(BYO_GROUP) || text.includes(EXTRA_GROUP);
+  return Object.fromEntries(
+    Object.entries(all)
+      .map(([g, rs]): [string, string[]] => [g, brought(g) ? rs : rs.filter(brought)])
+      .filter(([g, rs]) => rs.length > 0 || brought(g)),
+  );
+}
+
 const ready = (s: ClassicState) => s.instances.length === 2 && s.healthCheck.interval === '10';
 
 export async function tlsScenario(impl: Impl, ctx: ClassicContext): Promise<TlsRun> {
@@ -189,17 +199,7 @@ export async function tlsScenario(impl: Impl, ctx: ClassicContext): Promise<TlsR
         ['api', api],
       ]),
     );
-    const after = await rules(run, ctx, web, api);
-    const broughtAfter = Object.fromEntries(
-      Object.entries(after)
-        .map(([g, rs]): [string, string[]] => [
-          g,
-          g.includes(BYO_GROUP) || g.includes(EXTRA_GROUP)
-            ? rs
-            : rs.filter((r) => r.includes(BYO_GROUP) || r.includes(EXTRA_GROUP)),
-        ])
-        .filter(([g, rs]) => rs.length > 0 || g.includes(BYO_GROUP) || g.includes(EXTRA_GROUP)),
-    );
+    const broughtAfter = broughtRules(await rules(run, ctx, web, api));
     return { snapshot: out, left, broughtAfter, certificate: seeded.certificate, corrections: run.corrections() };
   } catch (err) {
     throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${run?.ccm.tail() ?? '(not started)'}`, { cause: err });
