@@ -11,6 +11,8 @@ export class ClbListener {
   instanceProtocol: string = "TCP";
   instancePort: i32 = 0;
   sslCertificateId: string = "";
+  /** The listener's policies (an SSL negotiation policy), as DescribeLoadBalancers answers them. */
+  policies: string[] = [];
 
   /** As upstream compares listeners: protocols case-insensitively, ports and certificate exactly. */
   sameAs(other: ClbListener): bool {
@@ -50,6 +52,8 @@ export class Clb {
   subnets: string[] = [];
   instances: string[] = [];
   listeners: ClbListener[] = [];
+  /** Back-end (instance) port -> its policies, for the ports that have any (BackendServerDescriptions). */
+  backends: Map<i32, string[]> = new Map();
   /** null when the answer has none (moto before a ConfigureHealthCheck; AWS always has one). */
   healthCheck: ClbHealthCheck | null = null;
   tags: Map<string, string> = new Map();
@@ -96,8 +100,18 @@ export function describeClb(aws: Aws, name: string): ClbFound {
   lb.subnets = texts(el, "Subnets");
   const instances = el.path("Instances/member");
   for (let i = 0; i < instances.length; i++) lb.instances.push(instances[i].childText("InstanceId"));
-  const listeners = el.path("ListenerDescriptions/member/Listener");
-  for (let i = 0; i < listeners.length; i++) lb.listeners.push(readListener(listeners[i]));
+  const listeners = el.path("ListenerDescriptions/member");
+  for (let i = 0; i < listeners.length; i++) {
+    const listener = listeners[i].child("Listener");
+    if (listener === null) continue;
+    const l = readListener(listener);
+    l.policies = texts(listeners[i], "PolicyNames");
+    lb.listeners.push(l);
+  }
+  const backends = el.path("BackendServerDescriptions/member");
+  for (let i = 0; i < backends.length; i++) {
+    lb.backends.set(I32.parseInt(backends[i].childText("InstancePort")), texts(backends[i], "PolicyNames"));
+  }
   const hc = el.child("HealthCheck");
   if (hc !== null && hc.childText("Target") != "") {
     const h = new ClbHealthCheck();

@@ -1,8 +1,9 @@
 // The Service annotations cloud-provider-aws reads for a Classic ELB, read strictly: a value that is present but wrong
-// is Invalid naming the annotation, and an annotation upstream honours that this plugin does not implement yet is
-// Invalid naming it too (the service controller shows both as an Event on the Service), never silently dropped.
+// is Invalid naming the annotation (the service controller shows it as an Event on the Service), never silently
+// dropped. The listener annotations are read in clb-listeners.ts, the security group ones in clb-groups.ts.
 import { annotationInt, invalid, PluginError, Service } from "@wasm-ccm/plugin-sdk";
 import { ClbAttributes, ClbHealthCheck } from "./clb-api";
+import { ClbTls, defaultCheckProtocol, readClbTls } from "./clb-listeners";
 import {
   ADDITIONAL_TAGS,
   HC_HEALTHY,
@@ -26,20 +27,12 @@ export const DRAINING_ENABLED = PREFIX + "connection-draining-enabled";
 export const DRAINING_TIMEOUT = PREFIX + "connection-draining-timeout";
 export const IDLE_TIMEOUT = PREFIX + "connection-idle-timeout";
 export const CROSS_ZONE = PREFIX + "cross-zone-load-balancing-enabled";
-export const BACKEND_PROTOCOL = PREFIX + "backend-protocol";
 /** The legacy source-ranges annotation, read when spec.loadBalancerSourceRanges is empty (as upstream's helper). */
 export const SOURCE_RANGES = "service.beta.kubernetes.io/load-balancer-source-ranges";
 
-/** Annotations upstream honours for a Classic ELB that this plugin does not implement yet: refused by name. */
-const NOT_IMPLEMENTED: string[] = [
-  PREFIX + "ssl-cert",
-  PREFIX + "ssl-ports",
-  PREFIX + "ssl-negotiation-policy",
-  PREFIX + "proxy-protocol",
-  PREFIX + "security-groups",
-  PREFIX + "extra-security-groups",
-  PREFIX + "subnets",
-];
+export const SUBNETS = PREFIX + "subnets";
+export const SECURITY_GROUPS = PREFIX + "security-groups";
+export const EXTRA_SECURITY_GROUPS = PREFIX + "extra-security-groups";
 /** Annotations of an NLB, which a Classic ELB has no place for (upstream refuses the first, ignores the others). */
 const NLB_ONLY: string[] = [
   PREFIX + "target-group-attributes",
@@ -61,6 +54,12 @@ export class ClbOptions {
   targetNodeLabels: Map<string, string> = new Map();
   sourceRanges: string[] = [];
   attributes: ClbAttributes = new ClbAttributes();
+  tls: ClbTls = new ClbTls();
+  /** The security-groups annotation's groups (bring your own: no managed group), then extra-security-groups'. */
+  securityGroups: string[] = [];
+  extraSecurityGroups: string[] = [];
+  /** The subnets annotation's entries (IDs or Name tags); empty: discovered. */
+  subnets: string[] = [];
   error: PluginError | null = null;
 }
 
@@ -72,21 +71,16 @@ function bad(out: ClbOptions, name: string, value: string, want: string): ClbOpt
 export function readClbOptions(service: Service): ClbOptions {
   const out = new ClbOptions();
   const a = service.annotations;
-  for (let i = 0; i < NOT_IMPLEMENTED.length; i++) {
-    if (a.has(NOT_IMPLEMENTED[i])) {
-      out.error = invalid("annotation " + NOT_IMPLEMENTED[i] + " is not implemented for a Classic ELB by this plugin yet");
-      return out;
-    }
-  }
   for (let i = 0; i < NLB_ONLY.length; i++) {
     if (a.has(NLB_ONLY[i])) {
       out.error = invalid("annotation " + NLB_ONLY[i] + " applies to an NLB only (aws-load-balancer-type: nlb)");
       return out;
     }
   }
-  if (a.has(BACKEND_PROTOCOL) && a.get(BACKEND_PROTOCOL).toLowerCase() != "tcp") {
-    return bad(out, BACKEND_PROTOCOL, a.get(BACKEND_PROTOCOL), "tcp (http, https and ssl back ends are not implemented yet)");
-  }
+  out.error = readClbTls(a, out.tls);
+  if (out.error !== null) return out;
+  readGroupLists(a, out.securityGroups, out.extraSecurityGroups);
+  if (a.has(SUBNETS)) out.subnets = commaList(a.get(SUBNETS));
   // As upstream: any value but "false" (and the empty string) makes the load balancer internal.
   out.internal = a.has(INTERNAL) && a.get(INTERNAL) != "" && a.get(INTERNAL) != "false";
   if (a.has(ADDITIONAL_TAGS) && !keyValues(a.get(ADDITIONAL_TAGS), out.additionalTags)) {
@@ -168,6 +162,29 @@ function readAttributes(a: Map<string, string>, out: ClbOptions): ClbOptions {
   return out;
 }
 
+/** "a, b,,c" -> ["a", "b", "c"]: entries trimmed, empty ones dropped (upstream's getSGListFromAnnotation). */
+export function commaList(text: string): string[] {
+  const out: string[] = [];
+  const parts = text.split(",");
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i].trimStart().trimEnd();
+    if (part != "" && !out.includes(part)) out.push(part);
+  }
+  return out;
+}
+
+/** The two security group annotations' group IDs (extra ones that are also the Service's own left out). */
+export function readGroupLists(a: Map<string, string>, own: string[], extra: string[]): void {
+  if (a.has(SECURITY_GROUPS)) {
+    const list = commaList(a.get(SECURITY_GROUPS));
+    for (let i = 0; i < list.length; i++) own.push(list[i]);
+  }
+  if (a.has(EXTRA_SECURITY_GROUPS)) {
+    const list = commaList(a.get(EXTRA_SECURITY_GROUPS));
+    for (let i = 0; i < list.length; i++) if (!own.includes(list[i])) extra.push(list[i]);
+  }
+}
+
 /** Go's strconv.ParseBool: 1 true, 0 false, -1 not a boolean. */
 function goBool(v: string): i32 {
   if (v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True") return 1;
@@ -207,7 +224,7 @@ function failHc(out: HealthCheckResult, a: Map<string, string>, name: string, wa
 export function clbHealthCheck(service: Service, firstNodePort: i32): HealthCheckResult {
   const out = new HealthCheckResult();
   const a = service.annotations;
-  let protocol = "TCP";
+  let protocol = defaultCheckProtocol(a);
   let port = firstNodePort;
   let path = "";
   if (service.externalTrafficPolicy == "Local" && service.healthCheckNodePort > 0) {

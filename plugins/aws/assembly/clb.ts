@@ -1,8 +1,10 @@
 // LoadBalancer as a Classic ELB, as cloud-provider-aws makes it when a Service names no load balancer type: one ELB per
 // Service named from its UID (so one that aws-cloud-controller-manager made is found and kept: same ELB, same DNS
-// name), a TCP listener per Service port to its NodePort, upstream's health check, the ELB's own security group
-// k8s-elb-<name> open to the source ranges on the Service ports, the nodes' groups open to that group, and the target
-// nodes' instances registered. Deletion removes the ELB, the rules naming its group, and the group.
+// name), a listener per Service port to its NodePort (TCP, or SSL/HTTPS/HTTP by the listener annotations:
+// clb-listeners.ts) with its policies (clb-policies.ts), upstream's health check, the ELB's security groups
+// (clb-groups.ts: its own k8s-elb-<name> open to the source ranges, or the Service's own), the nodes' groups open to
+// the first of them, its subnets (the annotation's or discovered) kept as wanted, and the target nodes' instances
+// registered. Deletion removes the ELB, the rules naming its group, and the group unless the Service brought it.
 import {
   internal,
   invalid,
@@ -31,18 +33,18 @@ import {
   ELB_VERSION,
   modifyAttributes,
 } from "./clb-api";
+import { broughtGroups, ensureElbGroups, securityGroupName } from "./clb-groups";
+import { buildListeners } from "./clb-listeners";
 import { syncNodeGroups } from "./clb-node-groups";
 import { clbHealthCheck, ClbOptions, readClbOptions } from "./clb-options";
+import { syncProxyProtocol, syncSslPolicy } from "./clb-policies";
+import { syncSubnets } from "./clb-subnets";
 import { Config } from "./config";
 import { LbOptions } from "./lb-options";
 import { clusterTag, loadBalancerName, SERVICE_NAME_TAG } from "./names";
-import { deleteGroup, describeGroups, ensureGroup, groupById, Rule, setIngress } from "./security-groups";
-import { chooseSubnets } from "./subnets";
+import { deleteGroup, describeGroups, groupById } from "./security-groups";
+import { chooseSubnets, Subnets } from "./subnets";
 import { chooseTargets, isForeign } from "./targets";
-
-export function securityGroupName(lbName: string): string {
-  return "k8s-elb-" + lbName;
-}
 
 /** Owned by the cluster: upstream tags its ELBs kubernetes.io/cluster/<id>=owned (legacy: KubernetesCluster=<id>). */
 export function ownsClb(lb: Clb, clusterID: string): bool {
@@ -54,22 +56,6 @@ export function clbStatus(lb: Clb, status: LoadBalancerStatus): void {
   const ingress = new LoadBalancerIngress();
   ingress.hostname = lb.dnsName;
   status.ingress = [ingress];
-}
-
-function listenersOf(service: Service): ClbListener[] {
-  const out: ClbListener[] = [];
-  for (let i = 0; i < service.ports.length; i++) {
-    const p = service.ports[i];
-    if (p.nodePort == 0) continue;
-    const l = new ClbListener();
-    // Lower case as upstream sends them; ELB answers upper case, and listeners compare case-insensitively.
-    l.protocol = "tcp";
-    l.instanceProtocol = "tcp";
-    l.port = p.port;
-    l.instancePort = p.nodePort;
-    out.push(l);
-  }
-  return out;
 }
 
 function checkService(service: Service): PluginError | null {
@@ -90,7 +76,7 @@ export function checkClassic(service: Service): PluginError | null {
   if (opts.error !== null) return opts.error;
   const serviceError = checkService(service);
   if (serviceError !== null) return serviceError;
-  const listeners = listenersOf(service);
+  const listeners = buildListeners(service, opts.tls);
   return clbHealthCheck(service, listeners.length > 0 ? listeners[0].instancePort : 0).error;
 }
 
@@ -99,7 +85,7 @@ export function ensureClassic(aws: Aws, cfg: Config, service: Service, nodes: No
   const checked = checkClassic(service);
   if (checked !== null) return checked;
   const opts = readClbOptions(service);
-  const listeners = listenersOf(service);
+  const listeners = buildListeners(service, opts.tls);
   const health = clbHealthCheck(service, listeners.length > 0 ? listeners[0].instancePort : 0);
   const name = loadBalancerName(service);
   const found = describeClb(aws, name);
@@ -113,60 +99,33 @@ export function ensureClassic(aws: Aws, cfg: Config, service: Service, nodes: No
       return internal("load balancer " + name + " is " + lb.scheme + ", the Service asks for " + scheme + ": delete and re-create the Service");
     }
   }
-  const group = ensureElbGroup(aws, cfg, service, name, opts);
-  if (group.error !== null) return group.error;
+  // As upstream: subnets are chosen on every ensure (and kept as they are on a node set update).
+  let subnets: Subnets | null = null;
+  if (mayCreate) {
+    subnets = chooseSubnets(aws, cfg, opts.internal, opts.subnets);
+    if (subnets.error !== null) return subnets.error;
+  }
+  const groups = ensureElbGroups(aws, cfg, service, name, opts);
+  if (groups.error !== null) return groups.error;
   const created = lb === null;
   if (lb === null) {
-    const made = createClassic(aws, cfg, service, opts, listeners, group.id);
+    const made = createClassic(aws, cfg, service, opts, listeners, groups.ids, subnets!.ids);
     if (made.error !== null) return made.error;
     lb = made.lb!;
   } else {
-    const error = syncClassic(aws, lb, opts, listeners, group.id);
+    const error = syncClassic(aws, lb, opts, listeners, groups.ids, subnets);
     if (error !== null) return error;
   }
+  const policyError = syncProxyProtocol(aws, lb, listeners, opts.tls.proxyProtocol);
+  if (policyError !== null) return policyError;
+  const sslError = syncSslPolicy(aws, lb, lb.listeners, opts.tls.sslPolicy);
+  if (sslError !== null) return sslError;
   const error = syncSettings(aws, lb, opts, health.check, created);
   if (error !== null) return error;
-  const targetError = syncInstances(aws, cfg, lb, group.id, nodes, opts);
+  const targetError = syncInstances(aws, cfg, lb, groups.ruleSource, nodes, opts);
   if (targetError !== null) return targetError;
   clbStatus(lb, status);
   return null;
-}
-
-class Group {
-  id: string = "";
-  error: PluginError | null = null;
-}
-
-/** The ELB's group with ingress for the Service ports and ICMP 3/4 (path MTU discovery) from the source ranges. */
-function ensureElbGroup(aws: Aws, cfg: Config, service: Service, name: string, opts: ClbOptions): Group {
-  const out = new Group();
-  const tags = new Map<string, string>();
-  const extra = opts.additionalTags.keys();
-  for (let i = 0; i < extra.length; i++) tags.set(extra[i], opts.additionalTags.get(extra[i]));
-  tags.set(clusterTag(cfg.clusterID), "owned");
-  const description = "Security group for Kubernetes ELB " + name + " (" + service.namespace + "/" + service.name + ")";
-  const made = ensureGroup(aws, cfg.vpc, securityGroupName(name), description, tags, clusterTag(cfg.clusterID));
-  if (made.error !== null) {
-    out.error = made.error;
-    return out;
-  }
-  out.id = made.id;
-  const read = groupById(aws, made.id);
-  if (read.error !== null || read.items.length == 0) {
-    out.error = read.error !== null ? read.error : internal("security group " + made.id + " vanished");
-    return out;
-  }
-  const want: Rule[] = [];
-  for (let r = 0; r < opts.sourceRanges.length; r++) {
-    const cidr = opts.sourceRanges[r];
-    for (let i = 0; i < service.ports.length; i++) {
-      const port = service.ports[i].port;
-      want.push(Rule.cidr(service.ports[i].protocol.toLowerCase(), port, port, cidr));
-    }
-    want.push(Rule.cidr("icmp", 3, 4, cidr));
-  }
-  out.error = setIngress(aws, read.items[0], want);
-  return out;
 }
 
 class Made {
@@ -174,18 +133,13 @@ class Made {
   error: PluginError | null = null;
 }
 
-function createClassic(aws: Aws, cfg: Config, service: Service, opts: ClbOptions, listeners: ClbListener[], group: string): Made {
+function createClassic(aws: Aws, cfg: Config, service: Service, opts: ClbOptions, listeners: ClbListener[], groups: string[], subnets: string[]): Made {
   const out = new Made();
-  // The subnets annotation is refused for a Classic ELB (clb-options.ts): discovered, as upstream.
-  const subnets = chooseSubnets(aws, cfg, opts.internal, []);
-  if (subnets.error !== null) {
-    out.error = subnets.error;
-    return out;
-  }
   const lb = new Clb();
   lb.name = loadBalancerName(service);
   lb.scheme = opts.internal ? "internal" : "internet-facing";
-  lb.securityGroups = [group];
+  lb.securityGroups = groups;
+  lb.subnets = subnets;
   lb.tags = new Map();
   const extra = opts.additionalTags.keys();
   for (let i = 0; i < extra.length; i++) lb.tags.set(extra[i], opts.additionalTags.get(extra[i]));
@@ -193,7 +147,7 @@ function createClassic(aws: Aws, cfg: Config, service: Service, opts: ClbOptions
   lb.tags.set(clusterTag(cfg.clusterID), "owned");
   const q = new QueryRequest("CreateLoadBalancer", ELB_VERSION).add("LoadBalancerName", lb.name);
   addListeners(q, listeners);
-  q.addMembers("Subnets", subnets.ids).addMembers("SecurityGroups", [group]);
+  q.addMembers("Subnets", subnets).addMembers("SecurityGroups", groups);
   // As upstream: Scheme only for internal; internet-facing is ELB's default.
   if (opts.internal) q.add("Scheme", "internal");
   const answer = callClb(aws, addClbTags(q, lb.tags));
@@ -208,13 +162,21 @@ function createClassic(aws: Aws, cfg: Config, service: Service, opts: ClbOptions
   return out;
 }
 
-/** An existing ELB (this plugin's or aws-cloud-controller-manager's): its groups, listeners and tags as wanted. */
-function syncClassic(aws: Aws, lb: Clb, opts: ClbOptions, listeners: ClbListener[], group: string): PluginError | null {
-  if (lb.securityGroups.length != 1 || lb.securityGroups[0] != group) {
-    const q = clbRequest("ApplySecurityGroupsToLoadBalancer", lb.name).addMembers("SecurityGroups", [group]);
+/**
+ * An existing ELB (this plugin's or aws-cloud-controller-manager's): its subnets (when chosen), groups, listeners and
+ * tags as wanted. Listeners that stay keep what ELB answered for them (their policies).
+ */
+function syncClassic(aws: Aws, lb: Clb, opts: ClbOptions, listeners: ClbListener[], groups: string[], subnets: Subnets | null): PluginError | null {
+  if (subnets !== null) {
+    const error = syncSubnets(aws, lb, subnets.ids);
+    if (error !== null) return error;
+  }
+  if (!sameSet(lb.securityGroups, groups)) {
+    // ApplySecurityGroupsToLoadBalancer replaces the whole list.
+    const q = clbRequest("ApplySecurityGroupsToLoadBalancer", lb.name).addMembers("SecurityGroups", groups);
     const error = callClb(aws, q).error;
     if (error !== null) return error;
-    lb.securityGroups = [group];
+    lb.securityGroups = groups;
   }
   const removals: string[] = [];
   for (let i = 0; i < lb.listeners.length; i++) {
@@ -231,7 +193,9 @@ function syncClassic(aws: Aws, lb: Clb, opts: ClbOptions, listeners: ClbListener
     const error = callClb(aws, addListeners(clbRequest("CreateLoadBalancerListeners", lb.name), additions)).error;
     if (error !== null) return error;
   }
-  lb.listeners = listeners;
+  const kept: ClbListener[] = [];
+  for (let i = 0; i < listeners.length; i++) kept.push(findListener(lb.listeners, listeners[i]));
+  lb.listeners = kept;
   if (opts.additionalTags.size == 0) return null;
   const q = new QueryRequest("AddTags", ELB_VERSION).addMembers("LoadBalancerNames", [lb.name]);
   return callClb(aws, addClbTags(q, opts.additionalTags)).error;
@@ -240,6 +204,18 @@ function syncClassic(aws: Aws, lb: Clb, opts: ClbOptions, listeners: ClbListener
 function hasListener(list: ClbListener[], l: ClbListener): bool {
   for (let i = 0; i < list.length; i++) if (list[i].sameAs(l)) return true;
   return false;
+}
+
+/** The listener of `list` that is `l`, else `l` (a listener just made). */
+function findListener(list: ClbListener[], l: ClbListener): ClbListener {
+  for (let i = 0; i < list.length; i++) if (list[i].sameAs(l)) return list[i];
+  return l;
+}
+
+function sameSet(a: string[], b: string[]): bool {
+  if (a.length != b.length) return false;
+  for (let i = 0; i < b.length; i++) if (!a.includes(b[i])) return false;
+  return true;
 }
 
 /**
@@ -302,6 +278,7 @@ function matchesLabels(node: Node, want: Map<string, string>): bool {
 /**
  * Deletes the Service's Classic ELB when the cluster owns it: first the rules naming its group in the nodes' groups,
  * then the ELB, then its group. A group left by a deletion that stopped half-way is found by name and removed too.
+ * The groups the Service names in its annotations are its own: kept, only the nodes' rules naming the first go.
  */
 export function deleteClassic(aws: Aws, cfg: Config, service: Service): PluginError | null {
   const name = loadBalancerName(service);
@@ -317,14 +294,21 @@ export function deleteClassic(aws: Aws, cfg: Config, service: Service): PluginEr
   if (byName.error !== null) return byName.error;
   for (let i = 0; i < byName.items.length; i++) if (!groups.includes(byName.items[i].id)) groups.push(byName.items[i].id);
   // Only groups tagged for the cluster are the load balancer's own (not a group shared with anything else).
+  const brought = broughtGroups(service);
   const owned: string[] = [];
   for (let i = 0; i < groups.length; i++) {
+    if (brought.has(groups[i])) continue;
     const g = groupById(aws, groups[i]);
     if (g.error !== null) return g.error;
     if (g.items.length > 0 && g.items[0].hasClusterTag(cfg.clusterID)) owned.push(groups[i]);
   }
   for (let i = 0; i < owned.length; i++) {
     const error = syncNodeGroups(aws, cfg.clusterID, owned[i], [], true);
+    if (error !== null) return error;
+  }
+  // A group the Service brought stays: the rules naming it go from the cluster's groups only, as upstream's.
+  if (brought.own.length > 0) {
+    const error = syncNodeGroups(aws, cfg.clusterID, brought.own[0], [], false);
     if (error !== null) return error;
   }
   if (lb !== null) {

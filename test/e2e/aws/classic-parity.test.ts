@@ -1,8 +1,11 @@
 // Classic ELB beside cloud-provider-aws v1.36 on moto: the same Service without aws-load-balancer-type through create,
 // a port change, a node joining and deletion under each CCM, every normalized field compared (support/classic-run.ts;
-// upstream reaches moto through support/moto-corrections.ts, which adds the health check AWS always has); and the
-// handover: upstream makes the Classic ELB, stops, and wasm-ccm keeps that ELB (no second load balancer, the same DNS
-// name and security group), follows the node set, and on deletion leaves no ELB, group or rule.
+// both CCMs reach moto through support/moto-corrections.ts, which adds the health check AWS always has and answers the
+// back-end protocol a listener was made with); the annotations (support/classic-tls.ts: TLS listeners with a
+// certificate and negotiation policy, HTTP back ends, proxy protocol, the Service's own and extra security groups, the
+// subnets annotation and a change of it) the same way; and the handover: upstream makes the Classic ELB, stops, and
+// wasm-ccm keeps that ELB (no second load balancer, the same DNS name and security group), follows the node set, and
+// on deletion leaves no ELB, group or rule.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -34,6 +37,7 @@ import {
   startImpl,
 } from './support/classic-run.ts';
 import { type ClassicState, classicNames, groupRules } from './support/clb-state.ts';
+import { BYO_GROUP, EXTRA_GROUP, SSL_POLICY, tlsScenario } from './support/classic-tls.ts';
 import type { AwsEnv } from '../../../lab/peers/index.ts';
 import { elbInventory } from '../../../lab/peers/index.ts';
 
@@ -109,7 +113,7 @@ describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from
       const joined = await settled(run, ctx, lb, 'node joined', (s) => s.instances.length === 3);
       await snapshotState(out, 'node-join', run, ctx, lb, joined.state, joined.hostname);
       const left = await deleteWeb(run, ctx, lb);
-      return { snapshot: out, left, corrections: run.corrections() };
+      return { snapshot: out, left, corrections: run.corrections().healthChecks };
     } catch (err) {
       throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${run?.ccm.tail() ?? '(not started)'}`, { cause: err });
     } finally {
@@ -145,6 +149,47 @@ describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from
     if (allowed.length > 0) console.log(`classic parity: allowed differences:\n  ${allowed.join('\n  ')}`);
     expect(failing).toEqual([]);
   }, 300_000);
+
+  it('makes TLS listeners, policies, brought security groups and annotated subnets as upstream does', async () => {
+    const upstream = await tlsScenario('upstream', ctx);
+    const wasm = await tlsScenario('wasm-ccm', ctx);
+    if (process.env.PARITY_DUMP) {
+      console.log(`upstream:\n${snapshotText(upstream.snapshot)}\nwasm-ccm:\n${snapshotText(wasm.snapshot)}`);
+    }
+    const at = (key: string) => upstream.snapshot.get(key);
+    // The members of a flattened list of one or more, in any order.
+    const members = (key: string) =>
+      [...upstream.snapshot.entries()]
+        .filter(([k]) => k.startsWith(`${key}/[`))
+        .map(([, v]) => JSON.parse(v) as string);
+    const cert = upstream.certificate;
+    // What is compared: upstream's listeners, policies, groups and subnets as the annotations ask.
+    expect(at('create/web/listeners/#order')).toBe(
+      JSON.stringify(['HTTP:80 -> HTTP:nodePort:80', `HTTPS:443 -> HTTP:nodePort:443 cert=${cert}`]),
+    );
+    expect(members('create/web/listenerPolicies/443')).toEqual([`k8s-SSLNegotiationPolicy-${SSL_POLICY}`]);
+    expect(at('create/web/securityGroups/#order')).toBe(JSON.stringify([BYO_GROUP, EXTRA_GROUP]));
+    expect(members('create/api/listeners')).toEqual([`SSL:8443 -> TCP:nodePort:8443 cert=${cert}`]);
+    expect(members('create/api/backendPolicies/nodePort:8443')).toEqual(['k8s-proxyprotocol-enabled']);
+    expect(members('create/api/subnets')).toEqual(['{subnet-0}']);
+    expect(members('subnet-change/api/subnets')).toEqual(['{subnet-1}']);
+    expect(at(`create/security-groups/cluster-vpc~1${CLB_CLUSTER}-nodes/#order`)).toContain(`from group ${BYO_GROUP}`);
+    // Both saw the back-end protocols of their listeners corrected (SSL -> TCP, HTTPS -> HTTP: moto says SSL, HTTPS).
+    expect(upstream.corrections.instanceProtocols).toBeGreaterThan(0);
+    expect(wasm.corrections.instanceProtocols).toBeGreaterThan(0);
+    const { failing, allowed } = diffSnapshots(upstream.snapshot, wasm.snapshot, []);
+    if (allowed.length > 0) console.log(`classic TLS parity: allowed differences:\n  ${allowed.join('\n  ')}`);
+    expect(failing).toEqual([]);
+    // Deletion: nothing of either ELB; the brought groups stay as they were, and no rule names them.
+    expect(upstream.left).toEqual([]);
+    expect(wasm.left).toEqual([]);
+    const brought = {
+      [`cluster-vpc/${BYO_GROUP}`]: ['tcp 443-443 from 203.0.113.0/24'],
+      [`cluster-vpc/${EXTRA_GROUP}`]: ['tcp 8443-8443 from 203.0.113.0/24'],
+    };
+    expect(upstream.broughtAfter).toEqual(brought);
+    expect(wasm.broughtAfter).toEqual(brought);
+  }, 400_000);
 
   it('takes over the Classic ELBs upstream made: the same ELBs, groups and rules, then deletes everything upstream would', async () => {
     const env = await classicEnv();

@@ -54,6 +54,9 @@ describe('aws plugin: LoadBalancer (Classic ELB, the default)', () => {
       dnsName: '{lb}.us-east-1.elb.amazonaws.com',
       scheme: 'internet-facing',
       listeners: ['TCP:443 -> TCP:nodePort:443', 'TCP:80 -> TCP:nodePort:80'],
+      listenerPolicies: {},
+      backendPolicies: {},
+      policies: {},
       healthCheck: {
         target: 'TCP:nodePort:80',
         interval: '10',
@@ -173,12 +176,10 @@ describe('aws plugin: Classic ELB annotations', () => {
     expect(await classicNames(env.query)).toEqual([]);
   });
 
-  it('refuses an annotation it does not implement, naming it, and creates nothing', async () => {
+  it('refuses an NLB annotation or a bad value, naming it, and creates nothing', async () => {
     for (const [key, value] of [
-      [`${A}ssl-cert`, 'arn:aws:acm:us-east-1:123456789012:certificate/x'],
-      [`${A}proxy-protocol`, '*'],
-      [`${A}security-groups`, 'sg-1'],
-      [`${A}subnets`, 'subnet-1'],
+      [`${A}proxy-protocol`, 'true'],
+      [`${A}backend-protocol`, 'grpc'],
       [`${A}target-group-attributes`, 'preserve_client_ip.enabled=true'],
       [`${A}connection-idle-timeout`, 'long'],
     ] as const) {

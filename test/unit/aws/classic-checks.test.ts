@@ -1,6 +1,6 @@
 // The AWS plugin's Classic ELB refusals that come before any request (no HTTP is allowed here, so a check that let a
-// bad Service through would reach for the network and fail with Forbidden, not with these messages): annotations it
-// does not implement, named; bad values; what a Classic ELB cannot do (UDP, ClientIP affinity).
+// bad Service through would reach for the network and fail with Forbidden, not with these messages): NLB-only
+// annotations, named; bad values; what a Classic ELB cannot do (UDP, ClientIP affinity); and the annotations it takes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   loadTestPlugin,
@@ -24,21 +24,20 @@ describe('aws plugin: Classic ELB refusals', () => {
   const ensure = (fields: Parameters<typeof testService>[0]) =>
     plugin.call('ensureLoadBalancer', { clusterName: 'c', service: testService(fields), nodes: [] });
 
-  for (const name of [
-    'ssl-cert',
-    'ssl-ports',
-    'ssl-negotiation-policy',
-    'proxy-protocol',
-    'security-groups',
-    'extra-security-groups',
-    'subnets',
-  ]) {
-    it(`refuses ${name}, not implemented for a Classic ELB, by name`, async () => {
-      await expect(ensure({ name: 'web', annotations: { [A + name]: 'x' } })).rejects.toMatchObject({
-        code: 'Invalid',
-        message: expect.stringContaining(
-          `annotation ${A}${name} is not implemented for a Classic ELB by this plugin yet`,
-        ),
+  // With no HTTP allowed, a Service that passes every check fails at its first request (not allowed, not Invalid).
+  const valid: Record<string, string>[] = [
+    { 'ssl-cert': 'arn:aws:acm:us-east-1:123456789012:certificate/x', 'ssl-ports': 'https,8443' },
+    { 'ssl-cert': 'arn:aws:iam::123456789012:server-certificate/x', 'backend-protocol': 'http' },
+    { 'ssl-negotiation-policy': 'ELBSecurityPolicy-TLS-1-2-2017-01', 'backend-protocol': 'ssl' },
+    { 'proxy-protocol': '*' },
+    { 'security-groups': 'sg-1, sg-2', 'extra-security-groups': 'sg-3' },
+    { subnets: 'subnet-1,private-a' },
+  ];
+  for (const set of valid) {
+    it(`takes ${Object.keys(set).join(' + ')} on a Classic ELB`, async () => {
+      const annotations = Object.fromEntries(Object.entries(set).map(([k, v]) => [A + k, v]));
+      await expect(ensure({ name: 'web', annotations })).rejects.toMatchObject({
+        message: expect.stringContaining('elasticloadbalancing.eu-west-1.amazonaws.com is not allowed'),
       });
     });
   }
@@ -58,7 +57,10 @@ describe('aws plugin: Classic ELB refusals', () => {
     ['connection-draining-timeout', '0'],
     ['cross-zone-load-balancing-enabled', 'maybe'],
     ['access-log-emit-interval', '10'],
-    ['backend-protocol', 'http'],
+    ['backend-protocol', 'HTTP'],
+    ['backend-protocol', 'grpc'],
+    ['proxy-protocol', 'true'],
+    ['ssl-negotiation-policy', ''],
     ['healthcheck-timeout', '61'],
   ];
   for (const [name, value] of badValues) {

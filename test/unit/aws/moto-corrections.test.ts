@@ -1,8 +1,12 @@
 // The AWS e2e harness's corrections of moto (test/e2e/aws/support/moto-corrections.ts): AWS's default health check
-// goes into each Classic ELB description that has none, and nowhere else; AWS's default scheme into an ELBv2
-// CreateLoadBalancer that names none, and no other request.
+// goes into each Classic ELB description that has none, and nowhere else; each listener's InstanceProtocol is the one
+// it was made with; AWS's default scheme goes into an ELBv2 CreateLoadBalancer that names none, and no other request.
 import { describe, expect, it } from 'vitest';
-import { withDefaultHealthChecks, withDefaultScheme } from '../../e2e/aws/support/moto-corrections.ts';
+import {
+  InstanceProtocols,
+  withDefaultHealthChecks,
+  withDefaultScheme,
+} from '../../e2e/aws/support/moto-corrections.ts';
 
 const member = (name: string, inner: string) =>
   `<member><LoadBalancerName>${name}</LoadBalancerName><ListenerDescriptions><member><Listener>` +
@@ -32,6 +36,46 @@ describe('moto correction: the Classic ELB health check AWS always has', () => {
     const other = '<DescribeTagsResponse><member>x</member></DescribeTagsResponse>';
     expect(withDefaultHealthChecks(other)).toEqual({ xml: other, count: 0 });
     expect(withDefaultHealthChecks(answer(''))).toEqual({ xml: answer(''), count: 0 });
+  });
+});
+
+describe('moto correction: the InstanceProtocol a listener was made with', () => {
+  const listener = (port: number, protocol: string, instance: string) =>
+    `<member><Listener><Protocol>${protocol}</Protocol><LoadBalancerPort>${port}</LoadBalancerPort>` +
+    `<InstanceProtocol>${instance}</InstanceProtocol><InstancePort>3${port}</InstancePort></Listener>` +
+    '<PolicyNames/></member>';
+  const lb = (name: string, listeners: string) =>
+    `<member><LoadBalancerName>${name}</LoadBalancerName><ListenerDescriptions>${listeners}</ListenerDescriptions></member>`;
+  const form = (params: Record<string, string>) => new URLSearchParams({ Version: '2012-06-01', ...params });
+
+  it('answers the recorded protocol per load balancer and port, forgetting deleted listeners', () => {
+    const made = new InstanceProtocols();
+    made.observe(
+      form({
+        Action: 'CreateLoadBalancer',
+        LoadBalancerName: 'a',
+        'Listeners.member.1.Protocol': 'ssl',
+        'Listeners.member.1.LoadBalancerPort': '443',
+        'Listeners.member.1.InstanceProtocol': 'tcp',
+        'Listeners.member.2.Protocol': 'http',
+        'Listeners.member.2.LoadBalancerPort': '80',
+        'Listeners.member.2.InstanceProtocol': 'http',
+      }),
+    );
+    const moto = answer(
+      lb('a', listener(443, 'SSL', 'SSL') + listener(80, 'HTTP', 'HTTP')) + lb('b', listener(443, 'SSL', 'SSL')),
+    );
+    const { xml, count } = made.correct(moto);
+    expect(count).toBe(1);
+    expect(xml).toBe(
+      answer(
+        lb('a', listener(443, 'SSL', 'TCP') + listener(80, 'HTTP', 'HTTP')) + lb('b', listener(443, 'SSL', 'SSL')),
+      ),
+    );
+    made.observe(
+      form({ Action: 'DeleteLoadBalancerListeners', LoadBalancerName: 'a', 'LoadBalancerPorts.member.1': '443' }),
+    );
+    expect(made.correct(moto)).toEqual({ xml: moto, count: 0 });
   });
 });
 

@@ -1,7 +1,9 @@
 // The Classic ELB scenarios beside cloud-provider-aws, each against a fresh moto seeded alike: a Service without
 // aws-load-balancer-type through create, a port change, a node joining and deletion (runClassicScenario, once per
 // CCM, snapshots compared by classic-parity.test.ts), and the handover (runHandover): upstream makes the ELB, stops,
-// wasm-ccm takes the cluster over. upstream reaches moto through support/moto-corrections.ts.
+// wasm-ccm takes the cluster over. Both CCMs, and the state read here, reach moto through support/moto-corrections.ts.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CoreV1Api, KubeConfig, V1ServicePort } from '@kubernetes/client-node';
 import { CoreV1Api as Core, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { CCMProcess, deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } from '../../../../lab/ccm/index.ts';
@@ -9,16 +11,17 @@ import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
 import {
   type AwsEnv,
   AwsPeerCCM,
-  awsPluginArgs,
+  type AwsQuery,
   call,
   elbInventory,
   startAwsEnv,
 } from '../../../../lab/peers/index.ts';
+import { builtPlugin } from '../../../../lab/plugins/index.ts';
 import { eventually } from '../../../../lab/process/index.ts';
 import { flatten, type Snapshot } from '../../../support/parity/flatten.ts';
 import { type ClassicState, classicNames, classicState, groupRules } from './clb-state.ts';
 import type { Normalizer } from './elb-state.ts';
-import { startCorrectingProxy } from './moto-corrections.ts';
+import { type Corrections, startCorrectingProxy } from './moto-corrections.ts';
 
 export const JSON_PATCH = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 
@@ -36,10 +39,12 @@ export interface ClassicContext {
 
 export interface Running {
   env: AwsEnv;
+  /** moto as the CCM sees it: through the correcting proxy. */
+  query: AwsQuery;
   core: CoreV1Api;
   ccm: { stop(): Promise<unknown>; running(): boolean; tail(): string };
   impl: Impl;
-  corrections: () => number;
+  corrections: () => Corrections;
   stopProxy: () => Promise<void>;
 }
 
@@ -59,8 +64,10 @@ export async function classicEnv(): Promise<AwsEnv> {
 
 export async function startImpl(impl: Impl, ctx: ClassicContext, env: AwsEnv): Promise<Running> {
   const core = ctx.admin.makeApiClient(Core);
+  const proxy = await startCorrectingProxy(env.moto.endpoint);
+  const query: AwsQuery = (service, params) => env.moto.queryVia(proxy.endpoint, service, params);
+  const fixed = { env, core, impl, query, corrections: proxy.corrections, stopProxy: proxy.close };
   if (impl === 'upstream') {
-    const proxy = await startCorrectingProxy(env.moto.endpoint);
     const peer = new AwsPeerCCM({
       info: ctx.info,
       moto: env.moto,
@@ -76,13 +83,13 @@ export async function startImpl(impl: Impl, ctx: ClassicContext, env: AwsEnv): P
       ],
     });
     const ccm = { stop: () => peer.stop(), running: () => peer.process.running, tail: () => peer.process.tail() };
-    return { env, core, ccm, impl, corrections: proxy.corrections, stopProxy: proxy.close };
+    return { ...fixed, ccm };
   }
   const process = new CCMProcess({
     info: ctx.info,
     token: ctx.token,
     args: [
-      ...awsPluginArgs(env),
+      ...proxiedPluginArgs(env, proxy.endpoint),
       `--cluster-name=${CLB_CLUSTER}`,
       '--controllers=cloud-node,service',
       '--leader-elect=false',
@@ -93,7 +100,38 @@ export async function startImpl(impl: Impl, ctx: ClassicContext, env: AwsEnv): P
     running: () => process.process.running,
     tail: () => process.process.tail(),
   };
-  return { env, core, ccm, impl, corrections: () => 0, stopProxy: async () => undefined };
+  return { ...fixed, ccm };
+}
+
+/** wasm-ccm's plugin flags with both of its hosts at the proxy (127.0.0.1 for EC2, localhost for ELB, as for moto). */
+function proxiedPluginArgs(env: AwsEnv, endpoint: string): string[] {
+  const port = new URL(endpoint).port;
+  const hosts = { ec2: `127.0.0.1:${port}`, elasticloadbalancing: `localhost:${port}` };
+  const config = env.cloudConfig
+    .replace(/^URL = http:\/\/127\.0\.0\.1:\d+$/m, `URL = http://${hosts.ec2}`)
+    .replace(/^URL = http:\/\/localhost:\d+$/m, `URL = http://${hosts.elasticloadbalancing}`);
+  const credentials = Object.entries(hosts).map(([service, host]) => ({
+    name: service,
+    hosts: [host],
+    insecure: true,
+    awsSigV4: {
+      accessKeyIdFile: 'access-key-id',
+      secretAccessKeyFile: 'secret-access-key',
+      region: env.moto.region,
+      service,
+    },
+  }));
+  const configFile = join(env.dir, `cloud-${port}.conf`);
+  const credentialsFile = join(env.dir, `credentials-${port}.json`);
+  writeFileSync(configFile, config);
+  writeFileSync(credentialsFile, JSON.stringify({ credentials }));
+  return [
+    '--cloud-provider=aws',
+    `--plugin=${builtPlugin('aws')}`,
+    `--cloud-config=${configFile}`,
+    `--plugin-credentials=${credentialsFile}`,
+    `--plugin-allowed-hosts=${Object.values(hosts).join(',')}`,
+  ];
 }
 
 function alive(run: Running): void {
@@ -176,7 +214,7 @@ export async function settled(
       alive(run);
       const svc = await run.core.readNamespacedService({ namespace: ctx.namespace, name: service });
       const hostname = svc.status?.loadBalancer?.ingress?.[0]?.hostname;
-      const state = await classicState(run.env.query, lbName, norm);
+      const state = await classicState(run.query, lbName, norm);
       return hostname !== undefined && state !== undefined && done(state) ? { state, hostname } : undefined;
     },
     60_000,
@@ -239,7 +277,7 @@ export async function snapshotState(
   const norm = normalizer(run.env, ctx, lbName);
   flatten(out, `${step}/elb`, state);
   flatten(out, `${step}/hostname-is-elb-dns`, hostname === (await rawDns(run.env, lbName)));
-  flatten(out, `${step}/security-groups`, await groupRules(run.env.query, run.env.seeded.vpcId, norm));
+  flatten(out, `${step}/security-groups`, await groupRules(run.query, run.env.seeded.vpcId, norm));
 }
 
 async function rawDns(env: AwsEnv, lbName: string): Promise<string> {

@@ -4,7 +4,7 @@
 import { type AwsQuery, call } from '../../../../lab/peers/index.ts';
 import type { Normalizer } from './elb-state.ts';
 import { securityGroupRules } from './sg-state.ts';
-import { parseXml, select, textAt } from './xml-tree.ts';
+import { parseXml, select, textAt, type XmlNode } from './xml-tree.ts';
 
 export const ELB_VERSION = '2012-06-01';
 const ELB = 'elasticloadbalancing';
@@ -13,8 +13,13 @@ export interface ClassicState {
   name: string;
   dnsName: string;
   scheme: string;
-  /** `<protocol>:<port> -> <instance protocol>:<instance port>`, sorted. */
+  /** `<protocol>:<port> -> <instance protocol>:<instance port>` (and ` cert=<ARN>`), sorted. */
   listeners: string[];
+  /** Load balancer port -> the listener's policies; back-end (instance) port -> its policies (none: left out). */
+  listenerPolicies: Record<string, string[]>;
+  backendPolicies: Record<string, string[]>;
+  /** Policy name -> `<type> <attribute>=<value>,...`. */
+  policies: Record<string, string>;
   healthCheck: Record<string, string | undefined>;
   instances: string[];
   securityGroups: string[];
@@ -70,6 +75,12 @@ export async function classicState(query: AwsQuery, name: string, norm: Normaliz
     LoadBalancerName: name,
   });
   const attrs = select(parseXml(attrBody), '*/*/LoadBalancerAttributes')[0];
+  const policyBody = await call(query, ELB, {
+    Action: 'DescribeLoadBalancerPolicies',
+    Version: ELB_VERSION,
+    LoadBalancerName: name,
+  });
+  const policyNames = (el: XmlNode) => select(el, 'PolicyNames/member').map((m) => m.text.trim());
   const attr = (path: string) => (attrs === undefined ? undefined : textAt(attrs, path));
   return {
     name: norm.text(name),
@@ -79,9 +90,29 @@ export async function classicState(query: AwsQuery, name: string, norm: Normaliz
       .map(
         (l) =>
           `${(textAt(l, 'Protocol') ?? '').toUpperCase()}:${textAt(l, 'LoadBalancerPort')} -> ` +
-          `${(textAt(l, 'InstanceProtocol') ?? '').toUpperCase()}:${norm.port(textAt(l, 'InstancePort') ?? '')}`,
+          `${(textAt(l, 'InstanceProtocol') ?? '').toUpperCase()}:${norm.port(textAt(l, 'InstancePort') ?? '')}` +
+          (textAt(l, 'SSLCertificateId') ? ` cert=${textAt(l, 'SSLCertificateId')}` : ''),
       )
       .sort(),
+    listenerPolicies: Object.fromEntries(
+      select(lb, 'ListenerDescriptions/member')
+        .map((d): [string, string[]] => [textAt(d, 'Listener/LoadBalancerPort') ?? '', policyNames(d)])
+        .filter(([, p]) => p.length > 0),
+    ),
+    backendPolicies: Object.fromEntries(
+      select(lb, 'BackendServerDescriptions/member')
+        .map((d): [string, string[]] => [norm.port(textAt(d, 'InstancePort') ?? ''), policyNames(d)])
+        .filter(([, p]) => p.length > 0),
+    ),
+    policies: Object.fromEntries(
+      select(parseXml(policyBody), '*/*/PolicyDescriptions/member').map((p) => [
+        textAt(p, 'PolicyName') ?? '',
+        `${textAt(p, 'PolicyTypeName')} ` +
+          select(p, 'PolicyAttributeDescriptions/member')
+            .map((a) => `${textAt(a, 'AttributeName')}=${textAt(a, 'AttributeValue')}`)
+            .join(','),
+      ]),
+    ),
     healthCheck: {
       target: norm.text(hc('Target') ?? '').replace(/:(\d+)/, (_m, p: string) => `:${norm.port(p)}`),
       interval: hc('Interval'),
