@@ -209,7 +209,7 @@ const implemented = (m: MethodDef): boolean => m.capability === null;
 // The default of a batched method: the per-node method once per node, each answer or error in its outcome, so a
 // provider overrides the batched method only where its cloud answers many nodes at once.
 function batchDefault(model: AbiModel, m: MethodDef, used: Set<string>): string[] {
-  const one = model.methods.find((x) => x.name === m.batchOf)!;
+  const one = model.methods.find((x) => x.name === m.batchOf[0])!;
   const results = model.types.get(m.response)!.fields.find((f) => f.name === 'results')!.type;
   const outcome = results.kind === 'list' && results.of.kind === 'ref' ? results.of.name : '';
   used.add(one.request).add(outcome);
@@ -231,6 +231,69 @@ function batchDefault(model: AbiModel, m: MethodDef, used: Set<string>): string[
   ];
 }
 
+const outcomeOf = (model: AbiModel, response: string): string => {
+  const results = model.types.get(response)!.fields.find((f) => f.name === 'results')!.type;
+  return results.kind === 'list' && results.of.kind === 'ref' ? results.of.name : '';
+};
+
+// One step of a combined batch's default: the listed method's batched form for the nodes still asked; a step after
+// the first that fails as a whole fails its part of those nodes only, as the per-node calls would have.
+function combinedStep(model: AbiModel, m: MethodDef, step: number, used: Set<string>): string[] {
+  const name = m.batchOf[step]!;
+  const batch = model.methods.find((x) => x.batchOf.length === 1 && x.batchOf[0] === name)!;
+  const part = model.types.get(outcomeOf(model, m.response))!.fields[step]!.name;
+  const last = step === m.batchOf.length - 1;
+  const answer = model.types.get(model.methods.find((x) => x.name === name)!.response)!.fields[0]!.name;
+  used.add(batch.response);
+  const failed =
+    step === 0
+      ? ['      if (err !== null) return err;']
+      : [
+          '      if (err !== null) {',
+          `        for (let j = 0; j < asked.length; j++) unchecked(out.results[unchecked(asked[j])]).${part}.error = nodeError(err);`,
+          '        return null;',
+          '      }',
+        ];
+  return [
+    `    if (asked.length > 0) {`,
+    `      const part = new ${m.request}();`,
+    '      for (let j = 0; j < asked.length; j++) part.nodes.push(unchecked(req.nodes[unchecked(asked[j])]));',
+    `      const got = new ${batch.response}();`,
+    `      const err = this.${batch.name}(part, got);`,
+    ...failed,
+    '      if (got.results.length != asked.length) {',
+    `        return internal(\`${batch.name} answered \${got.results.length} results for \${asked.length} nodes\`);`,
+    '      }',
+    ...(last ? [] : ['      const next = new Array<i32>();']),
+    '      for (let j = 0; j < asked.length; j++) {',
+    '        const o = unchecked(got.results[j]);',
+    `        unchecked(out.results[unchecked(asked[j])]).${part} = o;`,
+    ...(last ? [] : [`        if (o.error.code == "" && o.ok.${answer}) next.push(unchecked(asked[j]));`]),
+    '      }',
+    ...(last ? [] : ['      asked = next;']),
+    '    }',
+  ];
+}
+
+// The default of a combined batch: the listed methods' batched forms in turn, each for the nodes every earlier one
+// answered true for; a node not asked keeps its part's defaults (false, no error).
+function combinedDefault(model: AbiModel, m: MethodDef, used: Set<string>): string[] {
+  const outcome = outcomeOf(model, m.response);
+  used.add(outcome);
+  const steps = m.batchOf.flatMap((_, step) => combinedStep(model, m, step, used));
+  return [
+    `  ${m.name}(req: ${m.request}, out: ${m.response}): PluginError | null {`,
+    '    let asked = new Array<i32>();',
+    '    for (let i = 0; i < req.nodes.length; i++) {',
+    `      out.results.push(new ${outcome}());`,
+    '      asked.push(i);',
+    '    }',
+    ...steps,
+    '    return null;',
+    '  }',
+  ];
+}
+
 export function emitAsProvider(model: AbiModel): string {
   const used = new Set<string>();
   const body: string[] = [];
@@ -241,8 +304,8 @@ export function emitAsProvider(model: AbiModel): string {
       capability = m.capability;
       body.push(`  // ${capability}`);
     }
-    if (m.batchOf !== null) {
-      body.push(...batchDefault(model, m, used));
+    if (m.batchOf.length > 0) {
+      body.push(...(m.batchOf.length === 1 ? batchDefault(model, m, used) : combinedDefault(model, m, used)));
       continue;
     }
     body.push(
@@ -251,10 +314,11 @@ export function emitAsProvider(model: AbiModel): string {
       '  }',
     );
   }
-  const batches = model.methods.some((m) => m.batchOf !== null);
+  const batches = model.methods.some((m) => m.batchOf.length > 0);
+  const combined = model.methods.some((m) => m.batchOf.length > 1);
   const out = [
     HEADER,
-    `import { ${batches ? 'nodeError, ' : ''}notImplemented, PluginError } from "./errors";`,
+    `import { ${combined ? 'internal, ' : ''}${batches ? 'nodeError, ' : ''}notImplemented, PluginError } from "./errors";`,
     `import {\n${[...used]
       .sort()
       .map((t) => `  ${t},`)
@@ -262,7 +326,8 @@ export function emitAsProvider(model: AbiModel): string {
     '/**',
     ' * One method per ABI call of every capability. Each fills `out` and returns null, or returns an error',
     ' * (see errors.ts). A provider overrides the methods of the capabilities it declares; the others answer',
-    ' * NotImplemented; a batched method calls its per-node method for each node. describe and initialize live in',
+    ' * NotImplemented; a batched method calls its per-node method for each node, a combined one the batched',
+    ' * methods it combines. describe and initialize live in',
     ' * Provider (provider.ts).',
     ' */',
     'export class ProviderMethods {',
