@@ -143,8 +143,8 @@ function forwarder(model: AbiModel, m: FacadeMethod): string {
   const shadow = m.facade.shadow;
   // While a candidate answers beside the current plugin, the batched form of a shadowed method declines, so the
   // callers ask per node and every answer is compared.
-  const perNode = model.methods.find((x) => x.name === m.batchOf);
-  if (perNode?.facade?.shadow) {
+  const perNode = model.methods.filter((x) => m.batchOf.includes(x.name));
+  if (perNode.some((x) => x.facade?.shadow)) {
     return (
       `    ${m.name}: (${args}) =>
       f.shadowing()

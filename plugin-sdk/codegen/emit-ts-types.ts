@@ -114,14 +114,14 @@ export function emitTsTypes(model: AbiModel): string {
       '  /** null: every plugin has it. */\n  readonly capability: Capability | null;\n' +
       '  /** Whether ImplementedElsewhere is an acceptable answer. */\n  readonly mayBeImplementedElsewhere: boolean;\n' +
       '  /** The minor that added it (0: 1.0); a later one is optional, a plugin may not export it. */\n  readonly since: number;\n' +
-      '  /** The per-node method a batched method answers for many nodes at once, or null. */\n' +
-      '  readonly batchOf: MethodName | null;\n}\n',
+      '  /** The per-node methods a batched method answers for many nodes at once (several: combined); empty if none. */\n' +
+      '  readonly batchOf: readonly MethodName[];\n}\n',
   );
   const methods = model.methods.map(
     (m) =>
       `  ${m.name}: {\n    exportName: ${q(m.exportName)},\n    capability: ${m.capability === null ? 'null' : q(m.capability)},\n` +
       `    mayBeImplementedElsewhere: ${m.mayBeImplementedElsewhere},\n    since: ${m.since},\n` +
-      `    batchOf: ${m.batchOf === null ? 'null' : q(m.batchOf)},\n  },`,
+      `    batchOf: [${m.batchOf.map(q).join(', ')}],\n  },`,
   );
   out.push(`export const METHODS = {\n${methods.join('\n')}\n} as const satisfies Record<MethodName, MethodInfo>;\n`);
 

@@ -54,8 +54,12 @@ export interface MethodDef {
    * its capability does not require it.
    */
   since: number;
-  /** The per-node method a batched method answers for many nodes at once (ABI.md, "Batched calls"), or null. */
-  batchOf: string | null;
+  /**
+   * The per-node methods a batched method answers for many nodes at once (ABI.md, "Batched calls"): one for a plain
+   * batch, several for a combined one (each asked for the nodes every earlier one answered true for); empty when the
+   * method is not batched.
+   */
+  batchOf: string[];
   /** How the host's Provider facades call it; null for the methods of no capability. */
   facade: Facade | null;
 }

@@ -131,7 +131,7 @@ function parseMethod(raw: unknown, where: string, model: AbiModel): MethodDef {
   const response = str(m.response, `${where}.response`);
   for (const t of [request, response]) if (!model.types.has(t)) fail(where, `unknown type ${t}`);
   const since = parseSince(m.since, where, model);
-  const batchOf = m.batchOf === undefined ? null : str(m.batchOf, `${where}.batchOf`);
+  const batchOf = parseBatchOf(m.batchOf, `${where}.batchOf`);
   if (since > 0 && capability === null) fail(where, 'a method of no capability cannot be optional (since)');
   const method: MethodDef = {
     name,
@@ -144,8 +144,17 @@ function parseMethod(raw: unknown, where: string, model: AbiModel): MethodDef {
     batchOf,
     facade: parseFacade(m, { capability, request, response }, model.types, where),
   };
-  if (batchOf !== null) checkBatch(method, model, where);
+  if (batchOf.length === 1) checkBatch(method, model, where);
+  if (batchOf.length > 1) checkCombinedBatch(method, model, where);
   return method;
+}
+
+// batchOf is a method name, or a list of them for a combined batch.
+function parseBatchOf(raw: unknown, where: string): string[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) return [str(raw, where)];
+  if (raw.length < 2) fail(where, 'a list names at least two per-node methods');
+  return raw.map((x, i) => str(x, `${where}[${i}]`));
 }
 
 // A minor written "1.<minor>", up to the definition's own: 0 when absent (1.0).
@@ -168,23 +177,56 @@ const listOfRef = (t: FieldType | undefined): string | null =>
 
 // A batched method has the per-node method's shape many times over: {nodes} in for its {node}, and {results} out,
 // each {ok: <its response>, error: NodeError}; the SDK's default and the host's fallback loop over the per-node one.
-function checkBatch(method: MethodDef, model: AbiModel, where: string): void {
-  const one = model.methods.find((x) => x.name === method.batchOf);
-  if (one === undefined || one.batchOf !== null || one.capability !== method.capability) {
-    fail(`${where}.batchOf`, `"${method.batchOf}" must name an earlier per-node method of the same capability`);
+function perNodeMethod(method: MethodDef, name: string, model: AbiModel, where: string): MethodDef {
+  const one = model.methods.find((x) => x.name === name);
+  if (one === undefined || one.batchOf.length > 0 || one.capability !== method.capability) {
+    fail(`${where}.batchOf`, `"${name}" must name an earlier per-node method of the same capability`);
   }
   if (method.since === 0) fail(`${where}.batchOf`, 'a batched method is added by a later minor (since)');
+  return one;
+}
+
+function checkBatchRequest(method: MethodDef, one: MethodDef, model: AbiModel, where: string): void {
   const requestFields = model.types.get(method.request)!.fields;
   const oneNode = fieldType(model, one.request, 'node');
   const nodes = fieldType(model, method.request, 'nodes');
   if (requestFields.length !== 1 || !isRef(oneNode, 'Node') || listOfRef(nodes) !== 'Node') {
     fail(`${where}.request`, `must be {nodes: list<Node>} for ${one.name}'s {node: Node}`);
   }
+}
+
+function checkBatch(method: MethodDef, model: AbiModel, where: string): void {
+  const one = perNodeMethod(method, method.batchOf[0]!, model, where);
+  checkBatchRequest(method, one, model, where);
   const outcome = listOfRef(fieldType(model, method.response, 'results'));
   const ok = outcome === null ? undefined : fieldType(model, outcome, 'ok');
   if (outcome === null || !isRef(ok, one.response) || !isRef(fieldType(model, outcome, 'error'), 'NodeError')) {
     fail(`${where}.response`, `must be {results: list<{ok: ${one.response}, error: NodeError}>}`);
   }
+}
+
+// A combined batch answers several per-node methods for each node, each only for the nodes every earlier one answered
+// true for (so each but the last answers one bool): its outcome holds, per listed method in order, the outcome of that
+// method's own batched form, which the SDK's default and the host's fallback call in turn.
+function checkCombinedBatch(method: MethodDef, model: AbiModel, where: string): void {
+  const outcome = listOfRef(fieldType(model, method.response, 'results'));
+  const parts = outcome === null ? [] : model.types.get(outcome)!.fields;
+  if (parts.length !== method.batchOf.length) {
+    fail(`${where}.response`, `must be {results: list<{<one field per batchOf method>}>}`);
+  }
+  method.batchOf.forEach((name, i) => {
+    const one = perNodeMethod(method, name, model, where);
+    checkBatchRequest(method, one, model, where);
+    const batch = model.methods.find((x) => x.batchOf.length === 1 && x.batchOf[0] === name);
+    const answer = model.types.get(one.response)!.fields;
+    if (i < parts.length - 1 && (answer.length !== 1 || answer[0]!.type.kind !== 'bool')) {
+      fail(`${where}.batchOf`, `${name} answers more than one bool: only the last method of a combined batch may`);
+    }
+    const own = batch === undefined ? null : listOfRef(fieldType(model, batch.response, 'results'));
+    if (own === null || !isRef(parts[i]!.type, own)) {
+      fail(`${where}.response`, `field ${parts[i]!.name} must be the outcome of ${name}'s batched method`);
+    }
+  });
 }
 
 export function parseAbi(json: unknown): AbiModel {

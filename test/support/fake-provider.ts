@@ -6,6 +6,7 @@ import type {
   InstanceMetadata,
   Instances,
   InstancesV2,
+  InstanceStatusOutcome,
   LoadBalancer,
   LoadBalancerLookup,
   LoadBalancerStatus,
@@ -45,6 +46,8 @@ export class FakeProvider implements Provider {
   delayMs = 0;
   /** With it, InstancesV2 has the batched methods of ABI 1.5, recorded as instance-*-batch with the node names. */
   batched = false;
+  /** With `batched`, InstancesV2 also has ABI 1.6's instanceStatusBatch (instance-status-batch) unless this is off. */
+  statusBatched = true;
   /** Per node (providerID or name): the error a batched call answers for it, once. */
   nodeErrors = new Map<string, NodeError>();
   balancers = new Map<string, { status: LoadBalancerStatus; nodes: string[]; service: Service }>();
@@ -126,7 +129,24 @@ export class FakeProvider implements Provider {
       instanceShutdownBatch: (nodes) =>
         answer('instance-shutdown-batch', nodes, (n) => ({ shutdown: this.shutdown.get(this.key(n)) ?? false })),
       instanceMetadataBatch: (nodes) => answer('instance-metadata-batch', nodes, (n) => this.metadataFor(this.key(n))),
+      ...(this.statusBatched ? { instanceStatusBatch: (nodes: Node[]) => this.statusBatch(answer, nodes) } : {}),
     };
+  }
+
+  // A node error goes to the exists part; shutdown is answered only where the instance exists.
+  private async statusBatch(
+    answer: <T>(method: string, nodes: Node[], ok: (node: Node) => T) => Promise<{ ok: T; error: NodeError }[]>,
+    nodes: Node[],
+  ): Promise<InstanceStatusOutcome[]> {
+    const exists = await answer('instance-status-batch', nodes, (n) => ({
+      exists: this.exists.get(this.key(n)) ?? true,
+    }));
+    const none = { code: '' as const, message: '', retryAfterSeconds: 0 };
+    return exists.map((e, i) => {
+      const asked = e.error.code === '' && e.ok.exists;
+      const shutdown = asked && (this.shutdown.get(this.key(nodes[i]!)) ?? false);
+      return { exists: e, shutdown: { ok: { shutdown }, error: none } };
+    });
   }
 
   private metadataFor(key: string): InstanceMetadata {

@@ -153,6 +153,15 @@ function checkListInstanceMetadataOutcome(x: unknown): string | undefined {
   return undefined;
 }
 
+function checkListInstanceStatusOutcome(x: unknown): string | undefined {
+  if (!Array.isArray(x)) return `: expected list, got ${show(x)}`;
+  for (let i = 0; i < x.length; i++) {
+    const e = checkInstanceStatusOutcome(x[i]);
+    if (e !== undefined) return `[${i}]${e}`;
+  }
+  return undefined;
+}
+
 function checkListRoute(x: unknown): string | undefined {
   if (!Array.isArray(x)) return `: expected list, got ${show(x)}`;
   for (let i = 0; i < x.length; i++) {
@@ -487,6 +496,26 @@ function checkInstanceMetadataBatchResponse(x: unknown): string | undefined {
   const o = x as Record<string, unknown>;
   let e: string | undefined;
   e = checkListInstanceMetadataOutcome(o.results);
+  if (e !== undefined) return `.results${e}`;
+  return undefined;
+}
+
+function checkInstanceStatusOutcome(x: unknown): string | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `: expected object, got ${show(x)}`;
+  const o = x as Record<string, unknown>;
+  let e: string | undefined;
+  e = checkInstanceExistsOutcome(o.exists);
+  if (e !== undefined) return `.exists${e}`;
+  e = checkInstanceShutdownOutcome(o.shutdown);
+  if (e !== undefined) return `.shutdown${e}`;
+  return undefined;
+}
+
+function checkInstanceStatusBatchResponse(x: unknown): string | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `: expected object, got ${show(x)}`;
+  const o = x as Record<string, unknown>;
+  let e: string | undefined;
+  e = checkListInstanceStatusOutcome(o.results);
   if (e !== undefined) return `.results${e}`;
   return undefined;
 }
@@ -832,6 +861,8 @@ const TYPES: Record<TypeName, Check> = {
   InstanceExistsBatchResponse: checkInstanceExistsBatchResponse,
   InstanceShutdownBatchResponse: checkInstanceShutdownBatchResponse,
   InstanceMetadataBatchResponse: checkInstanceMetadataBatchResponse,
+  InstanceStatusOutcome: checkInstanceStatusOutcome,
+  InstanceStatusBatchResponse: checkInstanceStatusBatchResponse,
   NodeAddressesRequest: checkNodeAddressesRequest,
   NodeAddressesResponse: checkNodeAddressesResponse,
   NodeAddressesByProviderIDRequest: checkNodeAddressesByProviderIDRequest,
@@ -880,6 +911,7 @@ const REQUESTS: Record<MethodName, Check> = {
   instanceExistsBatch: checkInstanceBatchRequest,
   instanceShutdownBatch: checkInstanceBatchRequest,
   instanceMetadataBatch: checkInstanceBatchRequest,
+  instanceStatusBatch: checkInstanceBatchRequest,
   nodeAddresses: checkNodeAddressesRequest,
   nodeAddressesByProviderID: checkNodeAddressesByProviderIDRequest,
   instanceID: checkInstanceIDRequest,
@@ -911,6 +943,7 @@ const RESPONSES: Record<MethodName, Check> = {
   instanceExistsBatch: checkInstanceExistsBatchResponse,
   instanceShutdownBatch: checkInstanceShutdownBatchResponse,
   instanceMetadataBatch: checkInstanceMetadataBatchResponse,
+  instanceStatusBatch: checkInstanceStatusBatchResponse,
   nodeAddresses: checkNodeAddressesResponse,
   nodeAddressesByProviderID: checkNodeAddressesResponse,
   instanceID: checkInstanceIDResponse,
@@ -1110,6 +1143,16 @@ function canonicalInstanceMetadataBatchResponse(
   return { results: x.results.map((e) => canonicalInstanceMetadataOutcome(e)) };
 }
 
+function canonicalInstanceStatusOutcome(x: Types['InstanceStatusOutcome']): Types['InstanceStatusOutcome'] {
+  return { exists: canonicalInstanceExistsOutcome(x.exists), shutdown: canonicalInstanceShutdownOutcome(x.shutdown) };
+}
+
+function canonicalInstanceStatusBatchResponse(
+  x: Types['InstanceStatusBatchResponse'],
+): Types['InstanceStatusBatchResponse'] {
+  return { results: x.results.map((e) => canonicalInstanceStatusOutcome(e)) };
+}
+
 function canonicalNodeAddressesResponse(x: Types['NodeAddressesResponse']): Types['NodeAddressesResponse'] {
   return { addresses: x.addresses.map((e) => canonicalNodeAddress(e)) };
 }
@@ -1179,6 +1222,7 @@ const CANONICAL_RESPONSES: { [M in MethodName]: (x: Responses[M]) => Responses[M
   instanceExistsBatch: canonicalInstanceExistsBatchResponse,
   instanceShutdownBatch: canonicalInstanceShutdownBatchResponse,
   instanceMetadataBatch: canonicalInstanceMetadataBatchResponse,
+  instanceStatusBatch: canonicalInstanceStatusBatchResponse,
   nodeAddresses: canonicalNodeAddressesResponse,
   nodeAddressesByProviderID: canonicalNodeAddressesResponse,
   instanceID: canonicalInstanceIDResponse,

@@ -6,6 +6,7 @@ import type {
   InstanceMetadata,
   InstanceMetadataOutcome,
   InstanceShutdownOutcome,
+  InstanceStatusOutcome,
   KeptList,
   LoadBalancerStatus,
   Node,
@@ -27,6 +28,8 @@ export interface InstancesV2 {
   instanceShutdownBatch?(nodes: Node[]): Promise<InstanceShutdownOutcome[]>;
   /** instanceMetadata of each node, answered in order. ABI 1.5, optional. */
   instanceMetadataBatch?(nodes: Node[]): Promise<InstanceMetadataOutcome[]>;
+  /** instanceExists of each node, and instanceShutdown of each that exists, answered in order. ABI 1.6, optional. */
+  instanceStatusBatch?(nodes: Node[]): Promise<InstanceStatusOutcome[]>;
 }
 
 /** The instances capability (upstream Instances). */

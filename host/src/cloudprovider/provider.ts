@@ -8,6 +8,7 @@ import type { Clusters, Instances, InstancesV2, LoadBalancer, Routes, Zones } fr
 
 export type {
   InstanceMetadata,
+  InstanceStatusOutcome,
   LoadBalancerStatus,
   Node,
   NodeAddress,

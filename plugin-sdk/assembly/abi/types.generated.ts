@@ -4,9 +4,9 @@ import { JsonReader } from '../json/reader';
 import { JsonWriter } from '../json/writer';
 
 export const ABI_MAJOR: i32 = 1;
-export const ABI_MINOR: i32 = 5;
+export const ABI_MINOR: i32 = 6;
 /** What ccm_describe answers as `abi`. */
-export const ABI_VERSION: string = '1.5';
+export const ABI_VERSION: string = '1.6';
 
 /** Error codes of the envelope (see PluginError). */
 export namespace ErrorCode {
@@ -188,6 +188,21 @@ function decodeListInstanceMetadataOutcome(r: JsonReader): Array<InstanceMetadat
   let i = 0;
   while (r.nextItem()) {
     out.push(InstanceMetadataOutcome.decode(r));
+    if (r.failed) {
+      r.prefix('[' + i.toString() + ']');
+      return out;
+    }
+    i++;
+  }
+  return out;
+}
+
+function decodeListInstanceStatusOutcome(r: JsonReader): Array<InstanceStatusOutcome> {
+  const out = new Array<InstanceStatusOutcome>();
+  if (!r.beginArray()) return out;
+  let i = 0;
+  while (r.nextItem()) {
+    out.push(InstanceStatusOutcome.decode(r));
     if (r.failed) {
       r.prefix('[' + i.toString() + ']');
       return out;
@@ -1336,6 +1351,78 @@ export class InstanceMetadataBatchResponse {
     while (k !== null) {
       if (k == 'results') {
         o.results = decodeListInstanceMetadataOutcome(r);
+      } else {
+        r.skip(); // unknown fields are ignored
+      }
+      if (r.failed) {
+        r.prefix('.' + k);
+        return o;
+      }
+      k = r.nextKey();
+    }
+    return o;
+  }
+}
+
+/** One node's answer to instanceStatusBatch (ABI 1.6): its instanceExists outcome, and its instanceShutdown outcome when it exists (else shutdown false, error code ""). */
+export class InstanceStatusOutcome {
+  exists: InstanceExistsOutcome = new InstanceExistsOutcome();
+  shutdown: InstanceShutdownOutcome = new InstanceShutdownOutcome();
+
+  encode(w: JsonWriter): void {
+    w.beginObject();
+    w.key('exists');
+    this.exists.encode(w);
+    w.key('shutdown');
+    this.shutdown.encode(w);
+    w.endObject();
+  }
+
+  /** Reads one value; on a problem `r.error` names its path and the fields read so far are kept. */
+  static decode(r: JsonReader): InstanceStatusOutcome {
+    const o = new InstanceStatusOutcome();
+    if (!r.beginObject()) return o;
+    let k = r.nextKey();
+    while (k !== null) {
+      if (k == 'exists') {
+        o.exists = InstanceExistsOutcome.decode(r);
+      } else if (k == 'shutdown') {
+        o.shutdown = InstanceShutdownOutcome.decode(r);
+      } else {
+        r.skip(); // unknown fields are ignored
+      }
+      if (r.failed) {
+        r.prefix('.' + k);
+        return o;
+      }
+      k = r.nextKey();
+    }
+    return o;
+  }
+}
+
+export class InstanceStatusBatchResponse {
+  results: Array<InstanceStatusOutcome> = new Array<InstanceStatusOutcome>();
+
+  encode(w: JsonWriter): void {
+    w.beginObject();
+    w.key('results');
+    w.beginArray();
+    for (let i0 = 0; i0 < this.results.length; i0++) {
+      unchecked(this.results[i0]).encode(w);
+    }
+    w.endArray();
+    w.endObject();
+  }
+
+  /** Reads one value; on a problem `r.error` names its path and the fields read so far are kept. */
+  static decode(r: JsonReader): InstanceStatusBatchResponse {
+    const o = new InstanceStatusBatchResponse();
+    if (!r.beginObject()) return o;
+    let k = r.nextKey();
+    while (k !== null) {
+      if (k == 'results') {
+        o.results = decodeListInstanceStatusOutcome(r);
       } else {
         r.skip(); // unknown fields are ignored
       }

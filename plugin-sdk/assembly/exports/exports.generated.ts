@@ -37,6 +37,7 @@ import {
   InstanceShutdownByProviderIDRequest,
   InstanceShutdownRequest,
   InstanceShutdownResponse,
+  InstanceStatusBatchResponse,
   InstanceTypeByProviderIDRequest,
   InstanceTypeRequest,
   InstanceTypeResponse,
@@ -144,6 +145,17 @@ export function ccm_instance_metadata_batch(): i32 {
   if (p === null) return 0;
   const out = new InstanceMetadataBatchResponse();
   answer<InstanceMetadataBatchResponse>(p.instanceMetadataBatch(req, out), out);
+  return 0;
+}
+
+/** instanceStatusBatch (instancesV2) */
+export function ccm_instance_status_batch(): i32 {
+  const r = startCall();
+  const req = InstanceBatchRequest.decode(r);
+  const p = providerFor(r);
+  if (p === null) return 0;
+  const out = new InstanceStatusBatchResponse();
+  answer<InstanceStatusBatchResponse>(p.instanceStatusBatch(req, out), out);
   return 0;
 }
 

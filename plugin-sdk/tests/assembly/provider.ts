@@ -1,5 +1,6 @@
 // Test provider for test/unit/sdk: zones and loadBalancer, with answers chosen by the request to produce every kind of
-// envelope. Methods of other capabilities are left to the SDK's NotImplemented.
+// envelope. Methods of other capabilities are left to the SDK's NotImplemented, but for the batched instanceExists and
+// instanceShutdown, which the SDK's default of instanceStatusBatch calls (answers chosen by node name).
 import {
   Capability,
   CloudConfig,
@@ -13,6 +14,11 @@ import {
   implementedElsewhere,
   InitializeRequest,
   InitializeResponse,
+  InstanceBatchRequest,
+  InstanceExistsBatchResponse,
+  InstanceExistsOutcome,
+  InstanceShutdownBatchResponse,
+  InstanceShutdownOutcome,
   instanceNotFound,
   internal,
   invalid,
@@ -90,6 +96,32 @@ class TestProvider extends Provider {
       ingress.ports.push(p);
     }
     out.status.ingress.push(ingress);
+    return null;
+  }
+
+  // "down" fails the whole call, "short" leaves its outcome out; a name starting with "gone" does not exist.
+  instanceExistsBatch(req: InstanceBatchRequest, out: InstanceExistsBatchResponse): PluginError | null {
+    for (let i = 0; i < req.nodes.length; i++) {
+      const name = req.nodes[i].name;
+      if (name == "down") return internal("exists listing failed");
+      if (name == "short") continue;
+      const outcome = new InstanceExistsOutcome();
+      outcome.ok.exists = !name.startsWith("gone");
+      out.results.push(outcome);
+    }
+    return null;
+  }
+
+  // "throttle" fails the whole call; a name starting with "off" is shut down. Asked about a missing node, it fails.
+  instanceShutdownBatch(req: InstanceBatchRequest, out: InstanceShutdownBatchResponse): PluginError | null {
+    for (let i = 0; i < req.nodes.length; i++) {
+      const name = req.nodes[i].name;
+      if (name == "throttle") return retryAfter(30, "slow down");
+      if (name.startsWith("gone")) return internal("asked whether missing node " + name + " is shut down");
+      const outcome = new InstanceShutdownOutcome();
+      outcome.ok.shutdown = name.startsWith("off");
+      out.results.push(outcome);
+    }
     return null;
   }
 }

@@ -1,4 +1,4 @@
-// Many nodes in few DescribeInstances calls, for the batched InstancesV2 methods (ABI 1.5), as cloud-provider-aws
+// Many nodes in few DescribeInstances calls, for the batched InstancesV2 methods (ABI 1.5, 1.6), as cloud-provider-aws
 // batches its lookups: the instance IDs of providerIDs and of resource-based node names in one instance-id filter,
 // the other node names in one private-dns-name filter, at most FILTER_VALUES values a call. Each node gets the Lookup
 // lookupNode gives it: an instance missing from the answer (or terminated) is none, and a failed call fails the nodes

@@ -1,4 +1,4 @@
-// The AWS plugin's batched InstancesV2 calls (ABI 1.5) against moto: every node's outcome (answer, or error code and
+// The AWS plugin's batched InstancesV2 calls (ABI 1.5, 1.6) against moto: every node's outcome (answer, or error code and
 // message) is what its per-node call answers, for instances running, stopped, terminated and missing, found by
 // providerID, by private DNS name and by resource-based name; and the batch costs one DescribeInstances per kind of
 // lookup (instance IDs, DNS names) and per 200 values, as moto's own request log shows.
@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PluginAnswerError, type TestPlugin, testNode } from '../../../packages/wasm-ccm/src/testing/index.ts';
 import { setInstanceState, type AwsEnv } from '../../../lab/peers/index.ts';
 import type { Node } from '../../../host/src/cloudprovider/index.ts';
+import { expectedStatus, statusAnswers } from '../../support/status-batch.ts';
 import { useAwsPlugin } from './support/plugin.ts';
 
 const CLUSTER = 'aws-batch-test';
@@ -99,6 +100,21 @@ describe('aws plugin: batched InstancesV2', () => {
     expect(outcomes(metadata.results)).toEqual(single.metadata);
     // Per node, these 12 nodes cost 11 DescribeInstances each method; batched, two (IDs, DNS names).
     expect(actionsSince(from)).toEqual(Array.from({ length: 6 }, () => 'DescribeInstances'));
+  });
+
+  it('answers instanceStatusBatch as instanceExists and, where the instance exists, instanceShutdown', async () => {
+    const exists = await perNode('instanceExists');
+    const shutdown = await perNode('instanceShutdown');
+    const from = env.moto.recorded().length;
+    const status = await plugin.call('instanceStatusBatch', { nodes });
+    const answer = (o: { ok: unknown; error: { code: string; message: string } }): Answer =>
+      o.error.code === '' ? { ok: o.ok } : { code: o.error.code, message: o.error.message };
+    const existsTrue = (a: Answer): boolean => 'ok' in a && (a.ok as { exists: boolean }).exists;
+    const expected = expectedStatus(exists, shutdown, existsTrue, { ok: { shutdown: false } });
+    expect(statusAnswers(status.results, answer)).toEqual(expected);
+    // The stopped instance (node-1, and by its DNS name) is the one shut down; both lookups in one request each.
+    expect(expected.filter(([, s]) => 'ok' in s && (s.ok as { shutdown: boolean }).shutdown)).toHaveLength(2);
+    expect(actionsSince(from)).toEqual(['DescribeInstances', 'DescribeInstances']);
   });
 
   it('asks for 250 nodes by providerID in two DescribeInstances (200 values a filter)', async () => {

@@ -1,4 +1,4 @@
-// The OpenStack plugin's batched InstancesV2 calls (ABI 1.5) against the lab OpenStack: every node's outcome (answer,
+// The OpenStack plugin's batched InstancesV2 calls (ABI 1.5, 1.6) against the lab OpenStack: every node's outcome (answer,
 // or error code and message) is what its per-node call answers, for servers ACTIVE, SHUTOFF, missing and named twice,
 // found by providerID and by name; and a batch costs one listing of the project's servers, and for instanceMetadata
 // one flavor and one ports request besides, whatever the number of nodes.
@@ -8,6 +8,7 @@ import type { Node } from '../../../host/src/abi/index.ts';
 import { loadOpenStackPlugin, type OpenStackPlugin } from '../../../lab/plugins/index.ts';
 import { type Estate, keystoneLogin, makeEstate } from './support/estate.ts';
 import { LAB_START_TIMEOUT_MS, labOpenStack } from './support/lab.ts';
+import { expectedStatus, statusAnswers } from '../../support/status-batch.ts';
 
 let estate: Estate;
 let plugin: OpenStackPlugin;
@@ -107,5 +108,20 @@ describe('openstack plugin: batched InstancesV2', () => {
     from = plugin.requests.length;
     expect(outcomes((await plugin.call('instanceMetadataBatch', { nodes })).results)).toEqual(single.metadata);
     expect(requestsSince(from)).toEqual(['GET /servers/detail', 'GET /ports', 'GET /flavors/']);
+  });
+
+  it('answers instanceStatusBatch as instanceExists and, where the server exists, instanceShutdown', async () => {
+    const exists = await perNode('instanceExists');
+    const shutdown = await perNode('instanceShutdown');
+    const from = plugin.requests.length;
+    const status = await plugin.call('instanceStatusBatch', { nodes });
+    const answer = (o: { ok: unknown; error: { code: string; message: string } }): Answer =>
+      o.error.code === '' ? { ok: o.ok } : { code: o.error.code, message: o.error.message };
+    const existsTrue = (a: Answer): boolean => 'ok' in a && (a.ok as { exists: boolean }).exists;
+    const expected = expectedStatus(exists, shutdown, existsTrue, { ok: { shutdown: false } });
+    expect(statusAnswers(status.results, answer)).toEqual(expected);
+    // node-c (SHUTOFF) by providerID and by name.
+    expect(expected.filter(([, s]) => 'ok' in s && (s.ok as { shutdown: boolean }).shutdown)).toHaveLength(2);
+    expect(requestsSince(from)).toEqual(['GET /servers/detail']);
   });
 });

@@ -91,7 +91,7 @@ describe('ABI definition checks', () => {
     };
     expect(parseAbi(base()).methods.find((m) => m.name === 'instanceExistsBatch')).toMatchObject({
       since: 5,
-      batchOf: 'instanceExists',
+      batchOf: ['instanceExists'],
     });
     expect(() => parseAbi(edited((m) => delete m.since))).toThrow(/batched method is added by a later minor/);
     expect(() => parseAbi(edited((m) => (m.batchOf = 'nodeAddresses')))).toThrow(
@@ -105,6 +105,36 @@ describe('ABI definition checks', () => {
       m.params = ['nodeName'];
     };
     expect(() => parseAbi(edited(byName))).toThrow(/must be \{nodes: list<Node>\}/);
+  });
+
+  it('checks a combined batch against the batched methods it combines', () => {
+    type Method = Record<string, unknown>;
+    const edited = (edit: (m: Method, def: Record<string, unknown>) => void): Record<string, unknown> => {
+      const def = base();
+      edit(
+        (def.methods as Method[]).find((m) => m.name === 'instanceStatusBatch')!,
+        def,
+      );
+      return def;
+    };
+    expect(parseAbi(base()).methods.find((m) => m.name === 'instanceStatusBatch')).toMatchObject({
+      since: 6,
+      batchOf: ['instanceExists', 'instanceShutdown'],
+    });
+    expect(() => parseAbi(edited((m) => (m.batchOf = ['instanceExists'])))).toThrow(/at least two per-node methods/);
+    expect(() => parseAbi(edited((m) => (m.batchOf = ['instanceMetadata', 'instanceShutdown'])))).toThrow(
+      /instanceMetadata answers more than one bool/,
+    );
+    expect(() => parseAbi(edited((m) => (m.batchOf = ['instanceShutdown', 'instanceExists'])))).toThrow(
+      /field exists must be the outcome of instanceShutdown's batched method/,
+    );
+    expect(() => parseAbi(edited((m) => (m.batchOf = ['instanceExists', 'instanceStatusBatch'])))).toThrow(
+      /"instanceStatusBatch" must name an earlier per-node method/,
+    );
+    const threeParts = (m: Method): void => {
+      m.batchOf = ['instanceExists', 'instanceShutdown', 'instanceMetadata'];
+    };
+    expect(() => parseAbi(edited(threeParts))).toThrow(/one field per batchOf method/);
   });
 
   it("checks each capability method's facade metadata against its request and response", () => {

@@ -46,9 +46,10 @@ describe('tables', () => {
       capability: 'instancesV2',
       mayBeImplementedElsewhere: false,
       since: 0,
-      batchOf: null,
+      batchOf: [],
     });
-    expect(METHODS.instanceMetadataBatch).toMatchObject({ since: 5, batchOf: 'instanceMetadata' });
+    expect(METHODS.instanceMetadataBatch).toMatchObject({ since: 5, batchOf: ['instanceMetadata'] });
+    expect(METHODS.instanceStatusBatch).toMatchObject({ since: 6, batchOf: ['instanceExists', 'instanceShutdown'] });
     expect(METHODS.describe.capability).toBeNull();
     expect(CAPABILITIES.loadBalancer).toContain('ensureLoadBalancerDeleted');
     // A capability requires its 1.0 methods; the optional ones of later minors are in METHODS only.

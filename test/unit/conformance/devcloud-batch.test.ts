@@ -1,9 +1,10 @@
-// The devcloud plugin's batched InstancesV2 calls (ABI 1.5) through the real runtime against an embedded devcloud:
+// The devcloud plugin's batched InstancesV2 calls (ABI 1.5, 1.6) through the real runtime against an embedded devcloud:
 // every node's outcome is what its per-node call answers, from one request per kind of lookup (by ids, by names)
 // instead of one per node, as devcloud's own request counters show.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instanceMetadataOfEach, type Node } from '../../../host/src/cloudprovider/index.ts';
 import type { WasmProvider } from '../../../host/src/plugin/index.ts';
+import { expectedStatus, statusAnswers } from '../../support/status-batch.ts';
 import { type CloudEnv, devcloudPluginPath, loadDevcloudPlugin, node, startCloud } from './support.ts';
 
 let env: CloudEnv;
@@ -66,6 +67,20 @@ describe('devcloud plugin: batched InstancesV2', () => {
     expect(metadata.map(answer)).toEqual(single.metadata);
     expect(exists.map((o) => (o.error.code === '' ? o.ok.exists : o.error.code))).toEqual(single.exists);
     expect(shutdown.map((o) => (o.error.code === '' ? o.ok.shutdown : o.error.code))).toEqual(single.shutdown);
+  });
+
+  it('answers instanceStatusBatch as exists and, where the instance exists, shutdown, in two requests', async () => {
+    const v2 = provider.instancesV2()!;
+    const exists = await perNode((n) => v2.instanceExists(n));
+    const shutdown = await perNode((n) => v2.instanceShutdown(n));
+    env.cloud.resetCounters();
+    const status = await v2.instanceStatusBatch!(nodes);
+    expect(requests()).toEqual({ getInstancesByIds: 1, getInstancesByNames: 1 });
+    const answer = (o: { ok: unknown; error: { code: string } }): unknown =>
+      o.error.code === '' ? Object.values(o.ok as object)[0] : o.error.code;
+    const expected = expectedStatus(exists, shutdown, (a) => a === true, false);
+    expect(statusAnswers(status, answer)).toEqual(expected);
+    expect(expected.map(([, s]) => s)).toEqual([false, true, false, false, false, false]);
   });
 
   it('asks for 120 nodes by id in two requests (devcloud takes 100 ids per request)', async () => {

@@ -18,7 +18,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'ccm-create-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 interface AbiMethod {
-  batchOf?: string;
+  batchOf?: string | string[];
   name: string;
   capability: string | null;
   request: string;

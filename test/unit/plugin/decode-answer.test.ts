@@ -80,6 +80,38 @@ describe('decoding answers', () => {
     );
   });
 
+  it("cuts the per-node messages of a batch, each part's of a combined one too", () => {
+    const long = (code: string) => ({ code, message: 'y'.repeat(10_000), retryAfterSeconds: code === 'Retry' ? 5 : 0 });
+    const none = { code: '', message: '', retryAfterSeconds: 0 };
+    const status = decodeAnswer(
+      'instanceStatusBatch',
+      bytes({
+        ok: {
+          results: [
+            {
+              exists: { ok: { exists: false }, error: long('Internal') },
+              shutdown: { ok: { shutdown: false }, error: none },
+            },
+            {
+              exists: { ok: { exists: true }, error: none },
+              shutdown: { ok: { shutdown: false }, error: long('Retry') },
+            },
+          ],
+        },
+      }),
+      { ...context, method: 'instanceStatusBatch' },
+    );
+    const messages = status.results.flatMap((r) => [r.exists.error.message, r.shutdown.error.message]);
+    expect(messages.map((m) => m.length)).toEqual([messages[0]!.length, 0, 0, messages[0]!.length]);
+    expect(messages[0]).toMatch(/^y{4096}… \[cut: the plugin's message has 10000 bytes, at most 4096 are kept\]$/);
+    const exists = decodeAnswer(
+      'instanceExistsBatch',
+      bytes({ ok: { results: [{ ok: { exists: false }, error: long('Internal') }] } }),
+      { ...context, method: 'instanceExistsBatch' },
+    );
+    expect(exists.results[0]!.error.message).toBe(messages[0]);
+  });
+
   it('cuts an Extism error (bytes) before a character that would not fit whole', () => {
     const text = `ab${'€'.repeat(2000)}`; // '€' is 3 bytes: byte 4096 falls inside one
     const cut = new TextDecoder('utf-8', { fatal: true }).decode(cutPluginMessageBytes(new TextEncoder().encode(text)));

@@ -63,4 +63,13 @@ describe('the batched instance methods (ABI 1.5)', () => {
     expect(older.instanceMetadata).toBeTypeOf('function');
     expect(new WasmProvider(plugin('1.5', batch)).instancesV2()!.instanceMetadataBatch).toBeTypeOf('function');
   });
+
+  it('has instanceStatusBatch only for plugins of 1.6 or later that export it', () => {
+    const exports = ['ccm_instance_status_batch', 'ccm_instance_exists_batch', 'ccm_instance_shutdown_batch'];
+    const older = new WasmProvider(plugin('1.5', exports)).instancesV2()!;
+    expect(older.instanceStatusBatch).toBeUndefined();
+    expect(older.instanceExistsBatch).toBeTypeOf('function');
+    expect(new WasmProvider(plugin('1.6', exports)).instancesV2()!.instanceStatusBatch).toBeTypeOf('function');
+    expect(new WasmProvider(plugin('1.6', exports.slice(1))).instancesV2()!.instanceStatusBatch).toBeUndefined();
+  });
 });

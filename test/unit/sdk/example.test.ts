@@ -110,6 +110,26 @@ describe('plugins/example', () => {
     });
   });
 
+  it("answers instanceStatusBatch with the SDK's default: exists of each node, shutdown of those that exist", async () => {
+    const nodes = [node('node-1'), node('node-9'), node('x', 'example://i-2')];
+    const none = { code: '', message: '', retryAfterSeconds: 0 };
+    const status = JSON.parse(await example.call('ccm_instance_status_batch', { nodes }));
+    expect(validateEnvelope('instanceStatusBatch', status).ok).toBe(true);
+    // node-9 does not exist, so its shutdown is not asked (instanceShutdown would answer InstanceNotFound for it).
+    expect(status).toEqual({
+      ok: {
+        results: [
+          { exists: { ok: { exists: true }, error: none }, shutdown: { ok: { shutdown: false }, error: none } },
+          { exists: { ok: { exists: false }, error: none }, shutdown: { ok: { shutdown: false }, error: none } },
+          { exists: { ok: { exists: true }, error: none }, shutdown: { ok: { shutdown: true }, error: none } },
+        ],
+      },
+    });
+    expect(JSON.parse(await example.call('ccm_instance_status_batch', { nodes: [] }))).toEqual({
+      ok: { results: [] },
+    });
+  });
+
   it('refuses a bad config with Invalid', async () => {
     const bad = { instances: [{ id: 'i-1', addresses: [{ type: 'PublicIP', address: '1.2.3.4' }] }] };
     expect(

@@ -132,3 +132,42 @@ describe('envelopes', () => {
     }
   });
 });
+
+describe("instanceStatusBatch's default", () => {
+  const none = { code: '', message: '', retryAfterSeconds: 0 };
+  const part = (key: 'exists' | 'shutdown', value: boolean, error = none) => ({ ok: { [key]: value }, error });
+  const status = (nodes: string[]) => answer('instanceStatusBatch', { nodes: nodes.map(node) });
+
+  it('asks instanceExistsBatch for every node and instanceShutdownBatch for those that exist', async () => {
+    expect(await status(['on', 'off-1', 'gone-1'])).toEqual({
+      ok: {
+        results: [
+          { exists: part('exists', true), shutdown: part('shutdown', false) },
+          { exists: part('exists', true), shutdown: part('shutdown', true) },
+          { exists: part('exists', false), shutdown: part('shutdown', false) },
+        ],
+      },
+    });
+    expect(await status([])).toEqual({ ok: { results: [] } });
+  });
+
+  it('fails as a whole when instanceExistsBatch does, or answers another number of nodes', async () => {
+    expect(await status(['on', 'down'])).toEqual({ error: { code: 'Internal', message: 'exists listing failed' } });
+    expect(await status(['short', 'on'])).toEqual({
+      error: { code: 'Internal', message: 'instanceExistsBatch answered 1 results for 2 nodes' },
+    });
+  });
+
+  it('fails only the shutdown part of the existing nodes when instanceShutdownBatch fails as a whole', async () => {
+    const throttled = { code: 'Retry', message: 'slow down', retryAfterSeconds: 30 };
+    expect(await status(['on', 'throttle', 'gone-2'])).toEqual({
+      ok: {
+        results: [
+          { exists: part('exists', true), shutdown: part('shutdown', false, throttled) },
+          { exists: part('exists', true), shutdown: part('shutdown', false, throttled) },
+          { exists: part('exists', false), shutdown: part('shutdown', false) },
+        ],
+      },
+    });
+  });
+});

@@ -1,12 +1,12 @@
 // What the node controllers ask the cloud about a node, through InstancesV2 when the provider has it and
 // through the legacy Instances (+ Zones) interface otherwise, as upstream's node and node-lifecycle
-// controllers do. The *OfEach forms ask about many nodes: one batched call when the provider has it (ABI 1.5), else
+// controllers do. The *OfNodes forms ask about many nodes: one batched call when the provider has it (ABI 1.5, 1.6), else
 // one call per node; each node's result is what the single-node form would have answered or thrown for it.
 import {
   type InstanceMetadata,
-  instanceExistsOfEach,
   instanceMetadataOfEach,
-  instanceShutdownOfEach,
+  type InstanceStatus,
+  instanceStatusOfEach,
   isInstanceNotFound,
   isNotImplemented,
   type Node,
@@ -97,24 +97,29 @@ export function instanceMetadataOfNodes(
   return eachLegacy(nodes, (node) => instanceMetadata(provider, node));
 }
 
-export function instanceExistsOfNodes(
+/**
+ * Each node's lifecycle answers (exists; shut down when it exists), as instanceExists and instanceShutdown would
+ * answer: a provider that cannot tell whether an instance is shut down answers "not shut down".
+ */
+export async function instanceStatusOfNodes(
   provider: Provider,
   nodes: readonly Node[],
   signal?: AbortSignal,
-): Promise<NodeResult<boolean>[]> {
+): Promise<InstanceStatus[]> {
   const v2 = provider.instancesV2();
-  if (v2) return instanceExistsOfEach(v2, nodes, signal);
-  return eachLegacy(nodes, (node) => instanceExists(provider, node));
-}
-
-/** As instanceShutdown for each node: a node whose provider cannot tell is "not shut down". */
-export async function instanceShutdownOfNodes(
-  provider: Provider,
-  nodes: readonly Node[],
-  signal?: AbortSignal,
-): Promise<NodeResult<boolean>[]> {
-  const v2 = provider.instancesV2();
-  if (!v2) return eachLegacy(nodes, (node) => instanceShutdown(provider, node));
-  const results = await instanceShutdownOfEach(v2, nodes, signal);
-  return results.map((r) => (!r.ok && isNotImplemented(r.error) ? { ok: true, value: false } : r));
+  if (v2) {
+    const results = await instanceStatusOfEach(v2, nodes, signal);
+    return results.map(({ exists, shutdown }) => ({
+      exists,
+      shutdown: !shutdown.ok && isNotImplemented(shutdown.error) ? { ok: true, value: false } : shutdown,
+    }));
+  }
+  const exists = await eachLegacy(nodes, (node) => instanceExists(provider, node));
+  const out: InstanceStatus[] = [];
+  for (const [i, node] of nodes.entries()) {
+    const e = exists[i]!;
+    if (!e.ok || !e.value) out.push({ exists: e, shutdown: { ok: true, value: false } });
+    else out.push({ exists: e, shutdown: (await eachLegacy([node], (n) => instanceShutdown(provider, n)))[0]! });
+  }
+  return out;
 }

@@ -1,9 +1,9 @@
 // cloud-node-lifecycle controller (upstream controllers/nodelifecycle): every --node-monitor-period, looks at every
 // Node; a Ready node loses the shutdown taint; a node that is not Ready is deleted when its instance is gone
 // from the cloud, and gets the shutdown taint when its instance is shut down. The NotReady nodes of a pass are asked
-// about together (batched InstanceExists, then InstanceShutdown for those that exist: ABI 1.5), each node's answer
-// handled as upstream handles its single call.
-import { INSTANCE_BATCH_SIZE, type Provider } from '../../cloudprovider/index.ts';
+// about together, both questions in one call (instanceStatusBatch, ABI 1.6; else a batched InstanceExists and then
+// InstanceShutdown for those that exist), each node's answers handled as upstream handles its two single calls.
+import { INSTANCE_STATUS_BATCH_SIZE, type InstanceStatus, type Provider } from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isNotFound } from '../../kube/client/errors.ts';
 import type { EventRecorder } from '../../kube/events/recorder.ts';
@@ -15,7 +15,7 @@ import { toABIInstanceNode } from '../convert.ts';
 import { deleteNode, updateNode } from '../framework/node-updates.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
 import { runPeriodically } from '../framework/workers.ts';
-import { instanceExistsOfNodes, instanceShutdownOfNodes } from '../node/cloud-instances.ts';
+import { instanceStatusOfNodes } from '../node/cloud-instances.ts';
 import { TAINT_NODE_SHUTDOWN } from '../node/well-known.ts';
 
 export interface CloudNodeLifecycleControllerOptions {
@@ -26,7 +26,7 @@ export interface CloudNodeLifecycleControllerOptions {
   logger: Logger;
   /** --node-monitor-period */
   monitorPeriodMs: number;
-  /** The most nodes per batched call (default INSTANCE_BATCH_SIZE). */
+  /** The most nodes per batched call (default INSTANCE_STATUS_BATCH_SIZE). */
   batchSize?: number;
 }
 
@@ -72,42 +72,36 @@ export class CloudNodeLifecycleController {
         this.log.error('node lifecycle check failed', { node: node.metadata?.name, error: errorMessage(err) });
       }
     }
-    const size = Math.max(1, this.options.batchSize ?? INSTANCE_BATCH_SIZE);
+    const size = Math.max(1, this.options.batchSize ?? INSTANCE_STATUS_BATCH_SIZE);
     for (let i = 0; i < notReady.length; i += size) await this.checkNotReady(notReady.slice(i, i + size));
     this.lastRun = Date.now();
   }
 
   /** NotReady nodes: deleted when their instance is gone, tainted when it is shut down. */
   private async checkNotReady(nodes: readonly WireNode[]): Promise<void> {
-    const exists = await instanceExistsOfNodes(this.options.provider, nodes.map(toABIInstanceNode), this.stopSignal);
-    const present: WireNode[] = [];
-    for (const [i, node] of nodes.entries()) {
-      const result = exists[i]!;
-      const name = node.metadata?.name ?? '';
-      if (!result.ok)
-        this.log.error('error checking if node exists', { node: name, error: errorMessage(result.error) });
-      else if (result.value) present.push(node);
-      else await this.deleteGoneNode(node, name);
+    const status = await instanceStatusOfNodes(this.options.provider, nodes.map(toABIInstanceNode), this.stopSignal);
+    for (const [i, node] of nodes.entries()) await this.handleStatus(node, status[i]!);
+  }
+
+  private async handleStatus(node: WireNode, { exists, shutdown }: InstanceStatus): Promise<void> {
+    const name = node.metadata?.name ?? '';
+    if (!exists.ok) {
+      this.log.error('error checking if node exists', { node: name, error: errorMessage(exists.error) });
+      return;
     }
-    if (present.length === 0) return;
-    const shutdown = await instanceShutdownOfNodes(
-      this.options.provider,
-      present.map(toABIInstanceNode),
-      this.stopSignal,
-    );
-    for (const [i, node] of present.entries()) {
-      const result = shutdown[i]!;
-      const name = node.metadata?.name ?? '';
-      if (!result.ok) {
-        this.log.error('error checking if node is shutdown', { node: name, error: errorMessage(result.error) });
-        continue;
-      }
-      if (!result.value || hasShutdownTaint(node)) continue;
-      try {
-        await this.setShutdownTaint(name, true);
-      } catch (err) {
-        this.log.error('node lifecycle check failed', { node: name, error: errorMessage(err) });
-      }
+    if (!exists.value) {
+      await this.deleteGoneNode(node, name);
+      return;
+    }
+    if (!shutdown.ok) {
+      this.log.error('error checking if node is shutdown', { node: name, error: errorMessage(shutdown.error) });
+      return;
+    }
+    if (!shutdown.value || hasShutdownTaint(node)) return;
+    try {
+      await this.setShutdownTaint(name, true);
+    } catch (err) {
+      this.log.error('node lifecycle check failed', { node: name, error: errorMessage(err) });
     }
   }
 

@@ -34,6 +34,9 @@ function callingInstancesV2(p: PluginCalls): InstancesV2 {
     ...(p.exports('instanceMetadataBatch')
       ? { instanceMetadataBatch: async (nodes) => (await p.call('instanceMetadataBatch', { nodes })).results }
       : {}),
+    ...(p.exports('instanceStatusBatch')
+      ? { instanceStatusBatch: async (nodes) => (await p.call('instanceStatusBatch', { nodes })).results }
+      : {}),
   };
 }
 

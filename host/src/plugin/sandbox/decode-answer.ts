@@ -60,13 +60,19 @@ export function decodeAnswer<M extends MethodName>(
   if (!read.ok) throw new InternalError(read.problem, context);
   const envelope = read.envelope;
   if ('error' in envelope) throw errorFromPlugin(envelope.error, context);
-  if (METHODS[method].batchOf !== null) cutNodeErrors(envelope.ok as { results?: { error: NodeError }[] });
+  if (METHODS[method].batchOf.length > 0) cutNodeErrors(envelope.ok as { results?: Outcome[] });
   return envelope.ok;
 }
 
 // A batched call's per-node errors become provider errors too, so their messages are cut as an envelope's is.
-function cutNodeErrors(response: { results?: { error: NodeError }[] }): void {
-  for (const outcome of response.results ?? []) outcome.error.message = cutPluginMessage(outcome.error.message);
+// A combined batch's outcome holds one outcome per method it combines (ABI 1.6).
+type Outcome = { error: NodeError } | Record<string, { error: NodeError }>;
+
+function cutNodeErrors(response: { results?: Outcome[] }): void {
+  for (const outcome of response.results ?? []) {
+    const parts = 'error' in outcome ? [outcome as { error: NodeError }] : Object.values(outcome);
+    for (const part of parts) part.error.message = cutPluginMessage(part.error.message);
+  }
 }
 
 /**

@@ -60,6 +60,13 @@ function forwardingInstancesV2(f: Forwarding): InstancesV2 {
               c.instanceMetadataBatch?.(nodes) ??
               Promise.reject(new NotImplementedError('instanceMetadataBatch is not exported')),
           ),
+    instanceStatusBatch: (nodes) =>
+      f.run(
+        'instancesV2',
+        (c) =>
+          c.instanceStatusBatch?.(nodes) ??
+          Promise.reject(new NotImplementedError('instanceStatusBatch is not exported')),
+      ),
   };
 }
 

@@ -4,6 +4,7 @@ import {
   instanceExists,
   instanceMetadata,
   instanceShutdown,
+  instanceStatusOfNodes,
 } from '../../../../host/src/controllers/node/cloud-instances.ts';
 import { FakeProvider } from '../../../support/fake-provider.ts';
 
@@ -73,6 +74,44 @@ describe('cloud instance queries', () => {
     const legacy = new FakeProvider({ capabilities: ['instances'] });
     expect(await instanceShutdown(legacy, node())).toBe(false);
     expect(legacy.calls).toEqual([]);
+  });
+});
+
+describe('instanceStatusOfNodes', () => {
+  const named = (name: string): Node => ({ ...node(`fake://${name}`), name });
+  const text = (r: { ok: true; value: boolean } | { ok: false; error: Error }) => (r.ok ? r.value : r.error.message);
+
+  it('asks the legacy Instances per node: exists, then shutdown only for the instances that exist', async () => {
+    const legacy = new FakeProvider({ capabilities: ['instances'] });
+    legacy.exists.set('fake://gone', false);
+    legacy.shutdown.set('fake://off', true);
+    const status = await instanceStatusOfNodes(legacy, ['on', 'gone', 'off'].map(named));
+    expect(status.map((s) => [text(s.exists), text(s.shutdown)])).toEqual([
+      [true, false],
+      [false, false],
+      [true, true],
+    ]);
+    expect(legacy.calls.map((c) => `${c.method} ${String(c.args[0])}`)).toEqual([
+      'instance-exists-by-provider-id fake://on',
+      'instance-exists-by-provider-id fake://gone',
+      'instance-exists-by-provider-id fake://off',
+      'instance-shutdown-by-provider-id fake://on',
+      'instance-shutdown-by-provider-id fake://off',
+    ]);
+  });
+
+  it('takes a NotImplemented shutdown part as "not shut down", and keeps other errors per node', async () => {
+    const v2 = new FakeProvider();
+    v2.shutdown.set('fake://off', true);
+    v2.errors.set('instance-shutdown', new NotImplementedError('cannot tell'));
+    v2.errors.set('instance-exists', new Error('cloud down'));
+    v2.errorsOnce = true;
+    const status = await instanceStatusOfNodes(v2, ['off', 'on'].map(named));
+    // The first exists call failed (once); the second node's shutdown check answered NotImplemented (once).
+    expect(status.map((s) => [text(s.exists), text(s.shutdown)])).toEqual([
+      ['cloud down', false],
+      [true, false],
+    ]);
   });
 });
 
