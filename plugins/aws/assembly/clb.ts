@@ -251,8 +251,11 @@ function syncInstances(aws: Aws, cfg: Config, lb: Clb, group: string, nodes: Nod
   const targets = chooseTargets(aws, eligible, new LbOptions(), cfg.clusterID);
   if (targets.error !== null) return targets.error;
   const want = targets.ids();
-  const groupError = syncNodeGroups(aws, cfg.clusterID, group, want, false);
-  if (groupError !== null) return groupError;
+  // DisableSecurityGroupIngress: the cluster's network setup opens the nodes to the load balancer, as upstream's.
+  if (!cfg.disableSecurityGroupIngress) {
+    const groupError = syncNodeGroups(aws, cfg.clusterID, group, want, false);
+    if (groupError !== null) return groupError;
+  }
   const add: string[] = [];
   const remove: string[] = [];
   for (let i = 0; i < want.length; i++) if (!lb.instances.includes(want[i])) add.push(want[i]);

@@ -20,7 +20,7 @@ export class Config {
   clusterID: string = "";
   /** ClusterServiceLoadBalancerHealthProbeMode and its Shared probe's port and path. */
   probe: ProbeMode = new ProbeMode();
-  /** DisableSecurityGroupIngress: no NLB rules in the instances' groups, as upstream (the cluster opens them). */
+  /** DisableSecurityGroupIngress: no load balancer's rules in the instances' groups, as upstream (the cluster opens them). */
   disableSecurityGroupIngress: bool = false;
   ec2Url: string = "";
   elbUrl: string = "";
@@ -33,8 +33,6 @@ export class ConfigResult {
   error: PluginError | null = null;
 }
 
-const CLASSIC_INGRESS_WARNING =
-  "[Global] DisableSecurityGroupIngress: NLBs get no rules in the instances' groups; a Classic ELB's rules in the nodes' groups are still made";
 
 /** gcfg's bool: true, yes, on, 1 (1) or false, no, off, 0 (0) in any case; -1 for anything else. */
 function gcfgBool(text: string): i32 {
@@ -70,7 +68,6 @@ export function parseConfig(text: string, clusterName: string, hostRegion: strin
         const on = gcfgBool(value);
         if (on < 0) return fail(out, "[Global] DisableSecurityGroupIngress " + value + " is not true or false");
         c.disableSecurityGroupIngress = on == 1;
-        if (on == 1) out.warnings.push(CLASSIC_INGRESS_WARNING);
       } else {
         const error = otherGlobalKey(c.probe, key, value, out.warnings);
         if (error !== null) return fail(out, "[Global] " + error);

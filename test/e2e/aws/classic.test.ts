@@ -3,7 +3,14 @@
 // nodes' group, instances following the node set, port changes, the Classic-ELB annotations, refusals by name, and a
 // deletion that leaves no ELB, no group and no rule.
 import { describe, expect, it } from 'vitest';
-import { type TestPlugin, testNode, testPort, testService } from '../../../packages/wasm-ccm/src/testing/index.ts';
+import {
+  loadTestPlugin,
+  type TestPlugin,
+  testNode,
+  testPort,
+  testService,
+} from '../../../packages/wasm-ccm/src/testing/index.ts';
+import { builtPlugin } from '../../../lab/plugins/index.ts';
 import { type AwsEnv, elbInventory } from '../../../lab/peers/index.ts';
 import type { Service } from '../../../packages/wasm-ccm/src/testing/index.ts';
 import { classicNames, classicState, groupRules } from './support/clb-state.ts';
@@ -124,6 +131,30 @@ describe('aws plugin: LoadBalancer (Classic ELB, the default)', () => {
     expect(await plugin.call('getLoadBalancer', { clusterName: CLUSTER, service: web })).toMatchObject({
       exists: false,
     });
+  });
+});
+
+describe('aws plugin: Classic ELB with [Global] DisableSecurityGroupIngress', () => {
+  it("makes the ELB's own group but no rule in the nodes' group, as upstream", async () => {
+    const off = await loadTestPlugin(builtPlugin('aws'), {
+      cloudConfig: env.cloudConfig.replace('[Global]', '[Global]\nDisableSecurityGroupIngress = true'),
+      clusterName: CLUSTER,
+      allowedHosts: env.allowedHosts,
+      credentialsFile: env.credentialsFile,
+    });
+    const svc = testService({ name: 'closed', ports: [testPort(80, 30180)] });
+    try {
+      await off.call('ensureLoadBalancer', { clusterName: CLUSTER, service: svc, nodes: nodesOf(0, 1) });
+      // The positive sign: the ELB holds its instances behind its own group; the nodes' group names no ELB group.
+      const state = await classicState(env.query, lbName(svc), norm(svc));
+      expect(state?.instances).toEqual(['{node-0}', '{node-1}']);
+      expect(state?.securityGroups).toEqual(['k8s-elb-{lb}']);
+      expect((await groups(svc))[`cluster-vpc/${CLUSTER}-nodes`]).toEqual([]);
+      await off.call('ensureLoadBalancerDeleted', { clusterName: CLUSTER, service: svc });
+      expect(await classicNames(env.query)).toEqual([]);
+    } finally {
+      await off.close();
+    }
   });
 });
 
