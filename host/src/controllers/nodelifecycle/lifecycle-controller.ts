@@ -73,14 +73,20 @@ export class CloudNodeLifecycleController {
       }
     }
     const size = Math.max(1, this.options.batchSize ?? INSTANCE_STATUS_BATCH_SIZE);
-    for (let i = 0; i < notReady.length; i += size) await this.checkNotReady(notReady.slice(i, i + size));
+    for (let i = 0; i < notReady.length && this.stopSignal?.aborted !== true; i += size) {
+      await this.checkNotReady(notReady.slice(i, i + size));
+    }
     this.lastRun = Date.now();
   }
 
   /** NotReady nodes: deleted when their instance is gone, tainted when it is shut down. */
   private async checkNotReady(nodes: readonly WireNode[]): Promise<void> {
     const status = await instanceStatusOfNodes(this.options.provider, nodes.map(toABIInstanceNode), this.stopSignal);
-    for (const [i, node] of nodes.entries()) await this.handleStatus(node, status[i]!);
+    // A stop (lost leadership) during the call: no node is deleted or tainted on its answers.
+    for (const [i, node] of nodes.entries()) {
+      if (this.stopSignal?.aborted === true) return;
+      await this.handleStatus(node, status[i]!);
+    }
   }
 
   private async handleStatus(node: WireNode, { exists, shutdown }: InstanceStatus): Promise<void> {

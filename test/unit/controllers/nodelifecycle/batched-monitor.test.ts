@@ -112,3 +112,26 @@ describe('cloud-node-lifecycle batching', () => {
     expect(requests).toEqual(['DELETE /api/v1/nodes/gone', 'GET /api/v1/nodes/off', 'PUT /api/v1/nodes/off']);
   });
 });
+
+describe('cloud-node-lifecycle stopped during a pass', () => {
+  it('deletes and taints nothing on the answers of a call that outlived the stop', async () => {
+    const stop = new AbortController();
+    const calls: number[] = [];
+    const v2: Partial<InstancesV2> = {
+      instanceStatusBatch: async (nodes: Node[]) => {
+        calls.push(nodes.length);
+        stop.abort(); // leadership lost while the cloud answered
+        return nodes.map(() => ({
+          exists: { ok: { exists: false }, error: ok },
+          shutdown: { ok: { shutdown: false }, error: ok },
+        }));
+      },
+    };
+    const { ctl, requests, events } = controller(v2, [wireNode('a', false), wireNode('b', false)], 1);
+    await ctl.run(stop.signal);
+    // The positive sign: the first batch was asked; then neither its answer nor the next batch acted.
+    expect(calls).toEqual([1]);
+    expect(requests).toEqual([]);
+    expect(events).toEqual([]);
+  });
+});
