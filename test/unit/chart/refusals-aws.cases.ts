@@ -34,6 +34,16 @@ export const awsBadCases: BadCase[] = [
     message: 'secretAccessKey',
   },
   {
+    what: 'an AWS key ID with a space',
+    values: aws({ region: 'us-east-1', ...KEY, accessKeyId: 'AKID EXAMPLE' }),
+    message: "at '/plugins/providers/0/credentials/entries/0/awsSigV4/accessKeyId'",
+  },
+  {
+    what: 'an AWS secret with a space',
+    values: aws({ region: 'us-east-1', ...KEY, secretAccessKey: 'wJalr XUtn' }),
+    message: "at '/plugins/providers/0/credentials/entries/0/awsSigV4/secretAccessKey'",
+  },
+  {
     what: 'an AWS entry without a region',
     values: aws({ source: 'webIdentity' }),
     message: "missing property 'region'",

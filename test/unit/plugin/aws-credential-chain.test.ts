@@ -128,6 +128,16 @@ describe('awsSigV4 entries without key files', () => {
     ],
     ['STS over plain http', { stsEndpoint: 'http://sts.example' }, /awsSigV4.stsEndpoint must be https/],
     [
+      'an STS endpoint the URL parser refuses',
+      { stsEndpoint: 'https://127.999.0.1' },
+      /awsSigV4.stsEndpoint: "https:\/\/127.999.0.1" is not a URL/,
+    ],
+    [
+      'an IMDS endpoint the URL parser refuses',
+      { instanceMetadataEndpoint: 'http://127.999.0.1' },
+      /awsSigV4.instanceMetadataEndpoint: "http:\/\/127.999.0.1" is not a URL/,
+    ],
+    [
       'an IMDS endpoint elsewhere over http',
       { instanceMetadataEndpoint: 'http://10.0.0.1' },
       /plain http only to the instance metadata service .* not 10.0.0.1/,

@@ -65,8 +65,11 @@ export function parseCredentialSettings(
   const roleSessionName = text('roleSessionName', SESSION_NAME, '2-64 letters, digits or +=,.@_-');
   const stsEndpoint = text('stsEndpoint', /^https?:\/\/[^\s/]+\/?$/, 'an http(s) URL without a path');
   const imds = text('instanceMetadataEndpoint', /^https?:\/\/[^\s/]+\/?$/, 'an http(s) URL without a path');
-  if (stsEndpoint !== undefined) checkStsEndpoint(new URL(stsEndpoint), insecure, at);
-  if (imds !== undefined) checkMetadataEndpoint(new URL(imds), `${at}.awsSigV4.instanceMetadataEndpoint`);
+  if (stsEndpoint !== undefined) checkStsEndpoint(endpointURL(stsEndpoint, `${at}.awsSigV4.stsEndpoint`), insecure, at);
+  if (imds !== undefined) {
+    const where = `${at}.awsSigV4.instanceMetadataEndpoint`;
+    checkMetadataEndpoint(endpointURL(imds, where), where);
+  }
   const webIdentityOnly = [roleARN, tokenFile, roleSessionName, stsEndpoint].some((v) => v !== undefined);
   if (webIdentityOnly && source !== 'chain' && source !== 'webIdentity') {
     throw new CredentialFileError(
@@ -87,6 +90,15 @@ export function parseCredentialSettings(
     ...(stsEndpoint !== undefined ? { stsEndpoint: new URL(stsEndpoint).origin } : {}),
     ...(imds !== undefined ? { instanceMetadataEndpoint: new URL(imds).origin } : {}),
   };
+}
+
+// The pattern lets through hosts the URL parser refuses (http://127.999.0.1): a clear error, not a TypeError.
+function endpointURL(text: string, where: string): URL {
+  try {
+    return new URL(text);
+  } catch {
+    throw new CredentialFileError(`${where}: ${JSON.stringify(text)} is not a URL`);
+  }
 }
 
 // The web identity token goes to STS in the body: over https, or plain http to an emulator on this machine.
