@@ -27,8 +27,17 @@ export interface EventSink {
 export function kubeEventSink(client: KubeClient): EventSink {
   const collection = (ns: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/events`;
   return {
-    create: (event) =>
-      client.request<EventJson>({ method: HttpMethod.POST, path: collection(event.metadata.namespace), body: event }),
+    // The apiserver stores a created Event as sent, adding only metadata the correlator does not read (uid,
+    // resourceVersion, creationTimestamp, managedFields): the answer is not parsed, the Event sent stands for it.
+    create: async (event) => {
+      await client.request<void>({
+        method: HttpMethod.POST,
+        path: collection(event.metadata.namespace),
+        body: event,
+        ignoreResponse: true,
+      });
+      return event;
+    },
     patch: (namespace, name, patch) =>
       client.patch<EventJson>(`${collection(namespace)}/${encodeURIComponent(name)}`, patch, 'strategic-merge'),
   };
