@@ -95,7 +95,9 @@ export class EventRecorder {
     this.clock = options.clock ?? realClock;
     this.correlator = new EventCorrelator({ clock: this.clock, ...options.correlator });
     this.log = (options.logger ?? silentLogger).child({ component: this.component });
-    this.eventLog = (options.logger ?? silentLogger).v(0);
+    // Every "Event occurred" record is made on one line (recordEvent), one per Event: its caller is looked up once.
+    const logger = options.logger ?? silentLogger;
+    this.eventLog = (logger.atOneSite?.() ?? logger).v(0);
   }
 
   /** Queues an Event about `object`. Returns at once; failures are logged, never thrown. */
