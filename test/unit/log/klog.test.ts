@@ -105,6 +105,23 @@ describe('createKlogLogger', () => {
     }
   });
 
+  it('looks the caller up once for a logger of one site (atOneSite), its children and V(n) included', () => {
+    const lines: string[] = [];
+    let lookups = 0;
+    const caller = (): string => `site.js:${++lookups}`;
+    const log = createKlogLogger({ format: 'json', verbosity: 0, write: (l) => lines.push(l), caller });
+    const pinned = log.atOneSite?.();
+    if (!pinned) throw new Error('a klog logger has atOneSite');
+    pinned.info('a');
+    pinned.child({ node: 'n1' }).info('b');
+    pinned.v(0).info('c');
+    // The logger it came from, and another pinned one, keep their own lookups.
+    log.info('d');
+    log.atOneSite?.().info('e');
+    const callers = lines.map((l) => (JSON.parse(l) as { caller: string }).caller);
+    expect(callers).toEqual(['site.js:1', 'site.js:1', 'site.js:1', 'site.js:2', 'site.js:3']);
+  });
+
   it('drops debug records below -v=2 and writes them from it', () => {
     const quiet = capture('text', 0);
     quiet.log.debug('detail');

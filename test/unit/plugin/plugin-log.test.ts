@@ -1,6 +1,7 @@
 // A plugin's log records reach the host logger tagged with the plugin, the method and the source; the plugin's own
 // fields can add to a record but never speak for the host: a field named like a host tag is renamed, not applied.
 import { describe, expect, it } from 'vitest';
+import { createKlogLogger } from '../../../host/src/log/logger.ts';
 import { pluginLogForwarder } from '../../../host/src/plugin/runtime/plugin-log.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
@@ -71,5 +72,30 @@ describe('plugin log records', () => {
     expect(fields.plugin).toBe('acme');
     expect(fields['field.k__v__plugin']).toBe('evil');
     for (const name of Object.keys(fields)) expect(name).toMatch(/^[A-Za-z0-9_./-]+$/);
+  });
+});
+
+describe('plugin log record callers', () => {
+  it('are looked up once per plugin logger for its records, and anew for the warnings about bad ones', () => {
+    const lines: string[] = [];
+    let lookups = 0;
+    const log = createKlogLogger({
+      format: 'json',
+      verbosity: 0,
+      write: (l) => lines.push(l),
+      caller: () => `plugin-log.js:${++lookups}`,
+    });
+    const forward = pluginLogForwarder(() => log);
+    const message = (text: string) =>
+      ({ type: 'log', exportName: 'ccm_ensure_load_balancer', source: 'ccm_log', level: 'info', text }) as const;
+    forward(message(JSON.stringify({ level: 'info', message: 'created load balancer', fields: { name: 'a' } })));
+    forward(message('not json'));
+    forward(message(JSON.stringify({ level: 'info', message: 'created load balancer', fields: { name: 'b' } })));
+    const records = lines.map((l) => JSON.parse(l) as { caller: string; msg: string });
+    expect(records.map((r) => [r.msg, r.caller])).toEqual([
+      ['created load balancer', 'plugin-log.js:1'],
+      ['plugin wrote a log record that is not JSON', 'plugin-log.js:2'],
+      ['created load balancer', 'plugin-log.js:1'],
+    ]);
   });
 });

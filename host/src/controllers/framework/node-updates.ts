@@ -14,7 +14,8 @@ function getNode(client: KubeClient, name: string): Promise<WireNode> {
 
 /**
  * Applies `mutate` to the current Node and writes it; `mutate` returns undefined when nothing needs writing.
- * Resolves with the written node (or the unchanged one).
+ * Resolves with the node as written (or the unchanged one): the body sent, as upstream's node controller goes on
+ * with its modified copy (newNode) after the Update. The apiserver's answer, the whole Node, is not parsed.
  *
  * With `cached` (the informer's copy) the first attempt starts from it without a request, as upstream's node controller
  * starts from its lister: under the default 20 QPS a GET per node would be one request more of the few that
@@ -34,7 +35,8 @@ export async function updateNode(
     const next = mutate(current);
     if (!next) return current;
     try {
-      return await client.request<WireNode>({ method: HttpMethod.PUT, path: nodePath(name), body: next });
+      await client.request<void>({ method: HttpMethod.PUT, path: nodePath(name), body: next, ignoreResponse: true });
+      return next;
     } catch (err) {
       if (!isConflict(err) || attempt >= CONFLICT_RETRIES) throw err;
       await new Promise((r) => setTimeout(r, 20 + Math.random() * 50));

@@ -44,6 +44,8 @@ export class CloudNodeController {
   readonly name = 'cloud-node';
   private readonly options: CloudNodeControllerOptions;
   private readonly log: Logger;
+  /** The record of each initialized node, made on one line (syncNode): its caller is looked up once. */
+  private readonly initializedLog: Logger;
   readonly queue: RateLimitingQueue<string>;
   private readonly metrics;
   /** Address updates started by initializations, not awaited by the worker (settled() waits for them). */
@@ -57,6 +59,7 @@ export class CloudNodeController {
   constructor(options: CloudNodeControllerOptions) {
     this.options = options;
     this.log = options.logger.child({ controller: 'cloud-node' });
+    this.initializedLog = this.log.atOneSite?.() ?? this.log;
     // Upstream names this queue "Nodes".
     this.queue = new RateLimitingQueue<string>({ name: 'Nodes', registry: options.registry });
     this.metrics = nodeControllerMetrics(options.registry);
@@ -144,7 +147,10 @@ export class CloudNodeController {
     if (!hasCloudTaint(updated) && Number.isFinite(created)) {
       this.metrics.taintRemovalDelay.observe((Date.now() - created) / 1000);
     }
-    this.log.info('initialized node with cloud provider', { node: name, providerID: updated.spec?.providerID });
+    this.initializedLog.info('initialized node with cloud provider', {
+      node: name,
+      providerID: updated.spec?.providerID,
+    });
     // Addresses right away, so users do not wait for the next periodic refresh. The worker does not wait for the
     // patch: the node is initialized once its taint is gone, and upstream only logs a failed address update too.
     // At a QPS limit this keeps the token bucket busy while the apiserver answers, instead of idle at its burst.

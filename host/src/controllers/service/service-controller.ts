@@ -321,12 +321,14 @@ export class ServiceController {
   /** Upstream's updateLoadBalancerHosts over the cache; resolves with how many of how many cached Services failed. */
   private async updateChangedNodeSets(): Promise<{ failed: number; of: number }> {
     const cached = this.cache.snapshot();
-    const setKey = this.nodeSet.identity();
     // Upstream's nodeSyncService filters: the cached version wants a load balancer, and its node set changed (one
     // never given a set compares as empty).
-    const changed = cached.filter(
-      (e) => wantsLoadBalancer(e.service, this.served) && (e.nodes ?? EMPTY_NODE_SET_IDENTITY) !== setKey,
-    );
+    const wanting = cached.filter((e) => wantsLoadBalancer(e.service, this.served));
+    // The set's identity hashes every node changed since it was last asked for; with no load balancer to compare it
+    // with (a cluster without any, or a node burst before the first) that is work for nothing, on every node event.
+    if (wanting.length === 0) return { failed: 0, of: cached.length };
+    const setKey = this.nodeSet.identity();
+    const changed = wanting.filter((e) => (e.nodes ?? EMPTY_NODE_SET_IDENTITY) !== setKey);
     // Taken with the identity, before any await: the nodes given are the set recorded as given.
     const abiNodes = changed.length > 0 ? this.nodeSet.nodes() : keptList<Node>([]);
     let next = 0;

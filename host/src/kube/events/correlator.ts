@@ -19,7 +19,6 @@ interface Seen {
   name: string;
   count: number;
   firstTimestamp: string;
-  resourceVersion: string | undefined;
 }
 
 export interface CorrelatorOptions {
@@ -86,7 +85,6 @@ export class EventCorrelator {
         name: event.metadata.name,
         count: 1,
         firstTimestamp: event.firstTimestamp,
-        resourceVersion: undefined,
       });
       return { action: 'create', event };
     }
@@ -115,7 +113,6 @@ export class EventCorrelator {
       name: stored.metadata.name,
       count: stored.count,
       firstTimestamp: last?.firstTimestamp ?? stored.firstTimestamp,
-      resourceVersion: stored.metadata.resourceVersion,
     });
   }
 

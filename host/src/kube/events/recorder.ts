@@ -27,8 +27,17 @@ export interface EventSink {
 export function kubeEventSink(client: KubeClient): EventSink {
   const collection = (ns: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/events`;
   return {
-    create: (event) =>
-      client.request<EventJson>({ method: HttpMethod.POST, path: collection(event.metadata.namespace), body: event }),
+    // The apiserver stores a created Event as sent, adding only metadata the correlator does not read (uid,
+    // resourceVersion, creationTimestamp, managedFields): the answer is not parsed, the Event sent stands for it.
+    create: async (event) => {
+      await client.request<void>({
+        method: HttpMethod.POST,
+        path: collection(event.metadata.namespace),
+        body: event,
+        ignoreResponse: true,
+      });
+      return event;
+    },
     patch: (namespace, name, patch) =>
       client.patch<EventJson>(`${collection(namespace)}/${encodeURIComponent(name)}`, patch, 'strategic-merge'),
   };
@@ -86,7 +95,9 @@ export class EventRecorder {
     this.clock = options.clock ?? realClock;
     this.correlator = new EventCorrelator({ clock: this.clock, ...options.correlator });
     this.log = (options.logger ?? silentLogger).child({ component: this.component });
-    this.eventLog = (options.logger ?? silentLogger).v(0);
+    // Every "Event occurred" record is made on one line (recordEvent), one per Event: its caller is looked up once.
+    const logger = options.logger ?? silentLogger;
+    this.eventLog = (logger.atOneSite?.() ?? logger).v(0);
   }
 
   /** Queues an Event about `object`. Returns at once; failures are logged, never thrown. */

@@ -41,8 +41,21 @@ function pluginFields(fields: LogFields): LogFields {
 
 /** Returns the handler for one plugin's worker log messages. */
 export function pluginLogForwarder(logger: () => Logger): (message: LogMessage) => void {
+  // A plugin's records are all written on one line below (a load balancer ensured, say, writes one per Service): the
+  // logger of that line looks its caller up once per plugin logger (atOneSite) instead of once per record.
+  const recordLoggers = new WeakMap<Logger, Logger>();
+  const recordLoggerOf = (base: Logger): Logger => {
+    let pinned = recordLoggers.get(base);
+    if (pinned === undefined) {
+      pinned = base.atOneSite?.() ?? base;
+      recordLoggers.set(base, pinned);
+    }
+    return pinned;
+  };
   return (message) => {
-    const tagged = logger().child({ method: methodOfExport(message.exportName) || undefined, source: message.source });
+    const base = logger();
+    const tags = { method: methodOfExport(message.exportName) || undefined, source: message.source };
+    const tagged = base.child(tags);
     if (message.source !== 'ccm_log') {
       tagged[message.level](message.text);
       return;
@@ -59,7 +72,7 @@ export function pluginLogForwarder(logger: () => Logger): (message: LogMessage) 
       tagged.warn('plugin wrote an invalid log record', { problem: record.error });
       return;
     }
-    tagged[record.value.level](record.value.message, pluginFields(record.value.fields));
+    recordLoggerOf(base).child(tags)[record.value.level](record.value.message, pluginFields(record.value.fields));
   };
 }
 
