@@ -6,6 +6,7 @@ export { CloudConfig, IniConfig, PluginConfig } from "./config";
 export { IniEntry, IniFile, IniSection, parseIni } from "./gcfg";
 export { Cidr, compareIP, isIPv4Mapped, isIPv6, parseCIDR, parseIP } from "./ip";
 export { MAX_SLEEP_MS, nowMs, nowSeconds, sleepMs } from "./clock";
+export { answerExists, answerShutdown, answerStatus, ExistsOf, ShutdownOf } from "./batch-answers";
 export {
   implementedElsewhere,
   instanceNotFound,

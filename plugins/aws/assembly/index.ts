@@ -2,6 +2,9 @@
 // APIs, following cloud-provider-aws's observable behaviour. The plugin holds no key: the host's broker signs its
 // requests (SigV4) for the hosts of an AWS credentials entry. Behaviour and configuration: plugins/aws/README.md.
 import {
+  answerExists,
+  answerShutdown,
+  answerStatus,
   Capability,
   CreateRouteRequest,
   CreateRouteResponse,
@@ -22,7 +25,6 @@ import {
   InitializeResponse,
   InstanceBatchRequest,
   InstanceExistsBatchResponse,
-  InstanceExistsOutcome,
   InstanceExistsRequest,
   InstanceExistsResponse,
   InstanceMetadata,
@@ -30,11 +32,9 @@ import {
   InstanceMetadataOutcome,
   InstanceMetadataRequest,
   InstanceShutdownBatchResponse,
-  InstanceShutdownOutcome,
   InstanceShutdownRequest,
   InstanceShutdownResponse,
   InstanceStatusBatchResponse,
-  InstanceStatusOutcome,
   ListRoutesRequest,
   ListRoutesResponse,
   LoadBalancerStatus,
@@ -110,40 +110,18 @@ class AwsProvider extends Provider {
   // The batched forms look every node up in one DescribeInstances per 200 IDs or names (instance-batch.ts); each
   // node's outcome is what its per-node call would have answered.
   instanceExistsBatch(req: InstanceBatchRequest, out: InstanceExistsBatchResponse): PluginError | null {
-    const found = lookupNodes(this.aws, req.nodes);
-    for (let i = 0; i < req.nodes.length; i++) {
-      const outcome = new InstanceExistsOutcome();
-      const err = existsFrom(found[i], outcome.ok);
-      if (err !== null) outcome.error = nodeError(err);
-      out.results.push(outcome);
-    }
+    answerExists(lookupNodes(this.aws, req.nodes), existsFrom, out);
     return null;
   }
 
   instanceShutdownBatch(req: InstanceBatchRequest, out: InstanceShutdownBatchResponse): PluginError | null {
-    const found = lookupNodes(this.aws, req.nodes);
-    for (let i = 0; i < req.nodes.length; i++) {
-      const outcome = new InstanceShutdownOutcome();
-      const err = shutdownFrom(found[i], req.nodes[i], outcome.ok);
-      if (err !== null) outcome.error = nodeError(err);
-      out.results.push(outcome);
-    }
+    answerShutdown(lookupNodes(this.aws, req.nodes), req.nodes, shutdownFrom, out);
     return null;
   }
 
   // Both of cloud-node-lifecycle's questions from the one listing: shutdown only for the nodes that exist.
   instanceStatusBatch(req: InstanceBatchRequest, out: InstanceStatusBatchResponse): PluginError | null {
-    const found = lookupNodes(this.aws, req.nodes);
-    for (let i = 0; i < req.nodes.length; i++) {
-      const outcome = new InstanceStatusOutcome();
-      const err = existsFrom(found[i], outcome.exists.ok);
-      if (err !== null) outcome.exists.error = nodeError(err);
-      else if (outcome.exists.ok.exists) {
-        const off = shutdownFrom(found[i], req.nodes[i], outcome.shutdown.ok);
-        if (off !== null) outcome.shutdown.error = nodeError(off);
-      }
-      out.results.push(outcome);
-    }
+    answerStatus(lookupNodes(this.aws, req.nodes), req.nodes, existsFrom, shutdownFrom, out);
     return null;
   }
 

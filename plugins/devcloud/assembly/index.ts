@@ -2,6 +2,9 @@
 // (devcloud/README.md). Everything it knows comes from the cloud config and the API; the API token is attached by the
 // host's HTTP broker. Behaviour and configuration: plugins/devcloud/README.md.
 import {
+  answerExists,
+  answerShutdown,
+  answerStatus,
   Capability,
   CloudConfig,
   CreateRouteRequest,
@@ -23,7 +26,6 @@ import {
   InitializeResponse,
   InstanceBatchRequest,
   InstanceExistsBatchResponse,
-  InstanceExistsOutcome,
   InstanceExistsRequest,
   InstanceExistsResponse,
   InstanceMetadata,
@@ -31,11 +33,9 @@ import {
   InstanceMetadataOutcome,
   InstanceMetadataRequest,
   InstanceShutdownBatchResponse,
-  InstanceShutdownOutcome,
   InstanceShutdownRequest,
   InstanceShutdownResponse,
   InstanceStatusBatchResponse,
-  InstanceStatusOutcome,
   ListClustersRequest,
   ListClustersResponse,
   ListRoutesRequest,
@@ -108,40 +108,18 @@ class DevcloudProvider extends Provider {
   // The batched forms look every node up in one or two requests (instance-batch.ts); each node's outcome is what
   // its per-node call would have answered.
   instanceExistsBatch(req: InstanceBatchRequest, out: InstanceExistsBatchResponse): PluginError | null {
-    const found = lookupNodes(this.api, req.nodes);
-    for (let i = 0; i < req.nodes.length; i++) {
-      const outcome = new InstanceExistsOutcome();
-      const err = existsFrom(found[i], outcome.ok);
-      if (err !== null) outcome.error = nodeError(err);
-      out.results.push(outcome);
-    }
+    answerExists(lookupNodes(this.api, req.nodes), existsFrom, out);
     return null;
   }
 
   instanceShutdownBatch(req: InstanceBatchRequest, out: InstanceShutdownBatchResponse): PluginError | null {
-    const found = lookupNodes(this.api, req.nodes);
-    for (let i = 0; i < req.nodes.length; i++) {
-      const outcome = new InstanceShutdownOutcome();
-      const err = shutdownFrom(found[i], req.nodes[i], outcome.ok);
-      if (err !== null) outcome.error = nodeError(err);
-      out.results.push(outcome);
-    }
+    answerShutdown(lookupNodes(this.api, req.nodes), req.nodes, shutdownFrom, out);
     return null;
   }
 
   // Both of cloud-node-lifecycle's questions from the one lookup: shutdown only for the nodes that exist.
   instanceStatusBatch(req: InstanceBatchRequest, out: InstanceStatusBatchResponse): PluginError | null {
-    const found = lookupNodes(this.api, req.nodes);
-    for (let i = 0; i < req.nodes.length; i++) {
-      const outcome = new InstanceStatusOutcome();
-      const err = existsFrom(found[i], outcome.exists.ok);
-      if (err !== null) outcome.exists.error = nodeError(err);
-      else if (outcome.exists.ok.exists) {
-        const off = shutdownFrom(found[i], req.nodes[i], outcome.shutdown.ok);
-        if (off !== null) outcome.shutdown.error = nodeError(off);
-      }
-      out.results.push(outcome);
-    }
+    answerStatus(lookupNodes(this.api, req.nodes), req.nodes, existsFrom, shutdownFrom, out);
     return null;
   }
 

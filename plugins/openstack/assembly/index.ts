@@ -3,6 +3,9 @@
 // in to Keystone, hands the plugin the service catalog (catalog.ts) and attaches the token to its requests; the
 // plugin holds no credential. Behaviour and configuration: plugins/openstack/README.md.
 import {
+  answerExists,
+  answerShutdown,
+  answerStatus,
   Capability,
   CloudConfig,
   CreateRouteRequest,
@@ -25,7 +28,6 @@ import {
   InitializeResponse,
   InstanceBatchRequest,
   InstanceExistsBatchResponse,
-  InstanceExistsOutcome,
   InstanceExistsRequest,
   InstanceExistsResponse,
   InstanceMetadata,
@@ -33,11 +35,9 @@ import {
   InstanceMetadataOutcome,
   InstanceMetadataRequest,
   InstanceShutdownBatchResponse,
-  InstanceShutdownOutcome,
   InstanceShutdownRequest,
   InstanceShutdownResponse,
   InstanceStatusBatchResponse,
-  InstanceStatusOutcome,
   instanceNotFound,
   ListRoutesRequest,
   ListRoutesResponse,
@@ -127,40 +127,18 @@ class OpenStackProvider extends Provider {
   // The batched forms find every node's server in a request or two (server-batch.ts); each node's outcome is what
   // its per-node call would have answered.
   instanceExistsBatch(req: InstanceBatchRequest, out: InstanceExistsBatchResponse): PluginError | null {
-    const found = lookupNodes(this.os, req.nodes, this.config.region);
-    for (let i = 0; i < req.nodes.length; i++) {
-      const outcome = new InstanceExistsOutcome();
-      const err = existsFrom(found[i], outcome.ok);
-      if (err !== null) outcome.error = nodeError(err);
-      out.results.push(outcome);
-    }
+    answerExists(lookupNodes(this.os, req.nodes, this.config.region), existsFrom, out);
     return null;
   }
 
   instanceShutdownBatch(req: InstanceBatchRequest, out: InstanceShutdownBatchResponse): PluginError | null {
-    const found = lookupNodes(this.os, req.nodes, this.config.region);
-    for (let i = 0; i < req.nodes.length; i++) {
-      const outcome = new InstanceShutdownOutcome();
-      const err = shutdownFrom(found[i], req.nodes[i], outcome.ok);
-      if (err !== null) outcome.error = nodeError(err);
-      out.results.push(outcome);
-    }
+    answerShutdown(lookupNodes(this.os, req.nodes, this.config.region), req.nodes, shutdownFrom, out);
     return null;
   }
 
   // Both of cloud-node-lifecycle's questions from the one lookup: shutdown only for the nodes that exist.
   instanceStatusBatch(req: InstanceBatchRequest, out: InstanceStatusBatchResponse): PluginError | null {
-    const found = lookupNodes(this.os, req.nodes, this.config.region);
-    for (let i = 0; i < req.nodes.length; i++) {
-      const outcome = new InstanceStatusOutcome();
-      const err = existsFrom(found[i], outcome.exists.ok);
-      if (err !== null) outcome.exists.error = nodeError(err);
-      else if (outcome.exists.ok.exists) {
-        const off = shutdownFrom(found[i], req.nodes[i], outcome.shutdown.ok);
-        if (off !== null) outcome.shutdown.error = nodeError(off);
-      }
-      out.results.push(outcome);
-    }
+    answerStatus(lookupNodes(this.os, req.nodes, this.config.region), req.nodes, existsFrom, shutdownFrom, out);
     return null;
   }
 
