@@ -180,6 +180,11 @@ describe('aws plugin: NLB rules in the instances security groups', () => {
       });
       expect(xmlText(lb, 'LoadBalancerName')).toBe(lbName(svc));
       expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual([]);
+      // The source ranges serve only the rules: a dual-stack Service's IPv6 range is no reason to refuse it, on
+      // ensure nor on update.
+      const dual = { ...svc, loadBalancerSourceRanges: ['0.0.0.0/0', '::/0'] };
+      await off.call('ensureLoadBalancer', { clusterName: CLUSTER, service: dual, nodes });
+      await off.call('updateLoadBalancer', { clusterName: CLUSTER, service: dual, nodes });
       // A rule the plugin would revoke stays: the groups are the cluster's to manage.
       await ensure(svc, nodes);
       expect(await rules(`${CLUSTER}-nodes`, svc)).toContain(client(30230, '0.0.0.0/0', 'open'));
