@@ -13,7 +13,7 @@ import { LbOptions, TRAFFIC_PORT } from "./lb-options";
 import { NlbOptions } from "./nlb-options";
 import { changeIngress, describeGroups, hasRule, Rule, SecurityGroup } from "./security-groups";
 import { EVERYWHERE } from "./source-ranges";
-import { TARGET_INSTANCE, Targets } from "./targets";
+import { Targets } from "./targets";
 
 export const CLIENT_RULE = "kubernetes.io/rule/nlb/client";
 export const HEALTH_RULE = "kubernetes.io/rule/nlb/health";
@@ -182,11 +182,14 @@ function subnetCidrsOf(aws: Aws, ids: string[]): Cidrs {
   return out;
 }
 
-/** The NLB's traffic: its instance targets (none for IP targets, which are in no EC2 group of the cluster's). */
+/**
+ * The NLB's traffic: its instance targets, or the EC2 instances among its IP targets (their groups keep the rules; the
+ * other provider's nodes are in no EC2 group).
+ */
 export function nlbTraffic(service: Service, lb: Nlb, opts: LbOptions, nlb: NlbOptions, targets: Targets): NlbTraffic {
   const out = new NlbTraffic();
   out.lbName = lb.name;
-  if (targets.type == TARGET_INSTANCE) out.instanceIds = targets.ids();
+  out.instanceIds = targets.instanceIds();
   out.clientCidrs = nlb.clientCidrs;
   out.subnetIds = lb.subnets;
   for (let i = 0; i < service.ports.length; i++) {

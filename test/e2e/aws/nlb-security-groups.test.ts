@@ -2,7 +2,7 @@
 // rules (each NodePort from the clients, the health check port from the NLB's subnets when the clients' rule does not
 // cover it, ICMP 3/4 from each client range) with upstream's descriptions, followed through a port change, the shared
 // MTU rule kept while another NLB needs it, and nothing left after deletion; an untagged group is used only while a
-// target instance is in it, as upstream does.
+// target instance is in it, as upstream does; EC2 nodes an NLB targets by IP keep their rules.
 import { describe, expect, it } from 'vitest';
 import {
   loadTestPlugin,
@@ -116,6 +116,33 @@ describe('aws plugin: NLB rules in the instances security groups', () => {
       expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual(mine);
       expect(await rules('plain', svc)).toEqual(mine);
       await remove(svc);
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual([]);
+    } finally {
+      await remove(svc);
+    }
+  });
+
+  it('keeps the rules in the groups of EC2 nodes an NLB targets by IP, and revokes them when none is left', async () => {
+    const seeded = env.seeded.instances[0]!;
+    const ec2 = testNode({
+      name: seeded.privateDnsName,
+      providerID: `aws:///${seeded.zone}/${seeded.id}`,
+      addresses: [{ type: 'InternalIP', address: seeded.privateIp }],
+    });
+    // Another provider's node makes the target groups `ip` groups; the EC2 node joins by its address.
+    const foreign = testNode({
+      name: 'vm-01',
+      providerID: 'vsphere://4210a1b2-c3d4-e5f6-0718-293a4b5c6d01',
+      addresses: [{ type: 'InternalIP', address: '10.20.0.11' }],
+    });
+    const svc = testService({ name: 'mixed', ports: [testPort(80, 30250)], annotations: NLB });
+    const mine = [client(30250, '0.0.0.0/0', 'mixed'), mtu('0.0.0.0/0')].sort();
+    try {
+      await ensure(svc, [ec2]);
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual(mine);
+      await ensure(svc, [ec2, foreign]);
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual(mine);
+      await ensure(svc, [foreign]);
       expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual([]);
     } finally {
       await remove(svc);
