@@ -42,7 +42,7 @@ import { syncSubnets } from "./clb-subnets";
 import { Config } from "./config";
 import { LbOptions } from "./lb-options";
 import { clusterTag, loadBalancerName, SERVICE_NAME_TAG } from "./names";
-import { deleteGroup, describeGroups, groupById } from "./security-groups";
+import { deleteGroup, describeGroups, groupById, GroupQuery } from "./security-groups";
 import { chooseSubnets, Subnets } from "./subnets";
 import { chooseTargets, isForeign } from "./targets";
 
@@ -294,7 +294,7 @@ export function deleteClassic(aws: Aws, cfg: Config, service: Service): PluginEr
     if (!ownsClb(lb, cfg.clusterID)) return null;
     groups = lb.securityGroups;
   }
-  const byName = describeGroups(aws, aws.ec2Request("DescribeSecurityGroups").addFilter("group-name", [securityGroupName(name)]).addFilter("vpc-id", [cfg.vpc]));
+  const byName = describeGroups(aws, new GroupQuery().filter("group-name", [securityGroupName(name)]).filter("vpc-id", [cfg.vpc]));
   if (byName.error !== null) return byName.error;
   for (let i = 0; i < byName.items.length; i++) if (!groups.includes(byName.items[i].id)) groups.push(byName.items[i].id);
   // Only groups tagged for the cluster are the load balancer's own (not a group shared with anything else).

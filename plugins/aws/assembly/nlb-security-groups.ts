@@ -11,7 +11,7 @@ import { groupsOfInstances } from "./clb-node-groups";
 import { Nlb } from "./elbv2";
 import { LbOptions, TRAFFIC_PORT } from "./lb-options";
 import { NlbOptions } from "./nlb-options";
-import { changeIngress, describeGroups, hasRule, Rule, SecurityGroup } from "./security-groups";
+import { changeIngress, clusterGroups, hasRule, Rule, SecurityGroup } from "./security-groups";
 import { EVERYWHERE } from "./source-ranges";
 import { Targets } from "./targets";
 
@@ -55,8 +55,10 @@ export class NlbTraffic {
 export function syncNlbRules(aws: Aws, clusterID: string, traffic: NlbTraffic): PluginError | null {
   const wanted = groupsOfInstances(aws, clusterID, traffic.instanceIds);
   if (wanted.error !== null) return wanted.error;
-  const all = describeGroups(aws, aws.ec2Request("DescribeSecurityGroups"));
+  const all = clusterGroups(aws, clusterID);
   if (all.error !== null) return all.error;
+  // An untagged group of a target instance, read with the instances' groups.
+  for (let i = 0; i < wanted.groups.length; i++) if (!hasGroup(all.items, wanted.groups[i].id)) all.items.push(wanted.groups[i]);
   let subnetCidrs: string[] = [];
   if (wanted.ids.length > 0 && traffic.needsHealthRules()) {
     const cidrs = subnetCidrsOf(aws, traffic.subnetIds);
@@ -73,6 +75,11 @@ export function syncNlbRules(aws: Aws, clusterID: string, traffic: NlbTraffic): 
     if (error !== null) return error;
   }
   return null;
+}
+
+function hasGroup(groups: SecurityGroup[], id: string): bool {
+  for (let i = 0; i < groups.length; i++) if (groups[i].id == id) return true;
+  return false;
 }
 
 /** Revokes the NLB's rules from the cluster's groups (the Service is being deleted). */

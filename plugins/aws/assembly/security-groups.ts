@@ -4,6 +4,7 @@
 // the same ports into one permission with several sources, and adding a source that is already there is an error.
 import { internal, PluginError, QueryRequest, retryAfter, XmlElement } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
+import { clusterTag } from "./names";
 
 export const LEGACY_CLUSTER_TAG = "KubernetesCluster";
 
@@ -58,18 +59,50 @@ export class Groups {
   error: PluginError | null = null;
 }
 
-/** The groups a DescribeSecurityGroups request answers (none, not an error, for InvalidGroup.NotFound). */
-export function describeGroups(aws: Aws, q: QueryRequest): Groups {
+/** A DescribeSecurityGroups query by filters (EC2 ANDs them), built afresh for each page. */
+export class GroupQuery {
+  names: string[] = [];
+  values: string[][] = [];
+
+  filter(name: string, values: string[]): GroupQuery {
+    this.names.push(name);
+    this.values.push(values);
+    return this;
+  }
+}
+
+/** EC2's largest page of security groups. */
+const PAGE_SIZE = "1000";
+
+/**
+ * Every group the query matches, page by page (EC2 pages the answer when asked for MaxResults, and an unpaged answer
+ * of a large account exceeds the response cap).
+ */
+export function describeGroups(aws: Aws, query: GroupQuery): Groups {
   const out = new Groups();
+  let token = "";
+  do {
+    const q = aws.ec2Request("DescribeSecurityGroups");
+    for (let i = 0; i < query.names.length; i++) q.addFilter(query.names[i], query.values[i]);
+    q.add("MaxResults", PAGE_SIZE);
+    if (token != "") q.add("NextToken", token);
+    token = readGroups(aws, q, out);
+    if (out.error !== null) return out;
+  } while (token != "");
+  return out;
+}
+
+/** Adds the answer's groups to `out`; returns the next page's token ("" for none; none, not an error, for NotFound). */
+function readGroups(aws: Aws, q: QueryRequest, out: Groups): string {
   const answer = aws.callEc2(q);
-  if (answer.code == "InvalidGroup.NotFound") return out;
+  if (answer.code == "InvalidGroup.NotFound") return "";
   if (!answer.ok) {
     out.error = answer.error;
-    return out;
+    return "";
   }
   const items = answer.root!.path("securityGroupInfo/item");
   for (let i = 0; i < items.length; i++) out.items.push(readGroup(items[i]));
-  return out;
+  return answer.root!.childText("nextToken");
 }
 
 function readGroup(el: XmlElement): SecurityGroup {
@@ -116,8 +149,7 @@ export class GroupId {
  */
 export function ensureGroup(aws: Aws, vpc: string, name: string, description: string, tags: Map<string, string>, clusterTag: string): GroupId {
   const out = new GroupId();
-  const q = aws.ec2Request("DescribeSecurityGroups").addFilter("group-name", [name]).addFilter("vpc-id", [vpc]);
-  const found = describeGroups(aws, q);
+  const found = describeGroups(aws, new GroupQuery().filter("group-name", [name]).filter("vpc-id", [vpc]));
   if (found.error !== null) {
     out.error = found.error;
     return out;
@@ -154,9 +186,24 @@ function createTags(aws: Aws, id: string, tags: Map<string, string>): PluginErro
   return aws.callEc2(q).error;
 }
 
-/** The group by ID: no items (and no error) when it is gone. */
+/** The group by ID: no items (and no error) when it is gone. One group: unpaged (EC2 refuses MaxResults with GroupId). */
 export function groupById(aws: Aws, id: string): Groups {
-  return describeGroups(aws, aws.ec2Request("DescribeSecurityGroups").addList("GroupId", [id]));
+  const out = new Groups();
+  readGroups(aws, aws.ec2Request("DescribeSecurityGroups").addList("GroupId", [id]), out);
+  return out;
+}
+
+/**
+ * The groups tagged for the cluster: by tag key on EC2's side (the legacy tag's value is checked here), so that an
+ * account's other groups never come back.
+ */
+export function clusterGroups(aws: Aws, clusterID: string): Groups {
+  const keys = [clusterTag(clusterID), LEGACY_CLUSTER_TAG];
+  const found = describeGroups(aws, new GroupQuery().filter("tag-key", keys));
+  const out = new Groups();
+  out.error = found.error;
+  for (let i = 0; i < found.items.length; i++) if (found.items[i].hasClusterTag(clusterID)) out.items.push(found.items[i]);
+  return out;
 }
 
 /** Sets the group's ingress to exactly `want`: adds what is missing, revokes what is not wanted. */

@@ -189,6 +189,45 @@ describe('aws plugin: NLB rules in the instances security groups', () => {
     }
   });
 
+  it("reads only the cluster's and the targets' groups, so an account's other groups do not break a sync", async () => {
+    // The account's many other groups, scaled down with the answer cap: together they are over it.
+    // One at a time: moto's server is not safe for concurrent group creation.
+    const others: string[] = [];
+    for (let i = 0; i < 160; i++) {
+      const made = await call(env.query, 'ec2', {
+        Action: 'CreateSecurityGroup',
+        GroupName: `other-${i}`,
+        GroupDescription: "another team's group",
+        VpcId: env.seeded.vpcId,
+      });
+      others.push(xmlText(made, 'groupId'));
+    }
+    const cap = 48 * 1024;
+    const unfiltered = await call(env.query, 'ec2', { Action: 'DescribeSecurityGroups' });
+    expect(unfiltered.length).toBeGreaterThan(cap);
+    const capped = await loadTestPlugin(builtPlugin('aws'), {
+      cloudConfig: env.cloudConfig,
+      clusterName: CLUSTER,
+      allowedHosts: env.allowedHosts,
+      credentialsFile: env.credentialsFile,
+      maxHttpResponseBytes: cap,
+    });
+    const nodes = [testNode({ name: env.seeded.instances[0]!.privateDnsName })];
+    const svc = testService({ name: 'crowded', ports: [testPort(80, 30260)], annotations: NLB });
+    try {
+      await capped.call('ensureLoadBalancer', { clusterName: CLUSTER, service: svc, nodes });
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual(
+        [client(30260, '0.0.0.0/0', 'crowded'), mtu('0.0.0.0/0')].sort(),
+      );
+      await capped.call('ensureLoadBalancerDeleted', { clusterName: CLUSTER, service: svc });
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual([]);
+    } finally {
+      await capped.close();
+      await remove(svc);
+      for (const id of others) await call(env.query, 'ec2', { Action: 'DeleteSecurityGroup', GroupId: id });
+    }
+  });
+
   it('opens and revokes nothing with [Global] DisableSecurityGroupIngress, as upstream', async () => {
     const off = await loadTestPlugin(builtPlugin('aws'), {
       cloudConfig: env.cloudConfig.replace('[Global]', '[Global]\nDisableSecurityGroupIngress = true'),
