@@ -228,6 +228,46 @@ describe('aws plugin: NLB rules in the instances security groups', () => {
     }
   });
 
+  it('revokes a stale rule from a group with the legacy KubernetesCluster tag of this cluster only', async () => {
+    const svc = testService({ name: 'legacy', ports: [testPort(80, 30270)], annotations: NLB });
+    const stale = (group: string) => ({
+      Action: 'AuthorizeSecurityGroupIngress',
+      GroupId: group,
+      'IpPermissions.1.IpProtocol': 'tcp',
+      'IpPermissions.1.FromPort': '30270',
+      'IpPermissions.1.ToPort': '30270',
+      'IpPermissions.1.IpRanges.1.CidrIp': '0.0.0.0/0',
+      'IpPermissions.1.IpRanges.1.Description': `kubernetes.io/rule/nlb/client=${lbName(svc)}`,
+    });
+    const groups: Record<string, string> = {};
+    for (const [name, cluster] of [
+      ['legacy-mine', CLUSTER],
+      ['legacy-theirs', 'another-cluster'],
+    ] as const) {
+      const made = await call(env.query, 'ec2', {
+        Action: 'CreateSecurityGroup',
+        GroupName: name,
+        GroupDescription: 'a group with the legacy cluster tag',
+        VpcId: env.seeded.vpcId,
+      });
+      groups[name] = xmlText(made, 'groupId');
+      await tagResource(env.query, groups[name], { KubernetesCluster: cluster });
+      await call(env.query, 'ec2', stale(groups[name]));
+    }
+    const nodes = [testNode({ name: env.seeded.instances[0]!.privateDnsName })];
+    try {
+      await ensure(svc, nodes);
+      // The positive sign: the target's group has the rule; the legacy-tagged group of this cluster lost it.
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toContain(client(30270, '0.0.0.0/0', 'legacy'));
+      expect(await rules('legacy-mine', svc)).toEqual([]);
+      expect(await rules('legacy-theirs', svc)).toEqual([client(30270, '0.0.0.0/0', 'legacy')]);
+    } finally {
+      await remove(svc);
+      for (const id of Object.values(groups))
+        await call(env.query, 'ec2', { Action: 'DeleteSecurityGroup', GroupId: id });
+    }
+  });
+
   it('opens and revokes nothing with [Global] DisableSecurityGroupIngress, as upstream', async () => {
     const off = await loadTestPlugin(builtPlugin('aws'), {
       cloudConfig: env.cloudConfig.replace('[Global]', '[Global]\nDisableSecurityGroupIngress = true'),
