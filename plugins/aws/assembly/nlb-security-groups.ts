@@ -89,27 +89,24 @@ export function revokeNlbRules(aws: Aws, clusterID: string, lbName: string): Plu
   return syncNlbRules(aws, clusterID, none);
 }
 
-/** One group: the NLB's health and client rules as wanted, then the shared MTU rules when anything changed. */
+/**
+ * One group: the NLB's health and client rules as wanted, then the shared MTU rules on every sync (not only after a
+ * change here, so that an MTU change that failed after the client rules were made is made by the next sync; the
+ * group's rules are already read, so a group as wanted costs no request).
+ */
 function syncGroup(aws: Aws, g: SecurityGroup, health: Rule[], client: Rule[], lbName: string): PluginError | null {
-  const healthChange = syncDescribed(aws, g, health, HEALTH_RULE + "=" + lbName);
-  if (healthChange.error !== null) return healthChange.error;
-  const clientChange = syncDescribed(aws, g, client, CLIENT_RULE + "=" + lbName);
-  if (clientChange.error !== null) return clientChange.error;
-  if (!healthChange.changed && !clientChange.changed) return null;
-  return syncDescribed(aws, g, mtuRules(g.rules), MTU_RULE).error;
-}
-
-class Change {
-  changed: bool = false;
-  error: PluginError | null = null;
+  const healthError = syncDescribed(aws, g, health, HEALTH_RULE + "=" + lbName);
+  if (healthError !== null) return healthError;
+  const clientError = syncDescribed(aws, g, client, CLIENT_RULE + "=" + lbName);
+  if (clientError !== null) return clientError;
+  return syncDescribed(aws, g, mtuRules(g.rules), MTU_RULE);
 }
 
 /**
  * Makes the group's rules described `description` exactly `want`: revokes the others so described, then adds what is
  * missing. `g.rules` follows, so the next step sees the group as it now is.
  */
-function syncDescribed(aws: Aws, g: SecurityGroup, want: Rule[], description: string): Change {
-  const out = new Change();
+function syncDescribed(aws: Aws, g: SecurityGroup, want: Rule[], description: string): PluginError | null {
   const revoke: Rule[] = [];
   const keep: Rule[] = [];
   for (let i = 0; i < g.rules.length; i++) {
@@ -120,22 +117,16 @@ function syncDescribed(aws: Aws, g: SecurityGroup, want: Rule[], description: st
   const add: Rule[] = [];
   // A rule of the same ports and source under another description: EC2 refuses a second (and the whole request with
   // it); upstream skips it and counts the wanted rule as made, for the MTU rules too.
-  const covered: Rule[] = [];
   for (let i = 0; i < want.length; i++) {
     const w = want[i];
     if (hasDescribed(keep, w) || hasDescribed(add, w)) continue;
-    if (hasRule(keep, w)) covered.push(w);
-    else add.push(w);
+    if (!hasRule(keep, w)) add.push(w);
+    keep.push(w);
   }
-  out.error = changeIngress(aws, "RevokeSecurityGroupIngress", g.id, revoke);
-  if (out.error !== null) return out;
-  out.error = changeIngress(aws, "AuthorizeSecurityGroupIngress", g.id, add);
-  if (out.error !== null) return out;
-  for (let i = 0; i < add.length; i++) keep.push(add[i]);
-  for (let i = 0; i < covered.length; i++) keep.push(covered[i]);
+  const error = changeIngress(aws, "RevokeSecurityGroupIngress", g.id, revoke);
+  if (error !== null) return error;
   g.rules = keep;
-  out.changed = revoke.length > 0 || add.length > 0 || covered.length > 0;
-  return out;
+  return changeIngress(aws, "AuthorizeSecurityGroupIngress", g.id, add);
 }
 
 /** The same rule with the same description (upstream's rule identity: a rule described otherwise is another's). */

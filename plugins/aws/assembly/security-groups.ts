@@ -226,6 +226,19 @@ export function hasRule(rules: Rule[], r: Rule): bool {
 /** IpPermissions.N.* for Authorize/RevokeSecurityGroupIngress, one permission per rule; nothing to do for none. */
 export function changeIngress(aws: Aws, action: string, groupId: string, rules: Rule[]): PluginError | null {
   if (rules.length == 0) return null;
+  const answer = aws.callEc2(ingressRequest(aws, action, groupId, rules));
+  if (answer.code != "InvalidPermission.Duplicate" && answer.code != "InvalidPermission.NotFound") return answer.error;
+  // Someone else made (or revoked) one of the rules between our read and this call. EC2 then refuses the whole request,
+  // so the rules are sent again one by one: each such answer then says its own rule is as wanted.
+  if (rules.length == 1) return null;
+  for (let i = 0; i < rules.length; i++) {
+    const error = changeIngress(aws, action, groupId, [rules[i]]);
+    if (error !== null) return error;
+  }
+  return null;
+}
+
+function ingressRequest(aws: Aws, action: string, groupId: string, rules: Rule[]): QueryRequest {
   const q = aws.ec2Request(action).add("GroupId", groupId);
   for (let i = 0; i < rules.length; i++) {
     const p = "IpPermissions." + (i + 1).toString();
@@ -236,10 +249,7 @@ export function changeIngress(aws: Aws, action: string, groupId: string, rules: 
     else q.add(p + ".IpRanges.1.CidrIp", r.cidr);
     if (r.group == "" && r.description != "") q.add(p + ".IpRanges.1.Description", r.description);
   }
-  const answer = aws.callEc2(q);
-  // Someone else made the same change between our read and this call: the group is as wanted.
-  if (answer.code == "InvalidPermission.Duplicate" || answer.code == "InvalidPermission.NotFound") return null;
-  return answer.error;
+  return q;
 }
 
 /** Deletes the group; while a load balancer still holds it (AWS releases it some time after deletion): Retry. */

@@ -2,7 +2,8 @@
 // rules (each NodePort from the clients, the health check port from the NLB's subnets when the clients' rule does not
 // cover it, ICMP 3/4 from each client range) with upstream's descriptions, followed through a port change, the shared
 // MTU rule kept while another NLB needs it, and nothing left after deletion; an untagged group is used only while a
-// target instance is in it, as upstream does; EC2 nodes an NLB targets by IP keep their rules.
+// target instance is in it, as upstream does; EC2 nodes an NLB targets by IP keep their rules; a missing MTU rule and
+// the rules of a request refused for another writer's duplicate (support/interposer.ts) are made on the next try.
 import { describe, expect, it } from 'vitest';
 import {
   loadTestPlugin,
@@ -15,6 +16,7 @@ import { builtPlugin } from '../../../lab/plugins/index.ts';
 import { type AwsEnv, call, runInstance, tagResource, xmlText } from '../../../lab/peers/index.ts';
 import type { Node, Service } from '../../../host/src/abi/index.ts';
 import { useAwsPlugin } from './support/plugin.ts';
+import { interposeEc2 } from './support/interposer.ts';
 import { securityGroupRules } from './support/sg-state.ts';
 
 const CLUSTER = 'aws-nlb-rules';
@@ -37,6 +39,15 @@ async function rules(group: string, ...services: Service[]): Promise<string[]> {
   const text = (s: string) => services.reduce((acc, svc) => acc.replaceAll(lbName(svc), `{${svc.name}}`), s);
   const all = await securityGroupRules(env.query, env.seeded.vpcId, { text, port: (p) => p });
   return all[`cluster-vpc/${group}`] ?? [];
+}
+
+async function groupId(name: string): Promise<string> {
+  const answer = await call(env.query, 'ec2', {
+    Action: 'DescribeSecurityGroups',
+    'Filter.1.Name': 'group-name',
+    'Filter.1.Value.1': name,
+  });
+  return xmlText(answer, 'groupId');
 }
 
 const client = (port: number, cidr: string, svc: string) =>
@@ -265,6 +276,60 @@ describe('aws plugin: NLB rules in the instances security groups', () => {
       await remove(svc);
       for (const id of Object.values(groups))
         await call(env.query, 'ec2', { Action: 'DeleteSecurityGroup', GroupId: id });
+    }
+  });
+
+  it('makes a missing MTU rule on the next sync, with the client rules unchanged', async () => {
+    const svc = testService({ name: 'mtu', ports: [testPort(80, 30280)], annotations: NLB });
+    const nodes = [testNode({ name: env.seeded.instances[0]!.privateDnsName })];
+    const mine = [client(30280, '0.0.0.0/0', 'mtu'), mtu('0.0.0.0/0')].sort();
+    try {
+      await ensure(svc, nodes);
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual(mine);
+      // As if the MTU authorize had failed after the client rule was made.
+      await call(env.query, 'ec2', {
+        Action: 'RevokeSecurityGroupIngress',
+        GroupId: await groupId(`${CLUSTER}-nodes`),
+        'IpPermissions.1.IpProtocol': 'icmp',
+        'IpPermissions.1.FromPort': '3',
+        'IpPermissions.1.ToPort': '4',
+        'IpPermissions.1.IpRanges.1.CidrIp': '0.0.0.0/0',
+      });
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual([client(30280, '0.0.0.0/0', 'mtu')]);
+      await ensure(svc, nodes);
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual(mine);
+    } finally {
+      await remove(svc);
+    }
+  });
+
+  it('makes every rule of a request EC2 refused for one rule another writer made first', async () => {
+    const group = await groupId(`${CLUSTER}-nodes`);
+    let raced = 0;
+    // Before the plugin's first authorize reaches moto, another writer makes the request's first rule.
+    const interposed = await interposeEc2(env, async (form) => {
+      if (raced > 0 || form.get('Action') !== 'AuthorizeSecurityGroupIngress' || form.get('GroupId') !== group) return;
+      raced++;
+      const first = [...form].filter(([key]) => key.startsWith('IpPermissions.1.'));
+      await call(env.query, 'ec2', {
+        Action: 'AuthorizeSecurityGroupIngress',
+        GroupId: group,
+        ...Object.fromEntries(first),
+      });
+    });
+    const racing = await loadTestPlugin(builtPlugin('aws'), { ...interposed, clusterName: CLUSTER });
+    const nodes = [testNode({ name: env.seeded.instances[0]!.privateDnsName })];
+    const svc = testService({ name: 'race', ports: [testPort(80, 30290), testPort(81, 30291)], annotations: NLB });
+    try {
+      await racing.call('ensureLoadBalancer', { clusterName: CLUSTER, service: svc, nodes });
+      expect(raced).toBe(1);
+      expect(await rules(`${CLUSTER}-nodes`, svc)).toEqual(
+        [client(30290, '0.0.0.0/0', 'race'), client(30291, '0.0.0.0/0', 'race'), mtu('0.0.0.0/0')].sort(),
+      );
+    } finally {
+      await racing.close();
+      await interposed.close();
+      await remove(svc);
     }
   });
 
