@@ -25,6 +25,8 @@ export interface AwsPeerCCMOptions {
   endpoint?: string;
   /** Flags beyond the cloud provider's (e.g. --controllers=..., --cluster-cidr=..., --configure-cloud-routes=false). */
   args: readonly string[];
+  /** More [Global] lines of the cloud config (e.g. `ElbSecurityGroup = sg-...`). */
+  global?: readonly string[];
 }
 
 // The services the CCM builds clients for, by the AWS SDK's service ID, with their signing names.
@@ -44,6 +46,7 @@ export function awsPeerCloudConfig(options: Omit<AwsPeerCCMOptions, 'info' | 'ar
     `VPC = ${options.vpcID}`,
     `SubnetID = ${options.subnetID}`,
     `KubernetesClusterID = ${options.clusterID ?? 'kubernetes'}`,
+    ...(options.global ?? []),
   ];
   SERVICES.forEach(([service, signingName], i) => {
     lines.push(

@@ -1,7 +1,8 @@
 // A Classic ELB's security groups as cloud-provider-aws chooses them (its buildELBSecurityGroupList): the groups the
 // security-groups annotation names (bring your own: no group is made, and theirs are never changed or deleted), else
-// the ELB's own group k8s-elb-<name>, made here and opened to the source ranges on the Service ports; then the groups
-// of extra-security-groups. The first group is the one the nodes' groups let in (upstream's sortELBSecurityGroupList).
+// [Global] ElbSecurityGroup (the same for every ELB, and as brought: never changed or deleted), else the ELB's own group
+// k8s-elb-<name>, made here and opened to the source ranges on the Service ports; then the groups of
+// extra-security-groups. The first group is the one the nodes' groups let in (upstream's sortELBSecurityGroupList).
 import { internal, PluginError, Service } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
 import { ClbOptions, readGroupLists } from "./clb-options";
@@ -13,21 +14,28 @@ export function securityGroupName(lbName: string): string {
   return "k8s-elb-" + lbName;
 }
 
-/** The groups a Service names in its annotations: never deleted with its ELB, even when tagged for the cluster. */
+/**
+ * The groups a Service names in its annotations, or the cloud config's ElbSecurityGroup in their stead: never deleted
+ * with its ELB, even when tagged for the cluster.
+ */
 export class BroughtGroups {
-  /** security-groups': the first is the one the nodes' groups let in. */
+  /** security-groups', else [ElbSecurityGroup]: the first is the one the nodes' groups let in. */
   own: string[] = [];
   extra: string[] = [];
+  /** [Global] ElbSecurityGroup: never the ELB's own, whatever the annotations say (as upstream). */
+  configured: string = "";
 
   has(id: string): bool {
-    return this.own.includes(id) || this.extra.includes(id);
+    return this.own.includes(id) || this.extra.includes(id) || (id != "" && id == this.configured);
   }
 }
 
 /** Read on their own, so that a deletion finds them whatever else the Service's annotations hold. */
-export function broughtGroups(service: Service): BroughtGroups {
+export function broughtGroups(service: Service, cfg: Config): BroughtGroups {
   const out = new BroughtGroups();
   readGroupLists(service.annotations, out.own, out.extra);
+  out.configured = cfg.elbSecurityGroup;
+  if (out.own.length == 0 && cfg.elbSecurityGroup != "") out.own.push(cfg.elbSecurityGroup);
   return out;
 }
 
@@ -44,6 +52,8 @@ export function ensureElbGroups(aws: Aws, cfg: Config, service: Service, name: s
   const out = new ElbGroups();
   if (opts.securityGroups.length > 0) {
     for (let i = 0; i < opts.securityGroups.length; i++) out.ids.push(opts.securityGroups[i]);
+  } else if (cfg.elbSecurityGroup != "") {
+    out.ids.push(cfg.elbSecurityGroup);
   } else {
     const own = ensureOwnGroup(aws, cfg, service, name, opts);
     if (own.error !== null) {
@@ -52,7 +62,9 @@ export function ensureElbGroups(aws: Aws, cfg: Config, service: Service, name: s
     }
     out.ids.push(own.id);
   }
-  for (let i = 0; i < opts.extraSecurityGroups.length; i++) out.ids.push(opts.extraSecurityGroups[i]);
+  for (let i = 0; i < opts.extraSecurityGroups.length; i++) {
+    if (!out.ids.includes(opts.extraSecurityGroups[i])) out.ids.push(opts.extraSecurityGroups[i]);
+  }
   out.ruleSource = out.ids[0];
   return out;
 }

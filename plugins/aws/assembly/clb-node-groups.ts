@@ -4,10 +4,12 @@
 // group is being deleted: EC2 refuses to delete a group other groups' rules name).
 import { internal, PluginError } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
-import { changeIngress, describeGroups, instanceGroups, Rule, SecurityGroup } from "./security-groups";
+import { changeIngress, describeGroups, GroupQuery, instanceGroups, Rule, SecurityGroup } from "./security-groups";
 
 export class NodeGroups {
   ids: string[] = [];
+  /** The groups of `ids`, as read. */
+  groups: SecurityGroup[] = [];
   error: PluginError | null = null;
 }
 
@@ -20,13 +22,13 @@ export function groupsOfInstances(aws: Aws, clusterID: string, instanceIds: stri
     out.error = found.error;
     return out;
   }
-  const all = describeGroups(aws, aws.ec2Request("DescribeSecurityGroups"));
-  if (all.error !== null) {
-    out.error = all.error;
+  const read = describeGroups(aws, new GroupQuery().filter("group-id", allGroupsOf(found.byInstance)));
+  if (read.error !== null) {
+    out.error = read.error;
     return out;
   }
   const tagged = new Set<string>();
-  for (let i = 0; i < all.items.length; i++) if (all.items[i].hasClusterTag(clusterID)) tagged.add(all.items[i].id);
+  for (let i = 0; i < read.items.length; i++) if (read.items[i].hasClusterTag(clusterID)) tagged.add(read.items[i].id);
   const instances = found.byInstance.keys();
   for (let i = 0; i < instances.length; i++) {
     const groups = found.byInstance.get(instances[i]);
@@ -47,6 +49,16 @@ export function groupsOfInstances(aws: Aws, clusterID: string, instanceIds: stri
     }
     if (pick != "" && !out.ids.includes(pick)) out.ids.push(pick);
   }
+  for (let i = 0; i < read.items.length; i++) if (out.ids.includes(read.items[i].id)) out.groups.push(read.items[i]);
+  return out;
+}
+
+function allGroupsOf(byInstance: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  const lists = byInstance.values();
+  for (let i = 0; i < lists.length; i++) {
+    for (let k = 0; k < lists[i].length; k++) if (!out.includes(lists[i][k])) out.push(lists[i][k]);
+  }
   return out;
 }
 
@@ -57,7 +69,7 @@ export function groupsOfInstances(aws: Aws, clusterID: string, instanceIds: stri
 export function syncNodeGroups(aws: Aws, clusterID: string, lbGroup: string, instanceIds: string[], deleting: bool): PluginError | null {
   const wanted = groupsOfInstances(aws, clusterID, instanceIds);
   if (wanted.error !== null) return wanted.error;
-  const referencing = describeGroups(aws, aws.ec2Request("DescribeSecurityGroups").addFilter("ip-permission.group-id", [lbGroup]));
+  const referencing = describeGroups(aws, new GroupQuery().filter("ip-permission.group-id", [lbGroup]));
   if (referencing.error !== null) return referencing.error;
   const have = new Set<string>();
   for (let i = 0; i < referencing.items.length; i++) {

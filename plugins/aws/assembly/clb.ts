@@ -42,7 +42,7 @@ import { syncSubnets } from "./clb-subnets";
 import { Config } from "./config";
 import { LbOptions } from "./lb-options";
 import { clusterTag, loadBalancerName, SERVICE_NAME_TAG } from "./names";
-import { deleteGroup, describeGroups, groupById } from "./security-groups";
+import { deleteGroup, describeGroups, groupById, GroupQuery } from "./security-groups";
 import { chooseSubnets, Subnets } from "./subnets";
 import { chooseTargets, isForeign } from "./targets";
 
@@ -281,7 +281,8 @@ function matchesLabels(node: Node, want: Map<string, string>): bool {
 /**
  * Deletes the Service's Classic ELB when the cluster owns it: first the rules naming its group in the nodes' groups,
  * then the ELB, then its group. A group left by a deletion that stopped half-way is found by name and removed too.
- * The groups the Service names in its annotations are its own: kept, only the nodes' rules naming the first go.
+ * The groups the Service names in its annotations (or [Global] ElbSecurityGroup) are not the ELB's: kept, only the
+ * nodes' rules naming the first go.
  */
 export function deleteClassic(aws: Aws, cfg: Config, service: Service): PluginError | null {
   const name = loadBalancerName(service);
@@ -293,11 +294,11 @@ export function deleteClassic(aws: Aws, cfg: Config, service: Service): PluginEr
     if (!ownsClb(lb, cfg.clusterID)) return null;
     groups = lb.securityGroups;
   }
-  const byName = describeGroups(aws, aws.ec2Request("DescribeSecurityGroups").addFilter("group-name", [securityGroupName(name)]).addFilter("vpc-id", [cfg.vpc]));
+  const byName = describeGroups(aws, new GroupQuery().filter("group-name", [securityGroupName(name)]).filter("vpc-id", [cfg.vpc]));
   if (byName.error !== null) return byName.error;
   for (let i = 0; i < byName.items.length; i++) if (!groups.includes(byName.items[i].id)) groups.push(byName.items[i].id);
   // Only groups tagged for the cluster are the load balancer's own (not a group shared with anything else).
-  const brought = broughtGroups(service);
+  const brought = broughtGroups(service, cfg);
   const owned: string[] = [];
   for (let i = 0; i < groups.length; i++) {
     if (brought.has(groups[i])) continue;

@@ -22,6 +22,8 @@ export class Config {
   probe: ProbeMode = new ProbeMode();
   /** DisableSecurityGroupIngress: no load balancer's rules in the instances' groups, as upstream (the cluster opens them). */
   disableSecurityGroupIngress: bool = false;
+  /** ElbSecurityGroup: the group of every Classic ELB whose Service names none, never made or deleted here. */
+  elbSecurityGroup: string = "";
   ec2Url: string = "";
   elbUrl: string = "";
 }
@@ -64,6 +66,7 @@ export function parseConfig(text: string, clusterName: string, hostRegion: strin
       else if (key == "subnetid") c.subnetID = value;
       else if (key == "routetableid") c.routeTableID = value;
       else if (key == "kubernetesclusterid" || key == "kubernetesclustertag") c.clusterID = value;
+      else if (key == "elbsecuritygroup") c.elbSecurityGroup = value;
       else if (key == "disablesecuritygroupingress") {
         const on = gcfgBool(value);
         if (on < 0) return fail(out, "[Global] DisableSecurityGroupIngress " + value + " is not true or false");

@@ -64,7 +64,6 @@ export class ProbeMode {
 
 // Upstream's keys this plugin has no part in: accepted (one file serves both CCMs), each with a warning at start.
 const WARNED = new Map<string, string>();
-WARNED.set("elbsecuritygroup", "ElbSecurityGroup: each Classic ELB gets a group of its own (or the groups its Service names)");
 WARNED.set("nlbsecuritygroupmode", "NLBSecurityGroupMode: this plugin attaches no security group to an NLB");
 WARNED.set(
   "supportedtopologyinstancetypepattern",

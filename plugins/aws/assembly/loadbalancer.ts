@@ -30,6 +30,7 @@ import { LbOptions, readOptions } from "./lb-options";
 import { clusterTag, loadBalancerName, SERVICE_NAME_TAG } from "./names";
 import { checkServiceSpec, NlbOptions, readNlbOptions } from "./nlb-options";
 import { nlbTraffic, revokeNlbRules, syncNlbRules } from "./nlb-security-groups";
+import { readClientCidrs } from "./source-ranges";
 import { chooseSubnets } from "./subnets";
 import { PortSync, removeTargetGroups, syncPort, targetGroupsOfService } from "./target-groups";
 import { chooseTargets } from "./targets";
@@ -81,6 +82,11 @@ export function ensureLoadBalancer(
   cfg.probe.apply(service, opts.health);
   const nlb = readNlbOptions(service);
   if (nlb.error !== null) return nlb.error;
+  // The ranges serve only the instances' rules: unread (IPv6 ones and all) when the cluster opens the groups itself.
+  if (!cfg.disableSecurityGroupIngress) {
+    const rangeError = readClientCidrs(service, nlb.clientCidrs);
+    if (rangeError !== null) return rangeError;
+  }
   const specError = checkServiceSpec(service);
   if (specError !== null) return specError;
   const protocolError = checkProtocols(service);

@@ -5,7 +5,6 @@
 // annotation upstream honours for an NLB that this plugin does not implement is refused by name, never dropped.
 import { invalid, PluginError, Service, ServicePort } from "@wasm-ccm/plugin-sdk";
 import { keyValues } from "./lb-options";
-import { readClientCidrs } from "./source-ranges";
 import { SUBNETS_ANNOTATION } from "./subnets";
 
 const PREFIX = "service.beta.kubernetes.io/aws-load-balancer-";
@@ -46,7 +45,10 @@ export class NlbOptions {
   backendTls: bool = false;
   /** The `-subnets` annotation's entries (IDs or Name tags); empty: discovery. */
   subnets: string[] = [];
-  /** The source ranges (spec, else the legacy annotation, else 0.0.0.0/0) the instances' groups let in. */
+  /**
+   * The source ranges (spec, else the legacy annotation, else 0.0.0.0/0) the instances' groups let in; filled by the
+   * ensure only when it makes those rules (loadbalancer.ts), so that nothing else refuses a range they cannot hold.
+   */
   clientCidrs: string[] = [];
   error: PluginError | null = null;
 
@@ -106,7 +108,6 @@ export function readNlbOptions(service: Service): NlbOptions {
     out.subnets = commaList(a.get(SUBNETS_ANNOTATION));
     if (out.subnets.length == 0) return bad(out, SUBNETS_ANNOTATION, a.get(SUBNETS_ANNOTATION), "subnet IDs or Name tags separated by commas");
   }
-  out.error = readClientCidrs(service, out.clientCidrs);
   return out;
 }
 

@@ -11,9 +11,9 @@ import { groupsOfInstances } from "./clb-node-groups";
 import { Nlb } from "./elbv2";
 import { LbOptions, TRAFFIC_PORT } from "./lb-options";
 import { NlbOptions } from "./nlb-options";
-import { changeIngress, describeGroups, hasRule, Rule, SecurityGroup } from "./security-groups";
+import { changeIngress, clusterGroups, hasRule, Rule, SecurityGroup } from "./security-groups";
 import { EVERYWHERE } from "./source-ranges";
-import { TARGET_INSTANCE, Targets } from "./targets";
+import { Targets } from "./targets";
 
 export const CLIENT_RULE = "kubernetes.io/rule/nlb/client";
 export const HEALTH_RULE = "kubernetes.io/rule/nlb/health";
@@ -55,8 +55,10 @@ export class NlbTraffic {
 export function syncNlbRules(aws: Aws, clusterID: string, traffic: NlbTraffic): PluginError | null {
   const wanted = groupsOfInstances(aws, clusterID, traffic.instanceIds);
   if (wanted.error !== null) return wanted.error;
-  const all = describeGroups(aws, aws.ec2Request("DescribeSecurityGroups"));
+  const all = clusterGroups(aws, clusterID);
   if (all.error !== null) return all.error;
+  // An untagged group of a target instance, read with the instances' groups.
+  for (let i = 0; i < wanted.groups.length; i++) if (!hasGroup(all.items, wanted.groups[i].id)) all.items.push(wanted.groups[i]);
   let subnetCidrs: string[] = [];
   if (wanted.ids.length > 0 && traffic.needsHealthRules()) {
     const cidrs = subnetCidrsOf(aws, traffic.subnetIds);
@@ -75,6 +77,11 @@ export function syncNlbRules(aws: Aws, clusterID: string, traffic: NlbTraffic): 
   return null;
 }
 
+function hasGroup(groups: SecurityGroup[], id: string): bool {
+  for (let i = 0; i < groups.length; i++) if (groups[i].id == id) return true;
+  return false;
+}
+
 /** Revokes the NLB's rules from the cluster's groups (the Service is being deleted). */
 export function revokeNlbRules(aws: Aws, clusterID: string, lbName: string): PluginError | null {
   const none = new NlbTraffic();
@@ -82,27 +89,24 @@ export function revokeNlbRules(aws: Aws, clusterID: string, lbName: string): Plu
   return syncNlbRules(aws, clusterID, none);
 }
 
-/** One group: the NLB's health and client rules as wanted, then the shared MTU rules when anything changed. */
+/**
+ * One group: the NLB's health and client rules as wanted, then the shared MTU rules on every sync (not only after a
+ * change here, so that an MTU change that failed after the client rules were made is made by the next sync; the
+ * group's rules are already read, so a group as wanted costs no request).
+ */
 function syncGroup(aws: Aws, g: SecurityGroup, health: Rule[], client: Rule[], lbName: string): PluginError | null {
-  const healthChange = syncDescribed(aws, g, health, HEALTH_RULE + "=" + lbName);
-  if (healthChange.error !== null) return healthChange.error;
-  const clientChange = syncDescribed(aws, g, client, CLIENT_RULE + "=" + lbName);
-  if (clientChange.error !== null) return clientChange.error;
-  if (!healthChange.changed && !clientChange.changed) return null;
-  return syncDescribed(aws, g, mtuRules(g.rules), MTU_RULE).error;
-}
-
-class Change {
-  changed: bool = false;
-  error: PluginError | null = null;
+  const healthError = syncDescribed(aws, g, health, HEALTH_RULE + "=" + lbName);
+  if (healthError !== null) return healthError;
+  const clientError = syncDescribed(aws, g, client, CLIENT_RULE + "=" + lbName);
+  if (clientError !== null) return clientError;
+  return syncDescribed(aws, g, mtuRules(g.rules), MTU_RULE);
 }
 
 /**
  * Makes the group's rules described `description` exactly `want`: revokes the others so described, then adds what is
  * missing. `g.rules` follows, so the next step sees the group as it now is.
  */
-function syncDescribed(aws: Aws, g: SecurityGroup, want: Rule[], description: string): Change {
-  const out = new Change();
+function syncDescribed(aws: Aws, g: SecurityGroup, want: Rule[], description: string): PluginError | null {
   const revoke: Rule[] = [];
   const keep: Rule[] = [];
   for (let i = 0; i < g.rules.length; i++) {
@@ -113,22 +117,16 @@ function syncDescribed(aws: Aws, g: SecurityGroup, want: Rule[], description: st
   const add: Rule[] = [];
   // A rule of the same ports and source under another description: EC2 refuses a second (and the whole request with
   // it); upstream skips it and counts the wanted rule as made, for the MTU rules too.
-  const covered: Rule[] = [];
   for (let i = 0; i < want.length; i++) {
     const w = want[i];
     if (hasDescribed(keep, w) || hasDescribed(add, w)) continue;
-    if (hasRule(keep, w)) covered.push(w);
-    else add.push(w);
+    if (!hasRule(keep, w)) add.push(w);
+    keep.push(w);
   }
-  out.error = changeIngress(aws, "RevokeSecurityGroupIngress", g.id, revoke);
-  if (out.error !== null) return out;
-  out.error = changeIngress(aws, "AuthorizeSecurityGroupIngress", g.id, add);
-  if (out.error !== null) return out;
-  for (let i = 0; i < add.length; i++) keep.push(add[i]);
-  for (let i = 0; i < covered.length; i++) keep.push(covered[i]);
+  const error = changeIngress(aws, "RevokeSecurityGroupIngress", g.id, revoke);
+  if (error !== null) return error;
   g.rules = keep;
-  out.changed = revoke.length > 0 || add.length > 0 || covered.length > 0;
-  return out;
+  return changeIngress(aws, "AuthorizeSecurityGroupIngress", g.id, add);
 }
 
 /** The same rule with the same description (upstream's rule identity: a rule described otherwise is another's). */
@@ -182,11 +180,14 @@ function subnetCidrsOf(aws: Aws, ids: string[]): Cidrs {
   return out;
 }
 
-/** The NLB's traffic: its instance targets (none for IP targets, which are in no EC2 group of the cluster's). */
+/**
+ * The NLB's traffic: its instance targets, or the EC2 instances among its IP targets (their groups keep the rules; the
+ * other provider's nodes are in no EC2 group).
+ */
 export function nlbTraffic(service: Service, lb: Nlb, opts: LbOptions, nlb: NlbOptions, targets: Targets): NlbTraffic {
   const out = new NlbTraffic();
   out.lbName = lb.name;
-  if (targets.type == TARGET_INSTANCE) out.instanceIds = targets.ids();
+  out.instanceIds = targets.instanceIds();
   out.clientCidrs = nlb.clientCidrs;
   out.subnetIds = lb.subnets;
   for (let i = 0; i < service.ports.length; i++) {

@@ -4,6 +4,7 @@
 // the same ports into one permission with several sources, and adding a source that is already there is an error.
 import { internal, PluginError, QueryRequest, retryAfter, XmlElement } from "@wasm-ccm/plugin-sdk";
 import { Aws } from "./api";
+import { clusterTag } from "./names";
 
 export const LEGACY_CLUSTER_TAG = "KubernetesCluster";
 
@@ -58,18 +59,50 @@ export class Groups {
   error: PluginError | null = null;
 }
 
-/** The groups a DescribeSecurityGroups request answers (none, not an error, for InvalidGroup.NotFound). */
-export function describeGroups(aws: Aws, q: QueryRequest): Groups {
+/** A DescribeSecurityGroups query by filters (EC2 ANDs them), built afresh for each page. */
+export class GroupQuery {
+  names: string[] = [];
+  values: string[][] = [];
+
+  filter(name: string, values: string[]): GroupQuery {
+    this.names.push(name);
+    this.values.push(values);
+    return this;
+  }
+}
+
+/** EC2's largest page of security groups. */
+const PAGE_SIZE = "1000";
+
+/**
+ * Every group the query matches, page by page (EC2 pages the answer when asked for MaxResults, and an unpaged answer
+ * of a large account exceeds the response cap).
+ */
+export function describeGroups(aws: Aws, query: GroupQuery): Groups {
   const out = new Groups();
+  let token = "";
+  do {
+    const q = aws.ec2Request("DescribeSecurityGroups");
+    for (let i = 0; i < query.names.length; i++) q.addFilter(query.names[i], query.values[i]);
+    q.add("MaxResults", PAGE_SIZE);
+    if (token != "") q.add("NextToken", token);
+    token = readGroups(aws, q, out);
+    if (out.error !== null) return out;
+  } while (token != "");
+  return out;
+}
+
+/** Adds the answer's groups to `out`; returns the next page's token ("" for none; none, not an error, for NotFound). */
+function readGroups(aws: Aws, q: QueryRequest, out: Groups): string {
   const answer = aws.callEc2(q);
-  if (answer.code == "InvalidGroup.NotFound") return out;
+  if (answer.code == "InvalidGroup.NotFound") return "";
   if (!answer.ok) {
     out.error = answer.error;
-    return out;
+    return "";
   }
   const items = answer.root!.path("securityGroupInfo/item");
   for (let i = 0; i < items.length; i++) out.items.push(readGroup(items[i]));
-  return out;
+  return answer.root!.childText("nextToken");
 }
 
 function readGroup(el: XmlElement): SecurityGroup {
@@ -116,8 +149,7 @@ export class GroupId {
  */
 export function ensureGroup(aws: Aws, vpc: string, name: string, description: string, tags: Map<string, string>, clusterTag: string): GroupId {
   const out = new GroupId();
-  const q = aws.ec2Request("DescribeSecurityGroups").addFilter("group-name", [name]).addFilter("vpc-id", [vpc]);
-  const found = describeGroups(aws, q);
+  const found = describeGroups(aws, new GroupQuery().filter("group-name", [name]).filter("vpc-id", [vpc]));
   if (found.error !== null) {
     out.error = found.error;
     return out;
@@ -154,9 +186,24 @@ function createTags(aws: Aws, id: string, tags: Map<string, string>): PluginErro
   return aws.callEc2(q).error;
 }
 
-/** The group by ID: no items (and no error) when it is gone. */
+/** The group by ID: no items (and no error) when it is gone. One group: unpaged (EC2 refuses MaxResults with GroupId). */
 export function groupById(aws: Aws, id: string): Groups {
-  return describeGroups(aws, aws.ec2Request("DescribeSecurityGroups").addList("GroupId", [id]));
+  const out = new Groups();
+  readGroups(aws, aws.ec2Request("DescribeSecurityGroups").addList("GroupId", [id]), out);
+  return out;
+}
+
+/**
+ * The groups tagged for the cluster: by tag key on EC2's side (the legacy tag's value is checked here), so that an
+ * account's other groups never come back.
+ */
+export function clusterGroups(aws: Aws, clusterID: string): Groups {
+  const keys = [clusterTag(clusterID), LEGACY_CLUSTER_TAG];
+  const found = describeGroups(aws, new GroupQuery().filter("tag-key", keys));
+  const out = new Groups();
+  out.error = found.error;
+  for (let i = 0; i < found.items.length; i++) if (found.items[i].hasClusterTag(clusterID)) out.items.push(found.items[i]);
+  return out;
 }
 
 /** Sets the group's ingress to exactly `want`: adds what is missing, revokes what is not wanted. */
@@ -179,6 +226,19 @@ export function hasRule(rules: Rule[], r: Rule): bool {
 /** IpPermissions.N.* for Authorize/RevokeSecurityGroupIngress, one permission per rule; nothing to do for none. */
 export function changeIngress(aws: Aws, action: string, groupId: string, rules: Rule[]): PluginError | null {
   if (rules.length == 0) return null;
+  const answer = aws.callEc2(ingressRequest(aws, action, groupId, rules));
+  if (answer.code != "InvalidPermission.Duplicate" && answer.code != "InvalidPermission.NotFound") return answer.error;
+  // Someone else made (or revoked) one of the rules between our read and this call. EC2 then refuses the whole request,
+  // so the rules are sent again one by one: each such answer then says its own rule is as wanted.
+  if (rules.length == 1) return null;
+  for (let i = 0; i < rules.length; i++) {
+    const error = changeIngress(aws, action, groupId, [rules[i]]);
+    if (error !== null) return error;
+  }
+  return null;
+}
+
+function ingressRequest(aws: Aws, action: string, groupId: string, rules: Rule[]): QueryRequest {
   const q = aws.ec2Request(action).add("GroupId", groupId);
   for (let i = 0; i < rules.length; i++) {
     const p = "IpPermissions." + (i + 1).toString();
@@ -189,10 +249,7 @@ export function changeIngress(aws: Aws, action: string, groupId: string, rules: 
     else q.add(p + ".IpRanges.1.CidrIp", r.cidr);
     if (r.group == "" && r.description != "") q.add(p + ".IpRanges.1.Description", r.description);
   }
-  const answer = aws.callEc2(q);
-  // Someone else made the same change between our read and this call: the group is as wanted.
-  if (answer.code == "InvalidPermission.Duplicate" || answer.code == "InvalidPermission.NotFound") return null;
-  return answer.error;
+  return q;
 }
 
 /** Deletes the group; while a load balancer still holds it (AWS releases it some time after deletion): Retry. */

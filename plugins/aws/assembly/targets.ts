@@ -20,7 +20,14 @@ export class Targets {
   type: string = TARGET_INSTANCE;
   /** Sorted by ID; the port is each target group's NodePort. */
   items: Target[] = [];
+  /** `ip` targets: the EC2 instances among the target nodes (their groups take the NLB's rules). */
+  ec2Instances: string[] = [];
   error: PluginError | null = null;
+
+  /** The EC2 instances the targets are or stand for. */
+  instanceIds(): string[] {
+    return this.type == TARGET_INSTANCE ? this.ids() : this.ec2Instances;
+  }
 
   ids(): string[] {
     const out: string[] = [];
@@ -69,6 +76,8 @@ function ipTargets(nodes: Node[]): Targets {
     t.id = ip;
     if (isForeign(node.providerID)) t.zone = ZONE_OUTSIDE_VPC;
     out.items.push(t);
+    const instance = instanceIdOf(node.providerID);
+    if (instance != "" && !out.ec2Instances.includes(instance)) out.ec2Instances.push(instance);
   }
   return out;
 }

@@ -1,11 +1,12 @@
-// Classic ELB beside cloud-provider-aws v1.36 on moto: the same Service without aws-load-balancer-type through create,
-// a port change, a node joining and deletion under each CCM, every normalized field compared (support/classic-run.ts;
-// both CCMs reach moto through support/moto-corrections.ts, which adds the health check AWS always has and answers the
-// back-end protocol a listener was made with); the annotations (support/classic-tls.ts: TLS listeners with a
-// certificate and negotiation policy, HTTP back ends, proxy protocol, the Service's own and extra security groups, the
-// subnets annotation and a change of it) the same way; and the handover: upstream makes the Classic ELB, stops, and
-// wasm-ccm keeps that ELB (no second load balancer, the same DNS name and security group), follows the node set, and
-// on deletion leaves no ELB, group or rule.
+// Classic ELB beside cloud-provider-aws v1.36 on moto: the same Service without aws-load-balancer-type through
+// create, a port change, a node joining and deletion under each CCM, every normalized field compared
+// (support/classic-run.ts; both CCMs reach moto through support/moto-corrections.ts, which adds the health check AWS
+// always has and answers the back-end protocol a listener was made with); the annotations (support/classic-tls.ts:
+// TLS listeners with a certificate and negotiation policy, HTTP back ends, proxy protocol, the Service's own and
+// extra security groups, the subnets annotation and a change of it) the same way; [Global] ElbSecurityGroup the same
+// way; and the handover: upstream makes the Classic ELB, stops, and wasm-ccm keeps that ELB (no second load
+// balancer, the same DNS name and security group), follows the node set, and on deletion leaves no ELB, group or
+// rule.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -37,9 +38,9 @@ import {
   startImpl,
 } from './support/classic-run.ts';
 import { type ClassicState, classicNames, groupRules } from './support/clb-state.ts';
-import { BYO_GROUP, EXTRA_GROUP, SSL_POLICY, tlsScenario } from './support/classic-tls.ts';
+import { BYO_GROUP, EXTRA_GROUP, makeGroup, SSL_POLICY, tlsScenario } from './support/classic-tls.ts';
 import type { AwsEnv } from '../../../lab/peers/index.ts';
-import { elbInventory } from '../../../lab/peers/index.ts';
+import { elbInventory, tagResource } from '../../../lab/peers/index.ts';
 
 /** Every group's rules, both Services' ELB names normalized ({lb} and {lb2}). */
 async function allRules(env: AwsEnv, ctx: ClassicContext, web: string, api: string) {
@@ -190,6 +191,50 @@ describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from
     expect(upstream.broughtAfter).toEqual(brought);
     expect(wasm.broughtAfter).toEqual(brought);
   }, 400_000);
+
+  /** The default Service under one CCM with [Global] ElbSecurityGroup: made and deleted; what each step left. */
+  async function configuredGroupScenario(impl: Impl) {
+    const env = await classicEnv();
+    const snapshot: Snapshot = new Map();
+    let run: Running | undefined;
+    try {
+      // Tagged for the cluster, as an operator's group may be: still never the ELB's to delete.
+      const shared = await makeGroup(env, 'shared-elb', '9443');
+      await tagResource(env.query, shared, { [`kubernetes.io/cluster/${CLB_CLUSTER}`]: 'owned' });
+      run = await startImpl(impl, ctx, env, [`ElbSecurityGroup = ${shared}`]);
+      for (const i of [0, 1]) await joinNode(run, i);
+      const lb = await createWeb(run, ctx);
+      const ready = (s: ClassicState) => s.instances.length === 2 && s.healthCheck.interval === '10';
+      const created = await settled(run, ctx, lb, 'created', ready);
+      await snapshotState(snapshot, 'create', run, ctx, lb, created.state, created.hostname);
+      const left = await deleteWeb(run, ctx, lb);
+      const after = await groupRules(run.query, env.seeded.vpcId, normalizer(env, ctx, lb));
+      return { snapshot, groups: created.state.securityGroups, left, after };
+    } catch (err) {
+      throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${run?.ccm.tail() ?? '(not started)'}`, { cause: err });
+    } finally {
+      await cleanup(
+        run,
+        env,
+        ctx,
+        [0, 1].map((i) => nodeName(env, i)),
+      );
+    }
+  }
+
+  it('gives the ELB [Global] ElbSecurityGroup as upstream does, and keeps that group on deletion', async () => {
+    const upstream = await configuredGroupScenario('upstream');
+    const wasm = await configuredGroupScenario('wasm-ccm');
+    for (const run of [upstream, wasm]) {
+      expect(run.groups).toEqual(['shared-elb']);
+      expect(run.left).toEqual([]);
+      expect(run.after['cluster-vpc/shared-elb']).toEqual(['tcp 9443-9443 from 203.0.113.0/24']);
+      expect(run.after[`cluster-vpc/${CLB_CLUSTER}-nodes`]).toEqual([]);
+    }
+    expect(wasm.after).toEqual(upstream.after);
+    const { failing } = diffSnapshots(upstream.snapshot, wasm.snapshot, []);
+    expect(failing).toEqual([]);
+  }, 240_000);
 
   it('takes over the Classic ELBs upstream made: the same ELBs, groups and rules, then deletes everything upstream would', async () => {
     const env = await classicEnv();

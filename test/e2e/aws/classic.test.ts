@@ -1,7 +1,7 @@
 // The AWS plugin's Classic ELB (a Service without aws-load-balancer-type) through the host's runtime against moto with
 // signature checks on: listeners per port, upstream's health check, the ELB's own security group and the rule in the
-// nodes' group, instances following the node set, port changes, the Classic-ELB annotations, refusals by name, and a
-// deletion that leaves no ELB, no group and no rule.
+// nodes' group, instances following the node set, port changes, the Classic-ELB annotations, [Global]
+// ElbSecurityGroup, refusals by name, and a deletion that leaves no ELB, no group and no rule.
 import { describe, expect, it } from 'vitest';
 import {
   loadTestPlugin,
@@ -11,7 +11,7 @@ import {
   testService,
 } from '../../../packages/wasm-ccm/src/testing/index.ts';
 import { builtPlugin } from '../../../lab/plugins/index.ts';
-import { type AwsEnv, elbInventory } from '../../../lab/peers/index.ts';
+import { type AwsEnv, call, elbInventory, tagResource, xmlText } from '../../../lab/peers/index.ts';
 import type { Service } from '../../../packages/wasm-ccm/src/testing/index.ts';
 import { classicNames, classicState, groupRules } from './support/clb-state.ts';
 import type { Normalizer } from './support/elb-state.ts';
@@ -154,6 +154,65 @@ describe('aws plugin: Classic ELB with [Global] DisableSecurityGroupIngress', ()
       expect(await classicNames(env.query)).toEqual([]);
     } finally {
       await off.close();
+    }
+  });
+});
+
+describe('aws plugin: Classic ELB with [Global] ElbSecurityGroup', () => {
+  it('gives every ELB that group instead of its own, and never changes or deletes it, as upstream', async () => {
+    const made = async (name: string) =>
+      xmlText(
+        await call(env.query, 'ec2', {
+          Action: 'CreateSecurityGroup',
+          GroupName: name,
+          GroupDescription: `the operator's ${name}`,
+          VpcId: env.seeded.vpcId,
+        }),
+        'groupId',
+      );
+    // Tagged for the cluster, as an operator's group may be: still not the ELB's to delete.
+    const shared = await made('shared-elb');
+    await tagResource(env.query, shared, { [`kubernetes.io/cluster/${CLUSTER}`]: 'owned' });
+    const extra = await made('extra-elb');
+    const operatorRule = {
+      GroupId: shared,
+      IpProtocol: 'tcp',
+      FromPort: '8080',
+      ToPort: '8080',
+      CidrIp: '10.9.0.0/16',
+    };
+    await call(env.query, 'ec2', { Action: 'AuthorizeSecurityGroupIngress', ...operatorRule });
+    const configured = await loadTestPlugin(builtPlugin('aws'), {
+      cloudConfig: env.cloudConfig.replace('[Global]', `[Global]\nElbSecurityGroup = ${shared}`),
+      clusterName: CLUSTER,
+      allowedHosts: env.allowedHosts,
+      credentialsFile: env.credentialsFile,
+    });
+    const svc = testService({
+      name: 'shared',
+      ports: [testPort(80, 30190)],
+      annotations: { [`${A}extra-security-groups`]: extra },
+    });
+    try {
+      await configured.call('ensureLoadBalancer', { clusterName: CLUSTER, service: svc, nodes: nodesOf(0) });
+      expect((await classicState(env.query, lbName(svc), norm(svc)))?.securityGroups).toEqual([
+        'shared-elb',
+        'extra-elb',
+      ]);
+      const rules = await groups(svc);
+      expect(rules['cluster-vpc/k8s-elb-{lb}']).toBeUndefined();
+      expect(rules['cluster-vpc/shared-elb']).toEqual(['tcp 8080-8080 from 10.9.0.0/16']);
+      expect(rules[`cluster-vpc/${CLUSTER}-nodes`]).toEqual(['-1 - from group shared-elb']);
+      await configured.call('ensureLoadBalancerDeleted', { clusterName: CLUSTER, service: svc });
+      expect(await classicNames(env.query)).toEqual([]);
+      const after = await groups(svc);
+      expect(after['cluster-vpc/shared-elb']).toEqual(['tcp 8080-8080 from 10.9.0.0/16']);
+      expect(after['cluster-vpc/extra-elb']).toEqual([]);
+      expect(after[`cluster-vpc/${CLUSTER}-nodes`]).toEqual([]);
+    } finally {
+      await configured.call('ensureLoadBalancerDeleted', { clusterName: CLUSTER, service: svc });
+      await configured.close();
+      for (const id of [shared, extra]) await call(env.query, 'ec2', { Action: 'DeleteSecurityGroup', GroupId: id });
     }
   });
 });

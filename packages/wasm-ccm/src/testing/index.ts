@@ -26,6 +26,8 @@ export interface TestPluginOptions {
   callTimeoutMs?: number;
   /** Linear memory cap. Default 256 MiB, as the CCM's. */
   memoryLimitMB?: number;
+  /** Cap of each HTTP answer's body. Default 8 MiB, as the CCM's. */
+  maxHttpResponseBytes?: number;
   /** Receives the runtime's and the plugin's log records (default: dropped). */
   logger?: Logger;
 }
@@ -82,6 +84,7 @@ export async function loadTestPlugin(wasm: string | Uint8Array, options: TestPlu
     limits: {
       ...(options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : {}),
       ...(options.memoryLimitMB ? { memoryBytes: options.memoryLimitMB * 1024 * 1024 } : {}),
+      ...(options.maxHttpResponseBytes ? { maxHttpResponseBytes: options.maxHttpResponseBytes } : {}),
     },
     logger: options.logger,
   });

@@ -62,7 +62,13 @@ export async function classicEnv(): Promise<AwsEnv> {
   return env;
 }
 
-export async function startImpl(impl: Impl, ctx: ClassicContext, env: AwsEnv): Promise<Running> {
+/** `global`: more [Global] lines of both CCMs' cloud config. */
+export async function startImpl(
+  impl: Impl,
+  ctx: ClassicContext,
+  env: AwsEnv,
+  global: readonly string[] = [],
+): Promise<Running> {
   const core = ctx.admin.makeApiClient(Core);
   const proxy = await startCorrectingProxy(env.moto.endpoint);
   const query: AwsQuery = (service, params) => env.moto.queryVia(proxy.endpoint, service, params);
@@ -75,6 +81,7 @@ export async function startImpl(impl: Impl, ctx: ClassicContext, env: AwsEnv): P
       vpcID: env.seeded.vpcId,
       subnetID: env.seeded.subnetIds[0]!,
       clusterID: CLB_CLUSTER,
+      global,
       args: [
         '--controllers=cloud-node-controller,service-lb-controller',
         '--leader-elect=false',
@@ -89,7 +96,7 @@ export async function startImpl(impl: Impl, ctx: ClassicContext, env: AwsEnv): P
     info: ctx.info,
     token: ctx.token,
     args: [
-      ...proxiedPluginArgs(env, proxy.endpoint),
+      ...proxiedPluginArgs(env, proxy.endpoint, global),
       `--cluster-name=${CLB_CLUSTER}`,
       '--controllers=cloud-node,service',
       '--leader-elect=false',
@@ -104,10 +111,11 @@ export async function startImpl(impl: Impl, ctx: ClassicContext, env: AwsEnv): P
 }
 
 /** wasm-ccm's plugin flags with both of its hosts at the proxy (127.0.0.1 for EC2, localhost for ELB, as for moto). */
-function proxiedPluginArgs(env: AwsEnv, endpoint: string): string[] {
+function proxiedPluginArgs(env: AwsEnv, endpoint: string, global: readonly string[]): string[] {
   const port = new URL(endpoint).port;
   const hosts = { ec2: `127.0.0.1:${port}`, elasticloadbalancing: `localhost:${port}` };
   const config = env.cloudConfig
+    .replace('[Global]', ['[Global]', ...global].join('\n'))
     .replace(/^URL = http:\/\/127\.0\.0\.1:\d+$/m, `URL = http://${hosts.ec2}`)
     .replace(/^URL = http:\/\/localhost:\d+$/m, `URL = http://${hosts.elasticloadbalancing}`);
   const credentials = Object.entries(hosts).map(([service, host]) => ({
