@@ -4,6 +4,7 @@
 import { annotationInt, invalid, PluginError, Service } from "@wasm-ccm/plugin-sdk";
 import { ClbAttributes, ClbHealthCheck } from "./clb-api";
 import { ClbTls, defaultCheckProtocol, readClbTls } from "./clb-listeners";
+import { readClientCidrs } from "./source-ranges";
 import {
   ADDITIONAL_TAGS,
   HC_HEALTHY,
@@ -28,7 +29,6 @@ export const DRAINING_TIMEOUT = PREFIX + "connection-draining-timeout";
 export const IDLE_TIMEOUT = PREFIX + "connection-idle-timeout";
 export const CROSS_ZONE = PREFIX + "cross-zone-load-balancing-enabled";
 /** The legacy source-ranges annotation, read when spec.loadBalancerSourceRanges is empty (as upstream's helper). */
-export const SOURCE_RANGES = "service.beta.kubernetes.io/load-balancer-source-ranges";
 
 export const SUBNETS = PREFIX + "subnets";
 export const SECURITY_GROUPS = PREFIX + "security-groups";
@@ -89,47 +89,10 @@ export function readClbOptions(service: Service): ClbOptions {
   if (a.has(TARGET_NODE_LABELS) && !keyValues(a.get(TARGET_NODE_LABELS), out.targetNodeLabels)) {
     return bad(out, TARGET_NODE_LABELS, a.get(TARGET_NODE_LABELS), "label=value or label, separated by commas");
   }
-  const ranges = readSourceRanges(service, out);
-  if (ranges.error !== null) return ranges;
+  // Each range as its network (10.1.2.3/16 is 10.1.0.0/16), as upstream's source range set holds it; IPv4 only.
+  out.error = readClientCidrs(service, out.sourceRanges);
+  if (out.error !== null) return out;
   return readAttributes(a, out);
-}
-
-function readSourceRanges(service: Service, out: ClbOptions): ClbOptions {
-  let ranges = service.loadBalancerSourceRanges;
-  let from = "spec.loadBalancerSourceRanges";
-  if (ranges.length == 0 && service.annotations.has(SOURCE_RANGES)) {
-    ranges = service.annotations.get(SOURCE_RANGES).split(",");
-    from = "annotation " + SOURCE_RANGES;
-  }
-  for (let i = 0; i < ranges.length; i++) {
-    const r = ranges[i].trimStart().trimEnd();
-    if (r == "") continue;
-    if (!isIPv4Cidr(r)) {
-      out.error = invalid(from + ': "' + r + '" is not valid: want IPv4 CIDRs (a Classic ELB has no IPv6 rules)');
-      return out;
-    }
-    if (!out.sourceRanges.includes(r)) out.sourceRanges.push(r);
-  }
-  if (out.sourceRanges.length == 0) out.sourceRanges.push("0.0.0.0/0");
-  return out;
-}
-
-function isIPv4Cidr(text: string): bool {
-  const slash = text.indexOf("/");
-  if (slash < 0) return false;
-  const bits = text.substring(slash + 1);
-  if (bits.length == 0 || bits.length > 2 || !isDigits(bits) || I32.parseInt(bits) > 32) return false;
-  const octets = text.substring(0, slash).split(".");
-  if (octets.length != 4) return false;
-  for (let i = 0; i < 4; i++) {
-    if (octets[i].length == 0 || octets[i].length > 3 || !isDigits(octets[i]) || I32.parseInt(octets[i]) > 255) return false;
-  }
-  return true;
-}
-
-function isDigits(s: string): bool {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) < 0x30 || s.charCodeAt(i) > 0x39) return false;
-  return true;
 }
 
 function readAttributes(a: Map<string, string>, out: ClbOptions): ClbOptions {

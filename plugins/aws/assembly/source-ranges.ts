@@ -1,13 +1,16 @@
-// The clients' source ranges of a Service, as upstream's service helper reads them for an NLB's instance rules
-// (nlb-security-groups.ts): spec.loadBalancerSourceRanges, else the legacy annotation, else everywhere.
+// The clients' source ranges of a Service, as upstream's service helper reads them for a Classic ELB's group
+// (clb-options.ts) and an NLB's instance rules (nlb-security-groups.ts): spec.loadBalancerSourceRanges, else the
+// legacy annotation, else everywhere.
 import { invalid, PluginError, Service } from "@wasm-ccm/plugin-sdk";
-import { SOURCE_RANGES } from "./clb-options";
+
+export const SOURCE_RANGES = "service.beta.kubernetes.io/load-balancer-source-ranges";
 
 export const EVERYWHERE = "0.0.0.0/0";
 
 /**
  * The clients' ranges: spec.loadBalancerSourceRanges, else the legacy annotation, else 0.0.0.0/0; each as its network
- * (10.1.2.3/16 is 10.1.0.0/16), as upstream's source range set holds them. An NLB's instance rules are IPv4 only.
+ * (10.1.2.3/16 is 10.1.0.0/16), as upstream's source range set holds them. IPv4 only (a Classic ELB's group and
+ * an NLB's instance rules hold no IPv6 rule here).
  */
 export function readClientCidrs(service: Service, into: string[]): PluginError | null {
   let ranges = service.loadBalancerSourceRanges;

@@ -223,7 +223,8 @@ describe('aws plugin: Classic ELB annotations', () => {
       name: 'api',
       namespace: 'shop',
       ports: [testPort(80, 30090)],
-      loadBalancerSourceRanges: ['10.1.0.0/16', '192.168.0.0/24'],
+      // A range with host bits is its network, as upstream's source range set holds it.
+      loadBalancerSourceRanges: ['10.1.2.3/16', '192.168.0.0/24'],
       annotations: {
         [`${A}internal`]: 'true',
         [`${A}connection-draining-enabled`]: 'true',
