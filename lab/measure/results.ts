@@ -21,6 +21,8 @@ export function writeResults(
     load_average_1m: { before: loadBefore, after: loadNow() },
     ...fields,
   };
+  // --out may name a directory not made yet: a long run must not end without its results.
+  mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(doc, null, 2)}\n`);
   console.log(`wrote ${out}`);
 }
