@@ -89,6 +89,12 @@ function probe(name: string, nodePort: number) {
 
 export const nodeStatesScenario: Scenario = {
   name: 'ns',
+  volatile: {
+    path: /^checkpoint\/ns\/[^/]+\/event\/Service\/ns-probe1\/Normal\/UpdatedLoadBalancer\//,
+    reason:
+      "the node sync's update of ns-probe1 runs beside the service queue the watermarks mark, so under load its " +
+      'Event can fall in the checkpoint after the step that caused it (seen once); the final snapshot compares its count',
+  },
   seedCloud: (cloud) =>
     groupInstances(cloud, ['ns-ready', 'ns-notready', 'ns-unsched', 'ns-tainted', 'ns-later', 'ns-deleting']),
   seedCluster: async (world) => {
