@@ -41,6 +41,7 @@ import { type ClassicState, classicNames, groupRules } from './support/clb-state
 import { BYO_GROUP, EXTRA_GROUP, makeGroup, SSL_POLICY, tlsScenario } from './support/classic-tls.ts';
 import type { AwsEnv } from '../../../lab/peers/index.ts';
 import { elbInventory, tagResource } from '../../../lab/peers/index.ts';
+import { ccmFailure } from './support/ccm-failure.ts';
 
 /** Every group's rules, both Services' ELB names normalized ({lb} and {lb2}). */
 async function allRules(env: AwsEnv, ctx: ClassicContext, web: string, api: string) {
@@ -116,7 +117,7 @@ describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from
       const left = await deleteWeb(run, ctx, lb);
       return { snapshot: out, left, corrections: run.corrections().healthChecks };
     } catch (err) {
-      throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${run?.ccm.tail() ?? '(not started)'}`, { cause: err });
+      throw ccmFailure(impl, err, run?.ccm.tail());
     } finally {
       await cleanup(
         run,
@@ -211,7 +212,7 @@ describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from
       const after = await groupRules(run.query, env.seeded.vpcId, normalizer(env, ctx, lb));
       return { snapshot, groups: created.state.securityGroups, left, after };
     } catch (err) {
-      throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${run?.ccm.tail() ?? '(not started)'}`, { cause: err });
+      throw ccmFailure(impl, err, run?.ccm.tail());
     } finally {
       await cleanup(
         run,
@@ -315,7 +316,7 @@ describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from
       expect(Object.keys(rules).filter((g) => g.includes('k8s-elb-'))).toEqual([]);
       expect(rules[`cluster-vpc/${CLB_CLUSTER}-nodes`]).toEqual([]);
     } catch (err) {
-      throw new Error(`handover: ${String(err)}\nCCM log tail:\n${run?.ccm.tail() ?? '(not started)'}`, { cause: err });
+      throw ccmFailure('handover', err, run?.ccm.tail());
     } finally {
       await cleanup(
         run,

@@ -26,6 +26,7 @@ import {
 } from './classic-run.ts';
 import { type ClassicState, groupRules } from './clb-state.ts';
 import type { Corrections } from './moto-corrections.ts';
+import { ccmFailure } from './ccm-failure.ts';
 
 const A = 'service.beta.kubernetes.io/aws-load-balancer-';
 export const SSL_POLICY = 'ELBSecurityPolicy-TLS-1-2-2017-01';
@@ -202,7 +203,7 @@ export async function tlsScenario(impl: Impl, ctx: ClassicContext): Promise<TlsR
     const broughtAfter = broughtRules(await rules(run, ctx, web, api));
     return { snapshot: out, left, broughtAfter, certificate: seeded.certificate, corrections: run.corrections() };
   } catch (err) {
-    throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${run?.ccm.tail() ?? '(not started)'}`, { cause: err });
+    throw ccmFailure(impl, err, run?.ccm.tail());
   } finally {
     await cleanup(
       run,

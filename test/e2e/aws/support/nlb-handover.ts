@@ -17,6 +17,7 @@ import {
   startCCM,
 } from './parity-run.ts';
 import { securityGroupRules } from './sg-state.ts';
+import { ccmFailure } from './ccm-failure.ts';
 
 const TYPE = 'service.beta.kubernetes.io/aws-load-balancer-type';
 /** The Local Service's clients: two ranges, so its rules are per range (and its health checks need rules). */
@@ -71,7 +72,7 @@ export async function runNlbHandover(ctx: ParityContext): Promise<HandoverResult
     const left = await deleted(taken);
     return { before, after, left };
   } catch (err) {
-    throw new Error(`handover: ${String(err)}\nCCM log tail:\n${ccm?.tail() ?? '(not started)'}`, { cause: err });
+    throw ccmFailure('handover', err, ccm?.tail());
   } finally {
     await ccm?.stop();
     await deleteNodes(ctx.admin, names);

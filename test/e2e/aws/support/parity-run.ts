@@ -24,6 +24,7 @@ import { discoverySubnets, parityNodeNames, TARGET_COUNT, untaggedInstance } fro
 import { securityGroupRules } from './sg-state.ts';
 import { startCorrectingProxy } from './moto-corrections.ts';
 import { dnsShape, type LoadBalancerState, loadBalancerState, type Normalizer } from './elb-state.ts';
+import { ccmFailure } from './ccm-failure.ts';
 
 export type AwsImpl = 'upstream' | 'wasm-ccm';
 
@@ -140,7 +141,7 @@ export async function runAwsParity(impl: AwsImpl, ctx: ParityContext): Promise<P
     const orphans = await deletedServices(run);
     return { snapshot: out, orphans, schemeCorrections: ccm.schemeCorrections() };
   } catch (err) {
-    throw new Error(`${impl}: ${String(err)}\nCCM log tail:\n${ccm?.tail() ?? '(not started)'}`, { cause: err });
+    throw ccmFailure(impl, err, ccm?.tail());
   } finally {
     await ccm?.stop();
     await deleteNodes(ctx.admin, nodeNames);
