@@ -9,15 +9,15 @@
 // Rows: "decode" sends the request with an unknown devcloud annotation, which the plugin refuses (Invalid) right
 // after decoding it, before any cloud call: input transfer, decode and an error answer. "ensure" is the steady
 // state of a Service whose LB exists: decode, GET the LB, PUT the full spec with every backend. Both send a mutable
-// array, so the whole list goes every call. The "(cached)" rows send one frozen array again and again, as the service
-// controller does while the nodes do not change: with a plugin of ABI 1.2 the instance gets the list once and then
+// array, so the whole list goes every call. The "(cached)" rows send one KeptList (abi/kept-list.ts) again and again, as
+// the service controller does while the nodes do not change: with a plugin of ABI 1.2 the instance gets the list once and then
 // only its reference (ABI.md, "Kept lists"). Writes bench/results/plugin-ensure.json (not with --plugin or --quick)
 // and prints a table.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { Node, Service } from '../../host/src/abi/index.ts';
+import { keptList, type Node, type Service } from '../../host/src/abi/index.ts';
 import { abiService } from '../../lab/plugins/index.ts';
 import type { DevcloudThreadReady } from '../lib/devcloud-thread.ts';
 import { DEVCLOUD_THREAD, pluginOnDevcloud } from '../lib/plugin-on-devcloud.ts';
@@ -152,8 +152,9 @@ async function main(): Promise<void> {
       const answer = await loaded.call('ensureLoadBalancer', ensureRequest);
       if (answer.status.ingress.length !== 1) throw new Error(`unexpected answer ${JSON.stringify(answer)}`);
     });
-    // One frozen array, reused: what the service controller hands out per node-set content version.
-    const sameNodes = Object.freeze([...nodes]) as Node[];
+    // One KeptList, reused: what the service controller hands out per node-set content version (a plain frozen array
+    // is not one, and would go in full every call).
+    const sameNodes: Node[] = keptList([...nodes]);
     const decodeCached = await measure('decode (Invalid), same node list again (cached)', nodes, async () => {
       try {
         await loaded.call('ensureLoadBalancer', { ...decodeRequest, nodes: sameNodes });
