@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
  * End-to-end files of the second lane (scripts/run-tests.ts runs the lanes as two vitest processes; the first has
  * the unit tests and the other e2e files): the files of the run's one lab OpenStack, which must share a process, the
  * upstream parity run and the AWS files (each starts its own moto), chosen by measured time so that the lanes end
- * together (a full run: unit + e2e-a ~21 min, e2e-b ~22 min).
+ * together (a clean-clone run: unit + e2e-a ~24 min, e2e-b ~25 min).
  */
 const LANE_B = ['test/e2e/openstack/**/*.test.ts', 'test/e2e/parity/**/*.test.ts', 'test/e2e/aws/**/*.test.ts'];
 
