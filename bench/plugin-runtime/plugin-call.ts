@@ -1,4 +1,4 @@
-// Cost of a plugin call: the isolated runtime (a worker per instance, SharedArrayBuffer channel) beside stock Extism
+// Cost of a plugin call: the isolated runtime (instances in worker threads, a SharedArrayBuffer channel) beside stock Extism
 // in foreground and runInWorker modes, for a no-op and for echoing 1 KiB and 64 KiB; and the overhead of a
 // brokered HTTP request (plugin -> host -> loopback server -> plugin) over the same request made directly.
 // Writes bench/results/plugin-call.json and prints a table.

@@ -14,6 +14,8 @@ beforeAll(async () => {
   provider = await WasmProvider.load({
     source: { bytes: await buildFixture('faulty') },
     pool: { size: 2, minInstances: 2 },
+    // A thread each: the slow calls compute, and instances sharing a thread compute one at a time.
+    limits: { instancesPerWorker: 1 },
     registry,
   });
 }, 60_000);

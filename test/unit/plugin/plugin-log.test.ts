@@ -11,6 +11,7 @@ function forward(record: unknown): Record<string, unknown> {
   const bound = logger.child({ plugin: 'acme', provider: 'acme-prod', shadow: '1.2.0' });
   pluginLogForwarder(() => bound)({
     type: 'log',
+    slot: 1,
     exportName: 'ccm_instance_metadata',
     source: 'ccm_log',
     level: 'info',
@@ -87,7 +88,14 @@ describe('plugin log record callers', () => {
     });
     const forward = pluginLogForwarder(() => log);
     const message = (text: string) =>
-      ({ type: 'log', exportName: 'ccm_ensure_load_balancer', source: 'ccm_log', level: 'info', text }) as const;
+      ({
+        type: 'log',
+        slot: 1,
+        exportName: 'ccm_ensure_load_balancer',
+        source: 'ccm_log',
+        level: 'info',
+        text,
+      }) as const;
     forward(message(JSON.stringify({ level: 'info', message: 'created load balancer', fields: { name: 'a' } })));
     forward(message('not json'));
     forward(message(JSON.stringify({ level: 'info', message: 'created load balancer', fields: { name: 'b' } })));

@@ -1,6 +1,6 @@
-// ccm_sleep_ms (ABI 1.4): a pause blocks the instance's thread without using CPU, and a pause past the call's
-// deadline ends like any other overrun: the call fails with Timeout at the deadline and the worker exits at once,
-// since worker.terminate() interrupts Atomics.wait.
+// ccm_sleep_ms (ABI 1.4): a pause suspends the instance without using CPU, and a pause past the call's deadline
+// ends like any other overrun: the call fails with Timeout at the deadline and the worker, idle meanwhile, exits at
+// once.
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TimeoutError } from '../../../host/src/cloudprovider/index.ts';

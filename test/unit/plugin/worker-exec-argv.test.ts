@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { startWorker, workerExecArgv } from '../../../host/src/plugin/sandbox/plugin-instance.ts';
+import { startWorker, workerExecArgv } from '../../../host/src/plugin/sandbox/plugin-worker.ts';
 
 describe('plugin worker execArgv', () => {
   it('drops the V8 heap sizing flags new Worker() refuses, and keeps the rest', () => {

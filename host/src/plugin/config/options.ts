@@ -44,6 +44,12 @@ export interface PluginLimits {
   startTimeoutMs: number;
   /** V8 heap of each instance's worker (its JS, not the guest's linear memory). Default 64 MiB old space. */
   workerHeapMb: number;
+  /**
+   * Instances one worker thread holds (sandbox/plugin-worker.ts). Default 8: a burst of calls waiting on the cloud
+   * starts a worker per 8 instances; 1 gives every instance a thread of its own (a call that computes past its
+   * deadline then takes no other call down with it).
+   */
+  instancesPerWorker: number;
   /** Log records forwarded per call (the rest are counted and dropped). Default 100, each at most 16 KiB. */
   maxLogRecordsPerCall: number;
   maxLogRecordBytes: number;
@@ -71,6 +77,7 @@ export const DEFAULT_LIMITS: PluginLimits = {
   queueTimeoutMs: undefined,
   startTimeoutMs: 30_000,
   workerHeapMb: 64,
+  instancesPerWorker: 8,
   maxLogRecordsPerCall: 100,
   maxLogRecordBytes: 16 * 1024,
   maxLogBytesPerCall: 64 * 1024,

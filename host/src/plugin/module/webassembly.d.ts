@@ -39,6 +39,13 @@ declare namespace WebAssembly {
   class LinkError extends Error {}
   class RuntimeError extends Error {}
 
+  /** JSPI: an import that may return a promise; the calling Wasm stack is suspended until it settles. */
+  class Suspending {
+    constructor(fn: (...args: never[]) => Promise<unknown>);
+  }
+  /** JSPI: an export wrapped to run on a stack of its own, resolving when it returns (across suspensions). */
+  function promising(fn: (...args: never[]) => unknown): (...args: unknown[]) => Promise<unknown>;
+
   function compile(bytes: Bytes): Promise<Module>;
   function instantiate(module: Module, imports?: Imports): Promise<Instance>;
   function validate(bytes: Bytes): boolean;

@@ -17,12 +17,14 @@ import { HostAllowList } from '../broker/allow-list.ts';
 import { HttpBroker } from '../broker/http-broker.ts';
 import { type CloudApiMetrics, cloudApiMetrics } from '../broker/cloud-api-metrics.ts';
 import { type ExitCause, PluginInstance } from '../sandbox/plugin-instance.ts';
+import { PluginWorkerGroup } from '../sandbox/plugin-worker.ts';
 import { createPluginMetrics, type PluginMetrics } from './plugin-metrics.ts';
 import { type PluginLimits, type PluginLoadOptions, resolveLimits } from '../config/options.ts';
 import { InstanceSet } from '../sandbox/instance-set.ts';
 import { type LoadedSource, loadPluginSource } from '../module/plugin-source.ts';
 import { exportedFunctionNames, type PreparedModule, prepareModule } from '../module/prepare-module.ts';
 import { workerResourceLimits } from '../sandbox/worker/worker-heap.ts';
+import type { WorkerLimits } from '../sandbox/worker/worker-protocol.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { LoadedPlugin } from './loaded-plugin.ts';
 import { delegatingLogger, pluginLogForwarder } from './plugin-log.ts';
@@ -71,9 +73,10 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
   };
   const cloudApi = cloudApiMetrics(options.registry, () => options.provider ?? identity.providerName);
   const egress = await openEgress(options, limits, baseLogger, identity, fail, cloudApi);
-  const instances = instancePool(options, limits, module.prepared, egress, identity);
+  const workers = pluginWorkers(limits, module.prepared);
+  const instances = instancePool(options, limits, module.prepared, workers, egress, identity);
   try {
-    return await startPool({ options, limits, source, module, egress, identity, instances, baseLogger, fail });
+    return await startPool({ options, limits, source, module, egress, identity, instances, workers, baseLogger, fail });
   } catch (err) {
     await instances.close();
     egress.close();
@@ -147,10 +150,38 @@ async function openEgress(
   };
 }
 
-/** Starts one worker on the compiled module; it serves nothing until initialized. */
+function workerLimits(limits: PluginLimits, memoryCapBytes: number): WorkerLimits {
+  return {
+    kernelMemoryBytes: limits.kernelMemoryBytes,
+    maxOutputBytes: limits.maxOutputBytes,
+    maxHttpRequestBytes: limits.maxHttpRequestBytes,
+    maxLogRecordsPerCall: limits.maxLogRecordsPerCall,
+    maxLogRecordBytes: limits.maxLogRecordBytes,
+    maxLogBytesPerCall: limits.maxLogBytesPerCall,
+    memoryCapBytes,
+  };
+}
+
+/** The worker threads of a plugin's instances: each holds up to limits.instancesPerWorker of them. */
+function pluginWorkers(limits: PluginLimits, prepared: PreparedModule): PluginWorkerGroup {
+  const memoryCapBytes = prepared.memory.effectiveMaxPages * 65_536;
+  const perWorker = limits.instancesPerWorker;
+  return new PluginWorkerGroup(
+    {
+      module: prepared.module,
+      limits: workerLimits(limits, memoryCapBytes),
+    },
+    // Every instance's linear memory counts against the worker's external-memory limit (worker-heap.ts).
+    workerResourceLimits(limits.workerHeapMb, memoryCapBytes * perWorker),
+    perWorker,
+  );
+}
+
+/** Starts one instance in the plugin's workers; it serves nothing until initialized. */
 function spawnInstance(
   limits: PluginLimits,
   prepared: PreparedModule,
+  workers: PluginWorkerGroup,
   egress: Egress,
   identity: PluginIdentity,
   onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void,
@@ -158,15 +189,8 @@ function spawnInstance(
   const memoryCapBytes = prepared.memory.effectiveMaxPages * 65_536;
   return PluginInstance.start({
     module: prepared.module,
-    limits: {
-      kernelMemoryBytes: limits.kernelMemoryBytes,
-      maxOutputBytes: limits.maxOutputBytes,
-      maxHttpRequestBytes: limits.maxHttpRequestBytes,
-      maxLogRecordsPerCall: limits.maxLogRecordsPerCall,
-      maxLogRecordBytes: limits.maxLogRecordBytes,
-      maxLogBytesPerCall: limits.maxLogBytesPerCall,
-      memoryCapBytes,
-    },
+    workers,
+    limits: workerLimits(limits, memoryCapBytes),
     maxInputBytes: limits.maxInputBytes,
     config: egress.credentials.pluginConfig(),
     resourceLimits: workerResourceLimits(limits.workerHeapMb, memoryCapBytes),
@@ -202,6 +226,7 @@ function instancePool(
   options: PluginLoadOptions,
   limits: PluginLimits,
   prepared: PreparedModule,
+  workers: PluginWorkerGroup,
   egress: Egress,
   identity: PluginIdentity,
 ): InstanceSet<PluginInstance> {
@@ -212,7 +237,7 @@ function instancePool(
     logger: delegatingLogger(() => identity.logger),
     onRestart: (cause) => identity.metrics.instanceRestarted(cause),
     start: async (onExit) => {
-      const instance = await spawnInstance(limits, prepared, egress, identity, onExit);
+      const instance = await spawnInstance(limits, prepared, workers, egress, identity, onExit);
       try {
         await initializeInstance(instance, options, egress, limits, identity.providerName);
       } catch (err) {
@@ -232,6 +257,7 @@ interface StartContext {
   egress: Egress;
   identity: PluginIdentity;
   instances: InstanceSet<PluginInstance>;
+  workers: PluginWorkerGroup;
   baseLogger: Logger;
   fail: Fail;
 }
@@ -239,7 +265,14 @@ interface StartContext {
 /** A first instance describes the plugin and is initialized; then the pool fills and the plugin serves. */
 async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
   const { limits, source, egress, identity, instances } = ctx;
-  const first = await spawnInstance(limits, ctx.module.prepared, egress, identity, instances.onInstanceExit);
+  const first = await spawnInstance(
+    limits,
+    ctx.module.prepared,
+    ctx.workers,
+    egress,
+    identity,
+    instances.onInstanceExit,
+  );
   instances.adopt(first);
   const described = await instances.use((i) => describe(i, limits), limits.startTimeoutMs);
   identity.providerName = described.providerName;

@@ -1,8 +1,8 @@
 // The shared memory one plugin instance and the main thread talk through. A call is a hand-over of one state word:
-// the main thread writes the request and flips `state` to `call`; the worker (blocked in Atomics.wait) runs it and
-// flips it to `done`, or to `hostRequest` when the plugin needs the main thread (ccm_http*), which answers with
-// `hostReply`. The main thread never blocks: it waits with Atomics.waitAsync. Nothing is copied through
-// postMessage on the call path.
+// the main thread writes the request and flips `state` to `call`; the worker (waiting on it) runs it and flips it to
+// `done`, or to `hostRequest` when the plugin needs the main thread (ccm_http*), which answers with `hostReply`.
+// Neither side blocks its thread: both wait with Atomics.waitAsync, so a worker serves several instances, each on a
+// channel of its own. Nothing is copied through postMessage on the call path.
 //
 // The buffer is a growable SharedArrayBuffer: it starts small and grows (up to a fixed maximum) when a message needs
 // more room, so a pool of idle instances does not reserve 16 MiB each.
@@ -181,9 +181,18 @@ export class Channel {
     this.header[Slot.aux] = value;
   }
 
-  /** Blocks the calling thread while the state equals `current` (workers only; the main thread must not block). */
-  waitWhile(current: number): void {
-    while (Atomics.load(this.header, Slot.state) === current) Atomics.wait(this.header, Slot.state, current);
+  /**
+   * Resolves when the state is no longer `current`, or when someone wakes this channel's waiters (wake()); at once if
+   * it was already different. The worker's side: it waits without blocking its thread.
+   */
+  async waitChange(current: number): Promise<void> {
+    const result = Atomics.waitAsync(this.header, Slot.state, current);
+    if (result.async) await result.value;
+  }
+
+  /** Wakes whoever waits on the state without changing it. */
+  wake(): void {
+    Atomics.notify(this.header, Slot.state);
   }
 
   /**

@@ -1,7 +1,8 @@
 // An elastic set of plugin instances. An instance serves one call at a time; at most `size` calls run concurrently and
 // further callers queue. The set keeps only what the load needs: one instance per call running or queued, at least
-// `minInstances` and never more than `size`. Each plugin instance is a worker thread with megabytes resident
-// (bench/upstream/idle-floor.ts measures one), so an idle CCM keeps minInstances of them, not size. Instances above that level
+// `minInstances` and never more than `size`. Plugin instances live in worker threads with megabytes resident each
+// (bench/upstream/idle-floor.ts measures one; plugin-worker.ts puts several instances in one), so an idle CCM keeps
+// minInstances of them, not size. Instances above that level
 // that sit idle for `idleTimeoutMs` are stopped (oldest first).
 // When an instance is lost (deadline, trap, crash, limit) an idle one takes the next call at once and a replacement
 // starts in the background, with backoff when starting fails. A lost instance's worker may take a while to stop (V8

@@ -1,18 +1,15 @@
-// The main thread's handle on one plugin instance: a worker thread running the module, and the channel calls go
-// through. One call at a time (an Extism instance is not reentrant); the pool provides concurrency.
-import { Worker } from 'node:worker_threads';
+// The main thread's handle on one plugin instance: a slot of a worker thread running the module (plugin-worker.ts),
+// and the channel calls go through. One call at a time (an Extism instance is not reentrant); the pool provides
+// concurrency.
 import { CallOutcome, Channel, ChannelState, HostRequestKind } from './channel.ts';
 import { errorFrame } from '../broker/http-frame.ts';
-import type { LogMessage, WorkerLimits, WorkerStartData } from './worker/worker-protocol.ts';
+import type { LogMessage, WorkerLimits } from './worker/worker-protocol.ts';
 import type { WorkerResourceLimits } from './worker/worker-heap.ts';
-import { isWorkerMessage } from './worker/worker-protocol.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
 import { configureWasmEngine } from '../module/engine-flags.ts';
-import { STUCK_AFTER_MS, startAfterTerminations, terminateAfterStarts } from './worker-lifecycle.ts';
-
-// Same extension as this file: .ts when Node runs the sources, .js when they were compiled to dist/.
-const WORKER_URL = new URL(`./worker/worker-entry${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url);
+import { STUCK_AFTER_MS, type TerminationResult } from './worker-lifecycle.ts';
+import { type PluginWorker, PluginWorkerGroup, type TerminationCause } from './plugin-worker.ts';
 
 /**
  * Serves a plugin's HTTP requests on the main thread (broker/http-broker.ts); `call` aborts at the deadline. Both HTTP
@@ -37,6 +34,8 @@ export interface InstanceOptions {
   onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void;
   /** Called when the worker is still running STUCK_AFTER_MS after it was told to terminate (worker-lifecycle.ts). */
   onStuck?: (instance: PluginInstance, detail: string) => void;
+  /** The workers to place the instance in (the plugin's); default: a worker of its own. */
+  workers?: PluginWorkerGroup;
 }
 
 /** Why an instance ended (the `reason` label of the restarts metric). */
@@ -49,16 +48,16 @@ const decoder = new TextDecoder();
 
 export class PluginInstance {
   readonly id = nextInstanceId++;
-  readonly #worker: Worker;
   readonly #channel: Channel;
   readonly #options: InstanceOptions;
+  #worker: PluginWorker | null = null;
+  #slot = 0;
   #busy = false;
   #exitReason: string | null = null;
   #exitCause: ExitCause = 'crash';
-  #errorMessage: string | null = null;
+  #exitReported = false;
 
-  private constructor(worker: Worker, channel: Channel, options: InstanceOptions) {
-    this.#worker = worker;
+  private constructor(channel: Channel, options: InstanceOptions) {
     this.#channel = channel;
     this.#options = options;
   }
@@ -72,29 +71,23 @@ export class PluginInstance {
     );
     // Limits below the usual start size give a smaller channel: a growable buffer cannot start above its maximum.
     const channel = Channel.create(Math.min(64 * 1024, payloadMax), payloadMax);
-    const data: WorkerStartData = {
-      module: options.module,
-      channel: channel.buffer,
-      config: options.config,
-      limits: options.limits,
+    const workers =
+      options.workers ??
+      new PluginWorkerGroup({ module: options.module, limits: options.limits }, options.resourceLimits, 1);
+    const instance = new PluginInstance(channel, options);
+    const events = {
+      onLog: (message: LogMessage) => options.onLog(message),
+      onWorkerExit: (reason: string, terminatedFor: TerminationCause | null) =>
+        instance.#onWorkerExit(reason, terminatedFor),
     };
-    return startAfterTerminations(async () => {
-      const worker = startWorker(
-        (execArgv) =>
-          new Worker(WORKER_URL, {
-            workerData: data,
-            env: {},
-            argv: [],
-            // Importing js-sdk loads node:wasi, which prints an ExperimentalWarning in every worker; WASI stays off.
-            execArgv: [...execArgv, '--no-warnings'],
-            resourceLimits: options.resourceLimits,
-            name: 'wasm-ccm-plugin',
-          }),
-      );
-      const instance = new PluginInstance(worker, channel, options);
-      await instance.#awaitReady();
-      return instance;
-    });
+    try {
+      const placed = await workers.open(channel, options.config, events, options.startTimeoutMs);
+      instance.#worker = placed.worker;
+      instance.#slot = placed.slot;
+    } catch (err) {
+      throw new InstanceStartError(errorMessage(err));
+    }
+    return instance;
   }
 
   get alive(): boolean {
@@ -127,7 +120,11 @@ export class PluginInstance {
     }
   }
 
-  /** Stops the worker. Safe to call more than once; the first cause given is the one reported. */
+  /**
+   * Takes the instance out of service and stops it: a call that ran past its deadline may still be running, so its
+   * whole worker is terminated (with the other instances in it); otherwise only its slot is closed. Safe to call more
+   * than once; the first cause given is the one reported.
+   */
   async terminate(cause: ExitCause, reason: string): Promise<void> {
     this.#markExited(cause, reason);
     await this.#stop();
@@ -135,9 +132,33 @@ export class PluginInstance {
 
   // Nothing waits for a worker that does not stop: the stuck one is reported and left to exit when it can.
   async #stop(): Promise<void> {
-    if ((await terminateAfterStarts(this.#worker)) === 'stuck') {
+    const worker = this.#worker;
+    if (worker === null) return;
+    let ended: Promise<TerminationResult> | null;
+    if (this.#exitCause === 'timeout') {
+      ended = worker.terminate({ cause: 'timeout', reason: `instance ${this.id}: ${this.#exitReason ?? 'stopped'}` });
+    } else {
+      ended = worker.close(this.#slot);
+      this.#reportExit(this.#exitReason ?? 'closed');
+    }
+    if (ended !== null && (await ended) === 'stuck') {
       this.#options.onStuck?.(this, `still running ${STUCK_AFTER_MS} ms after terminate() (${this.#exitReason})`);
     }
+  }
+
+  #onWorkerExit(reason: string, terminatedFor: TerminationCause | null): void {
+    if (terminatedFor !== null && this.#exitReason === null) {
+      // Lost with a neighbour in its worker: the neighbour's cause, saying so.
+      this.#markExited(terminatedFor.cause, `its worker was stopped: ${terminatedFor.reason}`);
+    }
+    this.#markExited('crash', reason);
+    this.#reportExit(this.#exitReason ?? reason);
+  }
+
+  #reportExit(reason: string): void {
+    if (this.#exitReported) return;
+    this.#exitReported = true;
+    this.#options.onExit(this, this.#exitCause, reason);
   }
 
   #tooLarge(bytes: number): string {
@@ -258,43 +279,12 @@ export class PluginInstance {
     }
   }
 
-  #awaitReady(): Promise<void> {
-    const worker = this.#worker;
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        void this.terminate('crash', 'did not start in time');
-        reject(new InstanceStartError(`the plugin instance did not start within ${this.#options.startTimeoutMs} ms`));
-      }, this.#options.startTimeoutMs);
-      const fail = (message: string): void => {
-        clearTimeout(timer);
-        reject(new InstanceStartError(message));
-      };
-      worker.on('message', (message: unknown) => {
-        if (!isWorkerMessage(message)) return;
-        if (message.type === 'ready') {
-          clearTimeout(timer);
-          resolve();
-        } else {
-          this.#options.onLog(message);
-        }
-      });
-      worker.on('error', (err: unknown) => {
-        this.#errorMessage = describeWorkerError(err);
-      });
-      worker.on('exit', (code: number) => {
-        this.#markExited('crash', this.#errorMessage ?? `worker exited with code ${code}`);
-        const reason = this.#exitReason ?? 'exited';
-        // After 'ready' this rejection is ignored; before it, it is the start-up failure.
-        fail(`the plugin instance failed to start: ${reason}`);
-        this.#options.onExit(this, this.#exitCause, reason);
-      });
-    });
-  }
-
   // Takes the instance out of service now but terminates its worker a moment later: log records it posted just
   // before trapping (an AssemblyScript abort logs its reason) are still in flight and would be lost.
   #retire(cause: ExitCause, reason: string): void {
     this.#markExited(cause, reason);
+    // Its slot no longer counts as taken: the replacement may join the same worker meanwhile.
+    this.#worker?.retire(this.#slot);
     setTimeout(() => void this.#stop(), RETIRE_DELAY_MS).unref();
   }
 
@@ -316,40 +306,4 @@ function encodedName(exportName: string): Uint8Array {
     if (encodedNames.size < 256) encodedNames.set(exportName, bytes);
   }
   return bytes;
-}
-
-// V8 heap sizing flags of the main process (--max-semi-space-size, say) are refused by new Worker(); a worker's heap
-// is sized by resourceLimits instead. Everything else (--cpu-prof, --inspect...) is passed on, except what Node turns
-// out to refuse as well (startWorker).
-const WORKER_REFUSED_FLAG = /^--(max|min)-(semi|old)-space-size|^--max-heap-size|^--semi-space-growth-factor/;
-const refusedByNode = new Set<string>();
-export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
-  return execArgv.filter((arg) => !WORKER_REFUSED_FLAG.test(arg.replaceAll('_', '-')) && !refusedByNode.has(arg));
-}
-
-/**
- * Creates a worker with the main process's flags (workerExecArgv). Node refuses V8 flags in a worker's execArgv
- * (--expose-gc, --perf-basic-prof: they apply to the whole process anyway) with ERR_WORKER_INVALID_EXEC_ARGV, which
- * names them: they are dropped, remembered for later workers, and the worker is created without them. A CCM started
- * with such a flag (to profile it, say) would otherwise fail to load any plugin.
- */
-export function startWorker(create: (execArgv: string[]) => Worker, execArgv?: readonly string[]): Worker {
-  const argv = workerExecArgv(execArgv);
-  try {
-    return create(argv);
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
-    const named = /flags: (.*)$/.exec(errorMessage(err))?.[1]?.split(', ') ?? [];
-    // Should the message not name any of ours, none of them is passed on.
-    const refused = argv.some((arg) => named.includes(arg)) ? named : argv;
-    for (const flag of refused) refusedByNode.add(flag);
-    return create(argv.filter((arg) => !refusedByNode.has(arg)));
-  }
-}
-
-function describeWorkerError(err: unknown): string {
-  if (!(err instanceof Error)) return errorMessage(err);
-  const code = (err as { code?: unknown }).code;
-  if (code === 'ERR_WORKER_OUT_OF_MEMORY') return `the worker ran out of heap (resourceLimits): ${err.message}`;
-  return `${err.name}: ${err.message}`;
 }

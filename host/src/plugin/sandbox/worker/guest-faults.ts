@@ -52,7 +52,10 @@ export class GuestFaults {
     return null;
   }
 
-  /** `fn`, recording the first error it throws before passing it on to the guest. */
+  /**
+   * `fn`, recording the first error it throws before passing it on to the guest. A function that answers with a
+   * promise (a suspending import, guest-host-functions.ts) counts as running until the promise settles.
+   */
   guard<A extends unknown[], R>(importName: string, fn: (...args: A) => R): (...args: A) => R {
     return (...args: A): R => {
       this.#running = importName;
@@ -60,12 +63,28 @@ export class GuestFaults {
       try {
         result = fn(...args);
       } catch (err) {
-        this.#first ??= { importName, error: err instanceof Error ? err : new Error(errorMessage(err)) };
+        this.#record(importName, err);
         throw err;
+      }
+      if (result instanceof Promise) {
+        return result.then(
+          (value: unknown) => {
+            this.#running = null;
+            return value;
+          },
+          (err: unknown) => {
+            this.#record(importName, err);
+            throw err;
+          },
+        ) as R;
       }
       this.#running = null;
       return result;
     };
+  }
+
+  #record(importName: string, err: unknown): void {
+    this.#first ??= { importName, error: err instanceof Error ? err : new Error(errorMessage(err)) };
   }
 
   /** Every function of `functions` guarded under its own name. */

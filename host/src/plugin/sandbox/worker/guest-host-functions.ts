@@ -1,11 +1,14 @@
-// The wasm-ccm host functions (`extism:host/user`) as the guest sees them from inside its worker. They are
-// synchronous (Extism foreground mode): ccm_http and ccm_http_bytes hand the request to the main thread through the
-// channel and block until the answer is there, so the HTTP client and the credentials stay on the main thread.
+// The wasm-ccm host functions (`extism:host/user`) as the guest sees them from inside its worker. ccm_http,
+// ccm_http_bytes and ccm_sleep_ms suspend the guest (JSPI: WebAssembly.Suspending imports, the exports called through
+// WebAssembly.promising in guest-runner.ts) instead of blocking the thread: ccm_http and ccm_http_bytes hand the
+// request to the main thread through the instance's channel and resume the guest when the answer is there, so the
+// HTTP client and the credentials stay on the main thread while the worker's other instances run meanwhile.
 // Both hand it a ccm_http_bytes frame: ccm_http's JSON is parsed, checked and turned into a frame here, and the answer
 // frame back into JSON (broker/http-json.ts), on the plugin's thread rather than the main one. ccm_log posts the record
 // without waiting for anyone. ccm_input_read, ccm_http_bytes and ccm_http_answer_read move bytes straight between the
-// guest's linear memory and the host, one host call each. ccm_sleep_ms blocks the thread in Atomics.wait, which
-// worker.terminate() interrupts, so a sleeping instance ends at its deadline like a running one.
+// guest's linear memory and the host, one host call each. ccm_sleep_ms resumes the guest after a timer; the call's
+// deadline ends a sleeping instance like a running one.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
 import { Channel, ChannelState, HostRequestKind } from '../channel.ts';
 import { errorFrame } from '../../broker/http-frame.ts';
@@ -18,7 +21,7 @@ export interface HostFunctionContext {
   kernel: GuestKernel;
   maxHttpRequestBytes: number;
   maxLogRecordBytes: number;
-  log: (message: Omit<LogMessage, 'type' | 'exportName'>) => void;
+  log: (message: Omit<LogMessage, 'type' | 'exportName' | 'slot'>) => void;
 }
 
 // The function type js-sdk's `functions` option takes (its arguments are typed loosely there).
@@ -38,17 +41,31 @@ const OVER_BUDGET: [string, string] = [
 /** The longest pause one ccm_sleep_ms call takes; the call's deadline usually ends it sooner. */
 export const MAX_SLEEP_MS = 60_000;
 
-/** Blocks this thread for `ms` (clamped to 0..MAX_SLEEP_MS) without spinning. */
-export function sleepThread(ms: number): void {
+/** The imports that suspend the guest: served by suspendingImport-wrapped functions returning promises. */
+export const SUSPENDING_IMPORTS: ReadonlySet<string> = new Set(['ccm_http', 'ccm_http_bytes', 'ccm_sleep_ms']);
+
+/** Resolves after `ms` (clamped to 0..MAX_SLEEP_MS). */
+export async function sleepGuest(ms: number): Promise<void> {
   const pause = Math.min(Math.max(Math.trunc(ms), 0), MAX_SLEEP_MS);
-  // Nobody notifies this cell: the wait always runs to its timeout.
-  if (pause > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause);
+  if (pause > 0) await delay(pause);
+}
+
+/**
+ * `fn` as js-sdk must install it for the guest to suspend on it. js-sdk puts `fn.bind(null, context)` in the import
+ * object (createForegroundPlugin); a suspending import has to be a WebAssembly.Suspending there, so this function's
+ * bind makes one around the bound function.
+ */
+export function suspendingImport<F extends (...args: never[]) => unknown>(fn: F): F {
+  const bind = (thisArg: unknown, ...bound: unknown[]): unknown =>
+    new WebAssembly.Suspending(Function.prototype.bind.call(fn, thisArg, ...bound) as () => Promise<unknown>);
+  return Object.assign((...args: Parameters<F>) => fn(...args), { bind }) as unknown as F;
 }
 
 export function createHostFunctions(host: HostFunctionContext): Record<string, HostFunction> {
   const { channel, kernel } = host;
-  // Both HTTP imports: a request frame to the main thread, an answer frame back (or one made here).
-  const exchange = (frame: Uint8Array): Uint8Array => {
+  // Both HTTP imports: a request frame to the main thread, an answer frame back (or one made here). The frame is in
+  // the channel before the first await: it may be a view of guest memory, valid only until the guest runs again.
+  const exchange = async (frame: Uint8Array): Promise<Uint8Array> => {
     if (frame.byteLength > host.maxHttpRequestBytes) {
       return errorFrame(...tooLargeRequest(frame.byteLength, host.maxHttpRequestBytes));
     }
@@ -57,7 +74,7 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
     channel.length = frame.byteLength;
     channel.kind = HostRequestKind.httpBytes;
     channel.publish(ChannelState.hostRequest);
-    channel.waitWhile(ChannelState.hostRequest);
+    while (channel.state === ChannelState.hostRequest) await channel.waitChange(ChannelState.hostRequest);
     const answer = channel.copyOut(0, channel.length);
     // Back to "running a call"; nobody waits for this value, so no wake-up.
     channel.set(ChannelState.call);
@@ -67,21 +84,23 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
   const charged = (answer: Uint8Array, errorAnswer: HttpErrorAnswer): Uint8Array =>
     kernel.tryCharge(answer.byteLength) ? answer : errorAnswer(...OVER_BUDGET);
   // ccm_http: the JSON request is checked and framed here, the answer frame turned into JSON here.
-  const jsonExchange = (request: Uint8Array): Uint8Array => {
+  const jsonExchange = async (request: Uint8Array): Promise<Uint8Array> => {
     if (request.byteLength > host.maxHttpRequestBytes) {
       return jsonError(...tooLargeRequest(request.byteLength, host.maxHttpRequestBytes));
     }
     const frame = frameOfJsonRequest(request);
-    return frame instanceof Uint8Array ? jsonOfAnswerFrame(exchange(frame)) : jsonError(frame.code, frame.message);
+    return frame instanceof Uint8Array
+      ? jsonOfAnswerFrame(await exchange(frame))
+      : jsonError(frame.code, frame.message);
   };
 
   return {
-    ccm_http: (context: CallContext, requestAddress: bigint): bigint =>
-      context.store(charged(jsonExchange(kernel.blockBytes(context, requestAddress)), jsonError)),
+    ccm_http: async (context: CallContext, requestAddress: bigint): Promise<bigint> =>
+      context.store(charged(await jsonExchange(kernel.blockBytes(context, requestAddress)), jsonError)),
     // ABI 1.3: the request frame (broker/http-frame.ts) is read out of the guest's memory; the answer frame is held
     // until ccm_http_answer_read copies it in, and its length returned. Pointers are i32: plugins are wasm32.
-    ccm_http_bytes: (_context: CallContext, address: number, length: number): number => {
-      const answer = charged(exchange(kernel.guestBytes('ccm_http_bytes', address, length)), errorFrame);
+    ccm_http_bytes: async (_context: CallContext, address: number, length: number): Promise<number> => {
+      const answer = charged(await exchange(kernel.guestBytes('ccm_http_bytes', address, length)), errorFrame);
       kernel.hold(answer);
       return answer.byteLength;
     },
@@ -96,7 +115,7 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
     },
     ccm_now_ms: (): bigint => BigInt(Date.now()),
     // ABI 1.4: an i32 of milliseconds (a negative one is no pause).
-    ccm_sleep_ms: (_context: CallContext, ms: number): void => sleepThread(ms),
+    ccm_sleep_ms: (_context: CallContext, ms: number): Promise<void> => sleepGuest(ms),
     // ABI 1.1: the whole input in one call (as-pdk moves it 8 bytes per host call). Pointers are i32: plugins are wasm32.
     ccm_input_read: (_context: CallContext, address: number, length: number): void => {
       kernel.inputRead(address, length);

@@ -1,5 +1,6 @@
 // Runs one call of an export inside the worker and reports the outcome through the channel. The export is called
-// directly (not through plugin.call) so its i32 return code is seen; the kernel (guest-kernel.ts) captured the
+// directly (not through plugin.call) so its i32 return code is seen, through WebAssembly.promising so that it may
+// suspend on a host function (guest-host-functions.ts) while the worker's other instances run; the kernel (guest-kernel.ts) captured the
 // output and error the guest set. An error any import raised during the call (GuestFaults) decides the outcome even
 // when the guest caught it: the call fails with the first such error and the instance is retired.
 import type { Plugin } from '@extism/extism';
@@ -22,6 +23,8 @@ const decoder = new TextDecoder();
 export class GuestRunner {
   readonly #plugin: Plugin;
   readonly #exports: WebAssembly.Exports;
+  /** Each export called so far, wrapped by WebAssembly.promising once. */
+  readonly #promising = new Map<string, () => Promise<unknown>>();
   readonly #kernel: GuestKernel;
   readonly #faults: GuestFaults;
   readonly #memoryCapBytes: number;
@@ -41,16 +44,14 @@ export class GuestRunner {
     this.#memoryCapBytes = memoryCapBytes;
   }
 
-  run(exportName: string, input: Uint8Array): RunOutcome {
-    const fn = this.#exports[exportName];
-    if (typeof fn !== 'function') {
-      return message(CallOutcome.noSuchExport, `the plugin has no export '${exportName}'`);
-    }
+  async run(exportName: string, input: Uint8Array): Promise<RunOutcome> {
+    const fn = this.#export(exportName);
+    if (fn === null) return message(CallOutcome.noSuchExport, `the plugin has no export '${exportName}'`);
     this.#kernel.beginCall(input);
     this.#faults.reset();
     let result: RunOutcome;
     try {
-      const returned: unknown = (fn as () => unknown)();
+      const returned: unknown = await fn();
       result = this.#faultOutcome(null) ?? this.#collect(returned);
     } catch (err) {
       this.poisoned = true;
@@ -62,6 +63,17 @@ export class GuestRunner {
       void this.#plugin.reset();
     }
     return result;
+  }
+
+  #export(exportName: string): (() => Promise<unknown>) | null {
+    let fn = this.#promising.get(exportName);
+    if (fn === undefined) {
+      const raw = Object.hasOwn(this.#exports, exportName) ? this.#exports[exportName] : undefined;
+      if (typeof raw !== 'function') return null;
+      fn = WebAssembly.promising(raw as () => unknown) as () => Promise<unknown>;
+      this.#promising.set(exportName, fn);
+    }
+    return fn;
   }
 
   #collect(returned: unknown): RunOutcome {

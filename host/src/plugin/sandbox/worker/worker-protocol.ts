@@ -1,6 +1,5 @@
-// What the main thread hands a plugin worker at start, and the few messages the worker posts back. Calls do not use
-// messages at all (see sandbox/channel.ts); messages carry readiness and logs only (a worker that fails to start
-// throws, which reaches the main thread as the Worker's 'error' event).
+// What the main thread hands a plugin worker at start, and the few messages the two exchange. Calls do not use
+// messages at all (see sandbox/channel.ts); messages open and close instances (slots) and carry readiness and logs.
 
 export interface WorkerLimits {
   /** Host-side bytes the guest may take through the kernel's `alloc` within one call. */
@@ -19,21 +18,46 @@ export interface WorkerLimits {
   memoryCapBytes: number;
 }
 
+/** What every instance of the worker is made of. */
 export interface WorkerStartData {
   module: WebAssembly.Module;
-  channel: SharedArrayBuffer;
-  /** Extism config (config_get): only values the operator explicitly exposed to the plugin. */
-  config: Record<string, string>;
   limits: WorkerLimits;
 }
 
+/** Main thread to worker: instantiate the module once more, serving calls on `channel`. */
+export interface OpenSlotMessage {
+  type: 'open';
+  slot: number;
+  channel: SharedArrayBuffer;
+  /** Extism config (config_get): only values the operator explicitly exposed to the plugin, as of this instance. */
+  config: Record<string, string>;
+}
+
+/** Main thread to worker: the slot serves no more calls (its instance is out of service). */
+export interface CloseSlotMessage {
+  type: 'close';
+  slot: number;
+}
+
+export type HostMessage = OpenSlotMessage | CloseSlotMessage;
+
 export interface ReadyMessage {
   type: 'ready';
+  slot: number;
+}
+
+/** The slot could not be opened: instantiating the module or its start function threw. */
+export interface FailedMessage {
+  type: 'failed';
+  slot: number;
+  /** What was thrown, as "Name: message". */
+  error: string;
 }
 
 /** A log record as the plugin wrote it; the main thread validates and tags it. */
 export interface LogMessage {
   type: 'log';
+  slot: number;
   /** The export being served, '' outside a call. */
   exportName: string;
   /** 'ccm_log': `text` is a LogRecord JSON document. 'kernel': Extism's log_* with `level`. 'runtime': ours. */
@@ -42,10 +66,16 @@ export interface LogMessage {
   text: string;
 }
 
-export type WorkerMessage = ReadyMessage | LogMessage;
+export type WorkerMessage = ReadyMessage | FailedMessage | LogMessage;
 
 export function isWorkerMessage(value: unknown): value is WorkerMessage {
   if (typeof value !== 'object' || value === null) return false;
-  const type = (value as { type?: unknown }).type;
-  return type === 'ready' || type === 'log';
+  const { type, slot } = value as { type?: unknown; slot?: unknown };
+  return (type === 'ready' || type === 'failed' || type === 'log') && typeof slot === 'number';
+}
+
+export function isHostMessage(value: unknown): value is HostMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const { type, slot } = value as { type?: unknown; slot?: unknown };
+  return (type === 'open' || type === 'close') && typeof slot === 'number';
 }
