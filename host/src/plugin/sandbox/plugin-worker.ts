@@ -221,6 +221,10 @@ export class PluginWorkerGroup {
   constructor(data: WorkerStartData, resourceLimits: WorkerResourceLimits, capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new RangeError(`instances per worker: want >= 1, got ${capacity}`);
+    // Guest calls suspend on host functions (worker/guest-host-functions.ts): without JSPI no instance could start.
+    if (typeof WebAssembly.Suspending !== 'function' || typeof WebAssembly.promising !== 'function') {
+      throw new Error(`Node.js ${process.version} lacks WebAssembly JSPI (WebAssembly.Suspending), which plugins need`);
+    }
     this.#data = data;
     this.#resourceLimits = resourceLimits;
     this.#capacity = capacity;
