@@ -1,6 +1,7 @@
 // Several instances in one worker thread (sandbox/plugin-worker.ts): calls that wait on the host run side by side on
 // one thread; a call that computes past its deadline takes its worker down, and the other instance's call fails
-// saying why; an instance retired after a trap is closed alone while its neighbour keeps serving.
+// saying why; a call still waiting at its deadline, or an instance retired after a trap, is closed alone while its
+// neighbour keeps serving.
 import { readdirSync, readFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +80,17 @@ describe('instances sharing a worker', () => {
     expect(pluginThreads()).toBe(1);
   });
 
+  it('abandons a call waiting past its deadline alone: the neighbour call completes in the same worker', async () => {
+    const restarts = await instanceRestarts(registry);
+    const late = failure(plugin.callExport('sleep_300', empty, 100));
+    const neighbour = plugin.callExport('sleep_300', empty, DEADLINE_MS);
+    expect(await late).toBeInstanceOf(TimeoutError);
+    expect(new TextDecoder().decode(await neighbour)).toContain('"ok"');
+    await expect.poll(() => instanceRestarts(registry), { timeout: 5_000, interval: 10 }).toBe(restarts + 1);
+    await Promise.all([plugin.callExport('sleep_300', empty), plugin.callExport('sleep_300', empty)]);
+    expect(pluginThreads()).toBe(1);
+  });
+
   it('a call computing past its deadline takes its worker down; the neighbour call fails naming it', async () => {
     const restarts = await instanceRestarts(registry);
     const spinning = failure(plugin.callExport('spin', empty, 300));
@@ -92,5 +104,21 @@ describe('instances sharing a worker', () => {
     await expect.poll(() => instanceRestarts(registry), { timeout: 5_000, interval: 10 }).toBe(restarts + 2);
     await Promise.all([plugin.callExport('sleep_300', empty), plugin.callExport('sleep_300', empty)]);
     await expect.poll(pluginThreads, { timeout: 5_000, interval: 10 }).toBe(1);
+  });
+});
+
+describe('the suspending imports outside a call', () => {
+  it("refuse the module's start function: the load fails naming the import", async () => {
+    const load = loadPlugin({
+      source: {
+        bytes: hostileModule({
+          imports: '(import "extism:host/user" "ccm_sleep_ms" (func $sleep (param i32)))',
+          body: '(func (export "_initialize") (call $sleep (i32.const 10)))',
+        }),
+        name: 'sleeps-at-start.wasm',
+      },
+      pool: { size: 1 },
+    });
+    await expect(load).rejects.toThrow(/ccm_sleep_ms serves calls only, not the module's start function/);
   });
 });

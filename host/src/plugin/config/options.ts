@@ -136,5 +136,8 @@ export function resolveLimits(limits: Partial<PluginLimits> | undefined): Plugin
       throw new RangeError(`plugin limit ${key} must be a positive number, got ${value}`);
     }
   }
+  if (!Number.isInteger(resolved.instancesPerWorker)) {
+    throw new RangeError(`plugin limit instancesPerWorker must be an integer, got ${resolved.instancesPerWorker}`);
+  }
   return resolved;
 }

@@ -71,9 +71,10 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
     logger: baseLogger.child({ plugin: source.label }),
     metrics: createPluginMetrics(undefined, source.label, source.label),
   };
+  // Before the egress (credentials, logins) opens: a runtime that cannot host plugins fails here, leaving nothing open.
+  const workers = pluginWorkers(limits, module.prepared);
   const cloudApi = cloudApiMetrics(options.registry, () => options.provider ?? identity.providerName);
   const egress = await openEgress(options, limits, baseLogger, identity, fail, cloudApi);
-  const workers = pluginWorkers(limits, module.prepared);
   const instances = instancePool(options, limits, module.prepared, workers, egress, identity);
   try {
     return await startPool({ options, limits, source, module, egress, identity, instances, workers, baseLogger, fail });

@@ -18,8 +18,13 @@ export const ChannelState = {
   hostReply: 3,
   /** The call finished: `kind` is a CallOutcome, the payload holds the output or a message. */
   done: 4,
-  /** Set by the main thread when the worker exited, to wake its own waiter. */
+  /**
+   * Set by the main thread when the instance is out of service (its worker exited, or its call is over while the
+   * guest waits): wakes the waiters, and a suspended guest is never resumed.
+   */
   dead: 5,
+  /** The guest is suspended in ccm_sleep_ms; the worker swaps it back to `call` when the pause ends. */
+  sleeping: 6,
 } as const;
 export type ChannelStateValue = (typeof ChannelState)[keyof typeof ChannelState];
 
@@ -155,6 +160,17 @@ export class Channel {
   publish(state: ChannelStateValue): void {
     Atomics.store(this.header, Slot.state, state);
     Atomics.notify(this.header, Slot.state);
+  }
+
+  /**
+   * Swaps the state from `expected` to `next` if it still is `expected` (and wakes the waiters); false if it was not.
+   * Where both threads may change the state at once (the end of a pause against the call's deadline), the one that
+   * swaps first decides.
+   */
+  swap(expected: ChannelStateValue, next: ChannelStateValue): boolean {
+    if (Atomics.compareExchange(this.header, Slot.state, expected, next) !== expected) return false;
+    Atomics.notify(this.header, Slot.state);
+    return true;
   }
 
   /** Changes the state without waking anyone (when nobody waits for this value). */

@@ -56,6 +56,8 @@ export class PluginInstance {
   #exitReason: string | null = null;
   #exitCause: ExitCause = 'crash';
   #exitReported = false;
+  /** The call that ran past its deadline was suspended on the host: its slot can be closed alone. */
+  #suspendedAtDeadline = false;
 
   private constructor(channel: Channel, options: InstanceOptions) {
     this.#channel = channel;
@@ -77,6 +79,8 @@ export class PluginInstance {
     const instance = new PluginInstance(channel, options);
     const events = {
       onLog: (message: LogMessage) => options.onLog(message),
+      onWorkerStopping: (why: TerminationCause) =>
+        instance.#markExited(why.cause, `its worker was stopped: ${why.reason}`),
       onWorkerExit: (reason: string, terminatedFor: TerminationCause | null) =>
         instance.#onWorkerExit(reason, terminatedFor),
     };
@@ -135,7 +139,7 @@ export class PluginInstance {
     const worker = this.#worker;
     if (worker === null) return;
     let ended: Promise<TerminationResult> | null;
-    if (this.#exitCause === 'timeout') {
+    if (this.#exitCause === 'timeout' && !this.#suspendedAtDeadline) {
       ended = worker.terminate({ cause: 'timeout', reason: `instance ${this.id}: ${this.#exitReason ?? 'stopped'}` });
     } else {
       ended = worker.close(this.#slot);
@@ -208,10 +212,14 @@ export class PluginInstance {
       }
       if (Date.now() >= deadline && channel.state !== ChannelState.done) break;
     }
-    // The call fails now, at its deadline; the worker is stopped in the background. Stopping can take long: V8 only
-    // acts on a termination request at certain points of Wasm code, and not during a storm of GCs (see
-    // worker/worker-heap.ts), and nothing here may wait for it. The instance is out of service from this line on, so
-    // the pool starts its replacement at once.
+    // The call fails now, at its deadline. A guest suspended on the host (HTTP, a pause) is never resumed once the
+    // state says `dead`: its slot is closed alone. Otherwise it may be running, and the worker is stopped in the
+    // background. Stopping can take long: V8 only acts on a termination request at certain points of Wasm code, and
+    // not during a storm of GCs (see worker/worker-heap.ts), and nothing here may wait for it. The instance is out of
+    // service from this line on, so the pool starts its replacement at once.
+    this.#suspendedAtDeadline =
+      channel.swap(ChannelState.hostRequest, ChannelState.dead) ||
+      channel.swap(ChannelState.sleeping, ChannelState.dead);
     this.#markExited('timeout', `${exportName} ran past its deadline`);
     void this.#stop();
     throw new InstanceCallError(

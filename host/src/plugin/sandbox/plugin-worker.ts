@@ -22,6 +22,8 @@ const WORKER_URL = new URL(`./worker/worker-entry${import.meta.url.endsWith('.js
 /** What a slot's owner (a PluginInstance) hears of its worker. */
 export interface SlotEvents {
   onLog(message: LogMessage): void;
+  /** The worker is being terminated for `why`: the slot is out of service now (its exit is reported at the exit). */
+  onWorkerStopping(why: TerminationCause): void;
   /** The worker is gone (after terminate(), a crash, an uncaught error); `cause` is the terminating one, if any. */
   onWorkerExit(reason: string, terminatedFor: TerminationCause | null): void;
 }
@@ -169,6 +171,8 @@ export class PluginWorker {
    */
   terminate(why: TerminationCause): Promise<TerminationResult> {
     this.#terminatedFor ??= why;
+    // Nothing new may reach a worker on its way out: its other instances are out of service from now on.
+    for (const events of this.#slots.values()) events.onWorkerStopping(this.#terminatedFor);
     const worker = this.#worker;
     if (worker === null) {
       // Not created yet: it never will be (spawn refuses), and its slots are told now.

@@ -13,6 +13,7 @@ import type { CallContext, ExtismPluginOptions } from '@extism/extism';
 import { Channel, ChannelState, HostRequestKind } from '../channel.ts';
 import { errorFrame } from '../../broker/http-frame.ts';
 import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from '../../broker/http-json.ts';
+import { GuestArgumentError } from './guest-faults.ts';
 import type { GuestKernel } from './guest-kernel.ts';
 import type { LogMessage } from './worker-protocol.ts';
 
@@ -22,6 +23,8 @@ export interface HostFunctionContext {
   maxHttpRequestBytes: number;
   maxLogRecordBytes: number;
   log: (message: Omit<LogMessage, 'type' | 'exportName' | 'slot'>) => void;
+  /** Whether a call is under way: the imports that suspend serve calls only (not the module's start function). */
+  inCall: () => boolean;
 }
 
 // The function type js-sdk's `functions` option takes (its arguments are typed loosely there).
@@ -44,10 +47,13 @@ export const MAX_SLEEP_MS = 60_000;
 /** The imports that suspend the guest: served by suspendingImport-wrapped functions returning promises. */
 export const SUSPENDING_IMPORTS: ReadonlySet<string> = new Set(['ccm_http', 'ccm_http_bytes', 'ccm_sleep_ms']);
 
-/** Resolves after `ms` (clamped to 0..MAX_SLEEP_MS). */
-export async function sleepGuest(ms: number): Promise<void> {
-  const pause = Math.min(Math.max(Math.trunc(ms), 0), MAX_SLEEP_MS);
-  if (pause > 0) await delay(pause);
+/**
+ * What a suspending import answers once the call is over (its deadline passed, its instance closed): a promise that
+ * never settles, so the guest is never resumed; its stack goes with the slot. A fresh one each time: reactions on a
+ * shared one would keep every abandoned stack alive.
+ */
+function abandoned(): Promise<never> {
+  return new Promise<never>(() => undefined);
 }
 
 /**
@@ -63,6 +69,13 @@ export function suspendingImport<F extends (...args: never[]) => unknown>(fn: F)
 
 export function createHostFunctions(host: HostFunctionContext): Record<string, HostFunction> {
   const { channel, kernel } = host;
+  // Checked before the promise is made, so that the guard (guest-faults.ts) records the refusal as it happens.
+  const duringCall =
+    <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      if (!host.inCall()) throw new GuestArgumentError(`${name} serves calls only, not the module's start function`);
+      return fn(...args);
+    };
   // Both HTTP imports: a request frame to the main thread, an answer frame back (or one made here). The frame is in
   // the channel before the first await: it may be a view of guest memory, valid only until the guest runs again.
   const exchange = async (frame: Uint8Array): Promise<Uint8Array> => {
@@ -75,6 +88,7 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
     channel.kind = HostRequestKind.httpBytes;
     channel.publish(ChannelState.hostRequest);
     while (channel.state === ChannelState.hostRequest) await channel.waitChange(ChannelState.hostRequest);
+    if (channel.state !== ChannelState.hostReply) return abandoned();
     const answer = channel.copyOut(0, channel.length);
     // Back to "running a call"; nobody waits for this value, so no wake-up.
     channel.set(ChannelState.call);
@@ -95,15 +109,19 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
   };
 
   return {
-    ccm_http: async (context: CallContext, requestAddress: bigint): Promise<bigint> =>
+    ccm_http: duringCall('ccm_http', async (context: CallContext, requestAddress: bigint): Promise<bigint> =>
       context.store(charged(await jsonExchange(kernel.blockBytes(context, requestAddress)), jsonError)),
+    ),
     // ABI 1.3: the request frame (broker/http-frame.ts) is read out of the guest's memory; the answer frame is held
     // until ccm_http_answer_read copies it in, and its length returned. Pointers are i32: plugins are wasm32.
-    ccm_http_bytes: async (_context: CallContext, address: number, length: number): Promise<number> => {
-      const answer = charged(await exchange(kernel.guestBytes('ccm_http_bytes', address, length)), errorFrame);
-      kernel.hold(answer);
-      return answer.byteLength;
-    },
+    ccm_http_bytes: duringCall(
+      'ccm_http_bytes',
+      async (_context: CallContext, address: number, length: number): Promise<number> => {
+        const answer = charged(await exchange(kernel.guestBytes('ccm_http_bytes', address, length)), errorFrame);
+        kernel.hold(answer);
+        return answer.byteLength;
+      },
+    ),
     ccm_http_answer_read: (_context: CallContext, address: number, length: number): void => {
       kernel.readHeld('ccm_http_answer_read', address, length);
     },
@@ -115,7 +133,15 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
     },
     ccm_now_ms: (): bigint => BigInt(Date.now()),
     // ABI 1.4: an i32 of milliseconds (a negative one is no pause).
-    ccm_sleep_ms: (_context: CallContext, ms: number): Promise<void> => sleepGuest(ms),
+    // The state says `sleeping` meanwhile: at the deadline the main thread swaps it to `dead` and the pause never
+    // returns, so the instance is closed alone rather than its worker stopped.
+    ccm_sleep_ms: duringCall('ccm_sleep_ms', async (_context: CallContext, ms: number): Promise<void> => {
+      const pause = Math.min(Math.max(Math.trunc(ms), 0), MAX_SLEEP_MS);
+      if (pause === 0) return;
+      if (!channel.swap(ChannelState.call, ChannelState.sleeping)) return abandoned();
+      await delay(pause);
+      if (!channel.swap(ChannelState.sleeping, ChannelState.call)) return abandoned();
+    }),
     // ABI 1.1: the whole input in one call (as-pdk moves it 8 bytes per host call). Pointers are i32: plugins are wasm32.
     ccm_input_read: (_context: CallContext, address: number, length: number): void => {
       kernel.inputRead(address, length);

@@ -45,13 +45,14 @@ export class GuestRunner {
   }
 
   async run(exportName: string, input: Uint8Array): Promise<RunOutcome> {
-    const fn = this.#export(exportName);
-    if (fn === null) return message(CallOutcome.noSuchExport, `the plugin has no export '${exportName}'`);
+    if (!Object.hasOwn(this.#exports, exportName) || typeof this.#exports[exportName] !== 'function') {
+      return message(CallOutcome.noSuchExport, `the plugin has no export '${exportName}'`);
+    }
     this.#kernel.beginCall(input);
     this.#faults.reset();
     let result: RunOutcome;
     try {
-      const returned: unknown = await fn();
+      const returned: unknown = await this.#export(exportName)();
       result = this.#faultOutcome(null) ?? this.#collect(returned);
     } catch (err) {
       this.poisoned = true;
@@ -65,12 +66,10 @@ export class GuestRunner {
     return result;
   }
 
-  #export(exportName: string): (() => Promise<unknown>) | null {
+  #export(exportName: string): () => Promise<unknown> {
     let fn = this.#promising.get(exportName);
     if (fn === undefined) {
-      const raw = Object.hasOwn(this.#exports, exportName) ? this.#exports[exportName] : undefined;
-      if (typeof raw !== 'function') return null;
-      fn = WebAssembly.promising(raw as () => unknown) as () => Promise<unknown>;
+      fn = WebAssembly.promising(this.#exports[exportName] as () => unknown) as () => Promise<unknown>;
       this.#promising.set(exportName, fn);
     }
     return fn;

@@ -12,6 +12,7 @@ import { GuestKernel } from './guest-kernel.ts';
 import { kernelExtras } from './kernel-extras.ts';
 import { GuestRunner, publishOutcome } from './guest-runner.ts';
 import type { LogMessage, WorkerLimits, WorkerMessage } from './worker-protocol.ts';
+import { errorMessage } from '../../../util/error-message.ts';
 
 export interface GuestSlotOptions {
   slot: number;
@@ -30,12 +31,14 @@ type LogRecord = Omit<LogMessage, 'type' | 'exportName' | 'slot'>;
 // Inputs above RETAINED_INPUT_BYTES get a buffer of their own, so one huge call does not pin its size in the worker.
 const RETAINED_INPUT_BYTES = 4 * 1024 * 1024;
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 export class GuestSlot {
   readonly #options: GuestSlotOptions;
   readonly #channel: Channel;
   #runner: GuestRunner | null = null;
   #closed = false;
+  #inCall = false;
   #currentExport = '';
   #logsThisCall = 0;
   #logBytesThisCall = 0;
@@ -91,6 +94,7 @@ export class GuestSlot {
         maxHttpRequestBytes: limits.maxHttpRequestBytes,
         maxLogRecordBytes: limits.maxLogRecordBytes,
         log: (record) => this.#log(record),
+        inCall: () => this.#inCall,
       }),
     );
     for (const name of SUSPENDING_IMPORTS) {
@@ -115,6 +119,11 @@ export class GuestSlot {
     // Extism only calls a reactor's _initialize when WASI is on; wasm-ccm plugins have no WASI, so do it here.
     const initialize = instance.exports._initialize;
     if (typeof initialize === 'function') (initialize as () => void)();
+    // An import's error the start function caught (ccm_http outside a call, say) still fails the start.
+    const fault = faults.take();
+    if (fault !== null) {
+      throw new Error(`the module's start function called ${fault.importName}: ${fault.error?.message ?? 'failed'}`);
+    }
     this.#runner = new GuestRunner(plugin, instance, { kernel, faults }, limits.memoryCapBytes);
   }
 
@@ -128,11 +137,25 @@ export class GuestSlot {
       // The state may still read `done` from the previous call until the main thread posts the next one.
       const state = channel.state;
       if (state === ChannelState.call) {
-        await this.#serveCall(runner);
+        await this.#serveCallSafely(runner);
         // After a trap or a limit (runner.poisoned) the main thread closes this slot as soon as it reads the outcome.
       } else {
         await channel.waitChange(state);
       }
+    }
+  }
+
+  // Whatever fails around the guest's own code (copying the input, the answer's canonical form) fails this call as a
+  // trap, which retires this instance only: an exception escaping here would end the worker and its other instances.
+  async #serveCallSafely(runner: GuestRunner): Promise<void> {
+    try {
+      await this.#serveCall(runner);
+    } catch (err) {
+      const text = `the worker failed serving ${this.#currentExport}: ${errorMessage(err)}`;
+      publishOutcome(this.#channel, { outcome: CallOutcome.trap, returnCode: 0, bytes: encoder.encode(text) });
+      this.#channel.publish(ChannelState.done);
+    } finally {
+      this.#inCall = false;
     }
   }
 
@@ -145,7 +168,9 @@ export class GuestSlot {
     this.#logsThisCall = 0;
     this.#logBytesThisCall = 0;
     this.#logsDropped = 0;
+    this.#inCall = true;
     const result = await runner.run(this.#currentExport, input);
+    this.#inCall = false;
     // The main thread parses the answer's canonical form, never the plugin's own text (sandbox/canonical-answer.ts).
     if (result.outcome === CallOutcome.output) result.bytes = canonicalAnswer(this.#currentExport, result.bytes);
     if (this.#logsDropped > 0) {

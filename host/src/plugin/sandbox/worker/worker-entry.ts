@@ -12,16 +12,24 @@ if (port === null) throw new Error('worker-entry.ts must run in a worker thread'
 const post = (message: WorkerMessage): void => port.postMessage(message);
 const start = workerData as WorkerStartData;
 const slots = new Map<number, GuestSlot>();
+/** Slots being opened, and those of them closed meanwhile: closed as soon as they are open. */
+const opening = new Set<number>();
+const closedEarly = new Set<number>();
 
 async function open(message: OpenSlotMessage): Promise<void> {
   const { slot, channel, config } = message;
   let guest: GuestSlot;
+  opening.add(slot);
   try {
     guest = await GuestSlot.open({ slot, channel, config, module: start.module, limits: start.limits, post });
   } catch (err) {
+    closedEarly.delete(slot);
     post({ type: 'failed', slot, error: err instanceof Error ? `${err.name}: ${err.message}` : errorMessage(err) });
     return;
+  } finally {
+    opening.delete(slot);
   }
+  if (closedEarly.delete(slot)) return;
   slots.set(slot, guest);
   post({ type: 'ready', slot });
   await guest.serve();
@@ -31,8 +39,13 @@ port.on('message', (message: unknown) => {
   if (!isHostMessage(message)) return;
   if (message.type === 'open') {
     void open(message);
-  } else {
-    slots.get(message.slot)?.close();
+    return;
+  }
+  const guest = slots.get(message.slot);
+  if (guest !== undefined) {
+    guest.close();
     slots.delete(message.slot);
+  } else if (opening.has(message.slot)) {
+    closedEarly.add(message.slot);
   }
 });
