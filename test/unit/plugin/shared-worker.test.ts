@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TimeoutError } from '../../../host/src/cloudprovider/index.ts';
 import { loadPlugin } from '../../../host/src/plugin/runtime/load-plugin.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
+import { PluginWorkerGroup } from '../../../host/src/plugin/sandbox/plugin-worker.ts';
+import { workerResourceLimits } from '../../../host/src/plugin/sandbox/worker/worker-heap.ts';
 import { hostileModule, instanceRestarts } from '../../../lab/plugins/index.ts';
 
 const DEADLINE_MS = 5_000;
@@ -122,3 +124,33 @@ describe('the suspending imports outside a call', () => {
     await expect(load).rejects.toThrow(/ccm_sleep_ms serves calls only, not the module's start function/);
   });
 });
+
+describe('a Node.js without JSPI', () => {
+  it('is refused when a plugin is loaded, naming what it lacks', () => {
+    const suspending = Object.getOwnPropertyDescriptor(WebAssembly, 'Suspending');
+    if (suspending === undefined) throw new Error('this Node.js has no WebAssembly.Suspending to take away');
+    const emptyModule = new WebAssembly.Module(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+    const limits = workerResourceLimits(64, 65_536);
+    delete (WebAssembly as { Suspending?: unknown }).Suspending;
+    try {
+      expect(() => new PluginWorkerGroup({ module: emptyModule, limits: DEFAULT_WORKER_LIMITS }, limits, 1)).toThrow(
+        /lacks WebAssembly JSPI \(WebAssembly\.Suspending\), which plugins need/,
+      );
+    } finally {
+      Object.defineProperty(WebAssembly, 'Suspending', suspending);
+    }
+    expect(new PluginWorkerGroup({ module: emptyModule, limits: DEFAULT_WORKER_LIMITS }, limits, 1).limits).toBe(
+      DEFAULT_WORKER_LIMITS,
+    );
+  });
+});
+
+const DEFAULT_WORKER_LIMITS = {
+  kernelMemoryBytes: 1 << 20,
+  maxOutputBytes: 1 << 20,
+  maxHttpRequestBytes: 1 << 20,
+  maxLogRecordsPerCall: 10,
+  maxLogRecordBytes: 1024,
+  maxLogBytesPerCall: 4096,
+  memoryCapBytes: 65_536,
+};

@@ -75,7 +75,7 @@ export async function loadPlugin(options: PluginLoadOptions): Promise<LoadedPlug
   const workers = pluginWorkers(limits, module.prepared);
   const cloudApi = cloudApiMetrics(options.registry, () => options.provider ?? identity.providerName);
   const egress = await openEgress(options, limits, baseLogger, identity, fail, cloudApi);
-  const instances = instancePool(options, limits, module.prepared, workers, egress, identity);
+  const instances = instancePool(options, limits, workers, egress, identity);
   try {
     return await startPool({ options, limits, source, module, egress, identity, instances, workers, baseLogger, fail });
   } catch (err) {
@@ -181,20 +181,15 @@ function pluginWorkers(limits: PluginLimits, prepared: PreparedModule): PluginWo
 /** Starts one instance in the plugin's workers; it serves nothing until initialized. */
 function spawnInstance(
   limits: PluginLimits,
-  prepared: PreparedModule,
   workers: PluginWorkerGroup,
   egress: Egress,
   identity: PluginIdentity,
   onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void,
 ): Promise<PluginInstance> {
-  const memoryCapBytes = prepared.memory.effectiveMaxPages * 65_536;
   return PluginInstance.start({
-    module: prepared.module,
     workers,
-    limits: workerLimits(limits, memoryCapBytes),
     maxInputBytes: limits.maxInputBytes,
     config: egress.credentials.pluginConfig(),
-    resourceLimits: workerResourceLimits(limits.workerHeapMb, memoryCapBytes),
     startTimeoutMs: limits.startTimeoutMs,
     http: egress.broker,
     onLog: pluginLogForwarder(() => identity.logger),
@@ -226,7 +221,6 @@ async function initializeInstance(
 function instancePool(
   options: PluginLoadOptions,
   limits: PluginLimits,
-  prepared: PreparedModule,
   workers: PluginWorkerGroup,
   egress: Egress,
   identity: PluginIdentity,
@@ -238,7 +232,7 @@ function instancePool(
     logger: delegatingLogger(() => identity.logger),
     onRestart: (cause) => identity.metrics.instanceRestarted(cause),
     start: async (onExit) => {
-      const instance = await spawnInstance(limits, prepared, workers, egress, identity, onExit);
+      const instance = await spawnInstance(limits, workers, egress, identity, onExit);
       try {
         await initializeInstance(instance, options, egress, limits, identity.providerName);
       } catch (err) {
@@ -266,14 +260,7 @@ interface StartContext {
 /** A first instance describes the plugin and is initialized; then the pool fills and the plugin serves. */
 async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
   const { limits, source, egress, identity, instances } = ctx;
-  const first = await spawnInstance(
-    limits,
-    ctx.module.prepared,
-    ctx.workers,
-    egress,
-    identity,
-    instances.onInstanceExit,
-  );
+  const first = await spawnInstance(limits, ctx.workers, egress, identity, instances.onInstanceExit);
   instances.adopt(first);
   const described = await instances.use((i) => describe(i, limits), limits.startTimeoutMs);
   identity.providerName = described.providerName;

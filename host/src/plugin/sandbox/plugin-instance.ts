@@ -3,13 +3,12 @@
 // concurrency.
 import { CallOutcome, Channel, ChannelState, HostRequestKind } from './channel.ts';
 import { errorFrame } from '../broker/http-frame.ts';
-import type { LogMessage, WorkerLimits } from './worker/worker-protocol.ts';
-import type { WorkerResourceLimits } from './worker/worker-heap.ts';
+import type { LogMessage } from './worker/worker-protocol.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
 import { configureWasmEngine } from '../module/engine-flags.ts';
 import { STUCK_AFTER_MS, type TerminationResult } from './worker-lifecycle.ts';
-import { type PluginWorker, PluginWorkerGroup, type TerminationCause } from './plugin-worker.ts';
+import type { PluginWorker, PluginWorkerGroup, TerminationCause } from './plugin-worker.ts';
 
 /**
  * Serves a plugin's HTTP requests on the main thread (broker/http-broker.ts); `call` aborts at the deadline. Both HTTP
@@ -21,12 +20,10 @@ export interface HostHttp {
 }
 
 export interface InstanceOptions {
-  module: WebAssembly.Module;
-  limits: WorkerLimits;
+  /** The workers to place the instance in: the plugin's (its module, limits and V8 heap limits). */
+  workers: PluginWorkerGroup;
   maxInputBytes: number;
   config: Record<string, string>;
-  /** V8 heap limits of the worker (its own JS, not the guest's linear memory). */
-  resourceLimits: WorkerResourceLimits;
   startTimeoutMs: number;
   http: HostHttp;
   onLog: (message: LogMessage) => void;
@@ -34,8 +31,6 @@ export interface InstanceOptions {
   onExit: (instance: PluginInstance, cause: ExitCause, detail: string) => void;
   /** Called when the worker is still running STUCK_AFTER_MS after it was told to terminate (worker-lifecycle.ts). */
   onStuck?: (instance: PluginInstance, detail: string) => void;
-  /** The workers to place the instance in (the plugin's); default: a worker of its own. */
-  workers?: PluginWorkerGroup;
 }
 
 /** Why an instance ended (the `reason` label of the restarts metric). */
@@ -68,24 +63,20 @@ export class PluginInstance {
     configureWasmEngine();
     const payloadMax = Math.max(
       options.maxInputBytes + 1024,
-      options.limits.maxOutputBytes,
-      options.limits.maxHttpRequestBytes,
+      options.workers.limits.maxOutputBytes,
+      options.workers.limits.maxHttpRequestBytes,
     );
     // Limits below the usual start size give a smaller channel: a growable buffer cannot start above its maximum.
     const channel = Channel.create(Math.min(64 * 1024, payloadMax), payloadMax);
-    const workers =
-      options.workers ??
-      new PluginWorkerGroup({ module: options.module, limits: options.limits }, options.resourceLimits, 1);
     const instance = new PluginInstance(channel, options);
     const events = {
       onLog: (message: LogMessage) => options.onLog(message),
       onWorkerStopping: (why: TerminationCause) =>
         instance.#markExited(why.cause, `its worker was stopped: ${why.reason}`),
-      onWorkerExit: (reason: string, terminatedFor: TerminationCause | null) =>
-        instance.#onWorkerExit(reason, terminatedFor),
+      onWorkerExit: (reason: string) => instance.#onWorkerExit(reason),
     };
     try {
-      const placed = await workers.open(channel, options.config, events, options.startTimeoutMs);
+      const placed = await options.workers.open(channel, options.config, events, options.startTimeoutMs);
       instance.#worker = placed.worker;
       instance.#slot = placed.slot;
     } catch (err) {
@@ -150,11 +141,9 @@ export class PluginInstance {
     }
   }
 
-  #onWorkerExit(reason: string, terminatedFor: TerminationCause | null): void {
-    if (terminatedFor !== null && this.#exitReason === null) {
-      // Lost with a neighbour in its worker: the neighbour's cause, saying so.
-      this.#markExited(terminatedFor.cause, `its worker was stopped: ${terminatedFor.reason}`);
-    }
+  // An instance lost with a neighbour was marked with the neighbour's cause when the worker was told to stop
+  // (onWorkerStopping); one whose worker died unasked is a crash.
+  #onWorkerExit(reason: string): void {
     this.#markExited('crash', reason);
     this.#reportExit(this.#exitReason ?? reason);
   }

@@ -10,7 +10,7 @@
 // closed alone; a worker whose last slot closes is terminated.
 import { Worker } from 'node:worker_threads';
 import type { Channel } from './channel.ts';
-import type { LogMessage, WorkerStartData } from './worker/worker-protocol.ts';
+import type { LogMessage, WorkerLimits, WorkerStartData } from './worker/worker-protocol.ts';
 import { isWorkerMessage } from './worker/worker-protocol.ts';
 import type { WorkerResourceLimits } from './worker/worker-heap.ts';
 import { errorMessage } from '../../util/error-message.ts';
@@ -24,8 +24,8 @@ export interface SlotEvents {
   onLog(message: LogMessage): void;
   /** The worker is being terminated for `why`: the slot is out of service now (its exit is reported at the exit). */
   onWorkerStopping(why: TerminationCause): void;
-  /** The worker is gone (after terminate(), a crash, an uncaught error); `cause` is the terminating one, if any. */
-  onWorkerExit(reason: string, terminatedFor: TerminationCause | null): void;
+  /** The worker is gone (after terminate(), a crash, an uncaught error). */
+  onWorkerExit(reason: string): void;
 }
 
 export interface TerminationCause {
@@ -211,7 +211,7 @@ export class PluginWorker {
     const slots = [...this.#slots.values()];
     this.#slots.clear();
     this.#retiring.clear();
-    for (const events of slots) events.onWorkerExit(reason, this.#terminatedFor);
+    for (const events of slots) events.onWorkerExit(reason);
   }
 }
 
@@ -234,9 +234,9 @@ export class PluginWorkerGroup {
     this.#capacity = capacity;
   }
 
-  /** Workers alive (tests, metrics). */
-  get workers(): number {
-    return [...this.#workers].filter((w) => w.alive).length;
+  /** What every instance of these workers is limited to. */
+  get limits(): WorkerLimits {
+    return this.#data.limits;
   }
 
   /**
