@@ -87,6 +87,31 @@ export async function waitForIngress(admin: KubeClient, count: number, timeoutMs
 }
 
 /**
+ * Polls until the service controller has written `count` Events in "default" (a CCM writes them through the same
+ * client-side rate limit as its Service patches, so they trail the ingresses); throws after `timeoutMs`, naming `who`.
+ */
+export async function waitForServiceEvents(
+  admin: KubeClient,
+  count: number,
+  timeoutMs: number,
+  who: string,
+): Promise<void> {
+  const started = performance.now();
+  const selector = encodeURIComponent('source=service-controller');
+  for (;;) {
+    const list = await admin.request<{ items: { count?: number }[] }>({
+      path: `/api/v1/namespaces/default/events?fieldSelector=${selector}`,
+    });
+    const written = list.items.reduce((sum, e) => sum + (e.count ?? 1), 0);
+    if (written >= count) return;
+    if (performance.now() - started > timeoutMs) {
+      throw new Error(`${who}: only ${written}/${count} service-controller events after ${timeoutMs / 1000} s`);
+    }
+    await sleep(250);
+  }
+}
+
+/**
  * Starts watching Nodes labelled `runLabel` for the cloud taint and registers one warm-up Node (`name`); resolves once
  * the CCM has initialized it, which means its controllers run (the same readiness signal for every CCM measured).
  */
