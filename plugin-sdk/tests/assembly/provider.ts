@@ -86,9 +86,15 @@ class TestProvider extends Provider {
     const svc = req.service;
     if (svc.annotations.has("test/elsewhere")) return implementedElsewhere("handled by another controller");
     if (svc.annotations.has("test/bad")) return invalid("annotation test/bad: " + svc.annotations.get("test/bad"));
+    // "test/reverse-and-pop" changes the list it was handed in place; "test/first-node" names its first node.
+    if (svc.annotations.has("test/reverse-and-pop")) {
+      req.nodes.reverse();
+      req.nodes.pop();
+    }
     const ingress = new LoadBalancerIngress();
     ingress.ip = "203.0.113." + req.nodes.length.toString();
     ingress.ipMode = IPMode.VIP;
+    if (svc.annotations.has("test/first-node") && req.nodes.length > 0) ingress.hostname = req.nodes[0].name;
     for (let i = 0; i < svc.ports.length; i++) {
       const p = new PortStatus();
       p.port = svc.ports[i].port;

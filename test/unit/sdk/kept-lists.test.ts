@@ -55,6 +55,25 @@ describe('kept node lists', () => {
     expect((await ensure({ nodes: [], nodesRef: 7 })).ok?.status.ingress[0]?.ip).toBe('203.0.113.2');
   });
 
+  it('undoes what a call did to the list in place before the next call', async () => {
+    const firstNode = { 'test/first-node': '' };
+    const changing = abiService({ uid: 'u1', ports: [], annotations: { ...firstNode, 'test/reverse-and-pop': '' } });
+    const reading = abiService({ uid: 'u1', ports: [], annotations: firstNode });
+    const call = async (svc: typeof service, request: { nodes: unknown[]; nodesRef: number }) => {
+      const text = await provider.call('ccm_ensure_load_balancer', { clusterName: 'prod', service: svc, ...request });
+      const ingress = (JSON.parse(text) as { ok: { status: { ingress: { ip: string; hostname: string }[] } } }).ok
+        .status.ingress[0];
+      return `${ingress?.ip} ${ingress?.hostname}`;
+    };
+    // The list as sent, then as kept: the change of each call is gone by the next one.
+    expect(await call(changing, { nodes: nodes(4), nodesRef: 11 })).toBe('203.0.113.3 n3');
+    expect(await call(reading, { nodes: [], nodesRef: 11 })).toBe('203.0.113.4 n0');
+    expect(await call(changing, { nodes: [], nodesRef: 11 })).toBe('203.0.113.3 n3');
+    expect(await call(changing, { nodes: [], nodesRef: 11 })).toBe('203.0.113.3 n3');
+    expect(await call(reading, { nodes: [], nodesRef: 11 })).toBe('203.0.113.4 n0');
+    expect(await call(reading, { nodes: [], nodesRef: 11 })).toBe('203.0.113.4 n0');
+  });
+
   it('shares the kept list between ensure and update', async () => {
     await ensure({ nodes: nodes(1), nodesRef: 9 });
     // The test provider does not implement update: NotImplemented shows the ref resolved (else unknown nodesRef).
