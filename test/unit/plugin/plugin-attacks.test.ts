@@ -143,6 +143,16 @@ describe('a hostile plugin at call time', () => {
     });
   });
 
+  it('a record written before computing past the deadline reaches the log once the worker is stopped', async () => {
+    const before = records.length;
+    const { error } = await attack('log_then_loop');
+    expect(error).toBeInstanceOf(TimeoutError);
+    await expect
+      .poll(() => records.slice(before).find((r) => r.fields.source === 'kernel')?.fields.method, { timeout: 10_000 })
+      .toBe('log_then_loop');
+    expect(records.slice(before).find((r) => r.fields.source === 'kernel')?.message).toBe('\0'.repeat(5));
+  });
+
   it('a 4 MiB Extism error: fails with the message cut to 4 KiB, the cut marked', async () => {
     const { error } = await attack('huge_error');
     expect(error).toBeInstanceOf(InternalError);

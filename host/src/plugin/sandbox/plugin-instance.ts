@@ -8,6 +8,7 @@ import { errorMessage } from '../../util/error-message.ts';
 import { InstanceCallError, InstanceStartError } from './instance-errors.ts';
 import { configureWasmEngine } from '../module/engine-flags.ts';
 import { STUCK_AFTER_MS, type TerminationResult } from './worker-lifecycle.ts';
+import { LOG_RECORD_OVERHEAD, LogBuffer } from './log-buffer.ts';
 import type { PluginWorker, PluginWorkerGroup, TerminationCause } from './plugin-worker.ts';
 
 /**
@@ -41,21 +42,28 @@ let nextInstanceId = 1;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+// Room in the log buffer besides a call's budget: the runtime's note of the records it dropped.
+const LOG_NOTE_BYTES = 512;
+
 export class PluginInstance {
   readonly id = nextInstanceId++;
   readonly #channel: Channel;
+  readonly #logs: LogBuffer;
   readonly #options: InstanceOptions;
   #worker: PluginWorker | null = null;
   #slot = 0;
   #busy = false;
+  /** The export of the call under way (or the last one): what its log records are tagged with. */
+  #callExport = '';
   #exitReason: string | null = null;
   #exitCause: ExitCause = 'crash';
   #exitReported = false;
   /** The call that ran past its deadline was suspended on the host: its slot can be closed alone. */
   #suspendedAtDeadline = false;
 
-  private constructor(channel: Channel, options: InstanceOptions) {
+  private constructor(channel: Channel, logs: LogBuffer, options: InstanceOptions) {
     this.#channel = channel;
+    this.#logs = logs;
     this.#options = options;
   }
 
@@ -68,7 +76,12 @@ export class PluginInstance {
     );
     // Limits below the usual start size give a smaller channel: a growable buffer cannot start above its maximum.
     const channel = Channel.create(Math.min(64 * 1024, payloadMax), payloadMax);
-    const instance = new PluginInstance(channel, options);
+    // A call's records fit whole: the buffer is emptied at every hand-over, and a call logs within its budget.
+    const { maxLogBytesPerCall, maxLogRecordsPerCall } = options.workers.limits;
+    const logs = LogBuffer.create(
+      maxLogBytesPerCall + (maxLogRecordsPerCall + 1) * LOG_RECORD_OVERHEAD + LOG_NOTE_BYTES,
+    );
+    const instance = new PluginInstance(channel, logs, options);
     const events = {
       onLog: (message: LogMessage) => options.onLog(message),
       onWorkerStopping: (why: TerminationCause) =>
@@ -76,7 +89,7 @@ export class PluginInstance {
       onWorkerExit: (reason: string) => instance.#onWorkerExit(reason),
     };
     try {
-      const placed = await options.workers.open(channel, options.config, events, options.startTimeoutMs);
+      const placed = await options.workers.open({ channel, logs }, options.config, events, options.startTimeoutMs);
       instance.#worker = placed.worker;
       instance.#slot = placed.slot;
     } catch (err) {
@@ -144,6 +157,8 @@ export class PluginInstance {
   // An instance lost with a neighbour was marked with the neighbour's cause when the worker was told to stop
   // (onWorkerStopping); one whose worker died unasked is a crash.
   #onWorkerExit(reason: string): void {
+    // Nothing writes to the log buffer any more: what a call wrote before its worker stopped is read now.
+    this.#forwardLogs();
     this.#markExited('crash', reason);
     this.#reportExit(this.#exitReason ?? reason);
   }
@@ -187,14 +202,19 @@ export class PluginInstance {
     const name = encodedName(exportName);
     channel.length = this.#writeRequest(name, input);
     channel.aux = name.byteLength;
+    this.#callExport = exportName;
     channel.publish(ChannelState.call);
     for (;;) {
       const state = channel.state;
-      if (state === ChannelState.done) return this.#finish(exportName);
+      if (state === ChannelState.done) {
+        this.#forwardLogs();
+        return this.#finish(exportName);
+      }
       if (state === ChannelState.dead) {
         throw new InstanceCallError('crash', `the plugin's worker died during ${exportName}: ${this.#exitReason}`);
       }
       if (state === ChannelState.hostRequest) {
+        this.#forwardLogs();
         if (!(await this.#serveHostRequest(deadline))) break;
       } else if (!(await channel.waitWhileAsync(state, deadline - Date.now()))) {
         break;
@@ -209,6 +229,8 @@ export class PluginInstance {
     this.#suspendedAtDeadline =
       channel.swap(ChannelState.hostRequest, ChannelState.dead) ||
       channel.swap(ChannelState.sleeping, ChannelState.dead);
+    // A guest that is never resumed writes no more records; one that may be running is read when its worker is gone.
+    if (this.#suspendedAtDeadline) this.#forwardLogs();
     this.#markExited('timeout', `${exportName} ran past its deadline`);
     void this.#stop();
     throw new InstanceCallError(
@@ -276,13 +298,20 @@ export class PluginInstance {
     }
   }
 
-  // Takes the instance out of service now but terminates its worker a moment later: log records it posted just
-  // before trapping (an AssemblyScript abort logs its reason) are still in flight and would be lost.
+  // Takes the instance out of service now but terminates its worker a moment later: a log record posted rather than
+  // written to the log buffer just before trapping would still be in flight, and lost.
   #retire(cause: ExitCause, reason: string): void {
     this.#markExited(cause, reason);
     // Its slot no longer counts as taken: the replacement may join the same worker meanwhile.
     this.#worker?.retire(this.#slot);
     setTimeout(() => void this.#stop(), RETIRE_DELAY_MS).unref();
+  }
+
+  // The records the call wrote since the last hand-over (log-buffer.ts), as the worker's log messages.
+  #forwardLogs(): void {
+    for (const entry of this.#logs.take()) {
+      this.#options.onLog({ type: 'log', slot: this.#slot, exportName: this.#callExport, ...entry });
+    }
   }
 
   #markExited(cause: ExitCause, reason: string): void {

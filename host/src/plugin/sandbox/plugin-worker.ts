@@ -10,6 +10,7 @@
 // closed alone; a worker whose last slot closes is terminated.
 import { Worker } from 'node:worker_threads';
 import type { Channel } from './channel.ts';
+import type { LogBuffer } from './log-buffer.ts';
 import type { LogMessage, WorkerLimits, WorkerStartData } from './worker/worker-protocol.ts';
 import { isWorkerMessage } from './worker/worker-protocol.ts';
 import type { WorkerResourceLimits } from './worker/worker-heap.ts';
@@ -18,6 +19,12 @@ import { type TerminationResult, startAfterTerminations, terminateAfterStarts } 
 
 // Same extension as this file: .ts when Node runs the sources, .js when they were compiled to dist/.
 const WORKER_URL = new URL(`./worker/worker-entry${import.meta.url.endsWith('.js') ? '.js' : '.ts'}`, import.meta.url);
+
+/** The memory a slot shares with the main thread: calls go through the channel, its log records through `logs`. */
+export interface SlotBuffers {
+  channel: Channel;
+  logs: LogBuffer;
+}
 
 /** What a slot's owner (a PluginInstance) hears of its worker. */
 export interface SlotEvents {
@@ -119,8 +126,13 @@ export class PluginWorker {
     return slot;
   }
 
-  /** Instantiates the module in `slot`, serving calls on `channel`; rejects with SlotOpenError. */
-  async open(slot: number, channel: Channel, config: Record<string, string>, timeoutMs: number): Promise<void> {
+  /** Instantiates the module in `slot`, serving calls on `channel`, logging into `logs`; rejects with SlotOpenError. */
+  async open(
+    slot: number,
+    { channel, logs }: SlotBuffers,
+    config: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<void> {
     await this.#spawned;
     const worker = this.#worker;
     if (worker === null || this.#exitReason !== null) {
@@ -143,7 +155,7 @@ export class PluginWorker {
           reject(err);
         },
       });
-      worker.postMessage({ type: 'open', slot, channel: channel.buffer, config });
+      worker.postMessage({ type: 'open', slot, channel: channel.buffer, logs: logs.buffer, config });
     });
   }
 
@@ -240,11 +252,11 @@ export class PluginWorkerGroup {
   }
 
   /**
-   * Opens a slot for `events` on `channel`: in a worker with room, else in a new one (started once the terminations
+   * Opens a slot for `events` on `buffers`: in a worker with room, else in a new one (started once the terminations
    * under way have ended, worker-lifecycle.ts). Resolves with the worker and the slot; rejects with SlotOpenError.
    */
   async open(
-    channel: Channel,
+    buffers: SlotBuffers,
     config: Record<string, string>,
     events: SlotEvents,
     timeoutMs: number,
@@ -255,7 +267,7 @@ export class PluginWorkerGroup {
     const existing = [...this.#workers].find((w) => w.free > 0);
     if (existing !== undefined) {
       const slot = existing.reserve(events);
-      await this.#opened(existing, slot, () => existing.open(slot, channel, config, timeoutMs));
+      await this.#opened(existing, slot, () => existing.open(slot, buffers, config, timeoutMs));
       return { worker: existing, slot };
     }
     const worker = new PluginWorker(this.#capacity);
@@ -264,7 +276,7 @@ export class PluginWorkerGroup {
     await this.#opened(worker, slot, () =>
       startAfterTerminations(async () => {
         worker.spawn(this.#data, this.#resourceLimits);
-        await worker.open(slot, channel, config, timeoutMs);
+        await worker.open(slot, buffers, config, timeoutMs);
       }),
     );
     return { worker, slot };

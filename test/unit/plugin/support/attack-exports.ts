@@ -62,6 +62,10 @@ export const ATTACK_EXPORTS = `
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $l (i32.lt_u (local.get $i) (i32.const 100000))))
     (call $ok))
+  ;; One record (5 NULs), then computing past the deadline.
+  (func (export "log_then_loop") (result i32)
+    (call $log_info (call $alloc (i64.const 5)))
+    (loop $l (br $l)) (i32.const 0))
   ;; 100 records of 10 KiB of NULs: within the record count, 6 MB as the host writes them (a NUL is 6 bytes).
   (func (export "log_nul_flood") (result i32)
     (local $i i32) (local $record i64)

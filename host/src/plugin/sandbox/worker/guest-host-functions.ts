@@ -4,8 +4,8 @@
 // request to the main thread through the instance's channel and resume the guest when the answer is there, so the
 // HTTP client and the credentials stay on the main thread while the worker's other instances run meanwhile.
 // Both hand it a ccm_http_bytes frame: ccm_http's JSON is parsed, checked and turned into a frame here, and the answer
-// frame back into JSON (broker/http-json.ts), on the plugin's thread rather than the main one. ccm_log posts the record
-// without waiting for anyone. ccm_input_read, ccm_http_bytes and ccm_http_answer_read move bytes straight between the
+// frame back into JSON (broker/http-json.ts), on the plugin's thread rather than the main one. ccm_log hands the
+// record's bytes on as they are, without waiting for anyone. ccm_input_read, ccm_http_bytes and ccm_http_answer_read move bytes straight between the
 // guest's linear memory and the host, one host call each. ccm_sleep_ms resumes the guest after a timer; the call's
 // deadline ends a sleeping instance like a running one.
 import { setTimeout as delay } from 'node:timers/promises';
@@ -14,15 +14,21 @@ import { Channel, ChannelState, HostRequestKind } from '../channel.ts';
 import { errorFrame } from '../../broker/http-frame.ts';
 import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from '../../broker/http-json.ts';
 import { GuestArgumentError } from './guest-faults.ts';
-import type { GuestKernel } from './guest-kernel.ts';
+import type { GuestKernel, HeldBytes } from './guest-kernel.ts';
 import type { LogMessage } from './worker-protocol.ts';
+
+/** A record as the guest wrote it: `text` a string, or its UTF-8 bytes (ccm_log's, a LogRecord JSON document). */
+export interface GuestLogRecord {
+  source: LogMessage['source'];
+  level: LogMessage['level'];
+  text: string | Uint8Array;
+}
 
 export interface HostFunctionContext {
   channel: Channel;
   kernel: GuestKernel;
   maxHttpRequestBytes: number;
-  maxLogRecordBytes: number;
-  log: (message: Omit<LogMessage, 'type' | 'exportName' | 'slot'>) => void;
+  log: (record: GuestLogRecord) => void;
   /** Whether a call is under way: the imports that suspend serve calls only (not the module's start function). */
   inCall: () => boolean;
 }
@@ -78,7 +84,9 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
     };
   // Both HTTP imports: a request frame to the main thread, an answer frame back (or one made here). The frame is in
   // the channel before the first await: it may be a view of guest memory, valid only until the guest runs again.
-  const exchange = async (frame: Uint8Array): Promise<Uint8Array> => {
+  // The main thread's answer stays in the channel: its length is what resolves. Nothing writes the channel's payload
+  // until this guest's next host request, so it can be read from there until then.
+  const send = async (frame: Uint8Array): Promise<Uint8Array | number> => {
     if (frame.byteLength > host.maxHttpRequestBytes) {
       return errorFrame(...tooLargeRequest(frame.byteLength, host.maxHttpRequestBytes));
     }
@@ -89,11 +97,20 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
     channel.publish(ChannelState.hostRequest);
     while (channel.state === ChannelState.hostRequest) await channel.waitChange(ChannelState.hostRequest);
     if (channel.state !== ChannelState.hostReply) return abandoned();
-    const answer = channel.copyOut(0, channel.length);
     // Back to "running a call"; nobody waits for this value, so no wake-up.
     channel.set(ChannelState.call);
-    return answer;
+    return channel.length;
   };
+  const exchange = async (frame: Uint8Array): Promise<Uint8Array> => {
+    const answer = await send(frame);
+    return typeof answer === 'number' ? channel.copyOut(0, answer) : answer;
+  };
+  // The answer's bytes where the main thread wrote them, copied once, into the guest's memory (ccm_http_answer_read):
+  // a copy out of the channel first was a fresh buffer of the answer's size per request, page faults included.
+  const inChannel = (length: number): HeldBytes => ({
+    byteLength: length,
+    copyTo: (target) => channel.copyTo(target, 0, target.byteLength),
+  });
   // What the guest gets is charged against the call's kernel budget, in the import's own format.
   const charged = (answer: Uint8Array, errorAnswer: HttpErrorAnswer): Uint8Array =>
     kernel.tryCharge(answer.byteLength) ? answer : errorAnswer(...OVER_BUDGET);
@@ -117,19 +134,20 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
     ccm_http_bytes: duringCall(
       'ccm_http_bytes',
       async (_context: CallContext, address: number, length: number): Promise<number> => {
-        const answer = charged(await exchange(kernel.guestBytes('ccm_http_bytes', address, length)), errorFrame);
-        kernel.hold(answer);
-        return answer.byteLength;
+        const sent = await send(kernel.guestBytes('ccm_http_bytes', address, length));
+        let held: Uint8Array | HeldBytes;
+        if (typeof sent !== 'number') held = charged(sent, errorFrame);
+        else held = kernel.tryCharge(sent) ? inChannel(sent) : errorFrame(...OVER_BUDGET);
+        kernel.hold(held);
+        return held.byteLength;
       },
     ),
     ccm_http_answer_read: (_context: CallContext, address: number, length: number): void => {
       kernel.readHeld('ccm_http_answer_read', address, length);
     },
+    // A view of the kernel block: log() copies what it keeps before the guest runs again.
     ccm_log: (context: CallContext, recordAddress: bigint): void => {
-      const bytes = kernel.blockBytes(context, recordAddress);
-      // Decoding is capped: a record over the size limit is dropped by log() anyway.
-      const text = new TextDecoder().decode(bytes.subarray(0, host.maxLogRecordBytes + 1));
-      host.log({ source: 'ccm_log', level: 'info', text });
+      host.log({ source: 'ccm_log', level: 'info', text: kernel.blockBytes(context, recordAddress) });
     },
     ccm_now_ms: (): bigint => BigInt(Date.now()),
     // ABI 1.4: an i32 of milliseconds (a negative one is no pause).

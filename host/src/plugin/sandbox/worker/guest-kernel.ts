@@ -41,6 +41,12 @@ const EMPTY_INPUT = new Uint8Array(0);
 // The function type js-sdk's `functions` option takes (its arguments are typed loosely there).
 export type KernelFunction = NonNullable<ExtismPluginOptions['functions']>[string][string];
 
+/** Bytes held where they are: `copyTo` fills `target` with the first `target.length` of them. */
+export interface HeldBytes {
+  readonly byteLength: number;
+  copyTo(target: Uint8Array): void;
+}
+
 export class GuestKernel {
   readonly #budgetBytes: number;
   readonly #maxOutputBytes: number;
@@ -54,7 +60,7 @@ export class GuestKernel {
   #chargedBytes = 0;
   #blocks = 0;
   #memory: WebAssembly.Memory | null = null;
-  #held: Uint8Array = EMPTY_INPUT;
+  #held: Uint8Array | HeldBytes = EMPTY_INPUT;
 
   constructor(budgetBytes: number, maxOutputBytes: number) {
     this.#budgetBytes = budgetBytes;
@@ -106,8 +112,11 @@ export class GuestKernel {
     return new Uint8Array(this.#memoryFor(what, at, bytes).buffer, at, bytes);
   }
 
-  /** Keeps a host function's answer until the guest copies it in (readHeld); forgotten at the end of the call. */
-  hold(bytes: Uint8Array): void {
+  /**
+   * Keeps a host function's answer until the guest copies it in (readHeld); forgotten at the end of the call. The
+   * answer is bytes, or bytes kept elsewhere (the channel's payload) with what copies them.
+   */
+  hold(bytes: Uint8Array | HeldBytes): void {
     this.#held = bytes;
   }
 
@@ -118,7 +127,7 @@ export class GuestKernel {
     this.#copyIn(what, 'an answer', held, address, length);
   }
 
-  #copyIn(what: string, noun: string, source: Uint8Array, address: number, length: number): void {
+  #copyIn(what: string, noun: string, source: Uint8Array | HeldBytes, address: number, length: number): void {
     const at = address >>> 0;
     const bytes = length >>> 0;
     if (bytes > source.byteLength) {
@@ -126,7 +135,9 @@ export class GuestKernel {
     }
     const memory = this.#memoryFor(what, at, bytes);
     if (bytes === 0) return;
-    new Uint8Array(memory.buffer, at, bytes).set(source.subarray(0, bytes));
+    const target = new Uint8Array(memory.buffer, at, bytes);
+    if (source instanceof Uint8Array) target.set(source.subarray(0, bytes));
+    else source.copyTo(target);
   }
 
   #memoryFor(what: string, at: number, bytes: number): WebAssembly.Memory {

@@ -7,10 +7,16 @@ import { CallOutcome, Channel, ChannelState } from '../channel.ts';
 import { canonicalAnswer } from '../canonical-answer.ts';
 import { CCM_HOST_MODULE, EXTISM_KERNEL_MODULE } from '../../module/import-policy.ts';
 import { GuestFaults } from './guest-faults.ts';
-import { createHostFunctions, SUSPENDING_IMPORTS, suspendingImport } from './guest-host-functions.ts';
+import {
+  createHostFunctions,
+  type GuestLogRecord,
+  SUSPENDING_IMPORTS,
+  suspendingImport,
+} from './guest-host-functions.ts';
 import { GuestKernel } from './guest-kernel.ts';
 import { kernelExtras } from './kernel-extras.ts';
 import { GuestRunner, publishOutcome } from './guest-runner.ts';
+import { LogBuffer } from '../log-buffer.ts';
 import type { LogMessage, WorkerLimits, WorkerMessage } from './worker-protocol.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 
@@ -18,12 +24,11 @@ export interface GuestSlotOptions {
   slot: number;
   module: WebAssembly.Module;
   channel: SharedArrayBuffer;
+  logs: SharedArrayBuffer;
   config: Record<string, string>;
   limits: WorkerLimits;
   post: (message: WorkerMessage) => void;
 }
-
-type LogRecord = Omit<LogMessage, 'type' | 'exportName' | 'slot'>;
 
 // A call's input is copied out of the channel (ccm_http reuses the channel while the call runs) into a buffer kept
 // across calls: a memmove into memory that is already there is an order of magnitude cheaper than slice() out of the
@@ -36,6 +41,7 @@ const encoder = new TextEncoder();
 export class GuestSlot {
   readonly #options: GuestSlotOptions;
   readonly #channel: Channel;
+  readonly #logs: LogBuffer;
   #runner: GuestRunner | null = null;
   #closed = false;
   #inCall = false;
@@ -49,6 +55,7 @@ export class GuestSlot {
   private constructor(options: GuestSlotOptions) {
     this.#options = options;
     this.#channel = new Channel(options.channel);
+    this.#logs = new LogBuffer(options.logs);
   }
 
   /** Instantiates the module in a new slot; rejects with what instantiating or the start function threw. */
@@ -92,7 +99,6 @@ export class GuestSlot {
         channel: this.#channel,
         kernel,
         maxHttpRequestBytes: limits.maxHttpRequestBytes,
-        maxLogRecordBytes: limits.maxLogRecordBytes,
         log: (record) => this.#log(record),
         inCall: () => this.#inCall,
       }),
@@ -170,7 +176,6 @@ export class GuestSlot {
     this.#logsDropped = 0;
     this.#inCall = true;
     const result = await runner.run(this.#currentExport, input);
-    this.#inCall = false;
     // The main thread parses the answer's canonical form, never the plugin's own text (sandbox/canonical-answer.ts).
     if (result.outcome === CallOutcome.output) result.bytes = canonicalAnswer(this.#currentExport, result.bytes);
     if (this.#logsDropped > 0) {
@@ -182,14 +187,17 @@ export class GuestSlot {
       this.#logBytesThisCall = 0;
       this.#log({ source: 'runtime', level: 'warn', text });
     }
+    this.#inCall = false;
     publishOutcome(channel, result);
     channel.publish(ChannelState.done);
   }
 
   // Log records are forwarded up to a per-call budget of records and of bytes: a plugin logging in a loop must not
   // flood the main thread or the host's log. Bytes are counted as the host will write them: it JSON-escapes a record's
-  // text, and 100 records of 16 KiB of NULs were 9.8 MB of log for one call.
-  #log(record: LogRecord): void {
+  // text, and 100 records of 16 KiB of NULs were 9.8 MB of log for one call. During a call they go into the log buffer
+  // (sized for a call's budget: the main thread empties it at every hand-over); outside one (the start function) they
+  // are posted.
+  #log(record: GuestLogRecord): void {
     const { limits } = this.#options;
     if (this.#logsThisCall >= limits.maxLogRecordsPerCall || record.text.length > limits.maxLogRecordBytes) {
       this.#logsDropped++;
@@ -202,7 +210,17 @@ export class GuestSlot {
     }
     this.#logsThisCall++;
     this.#logBytesThisCall += bytes;
-    this.#options.post({ type: 'log', slot: this.#options.slot, exportName: this.#currentExport, ...record });
+    const { source, level, text } = record;
+    if (this.#inCall && this.#logs.append(source, level, text)) return;
+    const message = typeof text === 'string' ? text : decoder.decode(text);
+    this.#options.post({
+      type: 'log',
+      slot: this.#options.slot,
+      exportName: this.#currentExport,
+      source,
+      level,
+      text: message,
+    });
   }
 
   // Calls mostly repeat the same few exports: reuse the decoded name when the bytes are the same as last time.
@@ -228,6 +246,7 @@ export class GuestSlot {
 }
 
 // A ccm_log record is a JSON document already, its escapes written as they are; other text gets JSON-escaped.
-function writtenBytes(record: LogRecord): number {
-  return Buffer.byteLength(record.source === 'ccm_log' ? record.text : JSON.stringify(record.text));
+function writtenBytes({ source, text }: GuestLogRecord): number {
+  if (typeof text !== 'string') return text.byteLength;
+  return Buffer.byteLength(source === 'ccm_log' ? text : JSON.stringify(text));
 }

@@ -17,11 +17,11 @@ const opening = new Set<number>();
 const closedEarly = new Set<number>();
 
 async function open(message: OpenSlotMessage): Promise<void> {
-  const { slot, channel, config } = message;
+  const { slot, channel, logs, config } = message;
   let guest: GuestSlot;
   opening.add(slot);
   try {
-    guest = await GuestSlot.open({ slot, channel, config, module: start.module, limits: start.limits, post });
+    guest = await GuestSlot.open({ slot, channel, logs, config, module: start.module, limits: start.limits, post });
   } catch (err) {
     closedEarly.delete(slot);
     post({ type: 'failed', slot, error: err instanceof Error ? `${err.name}: ${err.message}` : errorMessage(err) });

@@ -29,6 +29,8 @@ export interface OpenSlotMessage {
   type: 'open';
   slot: number;
   channel: SharedArrayBuffer;
+  /** The log records the instance writes during calls (log-buffer.ts). */
+  logs: SharedArrayBuffer;
   /** Extism config (config_get): only values the operator explicitly exposed to the plugin, as of this instance. */
   config: Record<string, string>;
 }
@@ -54,7 +56,10 @@ export interface FailedMessage {
   error: string;
 }
 
-/** A log record as the plugin wrote it; the main thread validates and tags it. */
+/**
+ * A log record as the plugin wrote it; the main thread validates and tags it. Records written during a call travel in
+ * the instance's log buffer (log-buffer.ts) instead; the main thread makes this message of them.
+ */
 export interface LogMessage {
   type: 'log';
   slot: number;
