@@ -143,6 +143,18 @@ describe('a hostile plugin at call time', () => {
     });
   });
 
+  it('ccm_log records that are not UTF-8: counted as written (3 bytes an invalid byte), the rest dropped', async () => {
+    const before = records.length;
+    expect(decoder.decode(await plugin.callExport('log_invalid_utf8', new Uint8Array(0)))).toBe('{"ok":{}}');
+    await expect
+      .poll(() => records.slice(before).find((r) => r.message.startsWith('dropped '))?.message)
+      .toBe('dropped 9 log records over the per-call limits (100 records, 65536 bytes as written)');
+    const written = records.slice(before).filter((r) => r.fields.source === 'ccm_log');
+    // 21 records of 3,041 bytes as written fit in 64 KiB.
+    expect(written).toHaveLength(21);
+    expect(written[0]?.message).toBe('\ufffd'.repeat(1000));
+  });
+
   it('a record written before computing past the deadline reaches the log once the worker is stopped', async () => {
     const before = records.length;
     const { error } = await attack('log_then_loop');

@@ -124,6 +124,20 @@ describe('ccm_http_bytes from a plugin', () => {
     );
   });
 
+  it('reads its answer after a ccm_http request made before the read', async () => {
+    const frame = requestFrame(get(api.url('/echo'), { method: 'PUT' }), BINARY);
+    const json = JSON.stringify({ method: 'GET', url: api.url('/20k'), headers: {}, body: '', timeoutMs: 0 });
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(frame.byteLength);
+    const before = api.seen.length;
+    const input = Buffer.concat([length, frame, Buffer.from(json)]);
+    const answer = readAnswerFrame(await plugin.callExport('http_bytes_then_json', input));
+    // Both requests were made; the 20 KiB answer of the second did not replace the first's.
+    expect(api.seen.length).toBe(before + 2);
+    expect(answer.head).toMatchObject({ status: 200 });
+    expect(answer.body.equals(BINARY)).toBe(true);
+  });
+
   it('forgets an unread answer at the end of the call', async () => {
     const frame = requestFrame(get(api.url('/echo'), { method: 'PUT' }), BINARY);
     const size = Number(new TextDecoder().decode(await plugin.callExport('http_bytes_unread', frame)));

@@ -173,6 +173,11 @@ export class Channel {
     return true;
   }
 
+  /** Swaps the state from `expected` to `next` without waking anyone (nobody waits for `next`); false if it was not. */
+  exchange(expected: ChannelStateValue, next: ChannelStateValue): boolean {
+    return Atomics.compareExchange(this.header, Slot.state, expected, next) === expected;
+  }
+
   /** Changes the state without waking anyone (when nobody waits for this value). */
   set(state: ChannelStateValue): void {
     Atomics.store(this.header, Slot.state, state);

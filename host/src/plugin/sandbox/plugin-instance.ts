@@ -298,8 +298,8 @@ export class PluginInstance {
     }
   }
 
-  // Takes the instance out of service now but terminates its worker a moment later: a log record posted rather than
-  // written to the log buffer just before trapping would still be in flight, and lost.
+  // Takes the instance out of service now but closes its slot a moment later: its place in the worker is free at once,
+  // so the replacement may join that worker rather than start one (a worker whose last slot closes is terminated).
   #retire(cause: ExitCause, reason: string): void {
     this.#markExited(cause, reason);
     // Its slot no longer counts as taken: the replacement may join the same worker meanwhile.
@@ -318,8 +318,18 @@ export class PluginInstance {
     if (this.#exitReason !== null) return;
     this.#exitReason = reason;
     this.#exitCause = cause;
-    // Wakes this thread's own pending waitAsync, if a call is in flight. A finished call's outcome is kept.
-    if (this.#channel.state !== ChannelState.done) this.#channel.publish(ChannelState.dead);
+    // Wakes this thread's own pending waitAsync, if a call is in flight. A finished call's outcome is kept. A guest
+    // suspended on the host is never resumed once the state says `dead`: what its call logged is read now. One that
+    // may be running is read when its worker is gone (a slot closed alone while computing loses what it logs).
+    const channel = this.#channel;
+    if (
+      channel.swap(ChannelState.hostRequest, ChannelState.dead) ||
+      channel.swap(ChannelState.sleeping, ChannelState.dead)
+    ) {
+      this.#forwardLogs();
+    } else if (channel.state !== ChannelState.done) {
+      channel.publish(ChannelState.dead);
+    }
   }
 }
 

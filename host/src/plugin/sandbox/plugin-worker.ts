@@ -55,7 +55,7 @@ let nextSlot = 1;
 export class PluginWorker {
   readonly capacity: number;
   readonly #slots = new Map<number, SlotEvents>();
-  /** Slots out of service that still forward their last log records until closed; not counted against capacity. */
+  /** Slots out of service, closed a moment later (PluginInstance's retire); not counted against capacity. */
   readonly #retiring = new Set<number>();
   readonly #opening = new Map<number, PendingOpen>();
   #worker: Worker | null = null;
@@ -159,7 +159,7 @@ export class PluginWorker {
     });
   }
 
-  /** Frees `slot`'s place for a new slot now; it still forwards log records until close(). */
+  /** Frees `slot`'s place for a new slot now, ahead of its close(). */
   retire(slot: number): void {
     if (this.#slots.has(slot)) this.#retiring.add(slot);
   }

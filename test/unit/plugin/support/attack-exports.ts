@@ -4,6 +4,7 @@ export const ATTACK_IMPORTS = `
   (import "extism:host/user" "ccm_input_read" (func $input_read (param i32 i32)))
   (import "extism:host/user" "ccm_http_bytes" (func $http_bytes (param i32 i32) (result i32)))
   (import "extism:host/env" "log_info" (func $log_info (param i64)))
+  (import "extism:host/user" "ccm_log" (func $ccm_log (param i64)))
   (import "extism:host/env" "error_set" (func $error_set (param i64)))
   (import "extism:host/user" "ccm_now_ms" (func $now (result i64)))`;
 
@@ -61,6 +62,27 @@ export const ATTACK_EXPORTS = `
       (call $log_info (local.get $record))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $l (i32.lt_u (local.get $i) (i32.const 100000))))
+    (call $ok))
+  ;; 30 ccm_log records, each a message of 1,000 bytes that are not UTF-8: 1,041 bytes sent, 3,041 written.
+  (data (i32.const 8192) "\\7b\\22\\6c\\65\\76\\65\\6c\\22\\3a\\22\\69\\6e\\66\\6f\\22\\2c\\22\\6d\\65\\73\\73\\61\\67\\65\\22\\3a\\22")
+  (data (i32.const 9219) "\\22\\2c\\22\\66\\69\\65\\6c\\64\\73\\22\\3a\\7b\\7d\\7d")
+  (func (export "log_invalid_utf8") (result i32)
+    (local $i i32) (local $j i32) (local $block i64)
+    (loop $fill
+      (i32.store8 (i32.add (i32.const 8219) (local.get $j)) (i32.const 0xff))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br_if $fill (i32.lt_u (local.get $j) (i32.const 1000))))
+    (loop $records
+      (local.set $block (call $alloc (i64.const 1041)))
+      (local.set $j (i32.const 0))
+      (loop $bytes
+        (call $store_u8 (i64.add (local.get $block) (i64.extend_i32_u (local.get $j)))
+          (i32.load8_u (i32.add (i32.const 8192) (local.get $j))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br_if $bytes (i32.lt_u (local.get $j) (i32.const 1041))))
+      (call $ccm_log (local.get $block))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $records (i32.lt_u (local.get $i) (i32.const 30))))
     (call $ok))
   ;; One record (5 NULs), then computing past the deadline.
   (func (export "log_then_loop") (result i32)

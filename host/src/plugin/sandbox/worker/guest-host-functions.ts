@@ -91,14 +91,17 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
       return errorFrame(...tooLargeRequest(frame.byteLength, host.maxHttpRequestBytes));
     }
     if (!channel.reserve(frame.byteLength)) return errorFrame('TooLarge', 'request does not fit the channel');
+    // An answer not read yet that is still in the payload (a ccm_http between ccm_http_bytes and its read) is copied
+    // out before the payload is written over.
+    kernel.settleHeld();
     channel.payload.set(frame, 0);
     channel.length = frame.byteLength;
     channel.kind = HostRequestKind.httpBytes;
     channel.publish(ChannelState.hostRequest);
     while (channel.state === ChannelState.hostRequest) await channel.waitChange(ChannelState.hostRequest);
-    if (channel.state !== ChannelState.hostReply) return abandoned();
-    // Back to "running a call"; nobody waits for this value, so no wake-up.
-    channel.set(ChannelState.call);
+    // Back to "running a call"; nobody waits for this value, so no wake-up. Unless the main thread said `dead`
+    // meanwhile (the instance taken out of service): then the guest is not resumed.
+    if (!channel.exchange(ChannelState.hostReply, ChannelState.call)) return abandoned();
     return channel.length;
   };
   const exchange = async (frame: Uint8Array): Promise<Uint8Array> => {

@@ -120,6 +120,15 @@ export class GuestKernel {
     this.#held = bytes;
   }
 
+  /** Holds a copy of held bytes that are kept elsewhere, before that place is written over. */
+  settleHeld(): void {
+    const held = this.#held;
+    if (held instanceof Uint8Array) return;
+    const copy = new Uint8Array(held.byteLength);
+    held.copyTo(copy);
+    this.#held = copy;
+  }
+
   /** Copies the first `length` held bytes to guest memory at `address` (checked as inputRead does); forgets them. */
   readHeld(what: string, address: number, length: number): void {
     const held = this.#held;

@@ -2,6 +2,7 @@
 // own), its kernel, its fault record and its channel, and the loop serving the calls the main thread posts there.
 // A worker holds several slots (worker-entry.ts); each has its own linear memory, kernel blocks, variables and log
 // budget, and a call of one slot that waits for the main thread (HTTP, a sleep) lets the others run.
+import { isUtf8 } from 'node:buffer';
 import createPlugin from '@extism/extism';
 import { CallOutcome, Channel, ChannelState } from '../channel.ts';
 import { canonicalAnswer } from '../canonical-answer.ts';
@@ -245,8 +246,9 @@ export class GuestSlot {
   }
 }
 
-// A ccm_log record is a JSON document already, its escapes written as they are; other text gets JSON-escaped.
+// A ccm_log record is a JSON document already, its escapes written as they are; other text gets JSON-escaped. Bytes
+// that are not UTF-8 are counted as decoded: each invalid byte is written as U+FFFD, three bytes.
 function writtenBytes({ source, text }: GuestLogRecord): number {
-  if (typeof text !== 'string') return text.byteLength;
+  if (typeof text !== 'string') return isUtf8(text) ? text.byteLength : Buffer.byteLength(decoder.decode(text));
   return Buffer.byteLength(source === 'ccm_log' ? text : JSON.stringify(text));
 }
