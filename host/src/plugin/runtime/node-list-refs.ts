@@ -24,6 +24,7 @@ const MAX_REF = 0x7fffffff;
 // What the SDK answers for a reference the instance does not hold (kept-lists.ts); an error envelope is short.
 const UNKNOWN_REF_PREFIX = 'unknown nodesRef ';
 const UNKNOWN_REF_MAX_BYTES = 512;
+const UNKNOWN_REF_BYTES = Buffer.from(UNKNOWN_REF_PREFIX);
 const utf8 = new TextDecoder();
 
 export class NodeListRefs {
@@ -102,7 +103,13 @@ export function speaksKeptLists(abi: string): boolean {
 }
 
 function isUnknownRef(output: Uint8Array): boolean {
-  if (output.byteLength > UNKNOWN_REF_MAX_BYTES) return false;
+  // Most answers are not errors: only one that holds the message's start is parsed.
+  if (
+    output.byteLength > UNKNOWN_REF_MAX_BYTES ||
+    !Buffer.from(output.buffer, output.byteOffset, output.byteLength).includes(UNKNOWN_REF_BYTES)
+  ) {
+    return false;
+  }
   try {
     const value = JSON.parse(utf8.decode(output)) as { error?: { code?: unknown; message?: unknown } };
     const error = value.error;

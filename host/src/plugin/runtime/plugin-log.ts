@@ -55,21 +55,20 @@ export function pluginLogForwarder(logger: () => Logger): (message: LogMessage) 
   return (message) => {
     const base = logger();
     const tags = { method: methodOfExport(message.exportName) || undefined, source: message.source };
-    const tagged = base.child(tags);
     if (message.source !== 'ccm_log') {
-      tagged[message.level](message.text);
+      base.child(tags)[message.level](message.text);
       return;
     }
     let value: unknown;
     try {
       value = JSON.parse(message.text);
     } catch {
-      tagged.warn('plugin wrote a log record that is not JSON', { record: message.text.slice(0, 200) });
+      base.child(tags).warn('plugin wrote a log record that is not JSON', { record: message.text.slice(0, 200) });
       return;
     }
     const record = validateValue('LogRecord', value);
     if (!record.ok) {
-      tagged.warn('plugin wrote an invalid log record', { problem: record.error });
+      base.child(tags).warn('plugin wrote an invalid log record', { problem: record.error });
       return;
     }
     recordLoggerOf(base).child(tags)[record.value.level](record.value.message, pluginFields(record.value.fields));
