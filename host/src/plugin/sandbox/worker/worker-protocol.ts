@@ -1,5 +1,6 @@
 // What the main thread hands a plugin worker at start, and the few messages the two exchange. Calls do not use
-// messages at all (see sandbox/channel.ts); messages open and close instances (slots) and carry readiness and logs.
+// messages at all (see sandbox/channel.ts), nor do the log records written during calls (log-buffer.ts); messages open
+// and close instances (slots) and carry readiness and the log records written outside calls.
 
 export interface WorkerLimits {
   /** Host-side bytes the guest may take through the kernel's `alloc` within one call. */
