@@ -63,12 +63,14 @@ export function pluginLogForwarder(logger: () => Logger): (message: LogMessage) 
     try {
       value = JSON.parse(message.text);
     } catch {
-      base.child(tags).warn('plugin wrote a log record that is not JSON', { record: message.text.slice(0, 200) });
+      const tagged = base.child(tags);
+      tagged.warn('plugin wrote a log record that is not JSON', { record: message.text.slice(0, 200) });
       return;
     }
     const record = validateValue('LogRecord', value);
     if (!record.ok) {
-      base.child(tags).warn('plugin wrote an invalid log record', { problem: record.error });
+      const tagged = base.child(tags);
+      tagged.warn('plugin wrote an invalid log record', { problem: record.error });
       return;
     }
     recordLoggerOf(base).child(tags)[record.value.level](record.value.message, pluginFields(record.value.fields));

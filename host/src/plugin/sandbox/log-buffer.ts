@@ -11,11 +11,16 @@
 //
 // Layout: [u32 end][record...], a record being [u8 source][u8 level][u16 0][u32 length][UTF-8 text].
 
-import type { LogMessage } from './worker/worker-protocol.ts';
+/** 'ccm_log': `text` is a LogRecord JSON document. 'kernel': Extism's log_* with `level`. 'runtime': ours. */
+export type LogSource = 'ccm_log' | 'kernel' | 'runtime';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-export type LogSource = LogMessage['source'];
-export type LogLevel = LogMessage['level'];
-export type LogEntry = Pick<LogMessage, 'source' | 'level' | 'text'>;
+/** A record as the guest wrote it (the main thread tags it with the slot and the export). */
+export interface LogEntry {
+  source: LogSource;
+  level: LogLevel;
+  text: string;
+}
 
 const SOURCES: readonly LogSource[] = ['ccm_log', 'kernel', 'runtime'];
 const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];

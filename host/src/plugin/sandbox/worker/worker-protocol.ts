@@ -2,6 +2,8 @@
 // messages at all (see sandbox/channel.ts), nor do the log records written during calls (log-buffer.ts); messages open
 // and close instances (slots) and carry readiness and the log records written outside calls.
 
+import type { LogLevel, LogSource } from '../log-buffer.ts';
+
 export interface WorkerLimits {
   /** Host-side bytes the guest may take through the kernel's `alloc` within one call. */
   kernelMemoryBytes: number;
@@ -67,8 +69,8 @@ export interface LogMessage {
   /** The export being served, '' outside a call. */
   exportName: string;
   /** 'ccm_log': `text` is a LogRecord JSON document. 'kernel': Extism's log_* with `level`. 'runtime': ours. */
-  source: 'ccm_log' | 'kernel' | 'runtime';
-  level: 'debug' | 'info' | 'warn' | 'error';
+  source: LogSource;
+  level: LogLevel;
   text: string;
 }
 
