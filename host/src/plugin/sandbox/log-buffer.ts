@@ -52,7 +52,7 @@ export class LogBuffer {
     return logs;
   }
 
-  /** The worker's side: appends a record whose text is `text` (UTF-8 bytes, or a string); false when it does not fit. */
+  /** The worker's side: appends a record of `text` (UTF-8 bytes, or a string); false when it does not fit. */
   append(source: LogSource, level: LogLevel, text: Uint8Array | string): boolean {
     const start = Atomics.load(this.#end, 0);
     const length = typeof text === 'string' ? Buffer.byteLength(text, 'utf8') : text.byteLength;

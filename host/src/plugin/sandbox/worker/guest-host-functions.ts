@@ -5,8 +5,8 @@
 // HTTP client and the credentials stay on the main thread while the worker's other instances run meanwhile.
 // Both hand it a ccm_http_bytes frame: ccm_http's JSON is parsed, checked and turned into a frame here, and the answer
 // frame back into JSON (broker/http-json.ts), on the plugin's thread rather than the main one. ccm_log hands the
-// record's bytes on as they are, without waiting for anyone. ccm_input_read, ccm_http_bytes and ccm_http_answer_read move bytes straight between the
-// guest's linear memory and the host, one host call each. ccm_sleep_ms resumes the guest after a timer; the call's
+// record's bytes on as they are, without waiting for anyone. ccm_input_read, ccm_http_bytes and ccm_http_answer_read
+// move bytes straight between the guest's linear memory and the host, one host call each. ccm_sleep_ms resumes the guest after a timer; the call's
 // deadline ends a sleeping instance like a running one.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
@@ -15,12 +15,12 @@ import { errorFrame } from '../../broker/http-frame.ts';
 import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from '../../broker/http-json.ts';
 import { GuestArgumentError } from './guest-faults.ts';
 import type { GuestKernel, HeldBytes } from './guest-kernel.ts';
-import type { LogMessage } from './worker-protocol.ts';
+import type { LogLevel, LogSource } from '../log-buffer.ts';
 
 /** A record as the guest wrote it: `text` a string, or its UTF-8 bytes (ccm_log's, a LogRecord JSON document). */
 export interface GuestLogRecord {
-  source: LogMessage['source'];
-  level: LogMessage['level'];
+  source: LogSource;
+  level: LogLevel;
   text: string | Uint8Array;
 }
 
