@@ -1,12 +1,12 @@
 // Start-up phase "clients": the metrics registry and the CCM's kube client (the leader election and the server build
 // their own from the same credentials), then the wait for the apiserver to answer.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { KubeClient } from '../kube/client/client.ts';
 import type { ApiserverCredentials } from '../kube/client/credentials.ts';
 import type { Logger } from '../log/logger.ts';
 import { buildInfo, registerBuildInfo } from '../metrics/build-info.ts';
-import { eventLoopStall } from '../metrics/event-loop-stall.ts';
+import { nodeRuntimeMetrics } from '../metrics/event-loop-delay.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
 import { errorMessage } from '../util/error-message.ts';
 import { packageVersion } from '../util/package-version.ts';
@@ -23,8 +23,7 @@ export function createClients(
   logger: Logger,
 ): CCMClients {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  eventLoopStall(registry);
+  nodeRuntimeMetrics(registry);
   registerBuildInfo(registry, buildInfo(packageVersion()));
   const client = new KubeClient(kubeConfig, {
     qps: options.flags['kube-api-qps'],

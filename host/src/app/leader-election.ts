@@ -4,7 +4,7 @@ import { KubeClient } from '../kube/client/client.ts';
 import { LeaderElector } from '../kube/leaderelection/elector.ts';
 import { kubeLeaseLock } from '../kube/leaderelection/lease-lock.ts';
 import type { Logger } from '../log/logger.ts';
-import { eventLoopStall } from '../metrics/event-loop-stall.ts';
+import { eventLoopStall } from '../metrics/event-loop-delay.ts';
 import type { CCMOptions } from '../options/ccm-options.ts';
 import type { CCMClients } from './clients.ts';
 import type { RunningCCM } from './running-ccm.ts';

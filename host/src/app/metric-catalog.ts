@@ -2,7 +2,7 @@
 // (docs/metrics.md, scripts/gen-metrics-doc.ts) is written from, and what the chart's alert rules and dashboard may
 // name. A running CCM registers the same families lazily, as the parts that feed them start; the test of this file
 // (test/unit/metrics/catalog.test.ts) holds that every metric defined in host/src is registered here.
-import { collectDefaultMetrics, type MetricObject, Registry } from 'prom-client';
+import { type MetricObject, Registry } from 'prom-client';
 import { nodeControllerMetrics } from '../controllers/node/metrics.ts';
 import { routeSyncCounter } from '../controllers/route/metrics.ts';
 import { serviceControllerMetrics } from '../controllers/service/metrics.ts';
@@ -11,7 +11,7 @@ import { realClock } from '../kube/clock.ts';
 import { electionMetrics } from '../kube/leaderelection/election-metrics.ts';
 import { queueMetrics } from '../kube/workqueue/metrics.ts';
 import { buildInfo, registerBuildInfo } from '../metrics/build-info.ts';
-import { eventLoopStall } from '../metrics/event-loop-stall.ts';
+import { nodeRuntimeMetrics } from '../metrics/event-loop-delay.ts';
 import type { StabilityLevel } from '../metrics/stability.ts';
 import { cloudApiMetrics, createPluginMetrics, createSwapMetrics } from '../plugin/index.ts';
 import { SliMetrics } from '../server/slis.ts';
@@ -37,8 +37,7 @@ export interface MetricFamily {
 /** The registry of /metrics with every family the CCM registers on it, Node.js' own included. */
 export function registryOfEveryMetric(): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  eventLoopStall(registry).stop();
+  nodeRuntimeMetrics(registry).stop();
   registerBuildInfo(registry, buildInfo('0.0.0'));
   restMetrics(registry);
   electionMetrics(registry);
@@ -53,11 +52,16 @@ export function registryOfEveryMetric(): Registry {
   return registry;
 }
 
-/** Names of the families prom-client's collectDefaultMetrics registers (the Node.js process and runtime). */
+/** Names of the families of prom-client's default metrics (the Node.js process and runtime). */
 function nodejsFamilies(): Set<string> {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  return new Set(registry.getMetricsAsArray().map((m) => m.name));
+  nodeRuntimeMetrics(registry).stop();
+  return new Set(
+    registry
+      .getMetricsAsArray()
+      .map((m) => m.name)
+      .filter((name) => !name.startsWith('wasm_ccm_')),
+  );
 }
 
 const STABILITY_PREFIX = /^\[(ALPHA|BETA|STABLE)\] /;
