@@ -78,20 +78,22 @@ describe('channel', () => {
     expect(channel.reserve(5000)).toBe(true);
     channel.payload[channel.payload.length - 1] = 42;
     channel.publish(ChannelState.call);
-    while (channel.state !== ChannelState.done) await channel.waitWhileAsync(channel.state, 2000);
+    while (channel.state !== ChannelState.done) await channel.waitChange(channel.state);
     expect(channel.length).toBe(channel.payload.length);
     expect(channel.aux).toBe(42);
     await worker.terminate();
   });
 
-  it('times out an async wait without blocking the thread', async () => {
+  it('ends an async wait on wake(), with the state unchanged, without blocking the thread', async () => {
     const channel = Channel.create(8, 64);
-    const started = performance.now();
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 5);
-    expect(await channel.waitWhileAsync(ChannelState.idle, 60)).toBe(false);
+    setTimeout(() => channel.wake(), 60);
+    const started = performance.now();
+    await channel.waitChange(ChannelState.idle);
     clearInterval(ticker);
     expect(performance.now() - started).toBeGreaterThanOrEqual(55);
     expect(ticks).toBeGreaterThan(3);
+    expect(channel.state).toBe(ChannelState.idle);
   });
 });

@@ -204,7 +204,8 @@ export class Channel {
 
   /**
    * Resolves when the state is no longer `current`, or when someone wakes this channel's waiters (wake()); at once if
-   * it was already different. The worker's side: it waits without blocking its thread.
+   * it was already different. Neither thread is blocked meanwhile. No timeout: one given to Atomics.waitAsync leaves a
+   * timer behind that fires at its end even when the wait ended long before.
    */
   async waitChange(current: number): Promise<void> {
     const result = Atomics.waitAsync(this.header, Slot.state, current);
@@ -214,15 +215,5 @@ export class Channel {
   /** Wakes whoever waits on the state without changing it. */
   wake(): void {
     Atomics.notify(this.header, Slot.state);
-  }
-
-  /**
-   * Resolves when the state is no longer `current` (or was already different), or after `timeoutMs`.
-   * Returns false on timeout.
-   */
-  async waitWhileAsync(current: number, timeoutMs: number): Promise<boolean> {
-    const result = Atomics.waitAsync(this.header, Slot.state, current, Math.max(0, timeoutMs));
-    const outcome = result.async ? await result.value : result.value;
-    return outcome !== 'timed-out' || Atomics.load(this.header, Slot.state) !== current;
   }
 }

@@ -204,22 +204,38 @@ export class PluginInstance {
     channel.aux = name.byteLength;
     this.#callExport = exportName;
     channel.publish(ChannelState.call);
-    for (;;) {
-      const state = channel.state;
-      if (state === ChannelState.done) {
-        this.#forwardLogs();
-        return this.#finish(exportName);
+    // One timer per call wakes the wait below at the deadline. Atomics.waitAsync's own timeout would leave a timer of
+    // the platform behind that fires at the deadline even when the wait ended long before: a wake-up of the main
+    // thread per wait, seconds after its call.
+    let expired = false;
+    const deadlineTimer = setTimeout(
+      () => {
+        expired = true;
+        channel.wake();
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    try {
+      for (;;) {
+        const state = channel.state;
+        if (state === ChannelState.done) {
+          this.#forwardLogs();
+          return this.#finish(exportName);
+        }
+        if (state === ChannelState.dead) {
+          throw new InstanceCallError('crash', `the plugin's worker died during ${exportName}: ${this.#exitReason}`);
+        }
+        if (state === ChannelState.hostRequest) {
+          this.#forwardLogs();
+          if (!(await this.#serveHostRequest(deadline))) break;
+        } else if (!expired) {
+          await channel.waitChange(state);
+        }
+        // The timer may run a moment before the clock reaches the deadline: either one ends the call.
+        if ((expired || Date.now() >= deadline) && channel.state !== ChannelState.done) break;
       }
-      if (state === ChannelState.dead) {
-        throw new InstanceCallError('crash', `the plugin's worker died during ${exportName}: ${this.#exitReason}`);
-      }
-      if (state === ChannelState.hostRequest) {
-        this.#forwardLogs();
-        if (!(await this.#serveHostRequest(deadline))) break;
-      } else if (!(await channel.waitWhileAsync(state, deadline - Date.now()))) {
-        break;
-      }
-      if (Date.now() >= deadline && channel.state !== ChannelState.done) break;
+    } finally {
+      clearTimeout(deadlineTimer);
     }
     // The call fails now, at its deadline. A guest suspended on the host (HTTP, a pause) is never resumed once the
     // state says `dead`: its slot is closed alone. Otherwise it may be running, and the worker is stopped in the
