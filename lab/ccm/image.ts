@@ -7,8 +7,14 @@ import { spawnSync } from 'node:child_process';
  * CCM's garbage is short-lived JSON, and a small nursery keeps resident memory down without costing CPU. Measured
  * with bench/upstream/rss.ts --compiled (5,000 Nodes, 10,000 Services): idle 162 -> 141 MB; steady 212 -> 162 MB when the
  * caches fill through the watch, 325-338 -> 227 MB when the CCM starts on the full cluster; CPU 6.3-11.5 -> 6.0-6.2 s.
+ *
+ * --heap-growing-percent=100: a full collection when the old generation has grown to twice what the last one left, as
+ * Go's default (GOGC=100) lets the upstream CCM's heap grow. V8's own choice for this heap is ~1.3x: in the 1,000-LB
+ * burst, requests queued at the client's rate limit outlive the 1 MiB nursery, ~2.5 MB/s reaches the old generation,
+ * and a full collection of the ~22 MB heap ran every ~1.1 s (10 in the burst; 6 with the flag). V8's helper threads
+ * 0.62 -> 0.50 CPU s in the burst (3 runs each); rss.ts on the full cluster steady 142 -> 149 MB, peak 175 MB both.
  */
-export const IMAGE_NODE_ARGS: readonly string[] = ['--max-semi-space-size=1'];
+export const IMAGE_NODE_ARGS: readonly string[] = ['--max-semi-space-size=1', '--heap-growing-percent=100'];
 
 /**
  * The environment the image sets (Dockerfile ENV); benchmarks add it to the CCM's (bench/lib/start-ccm.ts).

@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { startWorker, workerExecArgv } from '../../../host/src/plugin/sandbox/plugin-worker.ts';
 
 describe('plugin worker execArgv', () => {
-  it('drops the V8 heap sizing flags new Worker() refuses, and keeps the rest', () => {
+  it('drops the V8 heap flags new Worker() refuses, and keeps the rest', () => {
     const argv = [
       '--max-semi-space-size=1',
       '--max_semi_space_size=2',
       '--max-old-space-size=256',
+      '--heap-growing-percent=100',
       '--cpu-prof',
       '--cpu-prof-dir=/tmp/prof',
       '--heapsnapshot-signal=SIGUSR2',
@@ -16,7 +17,9 @@ describe('plugin worker execArgv', () => {
   });
 
   it('what it drops is what Node refuses', () => {
-    expect(() => new Worker('0', { eval: true, execArgv: ['--max-semi-space-size=1'] })).toThrow(/invalid execArgv/);
+    for (const flag of ['--max-semi-space-size=1', '--heap-growing-percent=100']) {
+      expect(() => new Worker('0', { eval: true, execArgv: [flag] })).toThrow(/invalid execArgv/);
+    }
   });
 });
 

@@ -293,10 +293,12 @@ export class PluginWorkerGroup {
   }
 }
 
-// V8 heap sizing flags of the main process (--max-semi-space-size, say) are refused by new Worker(); a worker's heap
-// is sized by resourceLimits instead. Everything else (--cpu-prof, --inspect...) is passed on, except what Node turns
-// out to refuse as well (startWorker).
-const WORKER_REFUSED_FLAG = /^--(max|min)-(semi|old)-space-size|^--max-heap-size|^--semi-space-growth-factor/;
+// V8 heap flags of the main process (--max-semi-space-size, say, and the image's --heap-growing-percent) are refused
+// by new Worker(); a worker's heap is sized by resourceLimits instead (a V8 flag given to the process applies to its
+// workers' isolates anyway). Everything else (--cpu-prof, --inspect...) is passed on, except what Node turns out to
+// refuse as well (startWorker).
+const WORKER_REFUSED_FLAG =
+  /^--(max|min)-(semi|old)-space-size|^--max-heap-size|^--semi-space-growth-factor|^--heap-growing-percent/;
 const refusedByNode = new Set<string>();
 export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
   return execArgv.filter((arg) => !WORKER_REFUSED_FLAG.test(arg.replaceAll('_', '-')) && !refusedByNode.has(arg));
