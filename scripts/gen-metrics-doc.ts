@@ -43,7 +43,8 @@ const SECTIONS: { title: string; intro: string; pick: (m: MetricFamily) => boole
     intro:
       "prom-client's default metrics: the process (`process_*`) as client_golang's process collector names them, and " +
       "Node.js' runtime (`nodejs_*`) where upstream has Go's (`go_*`). The event-loop delays " +
-      '(`nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds`, since the previous scrape) come from the ' +
+      '(`nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds`, over the whole seconds since the previous ' +
+      'scrape, all 0 when none has passed) come from the ' +
       'sampler of `wasm_ccm_event_loop_stall_seconds`: a timer every 100 ms, its lateness beyond those 100 ms ' +
       "(prom-client's own sampler runs every 10 ms and includes the 10 ms).",
     pick: (m) => m.endpoint === '/metrics' && m.origin === 'nodejs',

@@ -60,6 +60,8 @@ export class PluginInstance {
   #exitReported = false;
   /** The call that ran past its deadline was suspended on the host: its slot can be closed alone. */
   #suspendedAtDeadline = false;
+  /** The timer of the call under way has run (see #pastDeadline). */
+  #deadlinePassed = false;
 
   private constructor(channel: Channel, logs: LogBuffer, options: InstanceOptions) {
     this.#channel = channel;
@@ -197,6 +199,12 @@ export class PluginInstance {
     return bytes;
   }
 
+  // The timer may run a moment before the clock reaches the deadline: either one ends the call (and a guest
+  // suspended on the host is then never resumed, so its slot is closed alone).
+  #pastDeadline(deadline: number): boolean {
+    return this.#deadlinePassed || Date.now() >= deadline;
+  }
+
   async #run(exportName: string, input: Uint8Array | string, deadline: number, timeoutMs: number): Promise<Uint8Array> {
     const channel = this.#channel;
     const name = encodedName(exportName);
@@ -207,10 +215,10 @@ export class PluginInstance {
     // One timer per call wakes the wait below at the deadline. Atomics.waitAsync's own timeout would leave a timer of
     // the platform behind that fires at the deadline even when the wait ended long before: a wake-up of the main
     // thread per wait, seconds after its call.
-    let expired = false;
+    this.#deadlinePassed = false;
     const deadlineTimer = setTimeout(
       () => {
-        expired = true;
+        this.#deadlinePassed = true;
         channel.wake();
       },
       Math.max(0, deadline - Date.now()),
@@ -228,11 +236,10 @@ export class PluginInstance {
         if (state === ChannelState.hostRequest) {
           this.#forwardLogs();
           if (!(await this.#serveHostRequest(deadline))) break;
-        } else if (!expired) {
+        } else if (!this.#deadlinePassed) {
           await channel.waitChange(state);
         }
-        // The timer may run a moment before the clock reaches the deadline: either one ends the call.
-        if ((expired || Date.now() >= deadline) && channel.state !== ChannelState.done) break;
+        if (this.#pastDeadline(deadline) && channel.state !== ChannelState.done) break;
       }
     } finally {
       clearTimeout(deadlineTimer);
@@ -276,7 +283,7 @@ export class PluginInstance {
     } finally {
       clearTimeout(timer);
     }
-    if (call.signal.aborted || Date.now() >= deadline) return false;
+    if (call.signal.aborted || this.#pastDeadline(deadline)) return false;
     if (!this.alive) return true;
     if (!channel.reserve(answer.byteLength)) {
       answer = errorFrame('TooLarge', 'the answer does not fit the channel');
