@@ -48,18 +48,21 @@ describe('event loop delay monitor', () => {
 
   it('reports the lag of the whole seconds since the last scrape, without the sampling interval', async () => {
     await scrapeLag();
-    block(300);
-    // The block's second is handed over once that second is rolled.
-    await sleep(1_200);
-    const blocked = await scrapeLag();
-    expect(blocked['nodejs_eventloop_lag_max_seconds']).toBeGreaterThanOrEqual(0.195);
-    expect(blocked['nodejs_eventloop_lag_max_seconds']).toBeLessThan(1);
-    expect(blocked['nodejs_eventloop_lag_min_seconds']).toBeLessThan(0.05);
-    // The next scrape sees only what came after: an idle loop, late by a few ms at most.
-    await sleep(1_200);
+    block(600);
+    // The block's second is handed over once that second is rolled: scrape until a scrape has it.
+    let blockedMax = 0;
+    for (const until = performance.now() + 5_000; blockedMax < 0.495 && performance.now() < until;) {
+      await sleep(300);
+      blockedMax = Math.max(blockedMax, (await scrapeLag())['nodejs_eventloop_lag_max_seconds'] ?? 0);
+    }
+    expect(blockedMax).toBeGreaterThanOrEqual(0.495);
+    expect(blockedMax).toBeLessThan(1.5);
+    // Later scrapes see only what came after: an idle loop, late by little (by more on a loaded machine, never by
+    // the block's half second).
+    await sleep(2_200);
     const idle = await scrapeLag();
-    expect(idle['nodejs_eventloop_lag_max_seconds']).toBeLessThan(0.1);
-    expect(idle['nodejs_eventloop_lag_p50_seconds']).toBeLessThan(0.02);
+    expect(idle['nodejs_eventloop_lag_max_seconds']).toBeLessThan(0.3);
+    expect(idle['nodejs_eventloop_lag_p50_seconds']).toBeLessThan(0.1);
     expect(idle['nodejs_eventloop_lag_p50_seconds']).toBeGreaterThanOrEqual(0);
   });
 
