@@ -60,8 +60,6 @@ export class PluginInstance {
   #exitReported = false;
   /** The call that ran past its deadline was suspended on the host: its slot can be closed alone. */
   #suspendedAtDeadline = false;
-  /** The timer of the call under way has run (see #pastDeadline). */
-  #deadlinePassed = false;
 
   private constructor(channel: Channel, logs: LogBuffer, options: InstanceOptions) {
     this.#channel = channel;
@@ -199,12 +197,6 @@ export class PluginInstance {
     return bytes;
   }
 
-  // The timer may run a moment before the clock reaches the deadline: either one ends the call (and a guest
-  // suspended on the host is then never resumed, so its slot is closed alone).
-  #pastDeadline(deadline: number): boolean {
-    return this.#deadlinePassed || Date.now() >= deadline;
-  }
-
   async #run(exportName: string, input: Uint8Array | string, deadline: number, timeoutMs: number): Promise<Uint8Array> {
     const channel = this.#channel;
     const name = encodedName(exportName);
@@ -212,17 +204,20 @@ export class PluginInstance {
     channel.aux = name.byteLength;
     this.#callExport = exportName;
     channel.publish(ChannelState.call);
-    // One timer per call wakes the wait below at the deadline. Atomics.waitAsync's own timeout would leave a timer of
-    // the platform behind that fires at the deadline even when the wait ended long before: a wake-up of the main
-    // thread per wait, seconds after its call.
-    this.#deadlinePassed = false;
+    // One timer per call ends it at the deadline: it aborts the host request under way and wakes the wait below.
+    // Atomics.waitAsync's own timeout would leave a timer of the platform behind that fires at the deadline even when
+    // the wait ended long before: a wake-up of the main thread per wait, seconds after its call.
+    const call = new AbortController();
     const deadlineTimer = setTimeout(
       () => {
-        this.#deadlinePassed = true;
+        call.abort();
         channel.wake();
       },
       Math.max(0, deadline - Date.now()),
     );
+    // The timer may run a moment before the clock reaches the deadline: either one ends the call (and a guest
+    // suspended on the host is then never resumed, so its slot is closed alone).
+    const pastDeadline = (): boolean => call.signal.aborted || Date.now() >= deadline;
     try {
       for (;;) {
         const state = channel.state;
@@ -235,11 +230,11 @@ export class PluginInstance {
         }
         if (state === ChannelState.hostRequest) {
           this.#forwardLogs();
-          if (!(await this.#serveHostRequest(deadline))) break;
-        } else if (!this.#deadlinePassed) {
+          if (!(await this.#serveHostRequest(call.signal, pastDeadline))) break;
+        } else if (!call.signal.aborted) {
           await channel.waitChange(state);
         }
-        if (this.#pastDeadline(deadline) && channel.state !== ChannelState.done) break;
+        if (pastDeadline() && channel.state !== ChannelState.done) break;
       }
     } finally {
       clearTimeout(deadlineTimer);
@@ -262,28 +257,26 @@ export class PluginInstance {
     );
   }
 
-  /** Answers the worker's host request; false when the call's deadline passed meanwhile (the call is over). */
-  async #serveHostRequest(deadline: number): Promise<boolean> {
+  /**
+   * Answers the worker's host request; false when the call's deadline passed meanwhile (the call is over). This
+   * instance owns the deadline: `signal` aborts the request then, and the call ends as a timeout, whatever the
+   * request's own outcome.
+   */
+  async #serveHostRequest(signal: AbortSignal, pastDeadline: () => boolean): Promise<boolean> {
     const channel = this.#channel;
     const request = channel.copyOut(0, channel.length);
     const kind = channel.kind;
     let answer: Uint8Array;
-    // This instance owns the deadline: at the deadline the request is aborted and the call ends as a timeout,
-    // whatever the request's own outcome.
-    const call = new AbortController();
-    const timer = setTimeout(() => call.abort(), Math.max(0, deadline - Date.now()));
     try {
       answer =
         kind === HostRequestKind.httpBytes
-          ? await this.#options.http.handleBytes(request, call.signal)
+          ? await this.#options.http.handleBytes(request, signal)
           : errorFrame('Network', `unknown host request ${kind}`);
     } catch (err) {
       // The worker is blocked until it gets an answer: a failing handler must still give it one.
       answer = errorFrame('Network', `the host failed to make the request: ${errorMessage(err)}`);
-    } finally {
-      clearTimeout(timer);
     }
-    if (call.signal.aborted || this.#pastDeadline(deadline)) return false;
+    if (pastDeadline()) return false;
     if (!this.alive) return true;
     if (!channel.reserve(answer.byteLength)) {
       answer = errorFrame('TooLarge', 'the answer does not fit the channel');
