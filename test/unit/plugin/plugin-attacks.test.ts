@@ -51,6 +51,14 @@ afterAll(async () => {
 
 const probe = async (): Promise<string> => decoder.decode(await plugin.callExport('probe', new Uint8Array(0)));
 
+/** Runs a log-flooding export (served: `{"ok":{}}`) until the runtime notes `dropped`; the records since it began. */
+async function servedDropping(name: string, dropped: string): Promise<typeof records> {
+  const before = records.length;
+  expect(decoder.decode(await plugin.callExport(name, new Uint8Array(0)))).toBe('{"ok":{}}');
+  await expect.poll(() => records.slice(before).find((r) => r.message.startsWith('dropped '))?.message).toBe(dropped);
+  return records.slice(before);
+}
+
 async function attack(name: string): Promise<{ error: Error; elapsedMs: number }> {
   const started = performance.now();
   try {
@@ -124,12 +132,11 @@ describe('a hostile plugin at call time', () => {
   );
 
   it('NUL log flood: is served, with the records over the per-call bytes (as the host writes them) dropped', async () => {
-    const before = records.length;
-    expect(decoder.decode(await plugin.callExport('log_nul_flood', new Uint8Array(0)))).toBe('{"ok":{}}');
-    await expect
-      .poll(() => records.slice(before).find((r) => r.message.startsWith('dropped '))?.message)
-      .toBe('dropped 99 log records over the per-call limits (100 records, 65536 bytes as written)');
-    const kernel = records.slice(before).filter((r) => r.fields.source === 'kernel');
+    const logged = await servedDropping(
+      'log_nul_flood',
+      'dropped 99 log records over the per-call limits (100 records, 65536 bytes as written)',
+    );
+    const kernel = logged.filter((r) => r.fields.source === 'kernel');
     // Each record is 10 KiB of NULs, 60 KiB once JSON-escaped: one fits in the call's 64 KiB.
     expect(kernel.length).toBe(1);
     const written = kernel.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r.message)), 0);
@@ -144,12 +151,11 @@ describe('a hostile plugin at call time', () => {
   });
 
   it('ccm_log records that are not UTF-8: counted as written (3 bytes an invalid byte), the rest dropped', async () => {
-    const before = records.length;
-    expect(decoder.decode(await plugin.callExport('log_invalid_utf8', new Uint8Array(0)))).toBe('{"ok":{}}');
-    await expect
-      .poll(() => records.slice(before).find((r) => r.message.startsWith('dropped '))?.message)
-      .toBe('dropped 9 log records over the per-call limits (100 records, 65536 bytes as written)');
-    const written = records.slice(before).filter((r) => r.fields.source === 'ccm_log');
+    const logged = await servedDropping(
+      'log_invalid_utf8',
+      'dropped 9 log records over the per-call limits (100 records, 65536 bytes as written)',
+    );
+    const written = logged.filter((r) => r.fields.source === 'ccm_log');
     // 21 records of 3,041 bytes as written fit in 64 KiB.
     expect(written).toHaveLength(21);
     expect(written[0]?.message).toBe('\ufffd'.repeat(1000));

@@ -6,8 +6,8 @@
 // Both hand it a ccm_http_bytes frame: ccm_http's JSON is parsed, checked and turned into a frame here, and the answer
 // frame back into JSON (broker/http-json.ts), on the plugin's thread rather than the main one. ccm_log hands the
 // record's bytes on as they are, without waiting for anyone. ccm_input_read, ccm_http_bytes and ccm_http_answer_read
-// move bytes straight between the guest's linear memory and the host, one host call each. ccm_sleep_ms resumes the guest after a timer; the call's
-// deadline ends a sleeping instance like a running one.
+// move bytes straight between the guest's linear memory and the host, one host call each. ccm_sleep_ms resumes the
+// guest after a timer; the call's deadline ends a sleeping instance like a running one.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CallContext, ExtismPluginOptions } from '@extism/extism';
 import { Channel, ChannelState, HostRequestKind } from '../channel.ts';
