@@ -77,7 +77,7 @@ export const DEFAULT_LIMITS: PluginLimits = {
   queueTimeoutMs: undefined,
   startTimeoutMs: 30_000,
   workerHeapMb: 64,
-  instancesPerWorker: 8,
+  instancesPerWorker: 16,
   maxLogRecordsPerCall: 100,
   maxLogRecordBytes: 16 * 1024,
   maxLogBytesPerCall: 64 * 1024,
