@@ -12,12 +12,14 @@
 // array, so the whole list goes every call. The "(cached)" rows send one KeptList (abi/kept-list.ts) again and again, as
 // the service controller does while the nodes do not change: with a plugin of ABI 1.2 the instance gets the list once and then
 // only its reference (ABI.md, "Kept lists"). Writes bench/results/plugin-ensure.json (not with --plugin or --quick)
-// and prints a table.
+// and prints a table. The host sends only the Node fields the plugin names in ccm_describe (ABI 1.7; devcloud's: name,
+// providerID, labels): "request KiB" is what the plugin is sent.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { keptList, type Node, type Service } from '../../host/src/abi/index.ts';
+import { loadBalancerNodeFieldsOf, NodeListProjection } from '../../host/src/plugin/runtime/node-fields.ts';
 import { abiService } from '../../lab/plugins/index.ts';
 import type { DevcloudThreadReady } from '../lib/devcloud-thread.ts';
 import { DEVCLOUD_THREAD, pluginOnDevcloud } from '../lib/plugin-on-devcloud.ts';
@@ -137,7 +139,9 @@ async function main(): Promise<void> {
     const bad = { 'service.beta.kubernetes.io/devcloud-bench-unknown': 'x' };
     const decodeRequest = { clusterName: 'kubernetes', service: service(bad), nodes };
     const ensureRequest = { clusterName: 'kubernetes', service: service({}), nodes };
-    const requestBytes = Buffer.byteLength(JSON.stringify(ensureRequest));
+    const fields = loadBalancerNodeFieldsOf(loaded.description);
+    const sentNodes = fields === undefined ? nodes : new NodeListProjection(fields).project(nodes);
+    const requestBytes = Buffer.byteLength(JSON.stringify({ ...ensureRequest, nodes: sentNodes }));
 
     const decode = await measure('decode (Invalid)', nodes, async () => {
       try {

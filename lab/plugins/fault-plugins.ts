@@ -10,7 +10,8 @@ export const FIXTURE_DIR = join(import.meta.dirname, 'faults', 'assembly');
 const BUILD_DIR = join(import.meta.dirname, 'faults', 'build');
 const SDK_HOST_DIR = resolve(import.meta.dirname, '..', '..', 'plugin-sdk', 'assembly', 'host');
 
-export type FixtureName = 'faulty' | 'echo' | 'abi-major-2' | 'missing-export' | 'init-fails' | 'http-bytes';
+export type FixtureName =
+  'faulty' | 'echo' | 'abi-major-2' | 'missing-export' | 'init-fails' | 'http-bytes' | 'bad-node-fields';
 
 const built = new Map<string, Promise<Uint8Array>>();
 

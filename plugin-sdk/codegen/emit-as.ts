@@ -125,6 +125,8 @@ export function emitAsTypes(model: AbiModel): string {
     constants('Capability', 'Capability names a provider lists in its constructor.', model.capabilities),
   ];
   for (const [name, values] of model.enums) out.push(constants(name, `Values of ${name} fields.`, values));
+  const nodeFields = model.types.get('Node')?.fields.map((f) => f.name) ?? [];
+  out.push(constants('NodeField', 'Node field names, for Provider.loadBalancerNodeFields.', nodeFields));
 
   const helpers = new Map<string, FieldType>();
   const collect = (t: FieldType): void => {

@@ -83,6 +83,11 @@ export function emitTsTypes(model: AbiModel): string {
     out.push(`${doc}export interface ${def.name} {\n${body}\n}\n`);
   }
 
+  const nodeFields = model.types.get('Node')?.fields.map((f) => f.name) ?? [];
+  out.push(
+    '/** The fields of Node, in order: what a plugin may name in DescribeResponse.loadBalancerNodeFields. */\n' +
+      `export const NODE_FIELDS: readonly (keyof Node)[] = ${stringArray(nodeFields, '')};\n`,
+  );
   out.push(
     `/** Every ABI type by name. */\nexport interface Types {\n${[...model.types.keys()].map((n) => `  ${n}: ${n};`).join('\n')}\n}\n`,
   );

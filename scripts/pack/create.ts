@@ -14,7 +14,7 @@ export function packCreate(): Packed {
   writeJson(join(stage, 'versions.json'), versions);
   writeJson(join(stage, 'package.json'), {
     name: 'create-wasm-ccm-provider',
-    // The template follows the SDK: `npm create wasm-ccm-provider@1.6` writes a provider for ABI 1.6.
+    // The template follows the SDK: `npm create wasm-ccm-provider@1.7` writes a provider for ABI 1.7.
     version: versions.sdk,
     description: 'Scaffolds a wasm-ccm cloud-provider plugin project: npm create wasm-ccm-provider my-cloud',
     license: 'Apache-2.0',

@@ -17,7 +17,7 @@ interface AbiFile {
   abi: { major: number; minor: number };
 }
 
-/** The SDK's version must state the ABI it targets: 1.6.x for ABI 1.6. */
+/** The SDK's version must state the ABI it targets: 1.7.x for ABI 1.7. */
 export function checkSdkVersion(version: string, abi: AbiFile['abi']): void {
   if (!version.startsWith(`${abi.major}.${abi.minor}.`)) {
     throw new PackError(`plugin-sdk/package.json version ${version} does not state ABI ${abi.major}.${abi.minor}`);

@@ -358,6 +358,10 @@ function checkDescribeResponse(x: unknown): string | undefined {
   if (e !== undefined) return `.capabilities${e}`;
   e = checkBool(o.hasClusterID);
   if (e !== undefined) return `.hasClusterID${e}`;
+  if (o.loadBalancerNodeFields !== undefined) {
+    e = checkListString(o.loadBalancerNodeFields);
+    if (e !== undefined) return `.loadBalancerNodeFields${e}`;
+  }
   return undefined;
 }
 
@@ -1088,13 +1092,15 @@ function canonicalZone(x: Types['Zone']): Types['Zone'] {
 }
 
 function canonicalDescribeResponse(x: Types['DescribeResponse']): Types['DescribeResponse'] {
-  return {
+  const o: Types['DescribeResponse'] = {
     abi: x.abi,
     providerName: x.providerName,
     version: x.version,
     capabilities: x.capabilities,
     hasClusterID: x.hasClusterID,
   };
+  if (x.loadBalancerNodeFields !== undefined) o.loadBalancerNodeFields = x.loadBalancerNodeFields;
+  return o;
 }
 
 function canonicalInitializeResponse(x: Types['InitializeResponse']): Types['InitializeResponse'] {

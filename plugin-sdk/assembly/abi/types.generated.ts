@@ -4,9 +4,9 @@ import { JsonReader } from '../json/reader';
 import { JsonWriter } from '../json/writer';
 
 export const ABI_MAJOR: i32 = 1;
-export const ABI_MINOR: i32 = 6;
+export const ABI_MINOR: i32 = 7;
 /** What ccm_describe answers as `abi`. */
-export const ABI_VERSION: string = '1.6';
+export const ABI_VERSION: string = '1.7';
 
 /** Error codes of the envelope (see PluginError). */
 export namespace ErrorCode {
@@ -75,6 +75,17 @@ export namespace NodeErrorCode {
   export const Retry: string = 'Retry';
   export const Invalid: string = 'Invalid';
   export const Internal: string = 'Internal';
+}
+
+/** Node field names, for Provider.loadBalancerNodeFields. */
+export namespace NodeField {
+  export const name: string = 'name';
+  export const uid: string = 'uid';
+  export const providerID: string = 'providerID';
+  export const labels: string = 'labels';
+  export const annotations: string = 'annotations';
+  export const addresses: string = 'addresses';
+  export const systemUUID: string = 'systemUUID';
 }
 
 function decodeListNodeAddress(r: JsonReader): Array<NodeAddress> {
@@ -809,6 +820,8 @@ export class DescribeResponse {
   version: string = '';
   capabilities: Array<string> = new Array<string>();
   hasClusterID: bool = false;
+  /** ABI 1.7. */
+  loadBalancerNodeFields: Array<string> = new Array<string>();
 
   encode(w: JsonWriter): void {
     w.beginObject();
@@ -822,6 +835,8 @@ export class DescribeResponse {
     w.strings(this.capabilities);
     w.key('hasClusterID');
     w.bool(this.hasClusterID);
+    w.key('loadBalancerNodeFields');
+    w.strings(this.loadBalancerNodeFields);
     w.endObject();
   }
 
@@ -841,6 +856,8 @@ export class DescribeResponse {
         o.capabilities = r.readStrings();
       } else if (k == 'hasClusterID') {
         o.hasClusterID = r.readBool();
+      } else if (k == 'loadBalancerNodeFields') {
+        o.loadBalancerNodeFields = r.readStrings();
       } else {
         r.skip(); // unknown fields are ignored
       }

@@ -24,6 +24,7 @@ import {
   invalid,
   IPMode,
   LoadBalancerIngress,
+  NodeField,
   PluginError,
   PortStatus,
   Provider,
@@ -40,6 +41,7 @@ class TestProvider extends Provider {
   constructor() {
     super("test", "1.2.3", [Capability.zones, Capability.loadBalancer]);
     this.hasClusterID = true;
+    this.loadBalancerNodeFields = [NodeField.name, NodeField.labels];
   }
 
   initialize(req: InitializeRequest, out: InitializeResponse): PluginError | null {

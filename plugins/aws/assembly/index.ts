@@ -40,6 +40,7 @@ import {
   LoadBalancerStatus,
   Log,
   Node,
+  NodeField,
   PluginConfig,
   PluginError,
   Provider,
@@ -71,6 +72,8 @@ class AwsProvider extends Provider {
   constructor() {
     super("aws", VERSION, [Capability.instancesV2, Capability.loadBalancer, Capability.routes, Capability.zones]);
     this.hasClusterID = true;
+    // Instances by provider ID, IP targets by InternalIP, the target-node-labels annotation: never uid or annotations.
+    this.loadBalancerNodeFields = [NodeField.name, NodeField.providerID, NodeField.labels, NodeField.addresses];
   }
 
   initialize(req: InitializeRequest, out: InitializeResponse): PluginError | null {

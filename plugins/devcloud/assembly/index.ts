@@ -44,6 +44,7 @@ import {
   Log,
   MasterRequest,
   MasterResponse,
+  NodeField,
   PluginError,
   Provider,
   UpdateLoadBalancerRequest,
@@ -79,6 +80,8 @@ class DevcloudProvider extends Provider {
     ]);
     // Load balancers and routes are tagged with the cluster name.
     this.hasClusterID = true;
+    // Backends are found by provider ID (by name without one) and chosen by the Service's node label selector.
+    this.loadBalancerNodeFields = [NodeField.name, NodeField.providerID, NodeField.labels];
   }
 
   initialize(req: InitializeRequest, out: InitializeResponse): PluginError | null {

@@ -44,6 +44,7 @@ import {
   Log,
   Node,
   nodeError,
+  NodeField,
   PluginError,
   Provider,
   registerProvider,
@@ -86,6 +87,8 @@ class OpenStackProvider extends Provider {
   constructor() {
     super(PROVIDER_NAME, VERSION, [Capability.instancesV2, Capability.loadBalancer, Capability.routes, Capability.zones]);
     this.hasClusterID = true;
+    // Members by address, subnets by the first node's server, the node-selector annotation: never uid or annotations.
+    this.loadBalancerNodeFields = [NodeField.name, NodeField.providerID, NodeField.labels, NodeField.addresses];
   }
 
   initialize(req: InitializeRequest, out: InitializeResponse): PluginError | null {

@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS } from '../../../host/src/plugin/config/options.ts';
 import { type InstanceExitListener, InstanceSet } from '../../../host/src/plugin/sandbox/instance-set.ts';
 import { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { NodeListRefs } from '../../../host/src/plugin/runtime/node-list-refs.ts';
+import type { NodeField } from '../../../host/src/plugin/runtime/node-fields.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
 const OK = new TextEncoder().encode('{"ok":{"status":{"ingress":[]}}}');
@@ -156,7 +157,7 @@ describe('NodeListRefs', () => {
 });
 
 describe('LoadedPlugin with kept node lists', () => {
-  function loaded(abi: string, sent: Sent[]) {
+  function loaded(abi: string, sent: Sent[], loadBalancerNodeFields?: NodeField[]) {
     const instances: FakeInstance[] = [];
     const resends = { count: 0 };
     const { logger, records } = recordingLogger();
@@ -182,6 +183,7 @@ describe('LoadedPlugin with kept node lists', () => {
       description,
       sha256: '',
       capabilities: new Set(['loadBalancer']),
+      loadBalancerNodeFields,
       instances: pool as unknown as InstanceSet<PluginInstance>,
       limits: { ...DEFAULT_LIMITS, callTimeoutMs: 1000, startTimeoutMs: 1000 },
       exports: new Set(),
@@ -246,6 +248,31 @@ describe('LoadedPlugin with kept node lists', () => {
       { instance: first.id, nodes: 0, nodesRef: ref },
       { instance: instances[1]!.id, nodes: 2, nodesRef: ref },
       { instance: instances[1]!.id, nodes: 0, nodesRef: ref },
+    ]);
+    await plugin.close();
+  });
+
+  it('sends a plugin that declared its fields only those, and keeps its list over changes to the others', async () => {
+    const sent: Sent[] = [];
+    const { plugin, pool, instances } = loaded('1.7', sent, ['name', 'providerID']);
+    await pool.fill();
+    const bodies: unknown[][] = [];
+    instances[0]!.answer = (r) => {
+      bodies.push(r.nodes);
+      return OK;
+    };
+    const labelled = (zone: string): Node[] =>
+      keptList(['a', 'b'].map((name) => Object.freeze({ ...node(name), providerID: `p://${name}`, labels: { zone } })));
+    await plugin.call('ensureLoadBalancer', request(labelled('z1')));
+    await plugin.call('updateLoadBalancer', request(labelled('z2')));
+    expect(bodies[0]).toEqual([
+      { name: 'a', providerID: 'p://a' },
+      { name: 'b', providerID: 'p://b' },
+    ]);
+    const ref = sent[0]!.nodesRef;
+    expect(sent.map((s) => [s.nodes, s.nodesRef])).toEqual([
+      [2, ref],
+      [0, ref],
     ]);
     await plugin.close();
   });

@@ -78,6 +78,15 @@ describe('loading a plugin', () => {
     );
   });
 
+  it('refuses a plugin naming a Node field that does not exist for its load balancers', async () => {
+    const err = await loadError({ source: { bytes: await buildFixture('bad-node-fields'), name: 'typo.wasm' } });
+    expect(err).toBeInstanceOf(PluginLoadError);
+    expect(err.message).toBe(
+      'cannot load plugin typo.wasm: ccm_describe: loadBalancerNodeFields names "providerId", not a Node field ' +
+        '(name, uid, providerID, labels, annotations, addresses)',
+    );
+  });
+
   it('refuses a plugin missing an export its capabilities need', async () => {
     const err = await loadError({ source: { bytes: await buildFixture('missing-export'), name: 'partial.wasm' } });
     expect(err.message).toContain(

@@ -28,7 +28,7 @@ async function answer(method: MethodName, request: object): Promise<unknown> {
 }
 
 describe('envelopes', () => {
-  it('describe reports the ABI version, identity and capabilities', async () => {
+  it('describe reports the ABI version, identity, capabilities and the Node fields its load balancers read', async () => {
     expect(await answer('describe', {})).toEqual({
       ok: {
         abi: `${ABI_MAJOR}.${ABI_MINOR}`,
@@ -36,6 +36,7 @@ describe('envelopes', () => {
         version: '1.2.3',
         capabilities: ['zones', 'loadBalancer'],
         hasClusterID: true,
+        loadBalancerNodeFields: ['name', 'labels'],
       },
     });
   });

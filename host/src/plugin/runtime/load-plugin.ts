@@ -28,6 +28,7 @@ import type { WorkerLimits } from '../sandbox/worker/worker-protocol.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { LoadedPlugin } from './loaded-plugin.ts';
 import { delegatingLogger, pluginLogForwarder } from './plugin-log.ts';
+import { loadBalancerNodeFieldsOf, type NodeField } from './node-fields.ts';
 
 export class PluginLoadError extends Error {
   override name = 'PluginLoadError';
@@ -265,6 +266,7 @@ async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
   const described = await instances.use((i) => describe(i, limits), limits.startTimeoutMs);
   identity.providerName = described.providerName;
   const capabilities = checkDescription(described, ctx.module.exports, ctx.fail);
+  const loadBalancerNodeFields = nodeFieldsOf(described, ctx.fail);
   identity.logger = ctx.baseLogger.child({ plugin: described.providerName });
   identity.metrics = createPluginMetrics(
     ctx.options.registry,
@@ -285,6 +287,8 @@ async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
     version: described.version,
     abi: described.abi,
     capabilities: [...capabilities],
+    // What load balancer node lists carry: every Node field, or the ones the plugin named.
+    loadBalancerNodeFields: loadBalancerNodeFields ?? 'all',
     sha256: source.sha256,
     memoryMaxMiB: (ctx.module.prepared.memory.effectiveMaxPages * 65_536) / 1048576,
   });
@@ -292,6 +296,7 @@ async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
     description: described,
     sha256: source.sha256,
     capabilities,
+    loadBalancerNodeFields,
     instances,
     limits,
     exports: ctx.module.exports,
@@ -305,6 +310,15 @@ async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
 async function describe(instance: PluginInstance, limits: PluginLimits): Promise<DescribeResponse> {
   const output = await instance.call(METHODS.describe.exportName, encoder.encode('{}'), limits.startTimeoutMs);
   return decodeAnswer('describe', output, { method: 'describe' });
+}
+
+/** The Node fields the plugin's load balancer node lists carry; a field no Node has refuses the plugin. */
+function nodeFieldsOf(description: DescribeResponse, fail: Fail): readonly NodeField[] | undefined {
+  try {
+    return loadBalancerNodeFieldsOf(description);
+  } catch (err) {
+    throw fail(`ccm_describe: ${errorMessage(err)}`);
+  }
 }
 
 /** Checks the ABI major and that every declared capability's exports exist; returns the known capabilities. */

@@ -29,12 +29,15 @@ import { type InstanceSet, NoFreeInstanceError } from '../sandbox/instance-set.t
 import { errorMessage } from '../../util/error-message.ts';
 import { isNodeListMethod, type NodeListRequest, NodeListRefs, speaksKeptLists } from './node-list-refs.ts';
 import { abiMinorOf, speaksSystemUUID, withoutSystemUUID } from './later-fields.ts';
+import { type NodeField, NodeListProjection } from './node-fields.ts';
 
 export interface LoadedPluginParts {
   description: DescribeResponse;
   /** SHA-256 of the module as loaded (before the memory cap rewrote it). */
   sha256: string;
   capabilities: ReadonlySet<Capability>;
+  /** The Node fields its load balancer node lists carry (loadBalancerNodeFieldsOf); undefined: every field. */
+  loadBalancerNodeFields?: readonly NodeField[] | undefined;
   instances: InstanceSet<PluginInstance>;
   limits: PluginLimits;
   /** The names of the functions the module exports. */
@@ -54,6 +57,8 @@ export class LoadedPlugin {
   readonly #parts: LoadedPluginParts;
   /** Node lists kept by instances (ABI 1.2); undefined for plugins of an older SDK, which always get the list. */
   readonly #nodeLists: NodeListRefs | undefined;
+  /** Cuts load balancer node lists to the fields the plugin reads (ABI 1.7); undefined: they go whole. */
+  readonly #projection: NodeListProjection | undefined;
   /** Whether requests may carry Node.systemUUID (ABI 1.4). */
   readonly #systemUUID: boolean;
   /** Each call's method, duration and outcome at -v=4. */
@@ -72,6 +77,8 @@ export class LoadedPlugin {
         })
       : undefined;
     this.#systemUUID = speaksSystemUUID(parts.description.abi);
+    const fields = parts.loadBalancerNodeFields;
+    this.#projection = fields === undefined ? undefined : new NodeListProjection(fields);
   }
 
   /**
@@ -103,7 +110,7 @@ export class LoadedPlugin {
 
   /** Calls a method; rejects with a ProviderError (TimeoutError, InternalError, or what the plugin answered). */
   async call<M extends MethodName>(method: M, given: Requests[M]): Promise<Responses[M]> {
-    const request = this.#systemUUID ? given : withoutSystemUUID<M>(given);
+    const request = this.#forPlugin(method, this.#systemUUID ? given : withoutSystemUUID<M>(given));
     const context: ProviderErrorContext = { provider: this.providerName, method };
     const started = performance.now();
     try {
@@ -130,6 +137,14 @@ export class LoadedPlugin {
       if (this.#calls.enabled) this.#logCall(method, started, failure.code);
       throw failure;
     }
+  }
+
+  /** `request` with its node list cut to the plugin's fields, for the load balancer methods of a plugin that has some. */
+  #forPlugin<M extends MethodName>(method: M, request: Requests[M]): Requests[M] {
+    const projection = this.#projection;
+    if (projection === undefined || !isNodeListMethod(method)) return request;
+    const withList = request as Requests[M] & NodeListRequest;
+    return { ...withList, nodes: projection.project(withList.nodes) };
   }
 
   // The outcome is the error's code, never its message: a plugin's message may quote what its cloud answered.

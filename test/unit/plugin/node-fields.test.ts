@@ -1,0 +1,97 @@
+// Load balancer node lists cut to the fields a plugin declared (ABI 1.7).
+import { describe, expect, it } from 'vitest';
+import { ABI_MINOR, type Node, hasCachedJSON, isKeptList, keptList } from '../../../host/src/abi/index.ts';
+import { NodeListProjection, loadBalancerNodeFieldsOf } from '../../../host/src/plugin/runtime/node-fields.ts';
+
+const node = (name: string, labels: Record<string, string> = {}): Node => ({
+  name,
+  uid: `uid-${name}`,
+  providerID: `devcloud://i-${name}`,
+  labels,
+  annotations: { 'node.alpha.kubernetes.io/ttl': '0' },
+  addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+});
+
+// keptList freezes the array; its nodes are frozen too, as the service controller's are.
+const kept = (nodes: Node[]): Node[] => keptList(nodes.map((n) => Object.freeze(n)));
+
+describe('loadBalancerNodeFieldsOf', () => {
+  const of = (abi: string, fields?: string[]) =>
+    loadBalancerNodeFieldsOf(fields === undefined ? { abi } : { abi, loadBalancerNodeFields: fields });
+
+  it('means every field when nothing is declared, or everything is', () => {
+    expect(of('1.7')).toBeUndefined();
+    expect(of('1.7', [])).toBeUndefined();
+    expect(of('1.7', ['addresses', 'annotations', 'labels', 'providerID', 'uid', 'name'])).toBeUndefined();
+  });
+
+  it('gives the declared fields in the order of the definition, once each', () => {
+    expect(of('1.7', ['labels', 'providerID', 'name', 'labels'])).toEqual(['name', 'providerID', 'labels']);
+  });
+
+  it('reads the declaration only from a plugin of 1.7 or later', () => {
+    expect(of('1.6', ['name'])).toBeUndefined();
+    expect(of(`1.${ABI_MINOR}`, ['name'])).toEqual(['name']);
+  });
+
+  it('refuses a name no Node has, naming it and the fields there are', () => {
+    expect(() => of('1.7', ['name', 'providerId'])).toThrow(
+      'loadBalancerNodeFields names "providerId", not a Node field (name, uid, providerID, labels, annotations, addresses)',
+    );
+  });
+
+  it('refuses systemUUID, which load balancer lists never carry', () => {
+    expect(() => of('1.7', ['systemUUID'])).toThrow(/names systemUUID, which load balancer node lists never carry/);
+  });
+
+  it('leaves out names of a newer minor than the host speaks, as a host of that minor could know them', () => {
+    expect(of(`1.${ABI_MINOR + 1}`, ['providerID', 'rackName'])).toEqual(['providerID']);
+  });
+});
+
+describe('NodeListProjection', () => {
+  it('cuts each node to the fields, in their order', () => {
+    const projection = new NodeListProjection(['name', 'providerID']);
+    const cut = projection.project([node('a'), node('b')]);
+    expect(JSON.stringify(cut)).toBe(
+      '[{"name":"a","providerID":"devcloud://i-a"},{"name":"b","providerID":"devcloud://i-b"}]',
+    );
+  });
+
+  it('gives a plain list a plain list, made again each time', () => {
+    const projection = new NodeListProjection(['name']);
+    const nodes = [node('a')];
+    const first = projection.project(nodes);
+    expect(isKeptList(first)).toBe(false);
+    expect(projection.project(nodes)).not.toBe(first);
+  });
+
+  it('gives a kept list a kept list with its JSON, the same one each time it is given', () => {
+    const projection = new NodeListProjection(['name', 'labels']);
+    const nodes = kept([node('a', { zone: 'z1' })]);
+    const cut = projection.project(nodes);
+    expect(isKeptList(cut)).toBe(true);
+    expect(hasCachedJSON(cut)).toBe(true);
+    expect(Object.isFrozen(cut[0])).toBe(true);
+    expect(cut).toEqual([{ name: 'a', labels: { zone: 'z1' } }]);
+    expect(projection.project(nodes)).toBe(cut);
+  });
+
+  it('keeps the cut list of a new list that differs only in fields the plugin does not read', () => {
+    const projection = new NodeListProjection(['name', 'providerID']);
+    const before = projection.project(kept([node('a', { zone: 'z1' }), node('b')]));
+    const relabelled = projection.project(kept([node('a', { zone: 'z2' }), node('b')]));
+    expect(relabelled).toBe(before);
+    const renamed = projection.project(kept([node('a', { zone: 'z2' }), node('c')]));
+    expect(renamed).not.toBe(before);
+    expect(renamed.map((n) => n.name)).toEqual(['a', 'c']);
+  });
+
+  it('gives a new cut list when a field the plugin reads changes', () => {
+    const projection = new NodeListProjection(['name', 'labels']);
+    const before = projection.project(kept([node('a', { zone: 'z1' })]));
+    const after = projection.project(kept([node('a', { zone: 'z2' })]));
+    expect(after).not.toBe(before);
+    expect(after[0]?.labels).toEqual({ zone: 'z2' });
+  });
+});
