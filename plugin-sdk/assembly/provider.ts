@@ -19,7 +19,7 @@ export class Provider extends ProviderMethods {
   /**
    * The Node fields (NodeField.providerID, ...) the load balancer methods read (ABI 1.7): their node lists carry only
    * these, which makes the first call of each instance cheaper by the size of the rest (labels and annotations are
-   * most of a Node). Empty, the default: every field. A field left out reads as empty.
+   * most of a Node). Empty, the default: every field. A field left out is empty ("", an empty map or list).
    */
   loadBalancerNodeFields: string[] = [];
 

@@ -48,7 +48,7 @@ export class Probe {
     try {
       output = await this.#plugin.callExport(
         METHODS[method].exportName,
-        encoder.encode(JSON.stringify(request)),
+        encoder.encode(JSON.stringify(this.#plugin.requestFor(method, request))),
         this.#plugin.timeoutFor(method),
       );
     } catch (err) {

@@ -1,6 +1,14 @@
 // Load balancer node lists cut to the fields a plugin declared (ABI 1.7).
 import { describe, expect, it } from 'vitest';
-import { ABI_MINOR, type Node, hasCachedJSON, isKeptList, keptList } from '../../../host/src/abi/index.ts';
+import {
+  ABI_MINOR,
+  type Node,
+  hasCachedJSON,
+  isKeptList,
+  keptList,
+  validateRequest,
+} from '../../../host/src/abi/index.ts';
+import { abiService } from '../../../lab/plugins/index.ts';
 import { NodeListProjection, loadBalancerNodeFieldsOf } from '../../../host/src/plugin/runtime/node-fields.ts';
 
 const node = (name: string, labels: Record<string, string> = {}): Node => ({
@@ -45,17 +53,28 @@ describe('loadBalancerNodeFieldsOf', () => {
   });
 
   it('leaves out names of a newer minor than the host speaks, as a host of that minor could know them', () => {
-    expect(of(`1.${ABI_MINOR + 1}`, ['providerID', 'rackName'])).toEqual(['providerID']);
+    const newer = `1.${ABI_MINOR + 1}`;
+    expect(of(newer, ['providerID', 'rackName', 'systemUUID'])).toEqual(['providerID']);
+    // Nothing this host knows: the lists stay whole rather than empty.
+    expect(of(newer, ['rackName'])).toBeUndefined();
   });
 });
 
 describe('NodeListProjection', () => {
-  it('cuts each node to the fields, in their order', () => {
-    const projection = new NodeListProjection(['name', 'providerID']);
+  it('empties every other field, keeping the order of the definition', () => {
+    const projection = new NodeListProjection(['providerID', 'name']);
     const cut = projection.project([node('a'), node('b')]);
+    const empty = '"labels":{},"annotations":{},"addresses":[]';
     expect(JSON.stringify(cut)).toBe(
-      '[{"name":"a","providerID":"devcloud://i-a"},{"name":"b","providerID":"devcloud://i-b"}]',
+      `[{"name":"a","uid":"","providerID":"devcloud://i-a",${empty}},` +
+        `{"name":"b","uid":"","providerID":"devcloud://i-b",${empty}}]`,
     );
+  });
+
+  it('gives requests that still pass the ABI check (every field of 1.0 present)', () => {
+    const nodes = new NodeListProjection(['addresses']).project([node('a')]);
+    const request = { clusterName: 'c', service: abiService({}), nodes };
+    expect(validateRequest('ensureLoadBalancer', request).ok).toBe(true);
   });
 
   it('gives a plain list a plain list, made again each time', () => {
@@ -73,7 +92,9 @@ describe('NodeListProjection', () => {
     expect(isKeptList(cut)).toBe(true);
     expect(hasCachedJSON(cut)).toBe(true);
     expect(Object.isFrozen(cut[0])).toBe(true);
-    expect(cut).toEqual([{ name: 'a', labels: { zone: 'z1' } }]);
+    expect(cut).toEqual([
+      { name: 'a', uid: '', providerID: '', labels: { zone: 'z1' }, annotations: {}, addresses: [] },
+    ]);
     expect(projection.project(nodes)).toBe(cut);
   });
 
@@ -85,6 +106,17 @@ describe('NodeListProjection', () => {
     const renamed = projection.project(kept([node('a', { zone: 'z2' }), node('c')]));
     expect(renamed).not.toBe(before);
     expect(renamed.map((n) => n.name)).toEqual(['a', 'c']);
+  });
+
+  it('sends a list again that comes back after another one', () => {
+    const projection = new NodeListProjection(['name']);
+    const first = projection.project(kept([node('a')]));
+    const other = projection.project(kept([node('b')]));
+    const again = projection.project(kept([node('a')]));
+    expect(other).not.toBe(first);
+    // Only the last cut list is reused: the instances hold the other one by now.
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
   });
 
   it('gives a new cut list when a field the plugin reads changes', () => {

@@ -265,15 +265,25 @@ describe('LoadedPlugin with kept node lists', () => {
       keptList(['a', 'b'].map((name) => Object.freeze({ ...node(name), providerID: `p://${name}`, labels: { zone } })));
     await plugin.call('ensureLoadBalancer', request(labelled('z1')));
     await plugin.call('updateLoadBalancer', request(labelled('z2')));
+    const empty = { uid: '', labels: {}, annotations: {}, addresses: [] };
     expect(bodies[0]).toEqual([
-      { name: 'a', providerID: 'p://a' },
-      { name: 'b', providerID: 'p://b' },
+      { name: 'a', providerID: 'p://a', ...empty },
+      { name: 'b', providerID: 'p://b', ...empty },
     ]);
     const ref = sent[0]!.nodesRef;
     expect(sent.map((s) => [s.nodes, s.nodesRef])).toEqual([
       [2, ref],
       [0, ref],
     ]);
+    await plugin.close();
+  });
+
+  it('cuts plain lists too, and never the node of the instance methods', async () => {
+    const { plugin } = loaded('1.7', [], ['providerID']);
+    const whole = { ...node('a'), providerID: 'p://a', labels: { zone: 'z1' }, systemUUID: 'u-1' };
+    expect(plugin.requestFor('instanceMetadata', { node: whole }).node).toEqual(whole);
+    const cut = plugin.requestFor('updateLoadBalancer', { clusterName: 'c', service, nodes: [whole] }).nodes;
+    expect(cut).toEqual([{ name: '', uid: '', providerID: 'p://a', labels: {}, annotations: {}, addresses: [] }]);
     await plugin.close();
   });
 });

@@ -110,10 +110,10 @@ export class LoadedPlugin {
 
   /** Calls a method; rejects with a ProviderError (TimeoutError, InternalError, or what the plugin answered). */
   async call<M extends MethodName>(method: M, given: Requests[M]): Promise<Responses[M]> {
-    const request = this.#forPlugin(method, this.#systemUUID ? given : withoutSystemUUID<M>(given));
     const context: ProviderErrorContext = { provider: this.providerName, method };
     const started = performance.now();
     try {
+      const request = this.requestFor(method, given);
       const exportName = METHODS[method].exportName;
       const timeoutMs = this.timeoutFor(method);
       const nodeLists = this.#nodeLists;
@@ -139,8 +139,13 @@ export class LoadedPlugin {
     }
   }
 
-  /** `request` with its node list cut to the plugin's fields, for the load balancer methods of a plugin that has some. */
-  #forPlugin<M extends MethodName>(method: M, request: Requests[M]): Requests[M] {
+  /**
+   * `given` as this plugin is sent it: without the fields of a later minor than it answered (Node.systemUUID), and
+   * for the load balancer methods of a plugin that named its Node fields, with the other fields of the node list
+   * empty. The conformance kit sends its requests through this too, so a plugin is tested with what the CCM sends.
+   */
+  requestFor<M extends MethodName>(method: M, given: Requests[M]): Requests[M] {
+    const request = this.#systemUUID ? given : withoutSystemUUID<M>(given);
     const projection = this.#projection;
     if (projection === undefined || !isNodeListMethod(method)) return request;
     const withList = request as Requests[M] & NodeListRequest;

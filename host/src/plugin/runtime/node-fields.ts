@@ -1,8 +1,9 @@
 // Load balancer node lists cut to the fields a plugin reads (ABI 1.7, plugin-sdk/ABI.md "Node fields of load balancer
-// calls"). A plugin names them in ccm_describe's loadBalancerNodeFields; its EnsureLoadBalancer and UpdateLoadBalancer
-// requests then carry only those. Labels and annotations are most of a Node's JSON, and each instance decodes the
-// whole list at its first call: a 1,000-node list that a plugin needs only names and provider IDs of is a tenth the
-// size, to send, to decode and to keep in every instance.
+// calls"). A plugin names them in ccm_describe's loadBalancerNodeFields; in its EnsureLoadBalancer and
+// UpdateLoadBalancer requests every other field then travels empty ("", {}, []), so the request still has every field
+// of 1.0. Labels and annotations are most of a Node's JSON, and each instance decodes the whole list at its first call:
+// a 1,000-node list that a plugin needs only names and provider IDs of is a tenth the size, to send, to decode and to
+// keep in every instance.
 import { ABI_MINOR, type KeptList, keptList, NODE_FIELDS, type Node, isKeptList } from '../../abi/index.ts';
 import { abiMinorOf } from './later-fields.ts';
 
@@ -11,11 +12,22 @@ export type NodeField = keyof Node;
 /** What load balancer node lists carry: every Node field but the instance methods' systemUUID (convert.ts). */
 const LIST_FIELDS: readonly NodeField[] = NODE_FIELDS.filter((f) => f !== 'systemUUID');
 
+/** Each list field's empty value, as a field the plugin did not name travels. */
+const EMPTY: Readonly<Omit<Node, 'systemUUID'>> = Object.freeze({
+  name: '',
+  uid: '',
+  providerID: '',
+  labels: Object.freeze({}),
+  annotations: Object.freeze({}),
+  addresses: Object.freeze([]) as unknown as Node['addresses'],
+});
+
 /**
  * The fields a plugin's load balancer node lists carry, from its description: undefined when they carry every field
- * (nothing declared, or everything). Throws an Error naming the problem for a field no Node of the plugin's minor
- * has (a misspelling would otherwise silently empty a field the plugin reads); names a newer minor may have added
- * are left out, as a host of that minor would not send them either.
+ * (nothing declared, or every field, or only names this host does not know). Throws an Error naming the problem for a
+ * name that is not a field of this host's Node, or systemUUID, from a plugin of this host's minor or an earlier one
+ * (a misspelling would otherwise silently empty a field the plugin reads). From a plugin of a newer minor such names
+ * are left out: that minor may have added them, and this host would not send them anyway.
  */
 export function loadBalancerNodeFieldsOf(described: {
   abi: string;
@@ -24,60 +36,57 @@ export function loadBalancerNodeFieldsOf(described: {
   const declared = described.loadBalancerNodeFields ?? [];
   if (declared.length === 0 || abiMinorOf(described.abi) < 7) return undefined;
   const newer = abiMinorOf(described.abi) > ABI_MINOR;
-  const fields = new Set<NodeField>();
+  const fields = new Set<string>();
   for (const name of declared) {
-    if (name === 'systemUUID') {
+    if ((LIST_FIELDS as readonly string[]).includes(name)) fields.add(name);
+    else if (newer) continue;
+    else if (name === 'systemUUID') {
       throw new Error('loadBalancerNodeFields names systemUUID, which load balancer node lists never carry');
-    }
-    if ((LIST_FIELDS as readonly string[]).includes(name)) fields.add(name as NodeField);
-    else if (!newer) {
+    } else {
       throw new Error(
         `loadBalancerNodeFields names ${JSON.stringify(name)}, not a Node field (${LIST_FIELDS.join(', ')})`,
       );
     }
   }
-  // In the order of the definition, so the same declaration always gives the same JSON.
-  const ordered = LIST_FIELDS.filter((f) => fields.has(f));
-  return ordered.length === LIST_FIELDS.length ? undefined : ordered;
+  const named = LIST_FIELDS.filter((f) => fields.has(f));
+  return named.length === 0 || named.length === LIST_FIELDS.length ? undefined : named;
 }
 
 /**
- * Cuts node lists to `fields`. A KeptList gives a KeptList, the same one for as long as the list is given again, and
- * also when a new list cuts to the same JSON as the last one (a label changed that the plugin does not read): its
- * instances keep the list they hold instead of being sent it again.
+ * Cuts node lists to `fields` (the others empty). A KeptList gives a KeptList, the same one for as long as the list is
+ * given again, and also when a new list cuts to the same JSON as the last one (a label changed that the plugin does
+ * not read): its instances keep the list they hold instead of being sent it again.
  */
 export class NodeListProjection {
-  readonly #fields: readonly NodeField[];
+  readonly #named: ReadonlySet<NodeField>;
   readonly #cut = new WeakMap<readonly Node[], KeptList<Node>>();
   #last: { json: string; list: KeptList<Node> } | undefined;
 
   constructor(fields: readonly NodeField[]) {
-    this.#fields = fields;
+    this.#named = new Set(fields);
   }
 
-  get fields(): readonly NodeField[] {
-    return this.#fields;
-  }
-
-  /**
-   * `nodes` with only the fields: typed as Node[] for the request types, though the fields left out are absent (the
-   * SDK reads an absent field as empty).
-   */
+  /** `nodes` with every field the plugin did not name empty, in the order of Node's definition. */
   project(nodes: readonly Node[]): Node[] {
     if (!isKeptList(nodes)) return nodes.map((node) => this.#node(node));
     const known = this.#cut.get(nodes);
     if (known !== undefined) return known;
     const items = nodes.map((node) => Object.freeze(this.#node(node)));
     const json = JSON.stringify(items);
-    const list = this.#last?.json === json ? this.#last.list : keptList(items, json);
-    this.#last = { json, list };
+    let list: KeptList<Node>;
+    if (this.#last?.json === json) list = this.#last.list;
+    else {
+      list = keptList(items, json);
+      this.#last = { json, list };
+    }
     this.#cut.set(nodes, list);
     return list;
   }
 
   #node(node: Node): Node {
     const out: Partial<Record<NodeField, unknown>> = {};
-    for (const field of this.#fields) out[field] = node[field];
+    for (const field of LIST_FIELDS)
+      out[field] = this.#named.has(field) ? node[field] : EMPTY[field as keyof typeof EMPTY];
     return out as Node;
   }
 }
