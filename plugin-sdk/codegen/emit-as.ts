@@ -55,7 +55,8 @@ function listHelper(of: FieldType): string {
   return `decodeList${part(of)}`;
 }
 
-function decodeExpr(t: FieldType): string {
+// `into`: the field's default, which a map or list is read into instead of a new one (a list item has none).
+function decodeExpr(t: FieldType, into = 'null'): string {
   switch (t.kind) {
     case 'string':
     case 'enum':
@@ -67,9 +68,9 @@ function decodeExpr(t: FieldType): string {
     case 'f64':
       return 'r.readF64()';
     case 'map':
-      return 'r.readMap()';
+      return `r.readMap(${into})`;
     case 'list':
-      return t.of.kind === 'string' ? 'r.readStrings()' : `${listHelper(t.of)}(r)`;
+      return t.of.kind === 'string' ? `r.readStrings(${into})` : `${listHelper(t.of)}(r, ${into})`;
     case 'ref':
       return `${t.name}.decode(r)`;
   }
@@ -126,7 +127,13 @@ export function emitAsTypes(model: AbiModel): string {
   ];
   for (const [name, values] of model.enums) out.push(constants(name, `Values of ${name} fields.`, values));
   const nodeFields = model.types.get('Node')?.fields.map((f) => f.name) ?? [];
-  out.push(constants('NodeField', 'Node field names, for Provider.loadBalancerNodeFields.', nodeFields));
+  out.push(
+    constants(
+      'NodeField',
+      'Node field names, for Provider.loadBalancerNodeFields (which never takes systemUUID: load balancer lists lack it).',
+      nodeFields,
+    ),
+  );
 
   const helpers = new Map<string, FieldType>();
   const collect = (t: FieldType): void => {
@@ -137,8 +144,13 @@ export function emitAsTypes(model: AbiModel): string {
   for (const def of model.types.values()) for (const f of def.fields) collect(f.type);
   for (const [name, of] of helpers) {
     out.push(
-      `function ${name}(r: JsonReader): Array<${asType(of)}> {`,
-      `  const out = new Array<${asType(of)}>();`,
+      `function ${name}(r: JsonReader, into: Array<${asType(of)}> | null): Array<${asType(of)}> {`,
+      `  let out: Array<${asType(of)}>;`,
+      `  if (into === null) out = new Array<${asType(of)}>();`,
+      '  else {',
+      '    out = into;',
+      '    if (out.length > 0) out.length = 0;',
+      '  }',
       '  if (!r.beginArray()) return out;',
       '  let i = 0;',
       '  while (r.nextItem()) {',
@@ -184,7 +196,7 @@ export function emitAsTypes(model: AbiModel): string {
     def.fields.forEach((f, i) => {
       out.push(
         `      ${i === 0 ? '' : '} else '}if (k == "${f.name}") {`,
-        `        o.${f.name} = ${decodeExpr(f.type)};`,
+        `        o.${f.name} = ${decodeExpr(f.type, `o.${f.name}`)};`,
       );
     });
     out.push(

@@ -77,7 +77,7 @@ export namespace NodeErrorCode {
   export const Internal: string = 'Internal';
 }
 
-/** Node field names, for Provider.loadBalancerNodeFields. */
+/** Node field names, for Provider.loadBalancerNodeFields (which never takes systemUUID: load balancer lists lack it). */
 export namespace NodeField {
   export const name: string = 'name';
   export const uid: string = 'uid';
@@ -88,8 +88,13 @@ export namespace NodeField {
   export const systemUUID: string = 'systemUUID';
 }
 
-function decodeListNodeAddress(r: JsonReader): Array<NodeAddress> {
-  const out = new Array<NodeAddress>();
+function decodeListNodeAddress(r: JsonReader, into: Array<NodeAddress> | null): Array<NodeAddress> {
+  let out: Array<NodeAddress>;
+  if (into === null) out = new Array<NodeAddress>();
+  else {
+    out = into;
+    if (out.length > 0) out.length = 0;
+  }
   if (!r.beginArray()) return out;
   let i = 0;
   while (r.nextItem()) {
@@ -103,8 +108,13 @@ function decodeListNodeAddress(r: JsonReader): Array<NodeAddress> {
   return out;
 }
 
-function decodeListServicePort(r: JsonReader): Array<ServicePort> {
-  const out = new Array<ServicePort>();
+function decodeListServicePort(r: JsonReader, into: Array<ServicePort> | null): Array<ServicePort> {
+  let out: Array<ServicePort>;
+  if (into === null) out = new Array<ServicePort>();
+  else {
+    out = into;
+    if (out.length > 0) out.length = 0;
+  }
   if (!r.beginArray()) return out;
   let i = 0;
   while (r.nextItem()) {
@@ -118,8 +128,13 @@ function decodeListServicePort(r: JsonReader): Array<ServicePort> {
   return out;
 }
 
-function decodeListPortStatus(r: JsonReader): Array<PortStatus> {
-  const out = new Array<PortStatus>();
+function decodeListPortStatus(r: JsonReader, into: Array<PortStatus> | null): Array<PortStatus> {
+  let out: Array<PortStatus>;
+  if (into === null) out = new Array<PortStatus>();
+  else {
+    out = into;
+    if (out.length > 0) out.length = 0;
+  }
   if (!r.beginArray()) return out;
   let i = 0;
   while (r.nextItem()) {
@@ -133,8 +148,16 @@ function decodeListPortStatus(r: JsonReader): Array<PortStatus> {
   return out;
 }
 
-function decodeListLoadBalancerIngress(r: JsonReader): Array<LoadBalancerIngress> {
-  const out = new Array<LoadBalancerIngress>();
+function decodeListLoadBalancerIngress(
+  r: JsonReader,
+  into: Array<LoadBalancerIngress> | null,
+): Array<LoadBalancerIngress> {
+  let out: Array<LoadBalancerIngress>;
+  if (into === null) out = new Array<LoadBalancerIngress>();
+  else {
+    out = into;
+    if (out.length > 0) out.length = 0;
+  }
   if (!r.beginArray()) return out;
   let i = 0;
   while (r.nextItem()) {
@@ -148,8 +171,13 @@ function decodeListLoadBalancerIngress(r: JsonReader): Array<LoadBalancerIngress
   return out;
 }
 
-function decodeListNode(r: JsonReader): Array<Node> {
-  const out = new Array<Node>();
+function decodeListNode(r: JsonReader, into: Array<Node> | null): Array<Node> {
+  let out: Array<Node>;
+  if (into === null) out = new Array<Node>();
+  else {
+    out = into;
+    if (out.length > 0) out.length = 0;
+  }
   if (!r.beginArray()) return out;
   let i = 0;
   while (r.nextItem()) {
@@ -163,8 +191,16 @@ function decodeListNode(r: JsonReader): Array<Node> {
   return out;
 }
 
-function decodeListInstanceExistsOutcome(r: JsonReader): Array<InstanceExistsOutcome> {
-  const out = new Array<InstanceExistsOutcome>();
+function decodeListInstanceExistsOutcome(
+  r: JsonReader,
+  into: Array<InstanceExistsOutcome> | null,
+): Array<InstanceExistsOutcome> {
+  let out: Array<InstanceExistsOutcome>;
+  if (into === null) out = new Array<InstanceExistsOutcome>();
+  else {
+    out = into;
+    if (out.length > 0) out.length = 0;
+  }
   if (!r.beginArray()) return out;
   let i = 0;
   while (r.nextItem()) {
@@ -178,8 +214,16 @@ function decodeListInstanceExistsOutcome(r: JsonReader): Array<InstanceExistsOut
   return out;
 }
 
-function decodeListInstanceShutdownOutcome(r: JsonReader): Array<InstanceShutdownOutcome> {
-  const out = new Array<InstanceShutdownOutcome>();
+function decodeListInstanceShutdownOutcome(
+  r: JsonReader,
+  into: Array<InstanceShutdownOutcome> | null,
+): Array<InstanceShutdownOutcome> {
+  let out: Array<InstanceShutdownOutcome>;
+  if (into === null) out = new Array<InstanceShutdownOutcome>();
+  else {
+    out = into;
+    if (out.length > 0) out.length = 0;
+  }
   if (!r.beginArray()) return out;
   let i = 0;
   while (r.nextItem()) {
@@ -193,8 +237,16 @@ function decodeListInstanceShutdownOutcome(r: JsonReader): Array<InstanceShutdow
   return out;
 }
 
-function decodeListInstanceMetadataOutcome(r: JsonReader): Array<InstanceMetadataOutcome> {
-  const out = new Array<InstanceMetadataOutcome>();
+function decodeListInstanceMetadataOutcome(
+  r: JsonReader,
+  into: Array<InstanceMetadataOutcome> | null,
+): Array<InstanceMetadataOutcome> {
+  let out: Array<InstanceMetadataOutcome>;
+  if (into === null) out = new Array<InstanceMetadataOutcome>();
+  else {
+    out = into;
+    if (out.length > 0) out.length = 0;
+  }
   if (!r.beginArray()) return out;
   let i = 0;
   while (r.nextItem()) {
@@ -208,8 +260,16 @@ function decodeListInstanceMetadataOutcome(r: JsonReader): Array<InstanceMetadat
   return out;
 }
 
-function decodeListInstanceStatusOutcome(r: JsonReader): Array<InstanceStatusOutcome> {
-  const out = new Array<InstanceStatusOutcome>();
+function decodeListInstanceStatusOutcome(
+  r: JsonReader,
+  into: Array<InstanceStatusOutcome> | null,
+): Array<InstanceStatusOutcome> {
+  let out: Array<InstanceStatusOutcome>;
+  if (into === null) out = new Array<InstanceStatusOutcome>();
+  else {
+    out = into;
+    if (out.length > 0) out.length = 0;
+  }
   if (!r.beginArray()) return out;
   let i = 0;
   while (r.nextItem()) {
@@ -223,8 +283,13 @@ function decodeListInstanceStatusOutcome(r: JsonReader): Array<InstanceStatusOut
   return out;
 }
 
-function decodeListRoute(r: JsonReader): Array<Route> {
-  const out = new Array<Route>();
+function decodeListRoute(r: JsonReader, into: Array<Route> | null): Array<Route> {
+  let out: Array<Route>;
+  if (into === null) out = new Array<Route>();
+  else {
+    out = into;
+    if (out.length > 0) out.length = 0;
+  }
   if (!r.beginArray()) return out;
   let i = 0;
   while (r.nextItem()) {
@@ -322,11 +387,11 @@ export class Node {
       } else if (k == 'providerID') {
         o.providerID = r.readString();
       } else if (k == 'labels') {
-        o.labels = r.readMap();
+        o.labels = r.readMap(o.labels);
       } else if (k == 'annotations') {
-        o.annotations = r.readMap();
+        o.annotations = r.readMap(o.annotations);
       } else if (k == 'addresses') {
-        o.addresses = decodeListNodeAddress(r);
+        o.addresses = decodeListNodeAddress(r, o.addresses);
       } else if (k == 'systemUUID') {
         o.systemUUID = r.readString();
       } else {
@@ -469,21 +534,21 @@ export class Service {
       } else if (k == 'uid') {
         o.uid = r.readString();
       } else if (k == 'labels') {
-        o.labels = r.readMap();
+        o.labels = r.readMap(o.labels);
       } else if (k == 'annotations') {
-        o.annotations = r.readMap();
+        o.annotations = r.readMap(o.annotations);
       } else if (k == 'ports') {
-        o.ports = decodeListServicePort(r);
+        o.ports = decodeListServicePort(r, o.ports);
       } else if (k == 'loadBalancerIP') {
         o.loadBalancerIP = r.readString();
       } else if (k == 'loadBalancerSourceRanges') {
-        o.loadBalancerSourceRanges = r.readStrings();
+        o.loadBalancerSourceRanges = r.readStrings(o.loadBalancerSourceRanges);
       } else if (k == 'externalTrafficPolicy') {
         o.externalTrafficPolicy = r.readString();
       } else if (k == 'healthCheckNodePort') {
         o.healthCheckNodePort = r.readI32();
       } else if (k == 'ipFamilies') {
-        o.ipFamilies = r.readStrings();
+        o.ipFamilies = r.readStrings(o.ipFamilies);
       } else if (k == 'ipFamilyPolicy') {
         o.ipFamilyPolicy = r.readString();
       } else if (k == 'loadBalancerClass') {
@@ -491,7 +556,7 @@ export class Service {
       } else if (k == 'sessionAffinity') {
         o.sessionAffinity = r.readString();
       } else if (k == 'externalIPs') {
-        o.externalIPs = r.readStrings();
+        o.externalIPs = r.readStrings(o.externalIPs);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -546,13 +611,13 @@ export class InstanceMetadata {
       } else if (k == 'instanceType') {
         o.instanceType = r.readString();
       } else if (k == 'nodeAddresses') {
-        o.nodeAddresses = decodeListNodeAddress(r);
+        o.nodeAddresses = decodeListNodeAddress(r, o.nodeAddresses);
       } else if (k == 'zone') {
         o.zone = r.readString();
       } else if (k == 'region') {
         o.region = r.readString();
       } else if (k == 'additionalLabels') {
-        o.additionalLabels = r.readMap();
+        o.additionalLabels = r.readMap(o.additionalLabels);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -645,7 +710,7 @@ export class LoadBalancerIngress {
       } else if (k == 'ipMode') {
         o.ipMode = r.readString();
       } else if (k == 'ports') {
-        o.ports = decodeListPortStatus(r);
+        o.ports = decodeListPortStatus(r, o.ports);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -681,7 +746,7 @@ export class LoadBalancerStatus {
     let k = r.nextKey();
     while (k !== null) {
       if (k == 'ingress') {
-        o.ingress = decodeListLoadBalancerIngress(r);
+        o.ingress = decodeListLoadBalancerIngress(r, o.ingress);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -733,7 +798,7 @@ export class Route {
       } else if (k == 'targetNode') {
         o.targetNode = r.readString();
       } else if (k == 'targetNodeAddresses') {
-        o.targetNodeAddresses = decodeListNodeAddress(r);
+        o.targetNodeAddresses = decodeListNodeAddress(r, o.targetNodeAddresses);
       } else if (k == 'destinationCIDR') {
         o.destinationCIDR = r.readString();
       } else if (k == 'blackhole') {
@@ -853,11 +918,11 @@ export class DescribeResponse {
       } else if (k == 'version') {
         o.version = r.readString();
       } else if (k == 'capabilities') {
-        o.capabilities = r.readStrings();
+        o.capabilities = r.readStrings(o.capabilities);
       } else if (k == 'hasClusterID') {
         o.hasClusterID = r.readBool();
       } else if (k == 'loadBalancerNodeFields') {
-        o.loadBalancerNodeFields = r.readStrings();
+        o.loadBalancerNodeFields = r.readStrings(o.loadBalancerNodeFields);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -1151,7 +1216,7 @@ export class InstanceBatchRequest {
     let k = r.nextKey();
     while (k !== null) {
       if (k == 'nodes') {
-        o.nodes = decodeListNode(r);
+        o.nodes = decodeListNode(r, o.nodes);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -1297,7 +1362,7 @@ export class InstanceExistsBatchResponse {
     let k = r.nextKey();
     while (k !== null) {
       if (k == 'results') {
-        o.results = decodeListInstanceExistsOutcome(r);
+        o.results = decodeListInstanceExistsOutcome(r, o.results);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -1332,7 +1397,7 @@ export class InstanceShutdownBatchResponse {
     let k = r.nextKey();
     while (k !== null) {
       if (k == 'results') {
-        o.results = decodeListInstanceShutdownOutcome(r);
+        o.results = decodeListInstanceShutdownOutcome(r, o.results);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -1367,7 +1432,7 @@ export class InstanceMetadataBatchResponse {
     let k = r.nextKey();
     while (k !== null) {
       if (k == 'results') {
-        o.results = decodeListInstanceMetadataOutcome(r);
+        o.results = decodeListInstanceMetadataOutcome(r, o.results);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -1439,7 +1504,7 @@ export class InstanceStatusBatchResponse {
     let k = r.nextKey();
     while (k !== null) {
       if (k == 'results') {
-        o.results = decodeListInstanceStatusOutcome(r);
+        o.results = decodeListInstanceStatusOutcome(r, o.results);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -1505,7 +1570,7 @@ export class NodeAddressesResponse {
     let k = r.nextKey();
     while (k !== null) {
       if (k == 'addresses') {
-        o.addresses = decodeListNodeAddress(r);
+        o.addresses = decodeListNodeAddress(r, o.addresses);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -1941,7 +2006,7 @@ export class EnsureLoadBalancerRequest {
       } else if (k == 'service') {
         o.service = Service.decode(r);
       } else if (k == 'nodes') {
-        o.nodes = decodeListNode(r);
+        o.nodes = decodeListNode(r, o.nodes);
       } else if (k == 'nodesRef') {
         o.nodesRef = r.readI32();
       } else {
@@ -2023,7 +2088,7 @@ export class UpdateLoadBalancerRequest {
       } else if (k == 'service') {
         o.service = Service.decode(r);
       } else if (k == 'nodes') {
-        o.nodes = decodeListNode(r);
+        o.nodes = decodeListNode(r, o.nodes);
       } else if (k == 'nodesRef') {
         o.nodesRef = r.readI32();
       } else {
@@ -2177,7 +2242,7 @@ export class ListRoutesResponse {
     let k = r.nextKey();
     while (k !== null) {
       if (k == 'routes') {
-        o.routes = decodeListRoute(r);
+        o.routes = decodeListRoute(r, o.routes);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -2447,7 +2512,7 @@ export class ListClustersResponse {
     let k = r.nextKey();
     while (k !== null) {
       if (k == 'clusters') {
-        o.clusters = r.readStrings();
+        o.clusters = r.readStrings(o.clusters);
       } else {
         r.skip(); // unknown fields are ignored
       }
@@ -2557,7 +2622,7 @@ export class HttpRequest {
       } else if (k == 'url') {
         o.url = r.readString();
       } else if (k == 'headers') {
-        o.headers = r.readMap();
+        o.headers = r.readMap(o.headers);
       } else if (k == 'body') {
         o.body = r.readString();
       } else if (k == 'timeoutMs') {
@@ -2601,7 +2666,7 @@ export class HttpResponse {
       if (k == 'status') {
         o.status = r.readI32();
       } else if (k == 'headers') {
-        o.headers = r.readMap();
+        o.headers = r.readMap(o.headers);
       } else if (k == 'body') {
         o.body = r.readString();
       } else {
@@ -2682,7 +2747,7 @@ export class LogRecord {
       } else if (k == 'message') {
         o.message = r.readString();
       } else if (k == 'fields') {
-        o.fields = r.readMap();
+        o.fields = r.readMap(o.fields);
       } else {
         r.skip(); // unknown fields are ignored
       }

@@ -272,9 +272,18 @@ export class JsonReader {
     return <i32>v;
   }
 
-  /** An object whose values are all strings. */
-  readMap(): Map<string, string> {
-    const m = new Map<string, string>();
+  /**
+   * An object whose values are all strings. Read into `into` when given (a field's default), so that decoding a
+   * field allocates no second map: most maps of a kept node list are small or `{}`.
+   */
+  readMap(into: Map<string, string> | null = null): Map<string, string> {
+    let m: Map<string, string>;
+    if (into === null) m = new Map<string, string>();
+    else {
+      m = into;
+      // A key given twice: the last value of the field wins, as with a fresh map.
+      if (m.size > 0) m.clear();
+    }
     if (!this.beginObject()) return m;
     let k = this.nextKey();
     while (k !== null) {
@@ -289,9 +298,14 @@ export class JsonReader {
     return m;
   }
 
-  /** A list whose elements are all strings. */
-  readStrings(): string[] {
-    const out = new Array<string>();
+  /** A list whose elements are all strings; read into `into` when given, as readMap does. */
+  readStrings(into: string[] | null = null): string[] {
+    let out: string[];
+    if (into === null) out = new Array<string>();
+    else {
+      out = into;
+      if (out.length > 0) out.length = 0;
+    }
     if (!this.beginArray()) return out;
     let i = 0;
     while (this.nextItem()) {

@@ -104,6 +104,21 @@ describe('envelopes', () => {
     ).toEqual({ error: { code: 'Invalid', message: 'annotation test/bad: x"y' } });
   });
 
+  it('takes the last of a field given twice, for maps and lists read into their defaults too', async () => {
+    // JSON.stringify never repeats a key: the request is spliced by hand, the Service's annotations given twice.
+    const withAnnotations = (...maps: Record<string, string>[]): string => {
+      const svc = JSON.stringify(service());
+      const repeated = maps.map((m) => `"annotations":${JSON.stringify(m)}`).join(',');
+      return `{"clusterName":"prod","service":${svc.replace(/"annotations":\{\}/, repeated)},"nodes":[]}`;
+    };
+    const call = async (text: string): Promise<unknown> =>
+      JSON.parse(await provider.call(METHODS.ensureLoadBalancer.exportName, text));
+    expect(await call(withAnnotations({ 'test/bad': 'first' }, { 'test/bad': 'second' }))).toEqual({
+      error: { code: 'Invalid', message: 'annotation test/bad: second' },
+    });
+    expect(await call(withAnnotations({ 'test/bad': 'first' }, {}))).toMatchObject({ ok: { status: {} } });
+  });
+
   it('getLoadBalancerName follows the upstream default', async () => {
     expect(await answer('getLoadBalancerName', { clusterName: 'prod', service: service() })).toEqual({
       ok: { name: 'a1b4e28ba2fa111d2883f0016d3cca42' },
