@@ -5,16 +5,18 @@
 // only, not arrays or objects.)
 
 const encoder = new TextEncoder();
-const registry = new WeakMap<object, Uint8Array>();
+/** The bytes of each registered value, or what makes its text when it is first needed. */
+const registry = new WeakMap<object, Uint8Array | (() => string)>();
 
 /**
- * Registers `text` as the serialization of `value` and returns `value`. The caller guarantees that `text` is
- * JSON.stringify(value) and that `value` is frozen all the way down, so the bytes can never go stale; a value that
- * is not even shallowly frozen is refused.
+ * Registers `text` as the serialization of `value` and returns `value`: the text itself, or a function that makes it,
+ * called once, when a request first carries `value` (a value that never goes into a request costs nothing). The
+ * caller guarantees that the text is JSON.stringify(value) and that `value` is frozen all the way down, so the bytes
+ * can never go stale; a value that is not even shallowly frozen is refused.
  */
-export function withCachedJSON<T extends object>(value: T, text: string): T {
+export function withCachedJSON<T extends object>(value: T, text: string | (() => string)): T {
   if (!Object.isFrozen(value)) throw new TypeError('withCachedJSON: the value must be frozen');
-  registry.set(value, encoder.encode(text));
+  registry.set(value, typeof text === 'string' ? encoder.encode(text) : text);
   return value;
 }
 
@@ -24,7 +26,12 @@ export function hasCachedJSON(value: unknown): boolean {
 }
 
 function cachedBytes(value: unknown): Uint8Array | undefined {
-  return typeof value === 'object' && value !== null ? registry.get(value) : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  const cached = registry.get(value);
+  if (typeof cached !== 'function') return cached;
+  const bytes = encoder.encode(cached());
+  registry.set(value, bytes);
+  return bytes;
 }
 
 /**

@@ -13,9 +13,13 @@ const made = new WeakSet<object>();
 
 /**
  * Freezes `items` (the array itself: the caller hands it over) and makes it a KeptList. `json` is its serialization
- * when the caller already has it; the caller guarantees that the items are frozen too, so it can never go stale.
+ * when the caller already has it, or what makes it; by default JSON.stringify, when a request first carries the list.
+ * The caller guarantees that the items are frozen too, so it can never go stale.
  */
-export function keptList<T extends object>(items: T[], json: string = JSON.stringify(items)): KeptList<T> {
+export function keptList<T extends object>(
+  items: T[],
+  json: string | (() => string) = () => JSON.stringify(items),
+): KeptList<T> {
   withCachedJSON(Object.freeze(items), json);
   made.add(items);
   return items as KeptList<T>;

@@ -53,6 +53,19 @@ describe('jsonPayload', () => {
     expect(JSON.stringify({ value })).toBe('{"value":[1]}');
   });
 
+  it('makes a text registered as a function once, when a request first carries the value', () => {
+    let made = 0;
+    const value = withCachedJSON(Object.freeze([1]), () => {
+      made++;
+      return '[3]';
+    });
+    expect(hasCachedJSON(value)).toBe(true);
+    expect(made).toBe(0);
+    expect(text(jsonPayload({ value }))).toBe('{"value":[3]}');
+    expect(text(jsonPayload({ a: 1, value }))).toBe('{"a":1,"value":[3]}');
+    expect(made).toBe(1);
+  });
+
   it('refuses a value that could change after registration, and leaves the value a normal array', () => {
     expect(() => withCachedJSON([1], '[1]')).toThrow(TypeError);
     const nodes = withCachedJSON(nodeList(), JSON.stringify(nodeList()));

@@ -23,8 +23,6 @@ interface Entry {
   hashed: string | undefined;
   /** The node's ABI form, frozen, while it is included (as of the last nodes()). */
   abi: Node | undefined;
-  /** JSON.stringify(abi). */
-  json: string | undefined;
 }
 
 // 8 lanes of 32 bits: the whole SHA-256 of each member.
@@ -83,20 +81,15 @@ export class LoadBalancerNodeSet {
   /**
    * The included nodes in ABI form, as a KeptList: the same list is returned until an included node's ABI form
    * changes; it and its nodes are frozen (a provider cannot corrupt what the next call gets), a plugin keeps it
-   * across calls, and its serialization is made here once from the nodes' own, instead of ~1 KB per node per call.
+   * across calls, and it is serialized once, when a request first carries it whole (a plugin that names its Node
+   * fields is sent a cut of it instead: plugin/runtime/node-fields.ts), instead of ~1 KB per node per call.
    */
   nodes(): KeptList<Node> {
     this.convertPending();
     if (this.listCache?.version !== this.contentVersion) {
       const abis: Node[] = [];
-      const texts: string[] = [];
-      for (const entry of this.entries.values()) {
-        if (entry.abi === undefined || entry.json === undefined) continue;
-        abis.push(entry.abi);
-        texts.push(entry.json);
-      }
-      const list = keptList(abis, `[${texts.join(',')}]`);
-      this.listCache = { version: this.contentVersion, value: list };
+      for (const entry of this.entries.values()) if (entry.abi !== undefined) abis.push(entry.abi);
+      this.listCache = { version: this.contentVersion, value: keptList(abis) };
     }
     return this.listCache.value;
   }
@@ -105,7 +98,7 @@ export class LoadBalancerNodeSet {
     const key = objectKey(node);
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { member: undefined, hashed: undefined, abi: undefined, json: undefined };
+      entry = { member: undefined, hashed: undefined, abi: undefined };
       this.entries.set(key, entry);
     }
     const included = nodeIncludedInLoadBalancers(node);
@@ -120,18 +113,15 @@ export class LoadBalancerNodeSet {
   /** Drops an entry's ABI form (the node is excluded or gone). */
   private forget(entry: Entry): void {
     if (entry.abi !== undefined) this.contentVersion++;
-    entry.abi = entry.json = undefined;
+    entry.abi = undefined;
     this.unconverted.delete(entry);
   }
 
   private convertPending(): void {
     for (const [entry, node] of this.unconverted) {
-      const abi = toABINode(node);
-      const json = JSON.stringify(abi);
       // Most node updates (conditions, heartbeats) leave the ABI form as it was: the cached list stays valid then.
-      if (json === entry.json) continue;
-      entry.abi = freezeNode(abi);
-      entry.json = json;
+      if (entry.abi !== undefined && sameABINode(entry.abi, node)) continue;
+      entry.abi = freezeNode(toABINode(node));
       this.contentVersion++;
     }
     this.unconverted.clear();
@@ -169,6 +159,35 @@ export class LoadBalancerNodeSet {
     // Uint32Array stores modulo 2^32, so a removal exactly undoes its addition.
     for (let i = 0; i < LANES; i++) this.digest[i] = (this.digest[i] ?? 0) + sign * h.readUInt32LE(i * 4);
   }
+}
+
+/** Whether `node` converts to `abi` (toABINode), compared field by field: no conversion, no serialization. */
+function sameABINode(abi: Node, node: WireNode): boolean {
+  const addresses = node.status?.addresses ?? [];
+  return (
+    abi.name === (node.metadata?.name ?? '') &&
+    abi.uid === (node.metadata?.uid ?? '') &&
+    abi.providerID === (node.spec?.providerID ?? '') &&
+    sameStrings(abi.labels, node.metadata?.labels) &&
+    sameStrings(abi.annotations, node.metadata?.annotations) &&
+    abi.addresses.length === addresses.length &&
+    addresses.every((a, i) => abi.addresses[i]?.type === a.type && abi.addresses[i]?.address === a.address)
+  );
+}
+
+/** Equal string maps, key order included: JSON.stringify of the two would differ by it. */
+function sameStrings(
+  kept: Readonly<Record<string, string>>,
+  wire: Readonly<Record<string, string>> | undefined,
+): boolean {
+  const keys = Object.keys(kept);
+  const wireKeys = wire === undefined ? [] : Object.keys(wire);
+  if (keys.length !== wireKeys.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (key !== wireKeys[i] || kept[key] !== wire?.[key]) return false;
+  }
+  return true;
 }
 
 function freezeNode(node: Node): Node {

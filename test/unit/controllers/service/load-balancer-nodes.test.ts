@@ -140,6 +140,32 @@ describe('LoadBalancerNodeSet', () => {
     expect(list[1]!.labels).toEqual({ zone: 'a' });
   });
 
+  it('gives a new list for a change to any field of the ABI form, and only for one', () => {
+    const { nodes, set } = setup(node('a'));
+    const base = node('a');
+    const variants: WireNode[] = [
+      { ...base, metadata: { ...base.metadata, uid: 'other' } },
+      { ...base, metadata: { ...base.metadata, annotations: { note: 'changed' } } },
+      { ...base, metadata: { ...base.metadata, labels: { zone: 'a', extra: '' } } },
+      node('a', { ip: '10.0.0.2' }),
+      {
+        ...base,
+        status: { ...base.status, addresses: [...base.status.addresses, { type: 'Hostname', address: 'a' }] },
+      },
+      node('a', { providerID: 'fake://other' }),
+    ];
+    for (const variant of variants) {
+      nodes.set(base);
+      const before = set.nodes();
+      nodes.set(structuredClone(base));
+      expect(set.nodes()).toBe(before);
+      nodes.set(variant);
+      const after = set.nodes();
+      expect(after).not.toBe(before);
+      expect(after[0]).toEqual(toABINode(variant));
+    }
+  });
+
   it('converts a node only when the list is next asked for, and only its latest version', () => {
     const reads = new Map<string, number>();
     // Counts how often a node's annotations are read: toABINode reads them once per conversion.
