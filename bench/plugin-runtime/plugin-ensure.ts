@@ -19,7 +19,6 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { keptList, type Node, type Service } from '../../host/src/abi/index.ts';
-import { loadBalancerNodeFieldsOf, NodeListProjection } from '../../host/src/plugin/runtime/node-fields.ts';
 import { abiService } from '../../lab/plugins/index.ts';
 import type { DevcloudThreadReady } from '../lib/devcloud-thread.ts';
 import { DEVCLOUD_THREAD, pluginOnDevcloud } from '../lib/plugin-on-devcloud.ts';
@@ -139,9 +138,7 @@ async function main(): Promise<void> {
     const bad = { 'service.beta.kubernetes.io/devcloud-bench-unknown': 'x' };
     const decodeRequest = { clusterName: 'kubernetes', service: service(bad), nodes };
     const ensureRequest = { clusterName: 'kubernetes', service: service({}), nodes };
-    const fields = loadBalancerNodeFieldsOf(loaded.description);
-    const sentNodes = fields === undefined ? nodes : new NodeListProjection(fields).project(nodes);
-    const requestBytes = Buffer.byteLength(JSON.stringify({ ...ensureRequest, nodes: sentNodes }));
+    const requestBytes = Buffer.byteLength(JSON.stringify(loaded.requestFor('ensureLoadBalancer', ensureRequest)));
 
     const decode = await measure('decode (Invalid)', nodes, async () => {
       try {

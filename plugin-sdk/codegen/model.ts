@@ -280,6 +280,11 @@ export function parseAbi(json: unknown): AbiModel {
   return model;
 }
 
+/** The names of Node's fields, in order: what a plugin may name as the Node fields its load balancers read. */
+export function nodeFieldNames(model: AbiModel): string[] {
+  return model.types.get('Node')?.fields.map((f) => f.name) ?? [];
+}
+
 // Types reachable from a root, dependencies first: the AssemblyScript emitter declares classes in this order.
 export function typeOrder(model: AbiModel): TypeDef[] {
   const out: TypeDef[] = [];

@@ -178,12 +178,12 @@ describe('LoadedPlugin with kept node lists', () => {
       version: '1',
       capabilities: ['loadBalancer'],
       hasClusterID: false,
+      ...(loadBalancerNodeFields ? { loadBalancerNodeFields } : {}),
     };
     const plugin = new LoadedPlugin({
       description,
       sha256: '',
       capabilities: new Set(['loadBalancer']),
-      loadBalancerNodeFields,
       instances: pool as unknown as InstanceSet<PluginInstance>,
       limits: { ...DEFAULT_LIMITS, callTimeoutMs: 1000, startTimeoutMs: 1000 },
       exports: new Set(),

@@ -296,7 +296,6 @@ async function startPool(ctx: StartContext): Promise<LoadedPlugin> {
     description: described,
     sha256: source.sha256,
     capabilities,
-    loadBalancerNodeFields,
     instances,
     limits,
     exports: ctx.module.exports,

@@ -29,15 +29,13 @@ import { type InstanceSet, NoFreeInstanceError } from '../sandbox/instance-set.t
 import { errorMessage } from '../../util/error-message.ts';
 import { isNodeListMethod, type NodeListRequest, NodeListRefs, speaksKeptLists } from './node-list-refs.ts';
 import { abiMinorOf, speaksSystemUUID, withoutSystemUUID } from './later-fields.ts';
-import { type NodeField, NodeListProjection } from './node-fields.ts';
+import { loadBalancerNodeFieldsOf, NodeListProjection } from './node-fields.ts';
 
 export interface LoadedPluginParts {
   description: DescribeResponse;
   /** SHA-256 of the module as loaded (before the memory cap rewrote it). */
   sha256: string;
   capabilities: ReadonlySet<Capability>;
-  /** The Node fields its load balancer node lists carry (loadBalancerNodeFieldsOf); undefined: every field. */
-  loadBalancerNodeFields?: readonly NodeField[] | undefined;
   instances: InstanceSet<PluginInstance>;
   limits: PluginLimits;
   /** The names of the functions the module exports. */
@@ -77,7 +75,8 @@ export class LoadedPlugin {
         })
       : undefined;
     this.#systemUUID = speaksSystemUUID(parts.description.abi);
-    const fields = parts.loadBalancerNodeFields;
+    // Checked at load (load-plugin.ts), which refuses a description this would throw for.
+    const fields = loadBalancerNodeFieldsOf(parts.description);
     this.#projection = fields === undefined ? undefined : new NodeListProjection(fields);
   }
 
