@@ -97,6 +97,11 @@ const UPSTREAM: Record<string, UpstreamMetric> = {
     labels: ['verb', 'host'],
     help: '[ALPHA] Client side rate limiter latency in seconds. Broken down by verb, and host.',
   },
+  rest_client_request_retries_total: {
+    type: 'counter',
+    labels: ['code', 'verb', 'host'],
+    help: '[ALPHA] Number of request retries, partitioned by status code, verb, and host.',
+  },
   leader_election_master_status: {
     type: 'gauge',
     labels: ['name'],

@@ -4,9 +4,8 @@
 // connections of apiserver-transport.ts, built from ApiserverCredentials (credentials.ts).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { STATUS_CODES } from 'node:http';
-import type { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
-import { type Clock, realClock } from '../clock.ts';
+import { type Clock, realClock, sleep } from '../clock.ts';
 import { TokenBucket } from '../token-bucket.ts';
 import { isKubeConfig, kubeConfigCredentials } from './client-node-credentials.ts';
 import type { ApiserverCredentials } from './credentials.ts';
@@ -17,60 +16,13 @@ import { type ApiserverTransport, dispatcherTransport, http1Transport } from './
 import { bodyText, type CollectedResponse } from '../../net/collect.ts';
 import type { PoolRequest } from '../../net/http1/request.ts';
 import { type RestMetrics, restMetrics } from './rest-metrics.ts';
+import { type RetrySchedule, withRetryAfter } from './retry-after.ts';
+import type { KubeClientOptions, Query, RequestExtra, RequestOptions, Sent } from './request-options.ts';
+
+export type { KubeClientOptions, Query, RequestOptions } from './request-options.ts';
 import { readWatchEvents, type WatchEvent } from './watch.ts';
 import { serviceAccountCredentials } from './service-account-credentials.ts';
-import type { Logger, VerboseLogger } from '../../log/logger.ts';
-
-export interface KubeClientOptions {
-  /** Sustained requests per second to the apiserver (upstream --kube-api-qps, default 20). */
-  qps?: number;
-  /** Requests allowed in a burst above qps (upstream --kube-api-burst, default 30). */
-  burst?: number;
-  registry?: Registry;
-  clock?: Clock;
-  userAgent?: string;
-  /** Per-request timeout for non-watch requests (default 60 s). */
-  timeoutMs?: number;
-  /** Where each response is logged at -v=6, as client-go's round trippers log it. */
-  logger?: Logger;
-}
-
-/** The request a metered exchange sent, once it is built: its URL for the -v=6 response line. */
-interface Sent {
-  url: string;
-}
-
-export type Query = Record<string, string | number | boolean | undefined>;
-
-interface RequestExtra {
-  body?: string;
-  contentType?: string;
-  headersTimeout?: number;
-  bodyTimeout?: number;
-}
-
-export interface RequestOptions {
-  method?: HttpMethod;
-  /** Absolute API path, e.g. /api/v1/nodes or /apis/coordination.k8s.io/v1/namespaces/x/leases/y. */
-  path: string;
-  query?: Query;
-  /** Serialized as JSON. */
-  body?: unknown;
-  contentType?: string;
-  signal?: AbortSignal;
-  timeoutMs?: number;
-  /**
-   * The caller has no use for a successful answer: its body is dropped unparsed and the request resolves to
-   * undefined (an error answer is still read for KubeApiError). Saves parsing a whole object per status patch.
-   */
-  ignoreResponse?: boolean;
-  /**
-   * Asked synchronously right before the request's bytes are written, after the rate limiter's wait and any connect:
-   * an Error fails the request with nothing sent. For a request that must not go out late (a lease renewal past its
-   * deadline: after the process stalls, the limiter's overdue timer can run before the one that would abort it).
-   */
-  beforeWrite?: () => Error | undefined;
-}
+import type { VerboseLogger } from '../../log/logger.ts';
 
 const DEFAULT_QPS = 20;
 const DEFAULT_BURST = 30;
@@ -93,6 +45,8 @@ export class KubeClient {
   private readonly host: string;
   private readonly metrics: RestMetrics;
   private readonly v6: VerboseLogger | undefined;
+  /** Retries asked for by the apiserver (Retry-After), at -v=4 as client-go logs them. */
+  private readonly v4: VerboseLogger | undefined;
   private readonly clock: Clock;
   readonly userAgent: string;
   private readonly timeoutMs: number;
@@ -118,6 +72,7 @@ export class KubeClient {
     this.limiter = new TokenBucket(options.qps ?? DEFAULT_QPS, options.burst ?? DEFAULT_BURST, this.clock);
     this.metrics = restMetrics(options.registry);
     this.v6 = options.logger?.v(6);
+    this.v4 = options.logger?.v(4);
     this.userAgent = options.userAgent ?? 'wasm-ccm';
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
@@ -146,7 +101,10 @@ export class KubeClient {
     });
   }
 
-  /** A JSON request; resolves to the parsed response body, rejects with KubeApiError on any non-2xx status. */
+  /**
+   * A JSON request; resolves to the parsed response body, rejects with KubeApiError on any non-2xx status. An answer
+   * that asks to be retried (429 or 5xx with Retry-After) is, as client-go does it (retry-after.ts).
+   */
   async request<T>(options: RequestOptions): Promise<T> {
     const method = options.method ?? HttpMethod.GET;
     // The connection pool's own timeouts (one sweep per pool) bound the wait for the head and then each pause in the
@@ -155,7 +113,7 @@ export class KubeClient {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const hasBody = options.body !== undefined;
     const ignore = options.ignoreResponse === true;
-    const response = await this.collect(method, options.path, options.query, options.signal, {
+    const extra = {
       ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
       ...(hasBody ? { contentType: options.contentType ?? 'application/json' } : {}),
       headersTimeout: timeoutMs,
@@ -163,13 +121,37 @@ export class KubeClient {
       // An error answer is still read, for KubeApiError.
       discardBody: ignore,
       beforeWrite: options.beforeWrite,
-    });
+    };
+    const response = await withRetryAfter(
+      () => this.collect(method, options.path, options.query, options.signal, extra),
+      timeoutMs,
+      this.retrySchedule(method, options.path, options.signal),
+    );
     if (ignore && response.statusCode < 300) return undefined as T;
     const text = bodyText(response.chunks);
     if (response.statusCode >= 300) {
       throw KubeApiError.fromResponse(response.statusCode, text, `${method} ${options.path}`);
     }
     return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** Waits on this client's clock, counts each retry and logs it at -v=4 (client-go: "Got a Retry-After ..."). */
+  private retrySchedule(method: string, path: string, signal: AbortSignal | undefined): RetrySchedule {
+    return {
+      now: () => this.clock.now(),
+      // A zero wait sets no timer.
+      sleep: (ms) => (ms > 0 ? sleep(this.clock, ms, signal) : Promise.resolve()),
+      onRetry: (response, seconds, retry) => {
+        this.metrics.retry(method, this.host, String(response.statusCode));
+        this.v4?.info('Got a Retry-After response', {
+          verb: method,
+          url: this.origin + this.basePath + path,
+          status: response.statusCode,
+          retryAfter: `${seconds}s`,
+          attempt: retry,
+        });
+      },
+    };
   }
 
   /** A patch with the Content-Type its type requires. */

@@ -8,9 +8,11 @@ export interface RestMetrics {
   request(method: string, host: string, code: string, seconds: number): void;
   /** Time a request waited for the client-side rate limiter. */
   rateLimited(method: string, host: string, seconds: number): void;
+  /** A request sent again because its answer (`code`) carried a Retry-After (retry-after.ts). */
+  retry(method: string, host: string, code: string): void;
 }
 
-const noopRestMetrics: RestMetrics = { request: () => {}, rateLimited: () => {} };
+const noopRestMetrics: RestMetrics = { request: () => {}, rateLimited: () => {}, retry: () => {} };
 
 // Upstream buckets for request latency and rate limiter latency.
 const LATENCY_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0];
@@ -42,6 +44,12 @@ export function restMetrics(registry: Registry | undefined): RestMetrics {
     buckets: LATENCY_BUCKETS,
     registers,
   });
+  const retries = new CounterVec({
+    name: 'rest_client_request_retries_total',
+    help: alpha('Number of request retries, partitioned by status code, verb, and host.'),
+    labelNames: ['code', 'verb', 'host'],
+    registers,
+  });
   const metrics: RestMetrics = {
     request(method, host, code, seconds) {
       requests.withLabelValues(code, method, host).inc();
@@ -49,6 +57,9 @@ export function restMetrics(registry: Registry | undefined): RestMetrics {
     },
     rateLimited(method, host, seconds) {
       limiter.withLabelValues(method, host).observe(seconds);
+    },
+    retry(method, host, code) {
+      retries.withLabelValues(code, method, host).inc();
     },
   };
   byRegistry.set(registry, metrics);
