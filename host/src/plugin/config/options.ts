@@ -45,8 +45,8 @@ export interface PluginLimits {
   /** V8 heap of each instance's worker (its JS, not the guest's linear memory). Default 64 MiB old space. */
   workerHeapMb: number;
   /**
-   * Instances one worker thread holds (sandbox/plugin-worker.ts). Default 8: a burst of calls waiting on the cloud
-   * starts a worker per 8 instances; 1 gives every instance a thread of its own (a call that computes past its
+   * Instances one worker thread holds (sandbox/plugin-worker.ts). Default 16: a burst of calls waiting on the cloud
+   * starts a worker per 16 instances; 1 gives every instance a thread of its own (a call that computes past its
    * deadline then takes no other call down with it).
    */
   instancesPerWorker: number;
