@@ -49,9 +49,11 @@ function recorder(ctx: ControllerContext, client: KubeClient, component: string)
 
 /** A controller's own client: its ServiceAccount's with --use-service-account-credentials, else the CCM's own. */
 function controllerClient(ctx: ControllerContext, name: string): KubeClient {
+  // A controller that may no longer lead sends no retry (upstream's process exits when it loses its lease).
+  const options = { mayRetry: ctx.leaseFresh };
   return ctx.options.flags['use-service-account-credentials']
-    ? ctx.client.forServiceAccount(name)
-    : ctx.client.forController(name);
+    ? ctx.client.forServiceAccount(name, 'kube-system', options)
+    : ctx.client.forController(name, options);
 }
 
 /** Why a controller does not run: the line logged, at `level`, as upstream logs it. */

@@ -79,7 +79,7 @@ describe('KubeClient.request with Retry-After answers', () => {
     transport: () => Promise.resolve({ tls: {} }),
   });
 
-  function client(options: { timeoutMs?: number; logged?: string[] } = {}) {
+  function client(options: { timeoutMs?: number; logged?: string[]; mayRetry?: () => boolean } = {}) {
     const clock = new FakeClock();
     const registry = new Registry();
     const logger =
@@ -92,6 +92,7 @@ describe('KubeClient.request with Retry-After answers', () => {
       qps: 1_000,
       burst: 1_000,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.mayRetry !== undefined ? { mayRetry: options.mayRetry } : {}),
       ...(logger !== undefined ? { logger } : {}),
     });
     return { c, clock, registry };
@@ -99,6 +100,11 @@ describe('KubeClient.request with Retry-After answers', () => {
 
   const counter = async (registry: Registry, name: string) =>
     (await registry.getSingleMetric(name)?.get())?.values.map((v) => ({ labels: v.labels, value: v.value })) ?? [];
+  /** How many times requests waited on the rate limiter (the histogram's count). */
+  const limiterWaits = async (registry: Registry) =>
+    (await registry.getSingleMetric('rest_client_rate_limiter_duration_seconds')?.get())?.values.find(
+      (v) => (v as { metricName?: string }).metricName === 'rest_client_rate_limiter_duration_seconds_count',
+    )?.value;
 
   it('sends the request again after each wait the answers ask for, body and all, and resolves with the last', async () => {
     script = [
@@ -108,11 +114,17 @@ describe('KubeClient.request with Retry-After answers', () => {
     ];
     const logged: string[] = [];
     const { c, clock, registry } = client({ logged });
+    let checks = 0;
     const done = c.request<{ metadata: { name: string } }>({
       method: 'PATCH',
       path: '/api/v1/namespaces/d/services/a/status',
       body: { metadata: { finalizers: ['x'] } },
       contentType: 'application/merge-patch+json',
+      // The lease fence is asked again before every attempt.
+      beforeWrite: () => {
+        checks++;
+        return undefined;
+      },
     });
     await expect.poll(() => clock.timerCount).toBe(1);
     expect(received).toHaveLength(1);
@@ -129,9 +141,11 @@ describe('KubeClient.request with Retry-After answers', () => {
       true,
     );
     const host = new URL(base).host;
+    expect(checks).toBe(3);
+    // client-go's counting: every attempt after the first, by that attempt's own answer.
     expect(await counter(registry, 'rest_client_request_retries_total')).toEqual([
-      { labels: { code: '429', verb: 'PATCH', host }, value: 1 },
       { labels: { code: '503', verb: 'PATCH', host }, value: 1 },
+      { labels: { code: '200', verb: 'PATCH', host }, value: 1 },
     ]);
     // Each attempt is a request of its own in rest_client_requests_total, and waited on the rate limiter.
     const requests = await counter(registry, 'rest_client_requests_total');
@@ -140,10 +154,11 @@ describe('KubeClient.request with Retry-After answers', () => {
       ['503', 1],
       ['200', 1],
     ]);
+    expect(await limiterWaits(registry)).toBe(3);
     const records = logged.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r['v'] === 4);
-    expect(records.map(({ msg, status, retryAfter, attempt }) => ({ msg, status, retryAfter, attempt }))).toEqual([
-      { msg: 'Got a Retry-After response', status: 429, retryAfter: '1s', attempt: 1 },
-      { msg: 'Got a Retry-After response', status: 503, retryAfter: '2s', attempt: 2 },
+    expect(records.map(({ msg, verb, retryAfter, attempt }) => ({ msg, verb, retryAfter, attempt }))).toEqual([
+      { msg: 'Got a Retry-After response', verb: 'PATCH', retryAfter: '1s', attempt: 1 },
+      { msg: 'Got a Retry-After response', verb: 'PATCH', retryAfter: '2s', attempt: 2 },
     ]);
   });
 
@@ -160,22 +175,26 @@ describe('KubeClient.request with Retry-After answers', () => {
     }
   });
 
-  it(`gives up after ${MAX_RETRIES} retries with the last answer's error`, async () => {
-    script = Array.from({ length: MAX_RETRIES + 1 }, () => ({ status: 429, retryAfter: '0' }));
-    const { c } = client();
+  it("gives up after client-go's 10 retries with the last answer's error", async () => {
+    expect(MAX_RETRIES).toBe(10);
+    script = Array.from({ length: 12 }, () => ({ status: 429, retryAfter: '0' }));
+    const { c, registry } = client();
     const error = await c.request({ path: '/api/v1/nodes' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeApiError);
     expect((error as KubeApiError).code).toBe(429);
-    expect(received).toHaveLength(MAX_RETRIES + 1);
+    expect(received).toHaveLength(11);
+    const retries = await counter(registry, 'rest_client_request_retries_total');
+    expect(retries.map((r) => [r.labels['code'], r.value])).toEqual([['429', 10]]);
   });
 
-  it("does not wait past the request's timeout: the answer stands", async () => {
+  it("does not wait past the request's own timeout: the answer stands", async () => {
     script = [
       { status: 429, retryAfter: '1' },
-      { status: 429, retryAfter: '3600' },
+      { status: 429, retryAfter: '30' },
     ];
-    const { c, clock } = client({ timeoutMs: 30_000 });
-    const done = c.request({ path: '/api/v1/nodes' }).catch((e: unknown) => e);
+    // The client's default (60 s) would allow the second wait; the request's 30 s, one second of it spent, does not.
+    const { c, clock } = client();
+    const done = c.request({ path: '/api/v1/nodes', timeoutMs: 30_000 }).catch((e: unknown) => e);
     await expect.poll(() => clock.timerCount).toBe(1);
     await clock.advance(1_000);
     const error = await done;
@@ -186,12 +205,35 @@ describe('KubeClient.request with Retry-After answers', () => {
 
   it('an abort during the wait ends the request with the abort, sending nothing more', async () => {
     script = [{ status: 503, retryAfter: '5' }];
-    const { c, clock } = client();
+    const { c, clock, registry } = client();
     const controller = new AbortController();
     const done = c.request({ path: '/api/v1/nodes', signal: controller.signal }).catch((e: unknown) => e);
     await expect.poll(() => clock.timerCount).toBe(1);
     controller.abort(new Error('stopping'));
     expect(await done).toEqual(new Error('stopping'));
     expect(received).toHaveLength(1);
+    expect(clock.timerCount).toBe(0);
+    expect(await limiterWaits(registry)).toBe(1);
+  });
+
+  it('sends no retry once its controller may no longer lead (mayRetry false after the wait)', async () => {
+    script = [{ status: 429, retryAfter: '1' }];
+    let leading = true;
+    const { c, clock } = client({ mayRetry: () => leading });
+    const done = c.request({ method: 'PATCH', path: '/api/v1/nodes/n', body: {} }).catch((e: unknown) => e);
+    await expect.poll(() => clock.timerCount).toBe(1);
+    leading = false;
+    await clock.advance(1_000);
+    expect(((await done) as KubeApiError).code).toBe(429);
+    expect(received).toHaveLength(1);
+  });
+
+  it('retries a request whose successful answer is not read (ignoreResponse)', async () => {
+    script = [{ status: 503, retryAfter: '0' }];
+    const { c } = client();
+    await expect(
+      c.request({ method: 'PATCH', path: '/api/v1/nodes/n/status', body: {}, ignoreResponse: true }),
+    ).resolves.toBeUndefined();
+    expect(received).toHaveLength(2);
   });
 });

@@ -83,8 +83,12 @@ export class KubeClient {
    * with its own rate limiter, while client-go's transport cache lets them share connections: a burst of one
    * controller's requests does not hold up another's.
    */
-  forController(name: string): KubeClient {
-    const client = new KubeClient(this.credentials, { ...this.options, userAgent: `${this.userAgent}/${name}` });
+  forController(name: string, options: Pick<KubeClientOptions, 'mayRetry'> = {}): KubeClient {
+    const client = new KubeClient(this.credentials, {
+      ...this.options,
+      ...options,
+      userAgent: `${this.userAgent}/${name}`,
+    });
     client.connectionOwner = this.connectionOwner;
     return client;
   }
@@ -94,9 +98,14 @@ export class KubeClient {
    * (--use-service-account-credentials): tokens from the TokenRequest API, asked by this client, on connections of
    * its own; its own token bucket and user agent, as forController gives.
    */
-  forServiceAccount(name: string, namespace = 'kube-system'): KubeClient {
+  forServiceAccount(
+    name: string,
+    namespace = 'kube-system',
+    options: Pick<KubeClientOptions, 'mayRetry'> = {},
+  ): KubeClient {
     return new KubeClient(serviceAccountCredentials(this.credentials, this, namespace, name), {
       ...this.options,
+      ...options,
       userAgent: `${this.userAgent}/${name}`,
     });
   }
@@ -113,17 +122,17 @@ export class KubeClient {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const hasBody = options.body !== undefined;
     const ignore = options.ignoreResponse === true;
-    const extra = {
-      ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
-      ...(hasBody ? { contentType: options.contentType ?? 'application/json' } : {}),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      // An error answer is still read, for KubeApiError.
-      discardBody: ignore,
-      beforeWrite: options.beforeWrite,
-    };
+    const body = hasBody ? JSON.stringify(options.body) : undefined;
     const response = await withRetryAfter(
-      () => this.collect(method, options.path, options.query, options.signal, extra),
+      (remainingMs) =>
+        this.collect(method, options.path, options.query, options.signal, {
+          ...(body !== undefined ? { body, contentType: options.contentType ?? 'application/json' } : {}),
+          headersTimeout: remainingMs,
+          bodyTimeout: remainingMs,
+          // An error answer is still read, for KubeApiError.
+          discardBody: ignore,
+          beforeWrite: options.beforeWrite,
+        }),
       timeoutMs,
       this.retrySchedule(method, options.path, options.signal),
     );
@@ -139,18 +148,23 @@ export class KubeClient {
   private retrySchedule(method: string, path: string, signal: AbortSignal | undefined): RetrySchedule {
     return {
       now: () => this.clock.now(),
-      // A zero wait sets no timer.
-      sleep: (ms) => (ms > 0 ? sleep(this.clock, ms, signal) : Promise.resolve()),
-      onRetry: (response, seconds, retry) => {
-        this.metrics.retry(method, this.host, String(response.statusCode));
-        this.v4?.info('Got a Retry-After response', {
-          verb: method,
-          url: this.origin + this.basePath + path,
-          status: response.statusCode,
-          retryAfter: `${seconds}s`,
-          attempt: retry,
-        });
+      sleep: async (ms, retry) => {
+        if (this.v4?.enabled) {
+          const url = this.origin + this.basePath + path;
+          this.v4.info('Got a Retry-After response', {
+            verb: method,
+            url,
+            retryAfter: `${ms / 1000}s`,
+            attempt: retry,
+          });
+        }
+        // A zero wait sets no timer.
+        if (ms > 0) await sleep(this.clock, ms, signal);
+        // Aborted meanwhile: no token taken from the rate limiter, nothing sent.
+        signal?.throwIfAborted();
       },
+      mayRetry: this.options.mayRetry ?? (() => true),
+      onRetried: (code) => this.metrics.retry(method, this.host, code),
     };
   }
 

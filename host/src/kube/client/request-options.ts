@@ -14,6 +14,11 @@ export interface KubeClientOptions {
   userAgent?: string;
   /** Per-request timeout for non-watch requests (default 60 s). */
   timeoutMs?: number;
+  /**
+   * Asked before a request is sent again after a Retry-After wait (retry-after.ts): false ends it with the answer it
+   * has. A controller's client is given its lease's freshness: a controller that may no longer lead sends no retry.
+   */
+  mayRetry?: () => boolean;
   /** Where each response is logged at -v=6 and each Retry-After retry at -v=4, as client-go logs them. */
   logger?: Logger;
 }

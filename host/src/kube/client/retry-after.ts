@@ -4,9 +4,13 @@
 // request (429, Retry-After: 1) and while it is overloaded or shutting down (5xx): failing at once would turn a
 // one-second wait into a failed sync and the workqueue's backoff (5 s and more for the service controller).
 //
-// One bound client-go does not have: a wait that would end past the request's timeout (counted from its first
-// attempt) is not made, and the answer stands. client-go bounds its waits only by the caller's context, and a
-// Retry-After of an hour would hold a controller's worker for an hour.
+// The request's timeout is the budget of all its attempts and waits, as client-go's Request.timeout bounds its retry
+// loop: a wait that would end past it is not made, and the answer stands (a Retry-After of an hour never holds a
+// controller's worker). A controller's client stops retrying once its controller stops (KubeClientOptions.mayRetry),
+// as upstream's process, which exits when it loses its lease, sends nothing more. Counted as client-go counts them:
+// every attempt in rest_client_requests_total, every attempt after the first in rest_client_request_retries_total
+// with that attempt's own status. One difference: rest_client_request_duration_seconds observes each attempt (client-go
+// observes a request once, its waits included).
 import type { CollectedResponse } from '../../net/collect.ts';
 
 /** client-go's default (rest.Config has no setting for it; NewRequest takes 10). */
@@ -34,29 +38,38 @@ export function retryAfterSeconds(response: Pick<CollectedResponse, 'statusCode'
 export interface RetrySchedule {
   /** Milliseconds now (the client's clock). */
   now(): number;
-  /** Waits `ms`; returns early when the request is aborted (the next attempt then fails with the abort). */
-  sleep(ms: number): Promise<void>;
-  /** Told before each wait: the answer that asked for it, its seconds, and which retry comes next (1-based). */
-  onRetry(response: CollectedResponse, seconds: number, retry: number): void;
+  /** Waits `ms` before retry number `retry` (1-based); rejects when the request is aborted meanwhile. */
+  sleep(ms: number, retry: number): Promise<void>;
+  /** Asked after each wait: false ends the request with the answer it has (its controller is stopping). */
+  mayRetry(): boolean;
+  /** Told of each attempt after the first, once it ended: its answer's status, or '<error>' when none came. */
+  onRetried(code: string, seconds: number, retry: number): void;
 }
 
 /**
- * Sends with `attempt` until an answer asks for no retry, MAX_RETRIES retries were made, or a wait would end past
- * `timeoutMs` after the first attempt started; resolves with the last answer.
+ * Sends with `attempt` (given the milliseconds left of `timeoutMs`, the request's whole budget) until an answer asks
+ * for no retry, MAX_RETRIES retries were made, or a wait would end past the budget; resolves with the last answer.
  */
 export async function withRetryAfter(
-  attempt: () => Promise<CollectedResponse>,
+  attempt: (remainingMs: number) => Promise<CollectedResponse>,
   timeoutMs: number,
   schedule: RetrySchedule,
 ): Promise<CollectedResponse> {
   const deadline = schedule.now() + timeoutMs;
-  let response = await attempt();
+  let response = await attempt(timeoutMs);
   for (let retry = 1; retry <= MAX_RETRIES; retry++) {
     const seconds = retryAfterSeconds(response);
-    if (seconds === undefined || schedule.now() + seconds * 1000 > deadline) break;
-    schedule.onRetry(response, seconds, retry);
-    await schedule.sleep(seconds * 1000);
-    response = await attempt();
+    // Less than a millisecond left for the attempt itself is no time at all.
+    if (seconds === undefined || schedule.now() + seconds * 1000 >= deadline) break;
+    await schedule.sleep(seconds * 1000, retry);
+    if (!schedule.mayRetry()) break;
+    try {
+      response = await attempt(Math.max(1, deadline - schedule.now()));
+    } catch (err) {
+      schedule.onRetried('<error>', seconds, retry);
+      throw err;
+    }
+    schedule.onRetried(String(response.statusCode), seconds, retry);
   }
   return response;
 }
