@@ -1,7 +1,8 @@
 // Starts one of the two CCMs the comparison benchmarks measure, on a given control plane and cloud, with the same
 // flags: on devcloud the upstream CCM (lab/peers/devcloud-go) or wasm-ccm with the devcloud plugin; on moto
 // cloud-provider-aws's CCM (lab/peers/aws-go) or wasm-ccm with the AWS plugin (operator RBAC aside: admin token).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Devcloud } from '../../devcloud/src/index.ts';
 import { CCMProcess, IMAGE_ENV, imageEnvProblem, devcloudPluginArgs } from '../../lab/ccm/index.ts';
@@ -26,7 +27,19 @@ export function benchFlags({ qps = 200, burst = 400, serviceSyncs = 10 } = {}): 
 
 export interface StartedCCM {
   pid: number;
+  /** The process's log, inside the control plane's directory (gone when the control plane stops). */
+  logPath: string;
   stop(): Promise<number | null>;
+}
+
+/**
+ * Copies `ccm`'s log out of the control plane's directory, which is removed when the control plane stops, and
+ * returns where: a run that failed keeps what the CCM said.
+ */
+export function keepLogOf(ccm: StartedCCM, label: string): string {
+  const kept = join(tmpdir(), `wasm-ccm-bench-${label}-${Date.now()}.log`);
+  copyFileSync(ccm.logPath, kept);
+  return kept;
 }
 
 export interface StartCCMOptions {
@@ -46,7 +59,7 @@ export interface StartCCMOptions {
 export async function startCCM(impl: Impl, o: StartCCMOptions): Promise<StartedCCM> {
   if (impl === 'upstream') {
     const peer = new PeerCCM({ info: o.info, cloud: o.cloud, args: o.flags });
-    return { pid: pidOf(peer.process.pid, impl), stop: () => peer.stop() };
+    return { pid: pidOf(peer.process.pid, impl), logPath: peer.process.logPath, stop: () => peer.stop() };
   }
   return startWasmCCM(o, [...devcloudPluginArgs(o.info.dir, o.cloud, o.name), ...o.flags]);
 }
@@ -73,7 +86,7 @@ export async function startAwsCCM(impl: Impl, o: StartAwsCCMOptions): Promise<St
       args: [...o.flags, cluster, '--configure-cloud-routes=false'],
       ...(o.frontPort === undefined ? {} : { endpoint: `http://127.0.0.1:${o.frontPort}` }),
     });
-    return { pid: pidOf(peer.process.pid, impl), stop: () => peer.stop() };
+    return { pid: pidOf(peer.process.pid, impl), logPath: peer.process.logPath, stop: () => peer.stop() };
   }
   const pluginArgs = o.frontPort === undefined ? awsPluginArgs(o.aws) : awsPluginArgsAt(o.aws, o.frontPort);
   return startWasmCCM(o, [...pluginArgs, cluster, ...o.flags]);
@@ -112,7 +125,11 @@ async function startWasmCCM(o: Omit<StartCCMOptions, 'cloud' | 'name'>, args: st
     nodeArgs: o.nodeArgs ?? [],
     env: o.env ?? IMAGE_ENV,
   });
-  const started = { pid: pidOf(proc.process.pid, 'wasm_ccm'), stop: () => proc.stop() };
+  const started = {
+    pid: pidOf(proc.process.pid, 'wasm_ccm'),
+    logPath: proc.process.logPath,
+    stop: () => proc.stop(),
+  };
   try {
     await proc.ready(60_000);
   } catch (err) {

@@ -37,7 +37,7 @@ import {
   waitForServiceEvents,
   warmUp,
 } from '../lib/cluster-load.ts';
-import { type Impl, startCCM, benchFlags } from '../lib/start-ccm.ts';
+import { type Impl, keepLogOf, type StartedCCM, startCCM, benchFlags } from '../lib/start-ccm.ts';
 import {
   cpuSeconds,
   memoryStats,
@@ -121,7 +121,7 @@ async function run(impl: Impl): Promise<ImplResult> {
   const loadStart = loadavg()[0] ?? 0;
   const cp = await ControlPlane.start({ apiserverFlags: ['--max-requests-inflight=800'] });
   let cloud: Devcloud | undefined;
-  let ccm: { stop(): Promise<number | null> } | undefined;
+  let ccm: StartedCCM | undefined;
   try {
     cloud = await startDevcloud({ token: 'compare-token' });
     const admin = new KubeClient(adminKubeConfig(cp.info), { qps: 1_000_000, burst: 1_000_000, userAgent: 'bench' });
@@ -226,6 +226,10 @@ async function run(impl: Impl): Promise<ImplResult> {
       total_cpu_s: round(totalCpu),
       load_avg: [round(loadStart), round(loadavg()[0] ?? 0)],
     };
+  } catch (err) {
+    // The control plane's directory, the log with it, goes in `finally`.
+    if (ccm) console.error(`  [${impl}] the run failed; the CCM's log: ${keepLogOf(ccm, impl)}`);
+    throw err;
   } finally {
     await ccm?.stop().catch(() => undefined);
     await cloud?.stop().catch(() => undefined);
