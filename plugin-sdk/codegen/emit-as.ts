@@ -117,7 +117,7 @@ function constants(name: string, doc: string, values: readonly string[]): string
 export function emitAsTypes(model: AbiModel): string {
   const out = [
     HEADER,
-    'import { JsonReader } from "../json/reader";',
+    'import { JsonReader, listInto } from "../json/reader";',
     'import { JsonWriter } from "../json/writer";\n',
     `export const ABI_MAJOR: i32 = ${model.major};`,
     `export const ABI_MINOR: i32 = ${model.minor};`,
@@ -144,12 +144,7 @@ export function emitAsTypes(model: AbiModel): string {
   for (const [name, of] of helpers) {
     out.push(
       `function ${name}(r: JsonReader, into: Array<${asType(of)}> | null): Array<${asType(of)}> {`,
-      `  let out: Array<${asType(of)}>;`,
-      `  if (into === null) out = new Array<${asType(of)}>();`,
-      '  else {',
-      '    out = into;',
-      '    if (out.length > 0) out.length = 0;',
-      '  }',
+      `  const out = listInto<${asType(of)}>(into);`,
       '  if (!r.beginArray()) return out;',
       '  let i = 0;',
       '  while (r.nextItem()) {',

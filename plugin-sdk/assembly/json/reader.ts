@@ -300,12 +300,7 @@ export class JsonReader {
 
   /** A list whose elements are all strings; read into `into` when given, as readMap does. */
   readStrings(into: string[] | null = null): string[] {
-    let out: string[];
-    if (into === null) out = new Array<string>();
-    else {
-      out = into;
-      if (out.length > 0) out.length = 0;
-    }
+    const out = listInto<string>(into);
     if (!this.beginArray()) return out;
     let i = 0;
     while (this.nextItem()) {
@@ -411,6 +406,16 @@ export class JsonReader {
 }
 
 /** A string as a JSON literal, for error paths such as `labels["a.b/c"]`. */
+/**
+ * The list a decoded list is read into: `into` emptied (a field's default, so decoding allocates no second list; a
+ * field given twice keeps only its last value), or a new one when there is none (a list item has no default).
+ */
+export function listInto<T>(into: Array<T> | null): Array<T> {
+  if (into === null) return new Array<T>();
+  if (into.length > 0) into.length = 0;
+  return into;
+}
+
 export function quote(s: string): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
