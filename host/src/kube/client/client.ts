@@ -120,9 +120,8 @@ export class KubeClient {
     // body: an AbortSignal.timeout per request (plus AbortSignal.any with the caller's) cost more CPU than the rest of
     // our per-request code.
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    const hasBody = options.body !== undefined;
     const ignore = options.ignoreResponse === true;
-    const body = hasBody ? JSON.stringify(options.body) : undefined;
+    const body = options.body !== undefined ? JSON.stringify(options.body) : undefined;
     const response = await withRetryAfter(
       (remainingMs) =>
         this.collect(method, options.path, options.query, options.signal, {

@@ -43,7 +43,7 @@ export interface RetrySchedule {
   /** Asked after each wait: false ends the request with the answer it has (its controller is stopping). */
   mayRetry(): boolean;
   /** Told of each attempt after the first, once it ended: its answer's status, or '<error>' when none came. */
-  onRetried(code: string, seconds: number, retry: number): void;
+  onRetried(code: string): void;
 }
 
 /**
@@ -66,10 +66,10 @@ export async function withRetryAfter(
     try {
       response = await attempt(Math.max(1, deadline - schedule.now()));
     } catch (err) {
-      schedule.onRetried('<error>', seconds, retry);
+      schedule.onRetried('<error>');
       throw err;
     }
-    schedule.onRetried(String(response.statusCode), seconds, retry);
+    schedule.onRetried(String(response.statusCode));
   }
   return response;
 }
