@@ -128,8 +128,9 @@ describe('KubeClient.request with Retry-After answers', () => {
     });
     await expect.poll(() => clock.timerCount).toBe(1);
     expect(received).toHaveLength(1);
-    // Nothing goes out before the wait is over.
+    // Nothing goes out before the wait is over: its timer is still pending (a positive sign, not a race).
     await clock.advance(999);
+    expect(clock.timerCount).toBe(1);
     expect(received).toHaveLength(1);
     await clock.advance(1);
     await expect.poll(() => received.length).toBe(2);
