@@ -8,6 +8,8 @@ export interface SdkOutcome {
   treeAccepted: boolean;
   /** JsonReader.skip() + finish() accepted it. */
   skipAccepted: boolean;
+  /** JsonReader.readMapBytes() + mapOfJson() gave what readMap() gives: the same map, or the same problem (JSON only). */
+  lazyMapAgrees: boolean;
   /** What JsonValue.write produced, or JsonValue.lastError(). */
   text: string;
 }
@@ -204,7 +206,12 @@ function parseOutcomes(bytes: Buffer): SdkOutcome[] {
     const flags = bytes[at] as number;
     const n = bytes.readUInt32LE(at + 1);
     const text = bytes.toString('utf8', at + 5, at + 5 + n);
-    out.push({ treeAccepted: (flags & 1) !== 0, skipAccepted: (flags & 2) !== 0, text });
+    out.push({
+      treeAccepted: (flags & 1) !== 0,
+      skipAccepted: (flags & 2) !== 0,
+      lazyMapAgrees: (flags & 4) !== 0,
+      text,
+    });
     at += 5 + n;
   }
   return out;

@@ -21,7 +21,7 @@ export { HttpClient, send } from "./http";
 export { HttpResult } from "./http-result";
 export { fields, Log } from "./log";
 export { Provider, registerProvider } from "./provider";
-export { JsonReader, quote } from "./json/reader";
+export { JsonReader, mapOfJson, quote } from "./json/reader";
 export { JsonKind, JsonValue } from "./json/value";
 export { JsonWriter } from "./json/writer";
 export { encodeComponent, Query, urlPath } from "./url";

@@ -105,6 +105,30 @@ function encodeStmt(t: FieldType, expr: string, indent: string, depth = 0): stri
   }
 }
 
+/**
+ * A map field, decoded when first used: decode() keeps the JSON of a non-empty map (JsonReader.readMapBytes, which
+ * checks it as readMap would) and the getter reads it into a map once; the setter replaces both.
+ */
+function lazyMapField(name: string): string[] {
+  const map = 'Map<string, string>';
+  return [
+    `  private _${name}: ${map} | null = null;`,
+    `  private _${name}Json: Uint8Array | null = null;`,
+    `  get ${name}(): ${map} {`,
+    `    let m = this._${name};`,
+    '    if (m === null) {',
+    `      this._${name} = m = mapOfJson(this._${name}Json);`,
+    `      this._${name}Json = null;`,
+    '    }',
+    '    return m;',
+    '  }',
+    `  set ${name}(value: ${map}) {`,
+    `    this._${name} = value;`,
+    `    this._${name}Json = null;`,
+    '  }',
+  ];
+}
+
 function constName(value: string): string {
   return value === '' ? 'Unset' : value;
 }
@@ -117,7 +141,7 @@ function constants(name: string, doc: string, values: readonly string[]): string
 export function emitAsTypes(model: AbiModel): string {
   const out = [
     HEADER,
-    'import { JsonReader, listInto } from "../json/reader";',
+    'import { JsonReader, listInto, mapOfJson } from "../json/reader";',
     'import { JsonWriter } from "../json/writer";\n',
     `export const ABI_MAJOR: i32 = ${model.major};`,
     `export const ABI_MINOR: i32 = ${model.minor};`,
@@ -171,7 +195,8 @@ export function emitAsTypes(model: AbiModel): string {
       } else if (f.since > 0) {
         out.push(`  /** ABI 1.${f.since}. */`);
       }
-      out.push(`  ${f.name}: ${asType(f.type)} = ${defaultValue(f.type)};`);
+      if (f.type.kind === 'map') out.push(...lazyMapField(f.name));
+      else out.push(`  ${f.name}: ${asType(f.type)} = ${defaultValue(f.type)};`);
     }
     if (def.fields.length > 0) out.push('');
     out.push('  encode(w: JsonWriter): void {', '    w.beginObject();');
@@ -190,7 +215,9 @@ export function emitAsTypes(model: AbiModel): string {
     def.fields.forEach((f, i) => {
       out.push(
         `      ${i === 0 ? '' : '} else '}if (k == "${f.name}") {`,
-        `        o.${f.name} = ${decodeExpr(f.type, `o.${f.name}`)};`,
+        ...(f.type.kind === 'map'
+          ? [`        o._${f.name}Json = r.readMapBytes();`, `        o._${f.name} = null;`]
+          : [`        o.${f.name} = ${decodeExpr(f.type, `o.${f.name}`)};`]),
       );
     });
     out.push(

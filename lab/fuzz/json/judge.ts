@@ -1,6 +1,7 @@
 // The verdict on one case: the SDK against the platform's own JSON (TextDecoder, then JSON.parse). Both must accept
 // with the same value or both refuse; what the SDK writes back must parse to that value; JsonReader.skip() must
-// accept exactly what the tree parser accepts. A difference the SDK makes on purpose is "allowed" when it matches an
+// accept exactly what the tree parser accepts; a map read lazily (readMapBytes, then mapOfJson) must come out as
+// readMap reads it, or fail with its problem. A difference the SDK makes on purpose is "allowed" when it matches an
 // entry of ALLOWED_DIVERGENCES, each documented in plugin-sdk/README.md ("JSON").
 import { AGREE, divergence, type SdkOutcome, word } from '../differential.ts';
 
@@ -31,6 +32,7 @@ export function reference(doc: Uint8Array): Reference {
 
 export function judge(doc: Uint8Array, sdk: SdkOutcome): Verdict {
   const ref = reference(doc);
+  if (!sdk.lazyMapAgrees) return divergence('readMapBytes() and mapOfJson() disagree with readMap()');
   if (sdk.skipAccepted !== sdk.treeAccepted) {
     return divergence(`skip() ${word(sdk.skipAccepted)} what the tree parser ${word(sdk.treeAccepted)}`);
   }

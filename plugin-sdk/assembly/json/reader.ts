@@ -135,29 +135,37 @@ export class JsonReader {
 
   /** The next key of the current object, positioned at its value; null at the end of the object (or on error). */
   nextKey(): string | null {
-    if (this.error !== null) return null;
+    if (!this.atKey()) return null;
+    const key = this.stringBody();
+    return this.colon() ? key : null;
+  }
+
+  // Moves to the opening quote of the current object's next key, past its comma; false at the object's end (which it
+  // leaves) or on a problem.
+  private atKey(): bool {
+    if (this.error !== null) return false;
     this.ws();
     if (this.pos >= this.end) {
       this.syntax("a key or }");
-      return null;
+      return false;
     }
     let c = load<u8>(this.pos);
     const top = this.depth - 1;
     if (top < 0) {
       this.fail("nextKey() called outside an object");
-      return null;
+      return false;
     }
     if (c == 0x7d) {
       this.pos++;
       this.depth--;
-      return null;
+      return false;
     }
     if (unchecked(this.first[top])) {
       unchecked((this.first[top] = false));
     } else {
       if (c != 0x2c) {
         this.syntax(", or }");
-        return null;
+        return false;
       }
       this.pos++;
       this.ws();
@@ -165,15 +173,57 @@ export class JsonReader {
     }
     if (c != 0x22) {
       this.syntax("a key string");
-      return null;
+      return false;
     }
-    const key = this.stringBody();
+    return true;
+  }
+
+  // Moves past the colon after a key.
+  private colon(): bool {
     this.ws();
     if (this.pos >= this.end || load<u8>(this.pos) != 0x3a) {
       this.syntax(":");
-      return null;
+      return false;
     }
     this.pos++;
+    return true;
+  }
+
+  /**
+   * An object whose values are all strings, checked as readMap checks it (the same problems, with the same paths) but
+   * not decoded: its JSON, for readMap to read when the map is first used (the generated classes' map fields), or
+   * null for `{}` and on a problem. A kept node list's labels and annotations are most of its bytes and few plugins
+   * read them: keeping their JSON costs one copy, decoding them a string per key and value and a map per node.
+   */
+  readMapBytes(): Uint8Array | null {
+    if (!this.beginObject()) return null;
+    const from = this.pos - 1;
+    let members = 0;
+    while (this.atKey()) {
+      const key = this.pos;
+      this.skipStringBody();
+      if (!this.colon()) return null;
+      this.ws();
+      if (this.pos < this.end && load<u8>(this.pos) == 0x22) this.skipStringBody();
+      else this.wrongKind("string");
+      if (this.error !== null) {
+        this.prefix("[" + quote(this.keyAt(key)) + "]");
+        return null;
+      }
+      members++;
+    }
+    if (this.error !== null || members == 0) return null;
+    const bytes = new Uint8Array(<i32>(this.pos - from));
+    memory.copy(bytes.dataStart, from, this.pos - from);
+    return bytes;
+  }
+
+  // The key whose opening quote is at `at` (already checked), for a problem's path; the position is kept.
+  private keyAt(at: usize): string {
+    const pos = this.pos;
+    this.pos = at;
+    const key = this.stringBody();
+    this.pos = pos;
     return key;
   }
 
@@ -403,6 +453,13 @@ export class JsonReader {
     }
     return scan.value;
   }
+}
+
+/** The map readMapBytes kept the JSON of (checked then), or an empty one for null. */
+export function mapOfJson(json: Uint8Array | null): Map<string, string> {
+  const m = new Map<string, string>();
+  if (json !== null) new JsonReader(json).readMap(m);
+  return m;
 }
 
 /** A string as a JSON literal, for error paths such as `labels["a.b/c"]`. */

@@ -17,17 +17,32 @@ describe('fuzz:json', () => {
 
   it('judges a disagreement as a divergence (the fuzzer can fail)', () => {
     const doc = new TextEncoder().encode('[1.5]');
-    expect(judge(doc, { treeAccepted: true, skipAccepted: true, text: '[1.5]' })).toEqual({ kind: 'agree' });
-    expect(judge(doc, { treeAccepted: true, skipAccepted: true, text: '[1.25]' }).kind).toBe('divergence');
-    expect(judge(doc, { treeAccepted: false, skipAccepted: false, text: 'x' }).kind).toBe('divergence');
-    expect(judge(doc, { treeAccepted: true, skipAccepted: false, text: '[1.5]' }).kind).toBe('divergence');
+    expect(judge(doc, { treeAccepted: true, skipAccepted: true, lazyMapAgrees: true, text: '[1.5]' })).toEqual({
+      kind: 'agree',
+    });
+    expect(judge(doc, { treeAccepted: true, skipAccepted: true, lazyMapAgrees: true, text: '[1.25]' }).kind).toBe(
+      'divergence',
+    );
+    expect(judge(doc, { treeAccepted: false, skipAccepted: false, lazyMapAgrees: true, text: 'x' }).kind).toBe(
+      'divergence',
+    );
+    expect(judge(doc, { treeAccepted: true, skipAccepted: false, lazyMapAgrees: true, text: '[1.5]' }).kind).toBe(
+      'divergence',
+    );
     const bad = new TextEncoder().encode('[1.]');
-    expect(judge(bad, { treeAccepted: true, skipAccepted: true, text: '[1]' }).kind).toBe('divergence');
+    expect(judge(bad, { treeAccepted: true, skipAccepted: true, lazyMapAgrees: true, text: '[1]' }).kind).toBe(
+      'divergence',
+    );
   });
 
   it('allows the depth limit by the nesting of the text, even where a duplicate key makes the value shallow', () => {
     const deep = new TextEncoder().encode(`{"k":${'['.repeat(300)}${']'.repeat(300)},"k":1}`);
-    const refused = { treeAccepted: false, skipAccepted: false, text: '$.k: JSON nested deeper than 256 levels' };
+    const refused = {
+      treeAccepted: false,
+      skipAccepted: false,
+      lazyMapAgrees: true,
+      text: '$.k: JSON nested deeper than 256 levels',
+    };
     expect(judge(deep, refused)).toEqual({ kind: 'allowed', rule: 'depth-limit' });
     const shallow = new TextEncoder().encode(`{"k":${'['.repeat(200)}${']'.repeat(200)}}`);
     expect(judge(shallow, refused).kind).toBe('divergence');
@@ -38,9 +53,9 @@ describe('fuzz:json', () => {
     try {
       const docs = ['[1]', '\u0000trap', '{"a":2}'].map((t) => new TextEncoder().encode(t));
       const outcomes = await runner.outcomes(docs);
-      expect(outcomes[0]).toEqual({ treeAccepted: true, skipAccepted: true, text: '[1]' });
+      expect(outcomes[0]).toEqual({ treeAccepted: true, skipAccepted: true, lazyMapAgrees: true, text: '[1]' });
       expect(outcomes[1]).toBeInstanceOf(Error);
-      expect(outcomes[2]).toEqual({ treeAccepted: true, skipAccepted: true, text: '{"a":2}' });
+      expect(outcomes[2]).toEqual({ treeAccepted: true, skipAccepted: true, lazyMapAgrees: true, text: '{"a":2}' });
     } finally {
       await runner.close();
     }

@@ -220,6 +220,18 @@ describe('generated ABI codecs', () => {
     expect(out).toEqual({ ...node, addresses: [node.addresses[0]] });
   });
 
+  it('read map fields when first used as they would be read at once: repeats, escapes, non-ASCII', async () => {
+    // Map fields keep their JSON until read (JsonReader.readMapBytes): the last of repeated keys and of repeated
+    // fields still wins, and escaped keys and values decode as readMap decodes them.
+    const text =
+      '{"type":"Node","value":{"name":"n","labels":{"gone":"1"},' +
+      '"labels":{"a":"1","a":"2","b\\u0041":"\\u00e9\\n","c":"\\ud83d\\ude00 中"},"annotations":{}}}';
+    const out = JSON.parse(await probe.call('abi_roundtrip', text)) as { labels: unknown; annotations: unknown };
+    expect(out.labels).toEqual({ a: '2', bA: 'é\n', c: '😀 中' });
+    expect(Object.keys(out.labels as object)).toEqual(['a', 'bA', 'c']);
+    expect(out.annotations).toEqual({});
+  });
+
   it('fill defaults for absent fields', async () => {
     expect(await probe.json('abi_roundtrip', { type: 'Node', value: { name: 'n' } })).toEqual({
       name: 'n',
