@@ -31,8 +31,8 @@ export function reference(doc: Uint8Array): Reference {
 }
 
 export function judge(doc: Uint8Array, sdk: SdkOutcome): Verdict {
-  const ref = reference(doc);
   if (!sdk.lazyMapAgrees) return divergence('readMapBytes() and mapOfJson() disagree with readMap()');
+  const ref = reference(doc);
   if (sdk.skipAccepted !== sdk.treeAccepted) {
     return divergence(`skip() ${word(sdk.skipAccepted)} what the tree parser ${word(sdk.treeAccepted)}`);
   }

@@ -462,7 +462,6 @@ export function mapOfJson(json: Uint8Array | null): Map<string, string> {
   return m;
 }
 
-/** A string as a JSON literal, for error paths such as `labels["a.b/c"]`. */
 /**
  * The list a decoded list is read into: `into` emptied (a field's default, so decoding allocates no second list; a
  * field given twice keeps only its last value), or a new one when there is none (a list item has no default).
@@ -473,6 +472,7 @@ export function listInto<T>(into: Array<T> | null): Array<T> {
   return into;
 }
 
+/** A string as a JSON literal, for error paths such as `labels["a.b/c"]`. */
 export function quote(s: string): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
