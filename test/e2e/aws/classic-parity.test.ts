@@ -16,7 +16,7 @@ import {
   loadManifests,
   uniqueName,
 } from '../../../lab/controlplane/index.ts';
-import { diffSnapshots, snapshotText } from '../../support/parity/diff.ts';
+import { diffSnapshots, differencesText, snapshotText } from '../../support/parity/diff.ts';
 import type { Snapshot } from '../../support/parity/flatten.ts';
 import {
   type ClassicContext,
@@ -149,7 +149,7 @@ describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from
     expect(wasm.left).toEqual([]);
     const { failing, allowed } = diffSnapshots(upstream.snapshot, wasm.snapshot, []);
     if (allowed.length > 0) console.log(`classic parity: allowed differences:\n  ${allowed.join('\n  ')}`);
-    expect(failing).toEqual([]);
+    expect(failing, differencesText(failing)).toEqual([]);
   }, 300_000);
 
   it('makes TLS listeners, policies, brought security groups and annotated subnets as upstream does', async () => {
@@ -181,7 +181,7 @@ describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from
     expect(wasm.corrections.instanceProtocols).toBeGreaterThan(0);
     const { failing, allowed } = diffSnapshots(upstream.snapshot, wasm.snapshot, []);
     if (allowed.length > 0) console.log(`classic TLS parity: allowed differences:\n  ${allowed.join('\n  ')}`);
-    expect(failing).toEqual([]);
+    expect(failing, differencesText(failing)).toEqual([]);
     // Deletion: nothing of either ELB; the brought groups stay as they were, and no rule names them.
     expect(upstream.left).toEqual([]);
     expect(wasm.left).toEqual([]);
@@ -234,7 +234,7 @@ describe('Classic ELB: wasm-ccm beside cloud-provider-aws, and the handover from
     }
     expect(wasm.after).toEqual(upstream.after);
     const { failing } = diffSnapshots(upstream.snapshot, wasm.snapshot, []);
-    expect(failing).toEqual([]);
+    expect(failing, differencesText(failing)).toEqual([]);
   }, 240_000);
 
   it('takes over the Classic ELBs upstream made: the same ELBs, groups and rules, then deletes everything upstream would', async () => {

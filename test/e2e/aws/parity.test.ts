@@ -14,7 +14,7 @@ import {
   ccmIdentity,
   loadManifests,
 } from '../../../lab/controlplane/index.ts';
-import { diffSnapshots, snapshotText } from '../../support/parity/diff.ts';
+import { diffSnapshots, differencesText, snapshotText } from '../../support/parity/diff.ts';
 import { AWS_ALLOWED_DIFFERENCES } from './support/allow-list.ts';
 import { runNlbHandover } from './support/nlb-handover.ts';
 import { PARITY_CLUSTER, type ParityContext, type ParityResult, runAwsParity } from './support/parity-run.ts';
@@ -60,7 +60,7 @@ describe('the AWS plugin beside cloud-provider-aws, against the same moto', () =
     expect(upstream.snapshot.get(`deleted/security-groups/${nodesGroup}`)).toBe('[]');
     const { failing, allowed } = diffSnapshots(upstream.snapshot, wasm.snapshot, AWS_ALLOWED_DIFFERENCES);
     if (allowed.length > 0) console.log(`aws parity: allowed differences:\n  ${allowed.join('\n  ')}`);
-    expect(failing).toEqual([]);
+    expect(failing, differencesText(failing)).toEqual([]);
   }, 240_000);
 
   it('takes over the NLBs upstream made: the same NLBs and rules, none added twice, none left after deletion', async () => {

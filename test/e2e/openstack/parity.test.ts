@@ -14,7 +14,7 @@ import {
   loadManifests,
   uniqueName,
 } from '../../../lab/controlplane/index.ts';
-import { diffSnapshots, snapshotText } from '../../support/parity/diff.ts';
+import { diffSnapshots, differencesText, snapshotText } from '../../support/parity/diff.ts';
 import { OPENSTACK_ALLOWED_DIFFERENCES } from './support/parity-allow-list.ts';
 import { parityEstate, runOpenStackParity } from './support/parity-run.ts';
 import { LAB_START_TIMEOUT_MS, labOpenStack } from './support/lab.ts';
@@ -54,6 +54,6 @@ describe('the OpenStack plugin beside OCCM, against the same lab OpenStack', () 
     const compared = new Set([...occm.out.keys(), ...wasm.out.keys()]).size;
     console.log(`openstack parity: ${compared} fields compared, ${allowed.length} allowed, ${failing.length} failing`);
     if (allowed.length > 0) console.log(`openstack parity: allowed differences:\n  ${allowed.join('\n  ')}`);
-    expect(failing).toEqual([]);
+    expect(failing, differencesText(failing)).toEqual([]);
   }, 1_500_000);
 });

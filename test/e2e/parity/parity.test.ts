@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ALLOWED_DIFFERENCES } from '../../support/parity/allow-list.ts';
-import { diffSnapshots, snapshotText } from '../../support/parity/diff.ts';
+import { diffSnapshots, differencesText, snapshotText } from '../../support/parity/diff.ts';
 import { runGroup } from './harness/run.ts';
 import type { Group } from './harness/scenario.ts';
 import { IMPLS } from './harness/world.ts';
@@ -27,9 +27,7 @@ async function compareGroup(group: Group): Promise<void> {
     writeFileSync(join(logDir, 'wasm-ccm.snapshot.txt'), snapshotText(wasmSnap));
     const { failing, allowed } = diffSnapshots(upstream, wasmSnap, ALLOWED_DIFFERENCES);
     if (allowed.length > 0) console.log(`parity ${group.name}: allowed differences:\n  ${allowed.join('\n  ')}`);
-    const message =
-      `wasm-ccm differs from upstream in ${failing.length} place(s) (logs and snapshots: ${logDir}):\n  ` +
-      `${failing.join('\n  ')}\n\nsteps:\n  ${steps.join('\n  ')}`;
+    const message = `${differencesText(failing)}\n\nlogs and snapshots: ${logDir}\nsteps:\n  ${steps.join('\n  ')}`;
     expect(failing, message).toEqual([]);
     expect(upstream.size).toBeGreaterThan(20);
     passed = true;

@@ -14,7 +14,7 @@ import {
   startKwok,
 } from '../../../lab/controlplane/index.ts';
 import type { ManagedProcess } from '../../../lab/process/index.ts';
-import { diffSnapshots, snapshotText } from '../../support/parity/diff.ts';
+import { diffSnapshots, differencesText, snapshotText } from '../../support/parity/diff.ts';
 import { VSPHERE_ALLOWED_DIFFERENCES } from './support/allow-list.ts';
 import { VMS } from './support/estate.ts';
 import { type ParityContext, runVsphereParity } from './support/parity-run.ts';
@@ -50,6 +50,6 @@ describe('the vSphere plugin beside cloud-provider-vsphere, against the same vcs
     }
     const { failing, allowed } = diffSnapshots(upstream, wasm, VSPHERE_ALLOWED_DIFFERENCES);
     if (allowed.length > 0) console.log(`vsphere parity: allowed differences:\n  ${allowed.join('\n  ')}`);
-    expect(failing).toEqual([]);
+    expect(failing, differencesText(failing)).toEqual([]);
   }, 180_000);
 });

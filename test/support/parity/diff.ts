@@ -36,3 +36,8 @@ export function snapshotText(snap: Snapshot): string {
       .join('\n') + '\n'
   );
 }
+
+/** The message of a failed parity assertion: each difference on its own line, so a log cut to its head still names them. */
+export function differencesText(failing: readonly string[]): string {
+  return `wasm-ccm differs from upstream in ${failing.length} place(s):\n  ${failing.join('\n  ')}`;
+}
