@@ -4,6 +4,7 @@
 // and the Events of the Service and the Nodes as `<type> <reason>` with their counts.
 import type { CoreV1Api, V1Node, V1Service } from '@kubernetes/client-node';
 import { flatten, seg } from '../../../support/parity/flatten.ts';
+import { ccmEvents } from '../../../support/parity/events.ts';
 import { addressPairs, type IdNames, normalized, octaviaState, routerRoutes } from './parity-cloud.ts';
 import { SERVICE, type Side } from './parity-side.ts';
 
@@ -72,7 +73,7 @@ export async function eventsOf(
     namespace === undefined
       ? await core.listEventForAllNamespaces({ fieldSelector })
       : await core.listNamespacedEvent({ namespace, fieldSelector });
-  return list.items.flatMap((e) => Array<string>(expand ? (e.count ?? 1) : 1).fill(`${e.type} ${e.reason}`));
+  return ccmEvents(list.items).flatMap((e) => Array<string>(expand ? (e.count ?? 1) : 1).fill(`${e.type} ${e.reason}`));
 }
 
 function countsOf(events: readonly string[]): Record<string, number> | string {

@@ -4,6 +4,7 @@
 import type { CoreV1Event, V1Node, V1Service } from '@kubernetes/client-node';
 import type { LoadBalancerInventory, Route } from '../../../../devcloud/src/index.ts';
 import { flatten, seg, type Snapshot } from '../../../support/parity/flatten.ts';
+import { isApiserverEvent } from '../../../support/parity/events.ts';
 import { NAMESPACE } from './objects.ts';
 import type { World } from './world.ts';
 
@@ -18,10 +19,6 @@ export const everything: Scope = (name) => !name.startsWith(HARNESS_PREFIX);
 export function withPrefix(prefix: string): Scope {
   return (name) => name.startsWith(prefix);
 }
-
-/** Event sources that are the apiserver's own controllers (ipallocator-repair-controller, portallocator-...): they
- * act at their own pace (a repair loop racing a Service's creation) and are no part of the comparison. */
-const APISERVER_COMPONENTS = /(^kube-apiserver$|repair-controller$)/;
 
 /** How long a call took, in route events ("... for node x after 1.58ms: ..."): differs from run to run. */
 const ELAPSED = /\bafter \d+(\.\d+)?(ns|µs|us|ms|s|m)\b/g;
@@ -83,7 +80,7 @@ function eventsInto(out: Snapshot, prefix: string, events: CoreV1Event[], scope:
   for (const e of events) {
     const o = e.involvedObject;
     if (!o.name || !scope(o.name) || (o.kind !== 'Node' && o.kind !== 'Service')) continue;
-    if (APISERVER_COMPONENTS.test(e.reportingComponent || e.source?.component || '')) continue;
+    if (isApiserverEvent(e)) continue;
     const key = `${prefix}event/${o.kind}/${seg(o.name)}/${e.type}/${e.reason}`;
     const group = groups.get(key) ?? { count: 0, objects: 0, messages: new Set<string>() };
     group.count += e.count ?? e.series?.count ?? 1;
