@@ -142,6 +142,7 @@ export function emitAsTypes(model: AbiModel): string {
   const out = [
     HEADER,
     'import { JsonReader, listInto, mapOfJson } from "../json/reader";',
+    'import { present } from "../json/scan";',
     'import { JsonWriter } from "../json/writer";\n',
     `export const ABI_MAJOR: i32 = ${model.major};`,
     `export const ABI_MINOR: i32 = ${model.minor};`,
@@ -210,7 +211,7 @@ export function emitAsTypes(model: AbiModel): string {
       `    const o = new ${def.name}();`,
       '    if (!r.beginObject()) return o;',
       '    let k = r.nextKey();',
-      '    while (k !== null) {',
+      '    while (present(k)) {',
     );
     def.fields.forEach((f, i) => {
       out.push(
@@ -227,7 +228,7 @@ export function emitAsTypes(model: AbiModel): string {
     );
     out.push(
       '      if (r.failed) {',
-      '        r.prefix("." + k);',
+      '        r.prefix("." + changetype<string>(k));',
       '        return o;',
       '      }',
       '      k = r.nextKey();',

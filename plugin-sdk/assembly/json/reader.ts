@@ -3,7 +3,7 @@
 // value at once; callers add their part of the path on the way out (`prefix`), giving messages such as
 // `.node.addresses[1].type: expected string, got number`.
 
-import { asciiString, decodeUtf8, FNV_OFFSET, FNV_PRIME, scanEscapedString, scanNumber } from "./scan";
+import { asciiString, decodeUtf8, FNV_OFFSET, FNV_PRIME, present, scanEscapedString, scanNumber } from "./scan";
 
 const MAX_DEPTH: i32 = 256; // deeper documents are refused rather than risking the Wasm stack
 
@@ -19,6 +19,7 @@ export class JsonReader {
   /** The first problem met, as a path suffix such as `.a[2]: expected string, got number`; null while all is well. */
   error: string | null = null;
 
+  /** Reads `data`, which must not change afterwards: the map fields of what it decodes read it when first used. */
   constructor(data: Uint8Array) {
     this.data = data;
     this.start = data.dataStart;
@@ -30,13 +31,14 @@ export class JsonReader {
     return new JsonReader(Uint8Array.wrap(String.UTF8.encode(text)));
   }
 
-  get failed(): bool {
-    return this.error !== null;
+  // Every read checks this first: see present().
+  @inline get failed(): bool {
+    return present(this.error);
   }
 
   /** Records a problem (only the first one counts) and stops the reader. */
   fail(message: string): void {
-    if (this.error === null) this.error = ": " + message;
+    if (!this.failed) this.error = ": " + message;
     this.pos = this.end;
   }
 
@@ -63,7 +65,7 @@ export class JsonReader {
   }
 
   private syntax(expected: string): void {
-    if (this.error !== null) return;
+    if (this.failed) return;
     if (this.pos >= this.end) this.fail("invalid JSON: unexpected end, expected " + expected);
     else this.fail("invalid JSON at byte " + this.offset.toString() + ": expected " + expected);
   }
@@ -99,7 +101,7 @@ export class JsonReader {
   }
 
   private wrongKind(expected: string): void {
-    if (this.error !== null) return;
+    if (this.failed) return;
     const got = this.peekKind();
     if (got == "invalid JSON" || got == "end of input") this.syntax(expected);
     else this.fail("expected " + expected + ", got " + got);
@@ -118,7 +120,7 @@ export class JsonReader {
   // beginObject and beginArray are kept as two copies on purpose: folded into one enter(open, kind) the 1,000-node
   // decode of bench:plugin-ensure went from 8.2-8.5 ms to 8.6-13 ms of plugin CPU (six alternating runs each).
   beginObject(): bool {
-    if (this.error !== null) return false;
+    if (this.failed) return false;
     this.ws();
     if (this.pos < this.end && load<u8>(this.pos) == 0x7b) {
       if (this.depth >= MAX_DEPTH) {
@@ -143,7 +145,7 @@ export class JsonReader {
   // Moves to the opening quote of the current object's next key, past its comma; false at the object's end (which it
   // leaves) or on a problem.
   private atKey(): bool {
-    if (this.error !== null) return false;
+    if (this.failed) return false;
     this.ws();
     if (this.pos >= this.end) {
       this.syntax("a key or }");
@@ -193,7 +195,9 @@ export class JsonReader {
    * An object whose values are all strings, checked as readMap checks it (the same problems, with the same paths) but
    * not decoded: its JSON, for readMap to read when the map is first used (the generated classes' map fields), or
    * null for `{}` and on a problem. A kept node list's labels and annotations are most of its bytes and few plugins
-   * read them: keeping their JSON costs one copy, decoding them a string per key and value and a map per node.
+   * read them: keeping their JSON costs one small view, decoding them a string per key and value and a map per node.
+   * The JSON is a view into the bytes this reader reads, not a copy (a copy was a third of a 1,000-node list's decode):
+   * the view keeps them alive, and they must not change while it is in use.
    */
   readMapBytes(): Uint8Array | null {
     if (!this.beginObject()) return null;
@@ -206,16 +210,14 @@ export class JsonReader {
       this.ws();
       if (this.pos < this.end && load<u8>(this.pos) == 0x22) this.skipStringBody();
       else this.wrongKind("string");
-      if (this.error !== null) {
+      if (this.failed) {
         this.prefix("[" + quote(this.keyAt(key)) + "]");
         return null;
       }
       members++;
     }
-    if (this.error !== null || members == 0) return null;
-    const bytes = new Uint8Array(<i32>(this.pos - from));
-    memory.copy(bytes.dataStart, from, this.pos - from);
-    return bytes;
+    if (this.failed || members == 0) return null;
+    return this.data.subarray(<i32>(from - this.start), <i32>(this.pos - this.start));
   }
 
   // The key whose opening quote is at `at` (already checked), for a problem's path; the position is kept.
@@ -229,7 +231,7 @@ export class JsonReader {
 
   /** Enters a list; false (and a recorded problem) when the next value is not one. */
   beginArray(): bool {
-    if (this.error !== null) return false;
+    if (this.failed) return false;
     this.ws();
     if (this.pos < this.end && load<u8>(this.pos) == 0x5b) {
       if (this.depth >= MAX_DEPTH) {
@@ -246,7 +248,7 @@ export class JsonReader {
 
   /** True when another element of the current list follows (the reader is positioned at it). */
   nextItem(): bool {
-    if (this.error !== null) return false;
+    if (this.failed) return false;
     this.ws();
     if (this.pos >= this.end) {
       this.syntax("a value or ]");
@@ -276,7 +278,7 @@ export class JsonReader {
   }
 
   readString(): string {
-    if (this.error !== null) return "";
+    if (this.failed) return "";
     this.ws();
     if (this.pos < this.end && load<u8>(this.pos) == 0x22) return this.stringBody();
     this.wrongKind("string");
@@ -284,7 +286,7 @@ export class JsonReader {
   }
 
   readBool(): bool {
-    if (this.error !== null) return false;
+    if (this.failed) return false;
     this.ws();
     if (this.pos < this.end) {
       const c = load<u8>(this.pos);
@@ -299,7 +301,7 @@ export class JsonReader {
   }
 
   readF64(): f64 {
-    if (this.error !== null) return 0;
+    if (this.failed) return 0;
     this.ws();
     const s = this.pos;
     const c = s < this.end ? load<u8>(s) : 0;
@@ -312,9 +314,9 @@ export class JsonReader {
 
   /** A number that must be an integer within i32 (1e3 and 80.0 are accepted, 1.5 is not). */
   readI32(): i32 {
-    if (this.error !== null) return 0;
+    if (this.failed) return 0;
     const v = this.readF64();
-    if (this.error !== null) return 0;
+    if (this.failed) return 0;
     if (v != Math.trunc(v) || v < -2147483648.0 || v > 2147483647.0) {
       this.fail("expected i32, got " + v.toString());
       return 0;
@@ -336,13 +338,14 @@ export class JsonReader {
     }
     if (!this.beginObject()) return m;
     let k = this.nextKey();
-    while (k !== null) {
+    while (present(k)) {
+      const key = changetype<string>(k);
       const v = this.readString();
-      if (this.error !== null) {
-        this.prefix("[" + quote(k) + "]");
+      if (this.failed) {
+        this.prefix("[" + quote(key) + "]");
         return m;
       }
-      m.set(k, v);
+      m.set(key, v);
       k = this.nextKey();
     }
     return m;
@@ -355,7 +358,7 @@ export class JsonReader {
     let i = 0;
     while (this.nextItem()) {
       const v = this.readString();
-      if (this.error !== null) {
+      if (this.failed) {
         this.prefix("[" + i.toString() + "]");
         return out;
       }
@@ -367,14 +370,14 @@ export class JsonReader {
 
   /** Skips the next value whatever it is, checking its syntax. */
   skip(): void {
-    if (this.error !== null) return;
+    if (this.failed) return;
     this.ws();
     const c = this.pos < this.end ? load<u8>(this.pos) : 0;
     if (c == 0x22) {
       this.skipStringBody();
     } else if (c == 0x7b) {
       this.beginObject();
-      while (this.nextKey() !== null) this.skip();
+      while (present(this.nextKey())) this.skip();
     } else if (c == 0x5b) {
       this.beginArray();
       while (this.nextItem()) this.skip();
@@ -393,7 +396,7 @@ export class JsonReader {
 
   /** Checks that nothing but white space follows the document. */
   finish(): void {
-    if (this.error !== null) return;
+    if (this.failed) return;
     this.ws();
     if (this.pos != this.end) this.syntax("end of input");
   }
