@@ -87,37 +87,6 @@ export async function waitForIngress(admin: KubeClient, count: number, timeoutMs
 }
 
 /**
- * Polls until the service controller has written `count` Events in "default" (a CCM writes them through the same
- * client-side rate limit as its Service patches, so they trail the ingresses), or until their number has not grown
- * for `settleMs` (a CCM whose event queue overflowed drops the rest, as client-go's broadcaster does). Resolves with
- * the number written and when the last of them was seen; throws after `timeoutMs`, naming `who`.
- */
-export async function waitForServiceEvents(
-  admin: KubeClient,
-  count: number,
-  timeoutMs: number,
-  who: string,
-  settleMs = 10_000,
-): Promise<{ written: number; at: number }> {
-  const started = performance.now();
-  const selector = encodeURIComponent('source=service-controller');
-  let last = { written: -1, at: started };
-  for (;;) {
-    const list = await admin.request<{ items: { count?: number }[] }>({
-      path: `/api/v1/namespaces/default/events?fieldSelector=${selector}`,
-    });
-    const now = performance.now();
-    const written = list.items.reduce((sum, e) => sum + (e.count ?? 1), 0);
-    if (written !== last.written) last = { written, at: now };
-    if (written >= count || now - last.at >= settleMs) return last;
-    if (now - started > timeoutMs) {
-      throw new Error(`${who}: only ${written}/${count} service-controller events after ${timeoutMs / 1000} s`);
-    }
-    await sleep(250);
-  }
-}
-
-/**
  * Starts watching Nodes labelled `runLabel` for the cloud taint and registers one warm-up Node (`name`); resolves once
  * the CCM has initialized it, which means its controllers run (the same readiness signal for every CCM measured).
  */

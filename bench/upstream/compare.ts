@@ -27,17 +27,9 @@ import { type Devcloud, startDevcloud } from '../../devcloud/src/index.ts';
 import { KubeClient } from '../../host/src/kube/client/client.ts';
 import { CCM_MAIN, CCM_MAIN_COMPILED, IMAGE_ENV, IMAGE_NODE_ARGS } from '../../lab/ccm/index.ts';
 import { ControlPlane, adminKubeConfig } from '../../lab/controlplane/index.ts';
-import {
-  createNodes,
-  createServices,
-  fillSteady,
-  names,
-  sleep,
-  waitForIngress,
-  waitForServiceEvents,
-  warmUp,
-} from '../lib/cluster-load.ts';
+import { createNodes, createServices, fillSteady, names, sleep, warmUp } from '../lib/cluster-load.ts';
 import { type Impl, keepLogOf, type StartedCCM, startCCM, benchFlags } from '../lib/start-ccm.ts';
+import { ServiceLbWatch } from '../lib/service-lb-watch.ts';
 import {
   cpuSeconds,
   memoryStats,
@@ -177,18 +169,20 @@ async function run(impl: Impl): Promise<ImplResult> {
     // 2. LoadBalancer Services with cloud latency.
     cloud.setKnobs({ latencyMs: LATENCY_MS });
     const lbs = names('lb', SERVICES);
+    const lbWatch = new ServiceLbWatch(admin);
+    await lbWatch.start();
     cpu0 = cpuSeconds(pid);
     const t1 = performance.now();
     await createServices(admin, lbs, 'LoadBalancer');
-    await waitForIngress(admin, SERVICES, 900_000, impl);
-    const serviceLb = (performance.now() - t1) / 1000;
+    const serviceLb = ((await lbWatch.ingressOf(lbs, 900_000, impl)) - t1) / 1000;
     const serviceLbCpu = cpuSeconds(pid) - cpu0;
     log(`service-lb ${round(serviceLb)} s`);
     // Ensuring and Ensured for each Service. Fewer if the CCM dropped some: then the time is when the last one was
     // seen, and the CPU also holds the wait for their number to settle.
-    const events = await waitForServiceEvents(admin, 2 * SERVICES, 900_000, impl);
+    const events = await lbWatch.events(2 * SERVICES, 900_000, impl);
     const serviceLbEvents = (events.at - t1) / 1000;
     const serviceLbEventsCpu = cpuSeconds(pid) - cpu0;
+    await lbWatch.stop();
     log(`service-lb with its ${events.written} events ${round(serviceLbEvents)} s, ${round(serviceLbEventsCpu)} CPU s`);
     threadLog('service-lb');
     cloud.setKnobs({ latencyMs: 0 });
