@@ -176,14 +176,16 @@ async function run(impl: Impl): Promise<ImplResult> {
     await createServices(admin, lbs, 'LoadBalancer');
     const serviceLb = ((await lbWatch.ingressOf(lbs, 900_000, impl)) - t1) / 1000;
     const serviceLbCpu = cpuSeconds(pid) - cpu0;
-    log(`service-lb ${round(serviceLb)} s`);
+    log(`service-lb ${round(serviceLb, 2)} s`);
     // Ensuring and Ensured for each Service. Fewer if the CCM dropped some: then the time is when the last one was
     // seen, and the CPU also holds the wait for their number to settle.
     const events = await lbWatch.events(2 * SERVICES, 900_000, impl);
     const serviceLbEvents = (events.at - t1) / 1000;
     const serviceLbEventsCpu = cpuSeconds(pid) - cpu0;
     await lbWatch.stop();
-    log(`service-lb with its ${events.written} events ${round(serviceLbEvents)} s, ${round(serviceLbEventsCpu)} CPU s`);
+    log(
+      `service-lb with its ${events.written} events ${round(serviceLbEvents, 2)} s, ${round(serviceLbEventsCpu, 2)} CPU s`,
+    );
     threadLog('service-lb');
     cloud.setKnobs({ latencyMs: 0 });
 
@@ -209,10 +211,10 @@ async function run(impl: Impl): Promise<ImplResult> {
       node_init_p50_s: p50,
       node_init_p99_s: p99,
       node_init_cpu_s: round(nodeInitCpu),
-      service_lb_s: round(serviceLb),
-      service_lb_cpu_s: round(serviceLbCpu),
-      service_lb_events_s: round(serviceLbEvents),
-      service_lb_events_cpu_s: round(serviceLbEventsCpu),
+      service_lb_s: round(serviceLb, 2),
+      service_lb_cpu_s: round(serviceLbCpu, 2),
+      service_lb_events_s: round(serviceLbEvents, 2),
+      service_lb_events_cpu_s: round(serviceLbEventsCpu, 2),
       service_lb_events_written: events.written,
       steady_rss_mb: steady.rssMb,
       steady_cpu_s: round(steadyCpu),
