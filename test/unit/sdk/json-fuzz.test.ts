@@ -35,6 +35,19 @@ describe('fuzz:json', () => {
     );
   });
 
+  it("does not count a key V8's poisoned key cache misreads (nodejs/node#63785), and still counts a wrong key", () => {
+    // After a key that is a lone backslash, this process's JSON.parse may read an escaped key of the same object shape
+    // as that backslash; the judge then asks a fresh process.
+    JSON.parse('{"poison":1,"\\\\":1}');
+    const poisoned = Object.keys(JSON.parse('{"poison":1,"\\u0071":1}') as object)[1] !== 'q';
+    const doc = new TextEncoder().encode('{"poison":1,"\\u0071":1}');
+    const sdk = (text: string) => ({ treeAccepted: true, skipAccepted: true, lazyMapAgrees: true, text });
+    expect(judge(doc, sdk('{"poison":1,"q":1}'))).toEqual(
+      poisoned ? { kind: 'allowed', rule: 'v8-key-cache' } : { kind: 'agree' },
+    );
+    expect(judge(doc, sdk('{"poison":1,"r":1}')).kind).toBe('divergence');
+  });
+
   it('allows the depth limit by the nesting of the text, even where a duplicate key makes the value shallow', () => {
     const deep = new TextEncoder().encode(`{"k":${'['.repeat(300)}${']'.repeat(300)},"k":1}`);
     const refused = {
