@@ -1,7 +1,7 @@
 // Watches, from outside the CCM, the Services of "default" and the service controller's Events there: when each
 // Service was first seen with an ingress, and when the Events' count grew, on this process's monotonic clock. A burst
-// of load balancers is timed from these rather than by polling, which rounded each time up to the next poll (500 ms
-// apart, plus the time to list 1,000 Services).
+// of load balancers is timed from these: a poll would round each time up to the next one (polls of 1,000 Services
+// 500 ms apart moved single runs by up to ~0.7 s).
 import { performance } from 'node:perf_hooks';
 import type { KubeClient } from '../../host/src/kube/client/client.ts';
 import type { KubeObject } from '../../host/src/kube/client/wire.ts';
