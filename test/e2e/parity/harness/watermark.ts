@@ -9,8 +9,10 @@
 //   has the shutdown taint.
 // - node: a new tainted marker Node (excluded from load balancers) is created; the cloud-node queue (one worker)
 //   has handled every Node queued before it once it is initialized and its Synced event is written.
-// - refresh: a marker Node's instance gets a new address twice; a node-status refresh pass that started after
-//   the first change has finished once the second shows (one pass may read the first change mid-way).
+// - refresh: a marker Node's instance gets a new address three times, each once the one before shows. Passes of the
+//   node-status refresh do not overlap, but one writes its Nodes in parallel: the pass that shows the second change
+//   started after the first change (one pass may read that mid-way), and once the third shows, the pass after it
+//   has started, so every write of the second pass, the marker's and the other Nodes', is done.
 // Events are written asynchronously by both CCMs, in order: a watermark also waits for the marker's own event.
 import type { Address } from '../../../../devcloud/src/index.ts';
 import { eventually } from '../../../../lab/process/index.ts';
@@ -133,7 +135,7 @@ export class Watermarks {
   }
 
   async refresh(): Promise<void> {
-    for (let pass = 0; pass < 2; pass++) {
+    for (let pass = 0; pass < 3; pass++) {
       const n = ++this.#refreshMarks;
       this.world.cloud.patchInstance(`i-${REFRESH_NODE}`, { addresses: refreshAddresses(n) });
       const want = refreshAddresses(n)[1]!.address;
