@@ -1,6 +1,6 @@
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { ccmEvents, isApiserverEvent } from '../../support/parity/events.ts';
+import { ccmEventReasons, ccmEvents, isApiserverEvent } from '../../support/parity/events.ts';
 
 const event = (reason: string, component: { reportingComponent?: string; source?: string }): CoreV1Event => ({
   metadata: { name: reason },
@@ -23,5 +23,7 @@ describe('parity Events', () => {
       'EnsuredLoadBalancer',
       'EnsuringLoadBalancer',
     ]);
+    // Each reason once, sorted, whatever the order and repeats of the list.
+    expect(ccmEventReasons([unset, repair, ccm, unset])).toEqual(['EnsuredLoadBalancer', 'EnsuringLoadBalancer']);
   });
 });

@@ -20,7 +20,7 @@ import { CCMProcess, deleteNodes, hasTaint, kubeletNode, UNINITIALIZED_TAINT } f
 import type { ControlPlaneInfo } from '../../../../lab/controlplane/index.ts';
 import { eventually } from '../../../../lab/process/index.ts';
 import { flatten, seg, type Snapshot } from '../../../support/parity/flatten.ts';
-import { ccmEvents } from '../../../support/parity/events.ts';
+import { ccmEventReasons, nodeEventReasons } from '../../../support/parity/events.ts';
 import { discoverySubnets, parityNodeNames, TARGET_COUNT, untaggedInstance } from './parity-estate.ts';
 import { securityGroupRules } from './sg-state.ts';
 import { startCorrectingProxy } from './moto-corrections.ts';
@@ -366,14 +366,7 @@ async function serviceEventReasons(core: CoreV1Api, namespace: string, name: str
     namespace,
     fieldSelector: `involvedObject.kind=Service,involvedObject.name=${name}`,
   });
-  return [...new Set(ccmEvents(list.items).map((e) => e.reason ?? ''))].sort();
-}
-
-async function nodeEventReasons(core: CoreV1Api, name: string): Promise<string[]> {
-  const list = await core.listEventForAllNamespaces({
-    fieldSelector: `involvedObject.kind=Node,involvedObject.name=${name}`,
-  });
-  return [...new Set(ccmEvents(list.items).map((e) => e.reason ?? ''))].sort();
+  return ccmEventReasons(list.items);
 }
 
 /** Removes this run's Events so the other implementation's run starts from none (the Node names are the same). */

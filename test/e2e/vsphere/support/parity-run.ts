@@ -18,7 +18,7 @@ import { type ControlPlaneInfo, KWOK_ANNOTATION } from '../../../../lab/controlp
 import { VspherePeerCCM } from '../../../../lab/peers/index.ts';
 import { eventually } from '../../../../lab/process/index.ts';
 import { flatten, seg, type Snapshot } from '../../../support/parity/flatten.ts';
-import { ccmEvents } from '../../../support/parity/events.ts';
+import { nodeEventReasons } from '../../../support/parity/events.ts';
 import { patchNode } from '../../service/support/helpers.ts';
 import { account, DATACENTER, startEstate, TOPOLOGY, vmNode, VMS } from './estate.ts';
 
@@ -162,13 +162,6 @@ function nodeView(node: V1Node): object {
     addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
     taints: (node.spec?.taints ?? []).map((t) => ({ key: t.key, effect: t.effect, value: t.value })),
   };
-}
-
-async function nodeEventReasons(core: CoreV1Api, name: string): Promise<string[]> {
-  const list = await core.listEventForAllNamespaces({
-    fieldSelector: `involvedObject.kind=Node,involvedObject.name=${name}`,
-  });
-  return [...new Set(ccmEvents(list.items).map((e) => e.reason ?? ''))].sort();
 }
 
 /** Removes this run's Node Events so the other implementation's run starts from none (the names are the same). */
