@@ -109,6 +109,29 @@ interface ImplResult {
   load_avg: [number, number];
 }
 
+/** Phase 2: SERVICES LoadBalancer Services created at once, timed by watches until their ingresses and Events. */
+async function lbBurst(admin: KubeClient, pid: number, impl: Impl, log: (m: string) => void) {
+  const lbs = names('lb', SERVICES);
+  const lbWatch = new ServiceLbWatch(admin);
+  await lbWatch.start();
+  try {
+    const cpu0 = cpuSeconds(pid);
+    const t1 = performance.now();
+    await createServices(admin, lbs, 'LoadBalancer');
+    const serviceLb = ((await lbWatch.ingressOf(lbs, 900_000, impl)) - t1) / 1000;
+    const serviceLbCpu = cpuSeconds(pid) - cpu0;
+    log(`service-lb ${round(serviceLb, 2)} s`);
+    // Ensuring and Ensured for each Service. Fewer if the CCM dropped some: then the time is when the last one was
+    // seen, and the CPU also holds the wait for their number to settle.
+    const events = await lbWatch.events(2 * SERVICES, 900_000, impl);
+    const serviceLbEvents = (events.at - t1) / 1000;
+    const serviceLbEventsCpu = cpuSeconds(pid) - cpu0;
+    return { serviceLb, serviceLbCpu, events, serviceLbEvents, serviceLbEventsCpu };
+  } finally {
+    await lbWatch.stop();
+  }
+}
+
 async function run(impl: Impl): Promise<ImplResult> {
   const loadStart = loadavg()[0] ?? 0;
   const cp = await ControlPlane.start({ apiserverFlags: ['--max-requests-inflight=800'] });
@@ -168,21 +191,12 @@ async function run(impl: Impl): Promise<ImplResult> {
 
     // 2. LoadBalancer Services with cloud latency.
     cloud.setKnobs({ latencyMs: LATENCY_MS });
-    const lbs = names('lb', SERVICES);
-    const lbWatch = new ServiceLbWatch(admin);
-    await lbWatch.start();
-    cpu0 = cpuSeconds(pid);
-    const t1 = performance.now();
-    await createServices(admin, lbs, 'LoadBalancer');
-    const serviceLb = ((await lbWatch.ingressOf(lbs, 900_000, impl)) - t1) / 1000;
-    const serviceLbCpu = cpuSeconds(pid) - cpu0;
-    log(`service-lb ${round(serviceLb, 2)} s`);
-    // Ensuring and Ensured for each Service. Fewer if the CCM dropped some: then the time is when the last one was
-    // seen, and the CPU also holds the wait for their number to settle.
-    const events = await lbWatch.events(2 * SERVICES, 900_000, impl);
-    const serviceLbEvents = (events.at - t1) / 1000;
-    const serviceLbEventsCpu = cpuSeconds(pid) - cpu0;
-    await lbWatch.stop();
+    const { serviceLb, serviceLbCpu, events, serviceLbEvents, serviceLbEventsCpu } = await lbBurst(
+      admin,
+      pid,
+      impl,
+      log,
+    );
     log(
       `service-lb with its ${events.written} events ${round(serviceLbEvents, 2)} s, ${round(serviceLbEventsCpu, 2)} CPU s`,
     );
