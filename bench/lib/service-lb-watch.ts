@@ -20,6 +20,13 @@ const NAMESPACE = 'default';
 export class ServiceLbWatch {
   /** Service name -> ms (performance.now) it was first seen with an ingress. */
   readonly ingress = new Map<string, number>();
+  /**
+   * When each write of the CCM's was seen (performance.now): a change of a Service after its creation (the
+   * finalizer, the status), and each Event written or counted again. What tokensLost (lab/measure) replays.
+   */
+  readonly writes: number[] = [];
+  /** Service name -> the resourceVersion last seen. */
+  private readonly serviceVersions = new Map<string, string>();
   /** Event name -> its count, as last seen. */
   private readonly eventCounts = new Map<string, number>();
   private eventsWritten = 0;
@@ -32,6 +39,12 @@ export class ServiceLbWatch {
       path: `/api/v1/namespaces/${NAMESPACE}/services`,
       see: (svc, at) => {
         const name = svc.metadata?.name;
+        const version = svc.metadata?.resourceVersion ?? '';
+        if (name) {
+          const before = this.serviceVersions.get(name);
+          if (before !== undefined && before !== version) this.writes.push(at);
+          this.serviceVersions.set(name, version);
+        }
         if (name && (svc.status?.loadBalancer?.ingress?.length ?? 0) > 0 && !this.ingress.has(name)) {
           this.ingress.set(name, at);
         }
@@ -47,6 +60,7 @@ export class ServiceLbWatch {
         if (count === before) return;
         this.eventCounts.set(name, count);
         this.eventsWritten += count - before;
+        for (let i = before; i < count; i++) this.writes.push(at);
         this.eventsChangedAt = at;
       },
     });

@@ -37,6 +37,7 @@ import {
   threadCpuSeconds,
   percentile,
   formatTable,
+  tokensLost,
 } from '../../lab/measure/index.ts';
 
 const { values } = parseArgs({
@@ -102,6 +103,11 @@ interface ImplResult {
   service_lb_events_cpu_s: number;
   /** How many of the 2M Events were written: fewer means the CCM dropped some, and the two rows above did less work. */
   service_lb_events_written: number;
+  /**
+   * Tokens of the service controller's client-side rate limit lost in the burst (lab/measure/token-bucket.ts, replaying
+   * the writes the watches saw): each one is 1/qps s more until the last write, whatever else the run's noise adds.
+   */
+  service_lb_tokens_lost: number;
   steady_rss_mb: number;
   steady_cpu_s: number;
   idle_rss_mb: number;
@@ -126,7 +132,8 @@ async function lbBurst(admin: KubeClient, pid: number, impl: Impl, log: (m: stri
     const events = await lbWatch.events(2 * SERVICES, 900_000, impl);
     const serviceLbEvents = (events.at - t1) / 1000;
     const serviceLbEventsCpu = cpuSeconds(pid) - cpu0;
-    return { serviceLb, serviceLbCpu, events, serviceLbEvents, serviceLbEventsCpu };
+    const tokensLostInBurst = tokensLost(lbWatch.writes, t1, QPS, BURST);
+    return { serviceLb, serviceLbCpu, events, serviceLbEvents, serviceLbEventsCpu, tokensLostInBurst };
   } finally {
     await lbWatch.stop();
   }
@@ -191,7 +198,7 @@ async function run(impl: Impl): Promise<ImplResult> {
 
     // 2. LoadBalancer Services with cloud latency.
     cloud.setKnobs({ latencyMs: LATENCY_MS });
-    const { serviceLb, serviceLbCpu, events, serviceLbEvents, serviceLbEventsCpu } = await lbBurst(
+    const { serviceLb, serviceLbCpu, events, serviceLbEvents, serviceLbEventsCpu, tokensLostInBurst } = await lbBurst(
       admin,
       pid,
       impl,
@@ -200,6 +207,7 @@ async function run(impl: Impl): Promise<ImplResult> {
     log(
       `service-lb with its ${events.written} events ${round(serviceLbEvents, 2)} s, ${round(serviceLbEventsCpu, 2)} CPU s`,
     );
+    log(`service-lb: ${round(tokensLostInBurst, 1)} tokens of the rate limit lost`);
     threadLog('service-lb');
     cloud.setKnobs({ latencyMs: 0 });
 
@@ -230,6 +238,7 @@ async function run(impl: Impl): Promise<ImplResult> {
       service_lb_events_s: round(serviceLbEvents, 2),
       service_lb_events_cpu_s: round(serviceLbEventsCpu, 2),
       service_lb_events_written: events.written,
+      service_lb_tokens_lost: round(tokensLostInBurst, 1),
       steady_rss_mb: steady.rssMb,
       steady_cpu_s: round(steadyCpu),
       idle_rss_mb: idle.rssMb,
@@ -266,6 +275,7 @@ function medianResult(measured: readonly ImplResult[]): ImplResult {
     service_lb_events_s: median('service_lb_events_s'),
     service_lb_events_cpu_s: median('service_lb_events_cpu_s'),
     service_lb_events_written: median('service_lb_events_written'),
+    service_lb_tokens_lost: median('service_lb_tokens_lost'),
     steady_rss_mb: median('steady_rss_mb'),
     steady_cpu_s: median('steady_cpu_s'),
     idle_rss_mb: median('idle_rss_mb'),
@@ -350,6 +360,7 @@ async function main(): Promise<void> {
     scenario(`service-lb CPU`, 'CPU s', 'service_lb_cpu_s'),
     scenario(`service-lb until its events are written`, 's', 'service_lb_events_s'),
     scenario(`service-lb CPU until its events are written`, 'CPU s', 'service_lb_events_cpu_s'),
+    scenario(`service-lb: rate-limit tokens lost`, 'tokens', 'service_lb_tokens_lost'),
     scenario(`steady RSS: ${STEADY_NODES} nodes / ${STEADY_SERVICES} services`, 'MB', 'steady_rss_mb'),
     scenario(`steady: fill + ${SETTLE_MS / 1000} s settle CPU`, 'CPU s', 'steady_cpu_s'),
     scenario(`idle RSS (1 node)`, 'MB', 'idle_rss_mb'),

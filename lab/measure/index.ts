@@ -4,3 +4,4 @@ export * from './prom-text.ts';
 export * from './results.ts';
 export * from './stats.ts';
 export * from './table.ts';
+export * from './token-bucket.ts';
