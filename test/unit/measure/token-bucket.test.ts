@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokensLost } from '../../../lab/measure/token-bucket.ts';
+import { tokensLost } from '../../../lab/measure/index.ts';
 
 describe('tokensLost', () => {
   it('counts the whole refill while a full bucket waits for its first write', () => {
