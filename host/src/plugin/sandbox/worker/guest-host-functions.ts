@@ -15,7 +15,6 @@ import { errorFrame } from '../../broker/http-frame.ts';
 import { frameOfJsonRequest, jsonError, jsonOfAnswerFrame } from '../../broker/http-json.ts';
 import { GuestArgumentError } from './guest-faults.ts';
 import type { GuestKernel, HeldBytes } from './guest-kernel.ts';
-import type { HostAnswers } from './host-answers.ts';
 import type { LogLevel, LogSource } from '../log-buffer.ts';
 
 /** A record as the guest wrote it: `text` a string, or its UTF-8 bytes (ccm_log's, a LogRecord JSON document). */
@@ -32,8 +31,6 @@ export interface HostFunctionContext {
   log: (record: GuestLogRecord) => void;
   /** Whether a call is under way: the imports that suspend serve calls only (not the module's start function). */
   inCall: () => boolean;
-  /** The worker's guests waiting for answers: one answered runs before another slot starts a call. */
-  answers: HostAnswers;
 }
 
 // The function type js-sdk's `functions` option takes (its arguments are typed loosely there).
@@ -101,7 +98,7 @@ export function createHostFunctions(host: HostFunctionContext): Record<string, H
     channel.length = frame.byteLength;
     channel.kind = HostRequestKind.httpBytes;
     channel.publish(ChannelState.hostRequest);
-    await host.answers.until(channel);
+    while (channel.state === ChannelState.hostRequest) await channel.waitChange(ChannelState.hostRequest);
     // Back to "running a call"; nobody waits for this value, so no wake-up. Unless the main thread said `dead`
     // meanwhile (the instance taken out of service): then the guest is not resumed.
     if (!channel.exchange(ChannelState.hostReply, ChannelState.call)) return abandoned();

@@ -15,7 +15,6 @@ import {
   suspendingImport,
 } from './guest-host-functions.ts';
 import { GuestKernel } from './guest-kernel.ts';
-import type { HostAnswers } from './host-answers.ts';
 import { kernelExtras } from './kernel-extras.ts';
 import { GuestRunner, publishOutcome } from './guest-runner.ts';
 import { LogBuffer } from '../log-buffer.ts';
@@ -30,8 +29,6 @@ export interface GuestSlotOptions {
   config: Record<string, string>;
   limits: WorkerLimits;
   post: (message: WorkerMessage) => void;
-  /** Shared by the worker's slots (host-answers.ts). */
-  answers: HostAnswers;
 }
 
 // A call's input is copied out of the channel (ccm_http reuses the channel while the call runs) into a buffer kept
@@ -105,7 +102,6 @@ export class GuestSlot {
         maxHttpRequestBytes: limits.maxHttpRequestBytes,
         log: (record) => this.#log(record),
         inCall: () => this.#inCall,
-        answers: this.#options.answers,
       }),
     );
     for (const name of SUSPENDING_IMPORTS) {
@@ -148,9 +144,6 @@ export class GuestSlot {
       // The state may still read `done` from the previous call until the main thread posts the next one.
       const state = channel.state;
       if (state === ChannelState.call) {
-        // Guests of this worker whose answers are in go first; the call may have ended meanwhile (its deadline).
-        await this.#options.answers.resumeAnswered();
-        if (this.#closed || channel.state !== ChannelState.call) continue;
         await this.#serveCallSafely(runner);
         // After a trap or a limit (runner.poisoned) the main thread closes this slot as soon as it reads the outcome.
       } else {

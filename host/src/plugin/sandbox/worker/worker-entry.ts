@@ -5,7 +5,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../../../util/error-message.ts';
 import { GuestSlot } from './guest-slot.ts';
-import { HostAnswers } from './host-answers.ts';
 import { isHostMessage, type OpenSlotMessage, type WorkerMessage, type WorkerStartData } from './worker-protocol.ts';
 
 const port = parentPort;
@@ -13,7 +12,6 @@ if (port === null) throw new Error('worker-entry.ts must run in a worker thread'
 const post = (message: WorkerMessage): void => port.postMessage(message);
 const start = workerData as WorkerStartData;
 const slots = new Map<number, GuestSlot>();
-const answers = new HostAnswers();
 /** Slots being opened, and those of them closed meanwhile: closed as soon as they are open. */
 const opening = new Set<number>();
 const closedEarly = new Set<number>();
@@ -23,16 +21,7 @@ async function open(message: OpenSlotMessage): Promise<void> {
   let guest: GuestSlot;
   opening.add(slot);
   try {
-    guest = await GuestSlot.open({
-      slot,
-      channel,
-      logs,
-      config,
-      module: start.module,
-      limits: start.limits,
-      post,
-      answers,
-    });
+    guest = await GuestSlot.open({ slot, channel, logs, config, module: start.module, limits: start.limits, post });
   } catch (err) {
     closedEarly.delete(slot);
     post({ type: 'failed', slot, error: err instanceof Error ? `${err.name}: ${err.message}` : errorMessage(err) });
