@@ -132,9 +132,13 @@ describe('gzipped plugin modules in a ConfigMap', () => {
       `${KEY} decompresses to more than 64 MiB (limits.maxModuleMB); refused, decompression stopped at the cap`,
     );
     expect(status).toMatchObject({ version: '2.0.0', sha256: sha256(big) });
-    const [event] = await eventsAbout(kube.core, PLUGIN_NAMESPACE, 'ConfigMap', configMap, 'PluginRejected');
-    expect(event?.type).toBe('Warning');
-    expect(event?.message).toContain('still serving 2.0.0');
+    // The Event is written after the status changes (the recorder's own queue and rate limit): waited for.
+    const event = await eventually('the PluginRejected Event', async () => {
+      const [rejected] = await eventsAbout(kube.core, PLUGIN_NAMESPACE, 'ConfigMap', configMap, 'PluginRejected');
+      return rejected;
+    });
+    expect(event.type).toBe('Warning');
+    expect(event.message).toContain('still serving 2.0.0');
 
     await kube.core.createNamespacedService({ namespace, body: lbService('after-bomb') });
     await waitForIngress(kube.core, namespace, 'after-bomb');
