@@ -39,13 +39,12 @@ export class ServiceLbWatch {
       path: `/api/v1/namespaces/${NAMESPACE}/services`,
       see: (svc, at) => {
         const name = svc.metadata?.name;
+        if (!name) return;
         const version = svc.metadata?.resourceVersion ?? '';
-        if (name) {
-          const before = this.serviceVersions.get(name);
-          if (before !== undefined && before !== version) this.writes.push(at);
-          this.serviceVersions.set(name, version);
-        }
-        if (name && (svc.status?.loadBalancer?.ingress?.length ?? 0) > 0 && !this.ingress.has(name)) {
+        const before = this.serviceVersions.get(name);
+        if (before !== undefined && before !== version) this.writes.push(at);
+        this.serviceVersions.set(name, version);
+        if ((svc.status?.loadBalancer?.ingress?.length ?? 0) > 0 && !this.ingress.has(name)) {
           this.ingress.set(name, at);
         }
       },
