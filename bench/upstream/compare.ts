@@ -132,6 +132,10 @@ async function lbBurst(admin: KubeClient, pid: number, impl: Impl, log: (m: stri
     const events = await lbWatch.events(2 * SERVICES, 900_000, impl);
     const serviceLbEvents = (events.at - t1) / 1000;
     const serviceLbEventsCpu = cpuSeconds(pid) - cpu0;
+    // Each Service's status and each Event at least: fewer seen means the replay would count lost tokens that were not.
+    if (lbWatch.writes.length < events.written + SERVICES) {
+      throw new Error(`${impl}: the watches saw ${lbWatch.writes.length} writes, fewer than the burst made`);
+    }
     const tokensLostInBurst = tokensLost(lbWatch.writes, t1, QPS, BURST);
     return { serviceLb, serviceLbCpu, events, serviceLbEvents, serviceLbEventsCpu, tokensLostInBurst };
   } finally {
