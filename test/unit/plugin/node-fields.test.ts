@@ -5,6 +5,7 @@ import {
   type Node,
   hasCachedJSON,
   isKeptList,
+  jsonPayload,
   keptList,
   validateRequest,
 } from '../../../host/src/abi/index.ts';
@@ -125,5 +126,30 @@ describe('NodeListProjection', () => {
     const after = projection.project(kept([node('a', { zone: 'z2' })]));
     expect(after).not.toBe(before);
     expect(after[0]?.labels).toEqual({ zone: 'z2' });
+  });
+
+  it('cuts only the nodes a new list changed, and joins the kept pieces into its JSON', () => {
+    const projection = new NodeListProjection(['name', 'providerID', 'labels']);
+    const a = Object.freeze(node('a', { zone: 'z1' }));
+    const b = Object.freeze(node('b', { 'topology.kubernetes.io/zone': 'zü', quote: 'say "hi"' }));
+    const before = projection.project(keptList([a, b]));
+    const c = Object.freeze(node('c'));
+    const after = projection.project(keptList([b, c, a]));
+    // The same frozen cut of each node the lists share, in the new order.
+    expect(after[0]).toBe(before[1]);
+    expect(after[2]).toBe(before[0]);
+    expect(after[1]).toEqual({
+      name: 'c',
+      uid: '',
+      providerID: 'devcloud://i-c',
+      labels: {},
+      annotations: {},
+      addresses: [],
+    });
+    const text = new TextDecoder().decode(jsonPayload({ nodes: after }) as Uint8Array);
+    expect(text).toBe(JSON.stringify({ nodes: after }));
+    expect(new TextDecoder().decode(jsonPayload({ nodes: projection.project(keptList([])) }) as Uint8Array)).toBe(
+      '{"nodes":[]}',
+    );
   });
 });

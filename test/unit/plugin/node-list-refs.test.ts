@@ -1,6 +1,6 @@
 // Kept node lists (ABI 1.2) on the host side: which instance gets the whole list and which only its reference.
 import { describe, expect, it } from 'vitest';
-import { type DescribeResponse, type Node, type Service, keptList } from '../../../host/src/abi/index.ts';
+import { type DescribeResponse, type Node, type Service, isKeptList, keptList } from '../../../host/src/abi/index.ts';
 import { InstanceCallError } from '../../../host/src/plugin/sandbox/instance-errors.ts';
 import type { ExitCause, PluginInstance } from '../../../host/src/plugin/sandbox/plugin-instance.ts';
 import { DEFAULT_LIMITS } from '../../../host/src/plugin/config/options.ts';
@@ -285,5 +285,20 @@ describe('LoadedPlugin with kept node lists', () => {
     const cut = plugin.requestFor('updateLoadBalancer', { clusterName: 'c', service, nodes: [whole] }).nodes;
     expect(cut).toEqual([{ name: '', uid: '', providerID: 'p://a', labels: {}, annotations: {}, addresses: [] }]);
     await plugin.close();
+  });
+
+  it('cuts a list it is given ahead (prepareNodes) once: the call that carries it takes that cut', async () => {
+    const { plugin } = loaded('1.7', [], ['name']);
+    const nodes = keptList([Object.freeze({ ...node('a'), labels: { zone: 'z1' } })]);
+    plugin.prepareNodes(nodes);
+    const prepared = plugin.requestFor('updateLoadBalancer', { clusterName: 'c', service, nodes }).nodes;
+    expect(isKeptList(prepared)).toBe(true);
+    expect(plugin.requestFor('ensureLoadBalancer', { clusterName: 'c', service, nodes }).nodes).toBe(prepared);
+    // A plugin that reads every field takes the list as it is: nothing to do ahead.
+    const whole = loaded('1.7', []);
+    whole.plugin.prepareNodes(nodes);
+    expect(whole.plugin.requestFor('updateLoadBalancer', { clusterName: 'c', service, nodes }).nodes).toBe(nodes);
+    await plugin.close();
+    await whole.plugin.close();
   });
 });

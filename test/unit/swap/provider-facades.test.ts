@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../scripts/gen-abi.ts';
 import type { Facade } from '../../../plugin-sdk/codegen/model.ts';
-import { CAPABILITIES, type Capability, type MethodName } from '../../../host/src/abi/index.ts';
-import { NotImplementedError, type Provider } from '../../../host/src/cloudprovider/index.ts';
+import { CAPABILITIES, type Capability, keptList, type MethodName, type Node } from '../../../host/src/abi/index.ts';
+import { NotImplementedError, prepareNodes, type Provider } from '../../../host/src/cloudprovider/index.ts';
 import { WasmProvider } from '../../../host/src/plugin/runtime/wasm-provider.ts';
 import type { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { IMPLEMENTATION_OF } from '../../../host/src/plugin/swap/forwarders.generated.ts';
@@ -24,10 +24,11 @@ interface Recorded {
 }
 
 /** A plugin that records each call and answers every response field with a value naming the method and field. */
-function recordingPlugin(calls: Recorded[], exportsOptional = true): LoadedPlugin {
+function recordingPlugin(calls: Recorded[], exportsOptional = true, prepared: unknown[] = []): LoadedPlugin {
   const plugin = {
     capabilities: ALL,
     exports: () => exportsOptional,
+    prepareNodes: (nodes: unknown) => prepared.push(nodes),
     call: async (method: MethodName, request: unknown) => {
       calls.push({ method, request });
       return cannedResponse(method);
@@ -61,12 +62,21 @@ function capabilityOf(provider: Provider, capability: Capability): Record<string
   return impl as unknown as Record<string, (...args: unknown[]) => unknown>;
 }
 
-function facades(exportsOptional = true): { wasm: WasmProvider; swappable: SwappableProvider; calls: Recorded[] } {
+function facades(exportsOptional = true): {
+  wasm: WasmProvider;
+  swappable: SwappableProvider;
+  calls: Recorded[];
+  prepared: unknown[];
+} {
   const calls: Recorded[] = [];
-  const wasm = new WasmProvider(recordingPlugin(calls, exportsOptional));
+  const prepared: unknown[] = [];
+  const wasm = new WasmProvider(recordingPlugin(calls, exportsOptional, prepared));
   const swappable = new SwappableProvider({ provider: wasm, close: async () => {} }, { serves: ALL });
-  return { wasm, swappable, calls };
+  return { wasm, swappable, calls, prepared };
 }
+
+/** What a capability carries besides its ABI methods: the load balancer's node-list hint (NodeListPreparer). */
+const HINTS: Partial<Record<Capability, string[]>> = { loadBalancer: ['prepareNodes'] };
 
 describe('provider facades', () => {
   it('have exactly the methods of every capability', () => {
@@ -75,6 +85,7 @@ describe('provider facades', () => {
       const methods = model.methods
         .filter((m) => m.capability === capability && m.facade !== null)
         .map((m) => m.name)
+        .concat(HINTS[capability] ?? [])
         .sort();
       expect(Object.keys(capabilityOf(wasm, capability)).sort(), `WasmProvider ${capability}`).toEqual(methods);
       expect(Object.keys(capabilityOf(swappable, capability)).sort(), `SwappableProvider ${capability}`).toEqual(
@@ -84,6 +95,15 @@ describe('provider facades', () => {
     expect(model.methods.filter((m) => m.facade !== null && m.since === 0).length).toBe(
       Object.values(CAPABILITIES).reduce((n, methods) => n + methods.length, 0),
     );
+  });
+
+  it('give the node-list hint to the plugin serving calls now, as no call', () => {
+    const { swappable, calls, prepared } = facades();
+    const nodes = keptList<Node>([]);
+    prepareNodes(swappable.loadBalancer()!, nodes);
+    expect(prepared).toHaveLength(1);
+    expect(prepared[0]).toBe(nodes);
+    expect(calls).toEqual([]);
   });
 
   it('leave out an optional method the plugin does not export; the swappable one answers NotImplemented', async () => {

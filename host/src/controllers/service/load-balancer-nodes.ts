@@ -1,8 +1,9 @@
 // The nodes every load balancer is given, kept up to date from the Node informer's events. Listing, filtering and
 // converting every node on every ensure, and sorting the whole set on every node sync, cost O(nodes) per call and
 // O(nodes^2) over a burst of node adds; here each node event costs O(1), and a node is converted (and its membership
-// hashed) only when a load balancer next needs the list (or the set's identity): while no Service has a load
-// balancer, a burst of node initializations converts and hashes none.
+// hashed) only when the list is next made. It is made when a load balancer needs it, and, when the set is given a
+// `prepare` (the balancer's NodeListPreparer), also a moment after the set changed: the first sync of a burst of
+// Services then finds the list made and cut to the plugin's fields, instead of doing it while the other syncs wait.
 import { hash } from 'node:crypto';
 import { objectKey } from '../../kube/client/wire.ts';
 import { type EventHandlers, isTombstone } from '../../kube/informer/informer.ts';
@@ -10,6 +11,19 @@ import { type KeptList, keptList, type Node } from '../../abi/index.ts';
 import { toABINode } from '../convert.ts';
 import type { WireNode } from '../framework/wire-objects.ts';
 import { nodeIncludedInLoadBalancers } from './rules.ts';
+
+/**
+ * How long after a change the list is made for `prepare`. Node events come in runs (a node's initialization is several
+ * updates; a burst of nodes, thousands): each run makes one list, not one per event.
+ */
+const DEFAULT_PREPARE_DELAY_MS = 250;
+
+export interface LoadBalancerNodeSetOptions {
+  /** Given each new list a moment after the set changed (never throws: a balancer's NodeListPreparer). */
+  prepare?: (nodes: KeptList<Node>) => void;
+  /** That moment. Default 250 ms. */
+  prepareDelayMs?: number;
+}
 
 /** What the set needs of the Node informer. */
 export interface NodeEventSource {
@@ -47,16 +61,29 @@ export class LoadBalancerNodeSet {
   private readonly unconverted = new Map<Entry, WireNode>();
   private identityCache: { version: number; value: string } | undefined;
   private listCache: { version: number; value: KeptList<Node> } | undefined;
-  /** Stops following the informer. */
-  readonly detach: () => void;
+  private readonly prepare: ((nodes: KeptList<Node>) => void) | undefined;
+  private readonly prepareDelayMs: number;
+  private prepareTimer: NodeJS.Timeout | undefined;
+  /** The last list given to prepare. */
+  private prepared: KeptList<Node> | undefined;
+  private readonly unsubscribe: () => void;
 
-  constructor(source: NodeEventSource) {
-    this.detach = source.addEventHandler({
+  constructor(source: NodeEventSource, options: LoadBalancerNodeSetOptions = {}) {
+    this.prepare = options.prepare;
+    this.prepareDelayMs = options.prepareDelayMs ?? DEFAULT_PREPARE_DELAY_MS;
+    this.unsubscribe = source.addEventHandler({
       onAdd: (node) => this.upsert(node),
       // A periodic resync redelivers the same object: nothing to do.
       onUpdate: (old, node) => (old === node ? undefined : this.upsert(node)),
       onDelete: (obj) => this.remove(isTombstone(obj) ? obj.key : objectKey(obj)),
     });
+  }
+
+  /** Stops following the informer (and preparing lists). */
+  detach(): void {
+    this.unsubscribe();
+    clearTimeout(this.prepareTimer);
+    this.prepareTimer = undefined;
   }
 
   /** How many nodes load balancers get. */
@@ -95,6 +122,7 @@ export class LoadBalancerNodeSet {
   }
 
   private upsert(node: WireNode): void {
+    this.schedulePrepare();
     const key = objectKey(node);
     let entry = this.entries.get(key);
     if (!entry) {
@@ -108,6 +136,23 @@ export class LoadBalancerNodeSet {
       return;
     }
     this.forget(entry);
+  }
+
+  private schedulePrepare(): void {
+    if (this.prepare === undefined || this.prepareTimer !== undefined) return;
+    this.prepareTimer = setTimeout(() => this.prepareNow(), this.prepareDelayMs);
+    // A hint: it never holds the process open.
+    this.prepareTimer.unref();
+  }
+
+  private prepareNow(): void {
+    this.prepareTimer = undefined;
+    const list = this.nodes();
+    this.identity();
+    // Most node updates (heartbeats) leave the list as it was.
+    if (list === this.prepared) return;
+    this.prepared = list;
+    this.prepare?.(list);
   }
 
   /** Drops an entry's ABI form (the node is excluded or gone). */
@@ -130,6 +175,7 @@ export class LoadBalancerNodeSet {
   private remove(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
+    this.schedulePrepare();
     this.setMember(entry, undefined);
     this.forget(entry);
     // Its hash leaves the digest now: the entry is not kept for identity() to find.

@@ -3,7 +3,12 @@
 // cleanup finalizer) when the Service goes away or stops wanting one.
 import type { V1LoadBalancerStatus } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { isImplementedElsewhere, type LoadBalancer, type LoadBalancerStatus } from '../../cloudprovider/index.ts';
+import {
+  isImplementedElsewhere,
+  type LoadBalancer,
+  type LoadBalancerStatus,
+  prepareNodes,
+} from '../../cloudprovider/index.ts';
 import type { KubeClient } from '../../kube/client/client.ts';
 import { isNotFound } from '../../kube/client/errors.ts';
 import { objectKey, type Wire } from '../../kube/client/wire.ts';
@@ -93,7 +98,8 @@ export class ServiceController {
       rateLimiter: new ItemExponentialFailureRateLimiter(5_000, 300_000),
     });
     this.nodeQueue = new RateLimitingQueue<string>({ name: 'node', registry: options.registry });
-    this.nodeSet = new LoadBalancerNodeSet(options.nodes);
+    const balancer = options.balancer;
+    this.nodeSet = new LoadBalancerNodeSet(options.nodes, { prepare: (nodes) => prepareNodes(balancer, nodes) });
     options.services.addEventHandler(
       {
         onAdd: (svc) => {

@@ -13,7 +13,9 @@ import type { Logger, VerboseLogger } from '../../log/logger.ts';
 import {
   type Capability,
   type DescribeResponse,
+  type KeptList,
   METHODS,
+  type Node,
   type MethodName,
   type Requests,
   type Responses,
@@ -149,6 +151,14 @@ export class LoadedPlugin {
     if (projection === undefined || !isNodeListMethod(method)) return request;
     const withList = request as Requests[M] & NodeListRequest;
     return { ...withList, nodes: projection.project(withList.nodes) };
+  }
+
+  /**
+   * Cuts `nodes` to the plugin's fields now (and makes the cut's JSON), so that the first load balancer call to carry
+   * them finds it done (NodeListPreparer).
+   */
+  prepareNodes(nodes: KeptList<Node>): void {
+    this.#projection?.project(nodes);
   }
 
   // The outcome is the error's code, never its message: a plugin's message may quote what its cloud answered.

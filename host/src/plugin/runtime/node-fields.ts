@@ -55,11 +55,14 @@ export function loadBalancerNodeFieldsOf(described: {
 /**
  * Cuts node lists to `fields` (the others empty). A KeptList gives a KeptList, the same one for as long as the list is
  * given again, and also when a new list cuts to the same JSON as the last one (a label changed that the plugin does
- * not read): its instances keep the list they hold instead of being sent it again.
+ * not read): its instances keep the list they hold instead of being sent it again. A kept list's nodes are frozen
+ * (load-balancer-nodes.ts gives a changed node a new object), so each node's cut and JSON are kept with the node: a
+ * new list costs a cut only of the nodes that changed, and its JSON is the kept pieces joined.
  */
 export class NodeListProjection {
   readonly #named: ReadonlySet<NodeField>;
   readonly #cut = new WeakMap<readonly Node[], KeptList<Node>>();
+  readonly #cutNodes = new WeakMap<Node, { node: Node; json: string }>();
   #last: { json: string; list: KeptList<Node> } | undefined;
 
   constructor(fields: readonly NodeField[]) {
@@ -71,16 +74,34 @@ export class NodeListProjection {
     if (!isKeptList(nodes)) return nodes.map((node) => this.#node(node));
     const known = this.#cut.get(nodes);
     if (known !== undefined) return known;
-    const items = nodes.map((node) => Object.freeze(this.#node(node)));
-    const json = JSON.stringify(items);
+    const items: Node[] = [];
+    const pieces: string[] = [];
+    for (const node of nodes) {
+      const cut = this.#keptCut(node);
+      items.push(cut.node);
+      pieces.push(cut.json);
+    }
+    // JSON.stringify of an array is its elements' JSON between brackets, comma-separated.
+    const json = `[${pieces.join(',')}]`;
     let list: KeptList<Node>;
     if (this.#last?.json === json) list = this.#last.list;
     else {
-      list = keptList(items, json);
+      // Encoded when a request first carries it: a list made ahead may be replaced before any call needs it.
+      list = keptList(items, () => json);
       this.#last = { json, list };
     }
     this.#cut.set(nodes, list);
     return list;
+  }
+
+  #keptCut(node: Node): { node: Node; json: string } {
+    let cut = this.#cutNodes.get(node);
+    if (cut === undefined) {
+      const frozen = Object.freeze(this.#node(node));
+      cut = { node: frozen, json: JSON.stringify(frozen) };
+      this.#cutNodes.set(node, cut);
+    }
+    return cut;
   }
 
   #node(node: Node): Node {

@@ -2,12 +2,18 @@
 // loadBalancerClass: no class -> the default provider, a configured class -> that class's provider. The controller
 // is told the configured classes, so Services of any other class never reach this router (upstream leaves them
 // to whichever controller implements that class).
-import { InternalError, type LoadBalancer, type Service } from '../../cloudprovider/index.ts';
+import {
+  InternalError,
+  type LoadBalancer,
+  type NodeListPreparer,
+  prepareNodes,
+  type Service,
+} from '../../cloudprovider/index.ts';
 
 export function classRoutingBalancer(
   byDefault: LoadBalancer | undefined,
   byClass: ReadonlyMap<string, LoadBalancer>,
-): LoadBalancer {
+): LoadBalancer & NodeListPreparer {
   const pick = (service: Service): LoadBalancer => {
     const cls = service.loadBalancerClass;
     const balancer = cls === '' ? byDefault : byClass.get(cls);
@@ -27,5 +33,9 @@ export function classRoutingBalancer(
     ensureLoadBalancer: async (cluster, svc, nodes) => pick(svc).ensureLoadBalancer(cluster, svc, nodes),
     updateLoadBalancer: async (cluster, svc, nodes) => pick(svc).updateLoadBalancer(cluster, svc, nodes),
     ensureLoadBalancerDeleted: async (cluster, svc) => pick(svc).ensureLoadBalancerDeleted(cluster, svc),
+    prepareNodes: (nodes) => {
+      if (byDefault !== undefined) prepareNodes(byDefault, nodes);
+      for (const balancer of byClass.values()) prepareNodes(balancer, nodes);
+    },
   };
 }

@@ -9,7 +9,9 @@ import {
   CapabilitySetProvider,
   InternalError,
   type Capabilities,
+  prepareNodes,
   type Provider,
+  withNodeListPreparer,
 } from '../../cloudprovider/index.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
@@ -56,7 +58,18 @@ export class SwappableProvider extends CapabilitySetProvider {
       runShadowed: (capability, method, object, call) => this.#runShadowed(capability, method, object, call),
       shadowing: () => this.#shadow !== undefined && !this.#shadow.isFinished,
     };
-    super(buildCapabilities(options.serves, FORWARDERS, forwarding));
+    const capabilities = buildCapabilities(options.serves, FORWARDERS, forwarding);
+    const balancer = capabilities.loadBalancer;
+    // A hint, not a call: it goes to the provider current now, and a swapped-in one cuts its list at its first call.
+    const prepare = (nodes: Parameters<typeof prepareNodes>[1]): void => {
+      const current = this.#slot.handle.provider.loadBalancer();
+      if (current !== undefined) prepareNodes(current, nodes);
+    };
+    super(
+      balancer === undefined
+        ? capabilities
+        : { ...capabilities, loadBalancer: withNodeListPreparer(balancer, prepare) },
+    );
     this.serves = options.serves;
     this.#slot = { handle: initial, inflight: 0, onIdle: undefined };
     this.#drainTimeoutMs = options.drainTimeoutMs ?? 60_000;

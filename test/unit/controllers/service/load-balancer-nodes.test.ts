@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toABINode } from '../../../../host/src/controllers/convert.ts';
 import type { WireNode } from '../../../../host/src/controllers/framework/wire-objects.ts';
 import { LoadBalancerNodeSet } from '../../../../host/src/controllers/service/load-balancer-nodes.ts';
 import { nodeIncludedInLoadBalancers } from '../../../../host/src/controllers/service/rules.ts';
 import type { EventHandlers } from '../../../../host/src/kube/informer/informer.ts';
-import { hasCachedJSON, jsonPayload } from '../../../../host/src/abi/index.ts';
+import { hasCachedJSON, jsonPayload, type KeptList, type Node } from '../../../../host/src/abi/index.ts';
 
 /** The node set as upstream compares it (name -> providerID, sorted): what LoadBalancerNodeSet.identity must agree with. */
 function nodeSetKey(nodes: readonly WireNode[]): string {
@@ -239,6 +239,70 @@ describe('LoadBalancerNodeSet', () => {
     set.detach();
     nodes.set(node('b'));
     expect(names(set)).toEqual(['a']);
+  });
+
+  describe('with prepare', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    function preparing(...initial: WireNode[]) {
+      vi.useFakeTimers();
+      const nodes = new FakeNodes();
+      for (const n of initial) nodes.set(n);
+      const given: KeptList<Node>[] = [];
+      const set = new LoadBalancerNodeSet(nodes, { prepare: (list) => given.push(list), prepareDelayMs: 50 });
+      return { nodes, set, given };
+    }
+
+    it('gives the list once a run of node events is over, made as nodes() makes it', () => {
+      const { nodes, set, given } = preparing(node('a'), node('b'));
+      nodes.set(node('c'));
+      vi.advanceTimersByTime(49);
+      expect(given).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(given).toHaveLength(1);
+      expect(given[0]!.map((n) => n.name)).toEqual(['a', 'b', 'c']);
+      // The list a load balancer call then takes is the one made, cut and serialized ahead.
+      expect(set.nodes()).toBe(given[0]);
+    });
+
+    it('gives nothing again for updates that leave the list as it was (heartbeats, conditions)', () => {
+      const { nodes, given } = preparing(node('a'));
+      vi.advanceTimersByTime(50);
+      expect(given).toHaveLength(1);
+      const heartbeat = structuredClone(node('a'));
+      heartbeat.status.conditions = [{ type: 'Ready', status: 'True' }] as never;
+      nodes.set(heartbeat);
+      vi.advanceTimersByTime(50);
+      expect(given).toHaveLength(1);
+      nodes.set(node('a', { ip: '10.0.0.9' }));
+      nodes.delete('a');
+      nodes.set(node('d'));
+      vi.advanceTimersByTime(50);
+      expect(given).toHaveLength(2);
+      expect(given[1]!.map((n) => n.name)).toEqual(['d']);
+    });
+
+    it('has the identity hashed by then', () => {
+      const { nodes, set, given } = preparing(node('a'));
+      nodes.set(node('b'));
+      vi.advanceTimersByTime(50);
+      expect(given).toHaveLength(1);
+      const spy = vi.spyOn(set as unknown as { hash: (e: unknown) => void }, 'hash');
+      set.identity();
+      expect(spy).not.toHaveBeenCalled();
+    });
+
+    it('gives nothing once detached, its timer cleared', () => {
+      const { nodes, set, given } = preparing(node('a'));
+      expect(vi.getTimerCount()).toBe(1);
+      set.detach();
+      expect(vi.getTimerCount()).toBe(0);
+      nodes.set(node('b'));
+      vi.advanceTimersByTime(1_000);
+      expect(given).toEqual([]);
+    });
   });
 
   it('agrees with list-filter-convert and with nodeSetKey over random changes', () => {
