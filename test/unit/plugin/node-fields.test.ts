@@ -1,5 +1,5 @@
 // Load balancer node lists cut to the fields a plugin declared (ABI 1.7).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ABI_MINOR,
   type Node,
@@ -151,5 +151,29 @@ describe('NodeListProjection', () => {
     expect(new TextDecoder().decode(jsonPayload({ nodes: projection.project(keptList([])) }) as Uint8Array)).toBe(
       '{"nodes":[]}',
     );
+  });
+
+  it('compares a cut made ahead with the last one a call carried, not with other cuts made ahead', () => {
+    const projection = new NodeListProjection(['name', 'labels']);
+    const sent = projection.project(kept([node('a', { zone: 'z1' })]));
+    // A label flaps between two calls: the flapped list is cut ahead and never carried.
+    projection.prepare(kept([node('a', { zone: 'z2' })]));
+    const back = kept([node('a', { zone: 'z1' })]);
+    projection.prepare(back);
+    expect(projection.project(back)).toBe(sent);
+  });
+
+  it('gives the cut made ahead to the call that carries the list', () => {
+    const projection = new NodeListProjection(['name']);
+    const nodes = kept([node('a'), node('b')]);
+    projection.prepare(nodes);
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const cut = projection.project(nodes);
+      expect(stringify).not.toHaveBeenCalled();
+      expect(cut.map((n) => n.name)).toEqual(['a', 'b']);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 });

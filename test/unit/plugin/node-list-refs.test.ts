@@ -1,5 +1,5 @@
 // Kept node lists (ABI 1.2) on the host side: which instance gets the whole list and which only its reference.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type DescribeResponse, type Node, type Service, isKeptList, keptList } from '../../../host/src/abi/index.ts';
 import { InstanceCallError } from '../../../host/src/plugin/sandbox/instance-errors.ts';
 import type { ExitCause, PluginInstance } from '../../../host/src/plugin/sandbox/plugin-instance.ts';
@@ -7,7 +7,7 @@ import { DEFAULT_LIMITS } from '../../../host/src/plugin/config/options.ts';
 import { type InstanceExitListener, InstanceSet } from '../../../host/src/plugin/sandbox/instance-set.ts';
 import { LoadedPlugin } from '../../../host/src/plugin/runtime/loaded-plugin.ts';
 import { NodeListRefs } from '../../../host/src/plugin/runtime/node-list-refs.ts';
-import type { NodeField } from '../../../host/src/plugin/runtime/node-fields.ts';
+import { type NodeField, NodeListProjection } from '../../../host/src/plugin/runtime/node-fields.ts';
 import { recordingLogger } from './support/recording-logger.ts';
 
 const OK = new TextEncoder().encode('{"ok":{"status":{"ingress":[]}}}');
@@ -287,18 +287,27 @@ describe('LoadedPlugin with kept node lists', () => {
     await plugin.close();
   });
 
-  it('cuts a list it is given ahead (prepareNodes) once: the call that carries it takes that cut', async () => {
-    const { plugin } = loaded('1.7', [], ['name']);
-    const nodes = keptList([Object.freeze({ ...node('a'), labels: { zone: 'z1' } })]);
-    plugin.prepareNodes(nodes);
-    const prepared = plugin.requestFor('updateLoadBalancer', { clusterName: 'c', service, nodes }).nodes;
-    expect(isKeptList(prepared)).toBe(true);
-    expect(plugin.requestFor('ensureLoadBalancer', { clusterName: 'c', service, nodes }).nodes).toBe(prepared);
-    // A plugin that reads every field takes the list as it is: nothing to do ahead.
-    const whole = loaded('1.7', []);
-    whole.plugin.prepareNodes(nodes);
-    expect(whole.plugin.requestFor('updateLoadBalancer', { clusterName: 'c', service, nodes }).nodes).toBe(nodes);
-    await plugin.close();
-    await whole.plugin.close();
+  it('cuts a list it is given ahead (prepareNodes) with its projection; the call that carries it takes that cut', async () => {
+    const prepare = vi.spyOn(NodeListProjection.prototype, 'prepare');
+    try {
+      const { plugin } = loaded('1.7', [], ['name']);
+      const nodes = keptList([Object.freeze({ ...node('a'), labels: { zone: 'z1' } })]);
+      plugin.prepareNodes(nodes);
+      expect(prepare).toHaveBeenCalledTimes(1);
+      expect(prepare.mock.calls[0]?.[0]).toBe(nodes);
+      const prepared = plugin.requestFor('updateLoadBalancer', { clusterName: 'c', service, nodes }).nodes;
+      expect(isKeptList(prepared)).toBe(true);
+      expect(prepared.map((n) => n.labels)).toEqual([{}]);
+      expect(plugin.requestFor('ensureLoadBalancer', { clusterName: 'c', service, nodes }).nodes).toBe(prepared);
+      // A plugin that reads every field takes the list as it is: nothing to do ahead.
+      const whole = loaded('1.7', []);
+      whole.plugin.prepareNodes(nodes);
+      expect(prepare).toHaveBeenCalledTimes(1);
+      expect(whole.plugin.requestFor('updateLoadBalancer', { clusterName: 'c', service, nodes }).nodes).toBe(nodes);
+      await plugin.close();
+      await whole.plugin.close();
+    } finally {
+      prepare.mockRestore();
+    }
   });
 });

@@ -97,13 +97,24 @@ describe('provider facades', () => {
     );
   });
 
-  it('give the node-list hint to the plugin serving calls now, as no call', () => {
+  it('give the node-list hint to the plugin serving calls now, as no call', async () => {
     const { swappable, calls, prepared } = facades();
+    const balancer = swappable.loadBalancer()!;
     const nodes = keptList<Node>([]);
-    prepareNodes(swappable.loadBalancer()!, nodes);
+    prepareNodes(balancer, nodes);
     expect(prepared).toHaveLength(1);
     expect(prepared[0]).toBe(nodes);
+    // After a swap the same balancer object gives it to the new plugin only.
+    const nextCalls: Recorded[] = [];
+    const nextPrepared: unknown[] = [];
+    const next = new WasmProvider(recordingPlugin(nextCalls, true, nextPrepared));
+    await swappable.swap({ provider: next, close: async () => {} });
+    const later = keptList<Node>([]);
+    prepareNodes(balancer, later);
+    expect(nextPrepared).toEqual([later]);
+    expect(prepared).toHaveLength(1);
     expect(calls).toEqual([]);
+    expect(nextCalls).toEqual([]);
   });
 
   it('leave out an optional method the plugin does not export; the swappable one answers NotImplemented', async () => {

@@ -2,7 +2,7 @@
 // converting every node on every ensure, and sorting the whole set on every node sync, cost O(nodes) per call and
 // O(nodes^2) over a burst of node adds; here each node event costs O(1), and a node is converted (and its membership
 // hashed) only when the list is next made. It is made when a load balancer needs it, and, when the set is given a
-// `prepare` (the balancer's NodeListPreparer), also a moment after the set changed: the first sync of a burst of
+// `prepare` (the balancer's NodeListPreparer), also at most every 250 ms while nodes change: the first sync of a burst of
 // Services then finds the list made and cut to the plugin's fields, instead of doing it while the other syncs wait.
 import { hash } from 'node:crypto';
 import { objectKey } from '../../kube/client/wire.ts';
@@ -13,8 +13,9 @@ import type { WireNode } from '../framework/wire-objects.ts';
 import { nodeIncludedInLoadBalancers } from './rules.ts';
 
 /**
- * How long after a change the list is made for `prepare`. Node events come in runs (a node's initialization is several
- * updates; a burst of nodes, thousands): each run makes one list, not one per event.
+ * How long after a change the list is made for `prepare`: at most one list per this long, the first this long after
+ * the event that started it. Node events come in runs (a node's initialization is several updates; a burst of nodes,
+ * thousands, and heartbeats never stop): a list per event would be made thousands of times over.
  */
 const DEFAULT_PREPARE_DELAY_MS = 250;
 
@@ -147,12 +148,18 @@ export class LoadBalancerNodeSet {
 
   private prepareNow(): void {
     this.prepareTimer = undefined;
-    const list = this.nodes();
-    this.identity();
-    // Most node updates (heartbeats) leave the list as it was.
-    if (list === this.prepared) return;
-    this.prepared = list;
-    this.prepare?.(list);
+    // A timer's exception would end the process: what fails here fails again in the sync that needs the list, and
+    // is reported there.
+    try {
+      const list = this.nodes();
+      this.identity();
+      // Most node updates (heartbeats) leave the list as it was.
+      if (list === this.prepared) return;
+      this.prepare?.(list);
+      this.prepared = list;
+    } catch {
+      return;
+    }
   }
 
   /** Drops an entry's ABI form (the node is excluded or gone). */

@@ -137,6 +137,7 @@ export class ServiceController {
       () => {
         this.queue.shutDown();
         this.nodeQueue.shutDown();
+        this.nodeSet.detach();
       },
       { once: true },
     );

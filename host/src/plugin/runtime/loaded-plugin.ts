@@ -155,10 +155,10 @@ export class LoadedPlugin {
 
   /**
    * Cuts `nodes` to the plugin's fields now (and makes the cut's JSON), so that the first load balancer call to carry
-   * them finds it done (NodeListPreparer).
+   * them finds it done (NodeListPreparer). A plugin that reads every field takes the list as it is: nothing to do.
    */
   prepareNodes(nodes: KeptList<Node>): void {
-    this.#projection?.project(nodes);
+    this.#projection?.prepare(nodes);
   }
 
   // The outcome is the error's code, never its message: a plugin's message may quote what its cloud answered.

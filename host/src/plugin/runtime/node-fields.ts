@@ -9,6 +9,11 @@ import { abiMinorOf } from './later-fields.ts';
 
 export type NodeField = keyof Node;
 
+interface CutList {
+  json: string;
+  list: KeptList<Node>;
+}
+
 /** What load balancer node lists carry: every Node field but the instance methods' systemUUID (convert.ts). */
 const LIST_FIELDS: readonly NodeField[] = NODE_FIELDS.filter((f) => f !== 'systemUUID');
 
@@ -54,24 +59,36 @@ export function loadBalancerNodeFieldsOf(described: {
 
 /**
  * Cuts node lists to `fields` (the others empty). A KeptList gives a KeptList, the same one for as long as the list is
- * given again, and also when a new list cuts to the same JSON as the last one (a label changed that the plugin does
- * not read): its instances keep the list they hold instead of being sent it again. A kept list's nodes are frozen
- * (load-balancer-nodes.ts gives a changed node a new object), so each node's cut and JSON are kept with the node: a
- * new list costs a cut only of the nodes that changed, and its JSON is the kept pieces joined.
+ * given again, and also when a new list cuts to the same JSON as the last one a call carried (a label changed that
+ * the plugin does not read): its instances keep the list they hold instead of being sent it again. A kept list's
+ * nodes are frozen (load-balancer-nodes.ts gives a changed node a new object), so each node's cut and JSON are kept
+ * with the node: a new list costs a cut only of the nodes that changed, and its JSON is the kept pieces joined.
  */
 export class NodeListProjection {
   readonly #named: ReadonlySet<NodeField>;
-  readonly #cut = new WeakMap<readonly Node[], KeptList<Node>>();
+  readonly #cut = new WeakMap<readonly Node[], CutList>();
   readonly #cutNodes = new WeakMap<Node, { node: Node; json: string }>();
-  #last: { json: string; list: KeptList<Node> } | undefined;
+  /** The cut list the last call carried: what the instances hold. */
+  #sent: CutList | undefined;
 
   constructor(fields: readonly NodeField[]) {
     this.#named = new Set(fields);
   }
 
-  /** `nodes` with every field the plugin did not name empty, in the order of Node's definition. */
+  /** `nodes` as a call carries them: every field the plugin did not name empty, in the order of Node's definition. */
   project(nodes: readonly Node[]): Node[] {
     if (!isKeptList(nodes)) return nodes.map((node) => this.#node(node));
+    const cut = this.#cutOf(nodes);
+    this.#sent = cut;
+    return cut.list;
+  }
+
+  /** Cuts a kept list ahead of the call that will carry it (what the instances hold is left as it is). */
+  prepare(nodes: readonly Node[]): void {
+    if (isKeptList(nodes)) this.#cutOf(nodes);
+  }
+
+  #cutOf(nodes: readonly Node[]): CutList {
     const known = this.#cut.get(nodes);
     if (known !== undefined) return known;
     const items: Node[] = [];
@@ -83,15 +100,10 @@ export class NodeListProjection {
     }
     // JSON.stringify of an array is its elements' JSON between brackets, comma-separated.
     const json = `[${pieces.join(',')}]`;
-    let list: KeptList<Node>;
-    if (this.#last?.json === json) list = this.#last.list;
-    else {
-      // Encoded when a request first carries it: a list made ahead may be replaced before any call needs it.
-      list = keptList(items, () => json);
-      this.#last = { json, list };
-    }
-    this.#cut.set(nodes, list);
-    return list;
+    // Encoded when a request first carries it: a list made ahead may be replaced before any call needs it.
+    const cut = this.#sent?.json === json ? this.#sent : { json, list: keptList(items, () => json) };
+    this.#cut.set(nodes, cut);
+    return cut;
   }
 
   #keptCut(node: Node): { node: Node; json: string } {

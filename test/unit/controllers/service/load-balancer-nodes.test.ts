@@ -294,6 +294,28 @@ describe('LoadBalancerNodeSet', () => {
       expect(spy).not.toHaveBeenCalled();
     });
 
+    it('keeps a failing prepare inside its timer, and gives the same list again at the next run', () => {
+      vi.useFakeTimers();
+      const nodes = new FakeNodes();
+      nodes.set(node('a'));
+      const given: KeptList<Node>[] = [];
+      let fail = true;
+      const set = new LoadBalancerNodeSet(nodes, {
+        prepare: (list) => {
+          if (fail) throw new Error('plugin closed');
+          given.push(list);
+        },
+      });
+      expect(() => vi.advanceTimersByTime(250)).not.toThrow();
+      expect(given).toEqual([]);
+      fail = false;
+      // A heartbeat: the list stays as it was, and it was not given yet.
+      nodes.set(structuredClone(node('a')));
+      vi.advanceTimersByTime(250);
+      expect(given).toHaveLength(1);
+      expect(given[0]).toBe(set.nodes());
+    });
+
     it('gives nothing once detached, its timer cleared', () => {
       const { nodes, set, given } = preparing(node('a'));
       expect(vi.getTimerCount()).toBe(1);
