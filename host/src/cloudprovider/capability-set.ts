@@ -1,8 +1,17 @@
 // The capabilities one provider implements, and the Provider accessors over them, for providers that build each
 // capability from a generated table (one factory per capability) rather than writing it out by hand.
-import type { Capability } from '../abi/index.ts';
+import type { Capability, KeptList, Node } from '../abi/index.ts';
 import type { Capabilities } from './capabilities.generated.ts';
-import type { Clusters, Instances, InstancesV2, LoadBalancer, Provider, Routes, Zones } from './provider.ts';
+import {
+  type Clusters,
+  type Instances,
+  type InstancesV2,
+  type LoadBalancer,
+  type Provider,
+  type Routes,
+  type Zones,
+  withNodeListPreparer,
+} from './provider.ts';
 
 /** What each capability is made from: one factory per capability, all taking the same input. */
 export type CapabilityFactories<Input> = { readonly [C in Capability]: (input: Input) => Capabilities[C] };
@@ -21,6 +30,17 @@ export function buildCapabilities<Input>(
   };
   for (const capability of capabilities) add(capability);
   return set;
+}
+
+/** `capabilities` with `prepare` as their load balancer's prepareNodes hint (NodeListPreparer), if they have one. */
+export function preparingNodeLists(
+  capabilities: Readonly<CapabilitySet>,
+  prepare: (nodes: KeptList<Node>) => void,
+): Readonly<CapabilitySet> {
+  const balancer = capabilities.loadBalancer;
+  return balancer === undefined
+    ? capabilities
+    : { ...capabilities, loadBalancer: withNodeListPreparer(balancer, prepare) };
 }
 
 /** A Provider answering its capability accessors from a set built once; undefined is upstream's `(nil, false)`. */

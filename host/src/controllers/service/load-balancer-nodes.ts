@@ -148,8 +148,6 @@ export class LoadBalancerNodeSet {
 
   private prepareNow(): void {
     this.prepareTimer = undefined;
-    // A timer's exception would end the process: what fails here fails again in the sync that needs the list, and
-    // is reported there.
     try {
       const list = this.nodes();
       this.identity();
@@ -158,7 +156,8 @@ export class LoadBalancerNodeSet {
       this.prepare?.(list);
       this.prepared = list;
     } catch {
-      return;
+      // A timer's exception would end the process: what fails here fails again in the sync that needs the list, and
+      // is reported there.
     }
   }
 

@@ -1,7 +1,7 @@
 // The Provider the controllers use, backed by a WebAssembly plugin. Capabilities the plugin did not declare are
 // undefined, as upstream's `(nil, false)`; every method is one ABI call with the method's trimmed request, written
 // out in capabilities.generated.ts from the ABI definition. An optional method the plugin does not export is absent.
-import { buildCapabilities, CapabilitySetProvider, withNodeListPreparer } from '../../cloudprovider/index.ts';
+import { buildCapabilities, CapabilitySetProvider, preparingNodeLists } from '../../cloudprovider/index.ts';
 import type { PluginLoadOptions } from '../config/options.ts';
 import type { LoadedPlugin } from './loaded-plugin.ts';
 import { loadPlugin } from './load-plugin.ts';
@@ -21,12 +21,7 @@ export class WasmProvider extends CapabilitySetProvider {
       exports: (method) => plugin.exports(method),
     };
     const capabilities = buildCapabilities(plugin.capabilities, PLUGIN_CAPABILITIES, calls);
-    const balancer = capabilities.loadBalancer;
-    super(
-      balancer === undefined
-        ? capabilities
-        : { ...capabilities, loadBalancer: withNodeListPreparer(balancer, (nodes) => plugin.prepareNodes(nodes)) },
-    );
+    super(preparingNodeLists(capabilities, (nodes) => plugin.prepareNodes(nodes)));
     this.plugin = plugin;
   }
 

@@ -10,8 +10,8 @@ import {
   InternalError,
   type Capabilities,
   prepareNodes,
+  preparingNodeLists,
   type Provider,
-  withNodeListPreparer,
 } from '../../cloudprovider/index.ts';
 import { type Logger, silentLogger } from '../../log/logger.ts';
 import { errorMessage } from '../../util/error-message.ts';
@@ -59,16 +59,12 @@ export class SwappableProvider extends CapabilitySetProvider {
       shadowing: () => this.#shadow !== undefined && !this.#shadow.isFinished,
     };
     const capabilities = buildCapabilities(options.serves, FORWARDERS, forwarding);
-    const balancer = capabilities.loadBalancer;
     // A hint, not a call: it goes to the provider current now, and a swapped-in one cuts its list at its first call.
-    const prepare = (nodes: Parameters<typeof prepareNodes>[1]): void => {
-      const current = this.#slot.handle.provider.loadBalancer();
-      if (current !== undefined) prepareNodes(current, nodes);
-    };
     super(
-      balancer === undefined
-        ? capabilities
-        : { ...capabilities, loadBalancer: withNodeListPreparer(balancer, prepare) },
+      preparingNodeLists(capabilities, (nodes) => {
+        const current = this.#slot.handle.provider.loadBalancer();
+        if (current !== undefined) prepareNodes(current, nodes);
+      }),
     );
     this.serves = options.serves;
     this.#slot = { handle: initial, inflight: 0, onIdle: undefined };
