@@ -376,8 +376,13 @@ export class JsonReader {
     if (c == 0x22) {
       this.skipStringBody();
     } else if (c == 0x7b) {
+      // Keys are checked as nextKey checks them but not decoded: a skipped object builds no strings.
       this.beginObject();
-      while (present(this.nextKey())) this.skip();
+      while (this.atKey()) {
+        this.skipStringBody();
+        if (!this.colon()) return;
+        this.skip();
+      }
     } else if (c == 0x5b) {
       this.beginArray();
       while (this.nextItem()) this.skip();
