@@ -150,6 +150,7 @@ export class LoadBalancerNodeSet {
     this.prepareTimer = undefined;
     try {
       const list = this.nodes();
+      // The set's identity too: the first sync of a burst reads it with the list, before its cloud call.
       this.identity();
       // Most node updates (heartbeats) leave the list as it was.
       if (list === this.prepared) return;
