@@ -19,16 +19,16 @@ describe('cloud-node-lifecycle controller', () => {
   const created: string[] = [];
   let harness: Harness;
 
-  /** A NotReady node (Ready False through the status subresource, as a kubelet that stopped posting leaves it). */
+  /**
+   * A NotReady node (Ready False, as a kubelet that stopped posting leaves it), created with its status in one write:
+   * a node without a Ready condition counts as Unknown, so a pass may act on it before a second write lands.
+   */
   async function notReadyNode(name: string): Promise<string> {
     created.push(name);
-    await core.createNode({ body: { metadata: { name } } });
     const at = new Date();
     const ready = { type: 'Ready', status: 'False', reason: 'KubeletNotReady', lastHeartbeatTime: at };
-    const node = await core.readNode({ name });
-    await core.replaceNodeStatus({
-      name,
-      body: { ...node, status: { conditions: [{ ...ready, lastTransitionTime: at }] } },
+    await core.createNode({
+      body: { metadata: { name }, status: { conditions: [{ ...ready, lastTransitionTime: at }] } },
     });
     return name;
   }
