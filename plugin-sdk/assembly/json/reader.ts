@@ -181,6 +181,15 @@ export class JsonReader {
   }
 
   // Moves past the colon after a key.
+  // nextKey without decoding the key: the position of its opening quote, past it and its colon; 0 at the object's end
+  // (which it leaves) or on a problem.
+  private skipKey(): usize {
+    if (!this.atKey()) return 0;
+    const key = this.pos;
+    this.skipStringBody();
+    return this.colon() ? key : 0;
+  }
+
   private colon(): bool {
     this.ws();
     if (this.pos >= this.end || load<u8>(this.pos) != 0x3a) {
@@ -203,10 +212,7 @@ export class JsonReader {
     if (!this.beginObject()) return null;
     const from = this.pos - 1;
     let members = 0;
-    while (this.atKey()) {
-      const key = this.pos;
-      this.skipStringBody();
-      if (!this.colon()) return null;
+    for (let key = this.skipKey(); key != 0; key = this.skipKey()) {
       this.ws();
       if (this.pos < this.end && load<u8>(this.pos) == 0x22) this.skipStringBody();
       else this.wrongKind("string");
@@ -376,13 +382,9 @@ export class JsonReader {
     if (c == 0x22) {
       this.skipStringBody();
     } else if (c == 0x7b) {
-      // Keys are checked as nextKey checks them but not decoded: a skipped object builds no strings.
+      // A skipped object builds no strings: its keys are checked, not decoded.
       this.beginObject();
-      while (this.atKey()) {
-        this.skipStringBody();
-        if (!this.colon()) return;
-        this.skip();
-      }
+      while (this.skipKey() != 0) this.skip();
     } else if (c == 0x5b) {
       this.beginArray();
       while (this.nextItem()) this.skip();
